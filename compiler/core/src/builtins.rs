@@ -1,0 +1,442 @@
+//! The table of builtins (intrinsics): their names and Sarek aliases, signatures, convergence requirements, the
+//! uniformity of their results, and the CUDA C they become. The type checker, the convergence analysis and the
+//! CUDA emitter all read this one table, so a builtin cannot be known to one pass and unknown to another.
+//!
+//! Builtins are visible bare (`thread_idx_x`), and qualified by `Gpu.` or `Std.`.
+
+/// A type pattern in a builtin's signature. Generic slots (`Var`) are numbered per signature: every occurrence of
+/// the same number is the same type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SigType {
+    Int32,
+    Int64,
+    UInt32,
+    UInt64,
+    Float32,
+    Float64,
+    Bool,
+    Unit,
+    /// Type variable `n` restricted to a class.
+    Var(u8, TypeClass),
+    /// Any array (global vector, shared or local array) whose element is type variable `n`.
+    ArrayOf(u8, TypeClass),
+}
+
+/// Which types a generic slot accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeClass {
+    /// int32, int64, uint32, uint64, float32, float64.
+    Numeric,
+    /// int32, int64, uint32, uint64.
+    Integer,
+    /// float32, float64.
+    Float,
+    /// int32, uint32, int64, uint64, float32, float64 (what atomicAdd and shuffles take).
+    AtomicWord,
+    /// Any scalar or record.
+    Any,
+}
+
+/// What a builtin needs of the control flow it executes in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Requirement {
+    /// Nothing: runs correctly under any divergence.
+    None,
+    /// Every thread of the block must reach it together (barriers).
+    BlockConverged,
+    /// Every thread of the warp must reach it together (warp barriers, shuffles, votes).
+    WarpConverged,
+}
+
+/// How uniform a builtin's result is. The lattice is `Uniform <= BlockUniform <= WarpUniform <= ThreadVarying`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultUniformity {
+    /// The same in every thread of the grid (`block_dim_x`, `warp_size`).
+    Uniform,
+    /// The same in every thread of a block (`block_idx_x`, `uniform_load`).
+    BlockUniform,
+    /// The same in every thread of a warp (`warp_id`, votes, ballots).
+    WarpUniform,
+    /// May differ between threads (`thread_idx_x`, shuffles, atomics).
+    ThreadVarying,
+    /// As uniform as the least uniform argument (pure functions: math, conversions, `select`).
+    OfArguments,
+    /// Warp-uniform among the lanes that execute it together (`activemask`): as uniform as the control flow, at
+    /// best warp-uniform.
+    WarpUniformUnderControl,
+}
+
+/// The CUDA C for a builtin call. `{0}`, `{1}`... are the arguments; `{mask}` is the warp mask the emitter
+/// chooses; `{f}` is `f` when the generic float slot is float32 and empty otherwise (`sqrt{f}` -> `sqrtf`).
+pub type CudaTemplate = &'static str;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Builtin {
+    /// The name used in diagnostics and docs.
+    pub name: &'static str,
+    /// Other accepted spellings (Sarek's names).
+    pub aliases: &'static [&'static str],
+    pub params: &'static [SigType],
+    pub ret: SigType,
+    pub requirement: Requirement,
+    pub result: ResultUniformity,
+    /// Does it write through its first (array) argument? Atomics do.
+    pub writes_first_arg: bool,
+    pub cuda: CudaTemplate,
+    pub doc: &'static str,
+}
+
+use ResultUniformity as R;
+use SigType::*;
+use TypeClass::*;
+
+const fn index(name: &'static str, cuda: CudaTemplate, result: ResultUniformity, doc: &'static str) -> Builtin {
+    Builtin {
+        name,
+        aliases: &[],
+        params: &[],
+        ret: Int32,
+        requirement: Requirement::None,
+        result,
+        writes_first_arg: false,
+        cuda,
+        doc,
+    }
+}
+
+const fn pure(
+    name: &'static str,
+    params: &'static [SigType],
+    ret: SigType,
+    cuda: CudaTemplate,
+    doc: &'static str,
+) -> Builtin {
+    Builtin {
+        name,
+        aliases: &[],
+        params,
+        ret,
+        requirement: Requirement::None,
+        result: R::OfArguments,
+        writes_first_arg: false,
+        cuda,
+        doc,
+    }
+}
+
+const fn with_aliases(mut b: Builtin, aliases: &'static [&'static str]) -> Builtin {
+    b.aliases = aliases;
+    b
+}
+
+const ATOMIC_WORD_PARAMS: &[SigType] = &[ArrayOf(0, AtomicWord), Int32, Var(0, AtomicWord)];
+const ATOMIC_INTEGER_PARAMS: &[SigType] = &[ArrayOf(0, Integer), Int32, Var(0, Integer)];
+
+const fn atomic(name: &'static str, class: TypeClass, cuda: CudaTemplate, doc: &'static str) -> Builtin {
+    let params = match class {
+        Integer => ATOMIC_INTEGER_PARAMS,
+        _ => ATOMIC_WORD_PARAMS,
+    };
+    Builtin {
+        name,
+        aliases: &[],
+        params,
+        ret: Var(0, class),
+        requirement: Requirement::None,
+        result: R::ThreadVarying,
+        writes_first_arg: true,
+        cuda,
+        doc,
+    }
+}
+
+const fn effect(name: &'static str, params: &'static [SigType], cuda: CudaTemplate, doc: &'static str) -> Builtin {
+    Builtin {
+        name,
+        aliases: &[],
+        params,
+        ret: Unit,
+        requirement: Requirement::None,
+        result: R::Uniform,
+        writes_first_arg: false,
+        cuda,
+        doc,
+    }
+}
+
+const fn warp(
+    name: &'static str,
+    params: &'static [SigType],
+    ret: SigType,
+    result: ResultUniformity,
+    cuda: CudaTemplate,
+    doc: &'static str,
+) -> Builtin {
+    Builtin {
+        name,
+        aliases: &[],
+        params,
+        ret,
+        requirement: Requirement::WarpConverged,
+        result,
+        writes_first_arg: false,
+        cuda,
+        doc,
+    }
+}
+
+const F1: &[SigType] = &[Var(0, Float)];
+const F2: &[SigType] = &[Var(0, Float), Var(0, Float)];
+const F3: &[SigType] = &[Var(0, Float), Var(0, Float), Var(0, Float)];
+const N1: &[SigType] = &[Var(0, Numeric)];
+const N2: &[SigType] = &[Var(0, Numeric), Var(0, Numeric)];
+const FR: SigType = Var(0, Float);
+const NR: SigType = Var(0, Numeric);
+
+/// Every builtin. Order is the order of `docs/language.md`.
+pub static BUILTINS: &[Builtin] = &[
+    // --- thread and block indices -------------------------------------------------------------------
+    index("thread_idx_x", "((int)threadIdx.x)", R::ThreadVarying, "index of the thread in its block, x"),
+    index("thread_idx_y", "((int)threadIdx.y)", R::ThreadVarying, "index of the thread in its block, y"),
+    index("thread_idx_z", "((int)threadIdx.z)", R::ThreadVarying, "index of the thread in its block, z"),
+    index("block_idx_x", "((int)blockIdx.x)", R::BlockUniform, "index of the block in the grid, x"),
+    index("block_idx_y", "((int)blockIdx.y)", R::BlockUniform, "index of the block in the grid, y"),
+    index("block_idx_z", "((int)blockIdx.z)", R::BlockUniform, "index of the block in the grid, z"),
+    index("block_dim_x", "((int)blockDim.x)", R::Uniform, "threads per block, x"),
+    index("block_dim_y", "((int)blockDim.y)", R::Uniform, "threads per block, y"),
+    index("block_dim_z", "((int)blockDim.z)", R::Uniform, "threads per block, z"),
+    index("grid_dim_x", "((int)gridDim.x)", R::Uniform, "blocks per grid, x"),
+    index("grid_dim_y", "((int)gridDim.y)", R::Uniform, "blocks per grid, y"),
+    index("grid_dim_z", "((int)gridDim.z)", R::Uniform, "blocks per grid, z"),
+    with_aliases(
+        index(
+            "global_idx_x",
+            "((int)(blockIdx.x * blockDim.x + threadIdx.x))",
+            R::ThreadVarying,
+            "block_idx_x * block_dim_x + thread_idx_x",
+        ),
+        &["global_idx"],
+    ),
+    index(
+        "global_idx_y",
+        "((int)(blockIdx.y * blockDim.y + threadIdx.y))",
+        R::ThreadVarying,
+        "block_idx_y * block_dim_y + thread_idx_y",
+    ),
+    index(
+        "global_idx_z",
+        "((int)(blockIdx.z * blockDim.z + threadIdx.z))",
+        R::ThreadVarying,
+        "block_idx_z * block_dim_z + thread_idx_z",
+    ),
+    index(
+        "global_thread_id",
+        "skc_global_thread_id()",
+        R::ThreadVarying,
+        "linear index of the thread in the whole grid (x fastest)",
+    ),
+    index("warp_size", "32", R::Uniform, "threads per warp (32)"),
+    with_aliases(
+        index("lane_id", "skc_lane_id()", R::ThreadVarying, "index of the thread in its warp (0..31)"),
+        &["lane_idx"],
+    ),
+    with_aliases(
+        index("warp_id", "skc_warp_id()", R::WarpUniform, "index of the warp in its block"),
+        &["warp_idx"],
+    ),
+    // --- synchronisation ----------------------------------------------------------------------------
+    Builtin {
+        name: "block_barrier",
+        aliases: &["barrier", "syncthreads"],
+        params: &[],
+        ret: Unit,
+        requirement: Requirement::BlockConverged,
+        result: R::Uniform,
+        writes_first_arg: false,
+        cuda: "__syncthreads()",
+        doc: "waits until every thread of the block has reached it; shared and global writes before it are visible \
+              to the block after it",
+    },
+    warp(
+        "warp_barrier",
+        &[],
+        Unit,
+        R::Uniform,
+        "__syncwarp({mask})",
+        "waits until every thread of the warp has reached it",
+    ),
+    // --- warp collectives ---------------------------------------------------------------------------
+    with_aliases(
+        warp(
+            "shfl",
+            &[Var(0, AtomicWord), Int32],
+            Var(0, AtomicWord),
+            R::ThreadVarying,
+            "__shfl_sync({mask}, {0}, {1})",
+            "value of `v` in lane `src` of the warp",
+        ),
+        &["warp_shuffle"],
+    ),
+    with_aliases(
+        warp(
+            "shfl_down",
+            &[Var(0, AtomicWord), Int32],
+            Var(0, AtomicWord),
+            R::ThreadVarying,
+            "__shfl_down_sync({mask}, {0}, {1})",
+            "value of `v` in lane `lane_id + d`",
+        ),
+        &["warp_shuffle_down"],
+    ),
+    with_aliases(
+        warp(
+            "shfl_up",
+            &[Var(0, AtomicWord), Int32],
+            Var(0, AtomicWord),
+            R::ThreadVarying,
+            "__shfl_up_sync({mask}, {0}, {1})",
+            "value of `v` in lane `lane_id - d`",
+        ),
+        &["warp_shuffle_up"],
+    ),
+    with_aliases(
+        warp(
+            "shfl_xor",
+            &[Var(0, AtomicWord), Int32],
+            Var(0, AtomicWord),
+            R::ThreadVarying,
+            "__shfl_xor_sync({mask}, {0}, {1})",
+            "value of `v` in lane `lane_id lxor m`",
+        ),
+        &["warp_shuffle_xor"],
+    ),
+    with_aliases(
+        warp("all", &[Bool], Bool, R::WarpUniform, "(__all_sync({mask}, {0}) != 0)", "true in every lane iff `p` holds in every lane of the warp"),
+        &["warp_vote_all"],
+    ),
+    with_aliases(
+        warp("any", &[Bool], Bool, R::WarpUniform, "(__any_sync({mask}, {0}) != 0)", "true in every lane iff `p` holds in some lane of the warp"),
+        &["warp_vote_any"],
+    ),
+    with_aliases(
+        warp("ballot", &[Bool], UInt32, R::WarpUniform, "__ballot_sync({mask}, {0})", "bit i set iff `p` holds in lane i"),
+        &["warp_ballot"],
+    ),
+    Builtin {
+        name: "activemask",
+        aliases: &["active_mask"],
+        params: &[],
+        ret: UInt32,
+        requirement: Requirement::None,
+        result: R::WarpUniformUnderControl,
+        writes_first_arg: false,
+        cuda: "__activemask()",
+        doc: "bit i set iff lane i is executing this instruction with the calling thread",
+    },
+    Builtin {
+        name: "uniform_load",
+        aliases: &[],
+        params: &[ArrayOf(0, Any), Int32],
+        ret: Var(0, Any),
+        requirement: Requirement::BlockConverged,
+        result: R::BlockUniform,
+        writes_first_arg: false,
+        cuda: "skc_uniform_load({0}, {1})",
+        doc: "barrier, then `a.(i)`, then barrier: the value is block-uniform (WGSL's workgroupUniformLoad)",
+    },
+    // --- atomics (return the old value) -------------------------------------------------------------
+    atomic("atomic_add", AtomicWord, "atomicAdd(&{0}[{1}], {2})", "a.(i) <- a.(i) + v atomically; old value"),
+    atomic("atomic_sub", Integer, "atomicSub(&{0}[{1}], {2})", "a.(i) <- a.(i) - v atomically; old value"),
+    atomic("atomic_min", Integer, "atomicMin(&{0}[{1}], {2})", "a.(i) <- min a.(i) v atomically; old value"),
+    atomic("atomic_max", Integer, "atomicMax(&{0}[{1}], {2})", "a.(i) <- max a.(i) v atomically; old value"),
+    atomic("atomic_and", Integer, "atomicAnd(&{0}[{1}], {2})", "a.(i) <- a.(i) land v atomically; old value"),
+    atomic("atomic_or", Integer, "atomicOr(&{0}[{1}], {2})", "a.(i) <- a.(i) lor v atomically; old value"),
+    atomic("atomic_xor", Integer, "atomicXor(&{0}[{1}], {2})", "a.(i) <- a.(i) lxor v atomically; old value"),
+    atomic("atomic_exch", AtomicWord, "atomicExch(&{0}[{1}], {2})", "a.(i) <- v atomically; old value"),
+    Builtin {
+        name: "atomic_cas",
+        aliases: &[],
+        params: &[ArrayOf(0, Integer), Int32, Var(0, Integer), Var(0, Integer)],
+        ret: Var(0, Integer),
+        requirement: Requirement::None,
+        result: R::ThreadVarying,
+        writes_first_arg: true,
+        cuda: "atomicCAS(&{0}[{1}], {2}, {3})",
+        doc: "if a.(i) = expected then a.(i) <- v, atomically (32 or 64 bits); old value",
+    },
+    // --- fences and sleeps --------------------------------------------------------------------------
+    effect("fence_block", &[], "__threadfence_block()", "orders this thread's memory accesses as seen by its block"),
+    with_aliases(
+        effect("fence_device", &[], "__threadfence()", "orders this thread's memory accesses as seen by the device"),
+        &["fence", "threadfence"],
+    ),
+    effect("fence_system", &[], "__threadfence_system()", "orders this thread's memory accesses as seen by the host too"),
+    effect("nanosleep", &[UInt32], "__nanosleep({0})", "sleeps about `ns` nanoseconds"),
+    // --- data select --------------------------------------------------------------------------------
+    pure(
+        "select",
+        &[Bool, Var(0, Any), Var(0, Any)],
+        Var(0, Any),
+        "({0} ? {1} : {2})",
+        "`a` if `c` else `b`; both are evaluated (a predicated select, not a branch)",
+    ),
+    // --- math -----------------------------------------------------------------------------------------
+    pure("sqrt", F1, FR, "sqrt{f}({0})", "square root"),
+    pure("rsqrt", F1, FR, "rsqrt{f}({0})", "1 / sqrt x"),
+    pure("cbrt", F1, FR, "cbrt{f}({0})", "cube root"),
+    pure("exp", F1, FR, "exp{f}({0})", "e to the x"),
+    pure("exp2", F1, FR, "exp2{f}({0})", "2 to the x"),
+    pure("expm1", F1, FR, "expm1{f}({0})", "exp x - 1"),
+    pure("log", F1, FR, "log{f}({0})", "natural logarithm"),
+    pure("log2", F1, FR, "log2{f}({0})", "base-2 logarithm"),
+    pure("log10", F1, FR, "log10{f}({0})", "base-10 logarithm"),
+    pure("log1p", F1, FR, "log1p{f}({0})", "log (1 + x)"),
+    pure("sin", F1, FR, "sin{f}({0})", "sine"),
+    pure("cos", F1, FR, "cos{f}({0})", "cosine"),
+    pure("tan", F1, FR, "tan{f}({0})", "tangent"),
+    pure("asin", F1, FR, "asin{f}({0})", "arc sine"),
+    pure("acos", F1, FR, "acos{f}({0})", "arc cosine"),
+    pure("atan", F1, FR, "atan{f}({0})", "arc tangent"),
+    pure("sinh", F1, FR, "sinh{f}({0})", "hyperbolic sine"),
+    pure("cosh", F1, FR, "cosh{f}({0})", "hyperbolic cosine"),
+    pure("tanh", F1, FR, "tanh{f}({0})", "hyperbolic tangent"),
+    pure("erf", F1, FR, "erf{f}({0})", "error function"),
+    pure("floor", F1, FR, "floor{f}({0})", "round down"),
+    pure("ceil", F1, FR, "ceil{f}({0})", "round up"),
+    pure("round", F1, FR, "round{f}({0})", "round half away from zero"),
+    pure("trunc", F1, FR, "trunc{f}({0})", "round towards zero"),
+    with_aliases(pure("fabs", F1, FR, "fabs{f}({0})", "absolute value of a float"), &["abs_float"]),
+    pure("pow", F2, FR, "pow{f}({0}, {1})", "x to the y"),
+    pure("atan2", F2, FR, "atan2{f}({0}, {1})", "arc tangent of y / x"),
+    pure("fmod", F2, FR, "fmod{f}({0}, {1})", "float remainder"),
+    pure("hypot", F2, FR, "hypot{f}({0}, {1})", "sqrt (x*x + y*y)"),
+    pure("copysign", F2, FR, "copysign{f}({0}, {1})", "magnitude of x, sign of y"),
+    pure("fmin", F2, FR, "fmin{f}({0}, {1})", "minimum of two floats"),
+    pure("fmax", F2, FR, "fmax{f}({0}, {1})", "maximum of two floats"),
+    pure("fma", F3, FR, "fma{f}({0}, {1}, {2})", "x * y + z with one rounding"),
+    pure("abs", N1, NR, "skc_abs({0})", "absolute value"),
+    pure("min", N2, NR, "skc_min({0}, {1})", "minimum"),
+    pure("max", N2, NR, "skc_max({0}, {1})", "maximum"),
+    pure("is_nan", F1, Bool, "isnan({0})", "true iff x is NaN"),
+    pure("is_finite", F1, Bool, "isfinite({0})", "true iff x is neither infinite nor NaN"),
+    // --- conversions ----------------------------------------------------------------------------------
+    with_aliases(pure("float32", &[Var(0, Numeric)], Float32, "((float)({0}))", "convert to float32"), &["float", "to_float32"]),
+    with_aliases(pure("float64", &[Var(0, Numeric)], Float64, "((double)({0}))", "convert to float64"), &["to_float64"]),
+    with_aliases(pure("int32", &[Var(0, Numeric)], Int32, "((int)({0}))", "convert to int32 (floats truncate)"), &["int", "to_int32", "int_of_float"]),
+    with_aliases(pure("int64", &[Var(0, Numeric)], Int64, "((long long)({0}))", "convert to int64"), &["to_int64"]),
+    with_aliases(pure("uint32", &[Var(0, Numeric)], UInt32, "((unsigned int)({0}))", "convert to uint32"), &["to_uint32"]),
+    with_aliases(pure("uint64", &[Var(0, Numeric)], UInt64, "((unsigned long long)({0}))", "convert to uint64"), &["to_uint64"]),
+];
+
+/// Modules whose qualified names reach the builtins (`Gpu.block_barrier`, `Std.sqrt`).
+pub const BUILTIN_MODULES: &[&str] = &["Gpu", "Std", "Math", "Float32", "Float64"];
+
+/// Finds a builtin by name or alias.
+pub fn lookup(name: &str) -> Option<&'static Builtin> {
+    BUILTINS.iter().find(|b| b.name == name || b.aliases.contains(&name))
+}
+
+/// Every spelling of every builtin, for "did you mean" suggestions.
+pub fn all_names() -> impl Iterator<Item = &'static str> {
+    BUILTINS.iter().flat_map(|b| std::iter::once(b.name).chain(b.aliases.iter().copied()))
+}

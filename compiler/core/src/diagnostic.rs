@@ -1,0 +1,217 @@
+//! The one diagnostic type of the compiler, and its renderings: ariadne for terminals, a rustc-shaped JSON object
+//! for tools, and a one-line `short` form. The language server converts the same value.
+
+use crate::source::{SourceMap, Span};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+/// A labelled source span. The primary label says what is wrong; secondary labels say why, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
+    pub primary: bool,
+}
+
+/// A suggested source edit (used by the language server as a quick fix).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Suggestion {
+    pub message: String,
+    pub span: Span,
+    pub replacement: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Stable code, `E0xxx` for errors and `W0xxx` for warnings; `skc explain CODE` documents it.
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub labels: Vec<Label>,
+    /// Extra sentences printed after the snippet (`note: ...`).
+    pub notes: Vec<String>,
+    /// How to fix it (`help: ...`).
+    pub help: Option<String>,
+    pub suggestion: Option<Suggestion>,
+}
+
+impl Diagnostic {
+    pub fn error(code: &'static str, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: Severity::Error,
+            message: message.into(),
+            labels: Vec::new(),
+            notes: Vec::new(),
+            help: None,
+            suggestion: None,
+        }
+    }
+
+    pub fn warning(code: &'static str, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, message) }
+    }
+
+    pub fn primary(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.labels.push(Label { span, message: message.into(), primary: true });
+        self
+    }
+
+    pub fn secondary(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.labels.push(Label { span, message: message.into(), primary: false });
+        self
+    }
+
+    pub fn note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn suggest(mut self, message: impl Into<String>, span: Span, replacement: impl Into<String>) -> Diagnostic {
+        self.suggestion = Some(Suggestion { message: message.into(), span, replacement: replacement.into() });
+        self
+    }
+
+    /// The span of the primary label (every diagnostic the compiler makes has one).
+    pub fn primary_span(&self) -> Span {
+        self.labels.iter().find(|l| l.primary).or(self.labels.first()).map(|l| l.span).unwrap_or_default()
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Sort diagnostics by file and position, so output is stable whatever order the passes found them in.
+pub fn sort(diagnostics: &mut [Diagnostic]) {
+    diagnostics.sort_by_key(|d| {
+        let s = d.primary_span();
+        (s.file, s.start, s.end, d.code)
+    });
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorChoice {
+    Always,
+    Never,
+}
+
+/// Renders with ariadne. `color: Never` gives plain ASCII output, the form kept in snapshots.
+pub fn render(diagnostic: &Diagnostic, sources: &SourceMap, color: ColorChoice) -> String {
+    use ariadne::{CharSet, Config, IndexType, Label as AriadneLabel, Report, ReportKind};
+    let kind = match diagnostic.severity {
+        Severity::Error => ReportKind::Error,
+        Severity::Warning => ReportKind::Warning,
+        Severity::Note => ReportKind::Advice,
+    };
+    let colored = color == ColorChoice::Always;
+    let config = Config::default()
+        .with_color(colored)
+        .with_char_set(if colored { CharSet::Unicode } else { CharSet::Ascii })
+        .with_index_type(IndexType::Byte);
+    let primary = diagnostic.primary_span();
+    let name = |span: Span| sources.file(span.file).name.clone();
+    let mut report = Report::build(kind, (name(primary), primary.range()))
+        .with_config(config)
+        .with_code(diagnostic.code)
+        .with_message(&diagnostic.message);
+    for (order, label) in diagnostic.labels.iter().enumerate() {
+        let mut l = AriadneLabel::new((name(label.span), label.span.range()))
+            .with_message(&label.message)
+            .with_order(order as i32);
+        if colored {
+            l = l.with_color(if label.primary { ariadne::Color::Red } else { ariadne::Color::Blue });
+        }
+        report = report.with_label(l);
+    }
+    for note in &diagnostic.notes {
+        report = report.with_note(note);
+    }
+    if let Some(help) = &diagnostic.help {
+        report = report.with_help(help);
+    }
+    let cache = ariadne::sources(sources.files().map(|(_, f)| (f.name.clone(), f.text.clone())));
+    let mut out = Vec::new();
+    if report.finish().write(cache, &mut out).is_err() {
+        return render_short(diagnostic, sources);
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `file:line:col: error[CODE]: message`.
+pub fn render_short(diagnostic: &Diagnostic, sources: &SourceMap) -> String {
+    let span = diagnostic.primary_span();
+    let file = sources.file(span.file);
+    let (line, col) = file.line_col(span.start as usize);
+    format!(
+        "{}:{}:{}: {}[{}]: {}",
+        file.name,
+        line + 1,
+        col + 1,
+        diagnostic.severity.as_str(),
+        diagnostic.code,
+        diagnostic.message
+    )
+}
+
+/// A JSON object shaped like rustc's `--error-format=json` output.
+pub fn to_json(diagnostic: &Diagnostic, sources: &SourceMap) -> serde_json::Value {
+    use serde_json::json;
+    let spans: Vec<_> = diagnostic
+        .labels
+        .iter()
+        .map(|label| {
+            let file = sources.file(label.span.file);
+            let (line_start, column_start) = file.line_col(label.span.start as usize);
+            let (line_end, column_end) = file.line_col(label.span.end as usize);
+            json!({
+                "file_name": file.name,
+                "byte_start": label.span.start,
+                "byte_end": label.span.end,
+                "line_start": line_start + 1,
+                "line_end": line_end + 1,
+                "column_start": column_start + 1,
+                "column_end": column_end + 1,
+                "is_primary": label.primary,
+                "label": label.message,
+                "text": sources.snippet(label.span),
+            })
+        })
+        .collect();
+    let mut children: Vec<_> = diagnostic
+        .notes
+        .iter()
+        .map(|n| json!({"message": n, "level": "note", "spans": [], "children": []}))
+        .collect();
+    if let Some(help) = &diagnostic.help {
+        children.push(json!({"message": help, "level": "help", "spans": [], "children": []}));
+    }
+    json!({
+        "message": diagnostic.message,
+        "code": {"code": diagnostic.code, "explanation": crate::explain::explain(diagnostic.code).map(|e| e.title)},
+        "level": diagnostic.severity.as_str(),
+        "spans": spans,
+        "children": children,
+        "rendered": render(diagnostic, sources, ColorChoice::Never),
+    })
+}

@@ -1,0 +1,21 @@
+//! skc-core: the compiler of the `.sk` GPU kernel language, from source text to CUDA C.
+//!
+//! Pipeline (see ARCHITECTURE.md): `syntax` (lex, parse, never fails) -> `typeck` (names, types, constants)
+//! -> `convergence` (barriers and warp collectives only in converged control flow) -> `codegen` (CUDA C).
+//! `driver` runs the stages over a root file and the modules it opens. This crate does no I/O (a
+//! [`driver::ModuleLoader`] supplies opened modules) and never links CUDA.
+
+pub mod builtins;
+pub mod codegen;
+pub mod convergence;
+pub mod diagnostic;
+pub mod driver;
+pub mod explain;
+pub mod source;
+pub mod syntax;
+pub mod typeck;
+pub mod types;
+
+pub use diagnostic::{Diagnostic, Severity};
+pub use driver::{check, Checked, ModuleLoader, NoModules};
+pub use source::{FileId, SourceMap, Span};

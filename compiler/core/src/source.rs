@@ -1,0 +1,131 @@
+//! Source files and byte spans. Every diagnostic and every AST node points into a `SourceMap` through a `Span`.
+
+/// Index of a file in a [`SourceMap`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct FileId(pub u32);
+
+/// A half-open byte range `start..end` in one file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Span {
+    pub file: FileId,
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(file: FileId, start: usize, end: usize) -> Span {
+        Span { file, start: start as u32, end: end as u32 }
+    }
+
+    /// The smallest span covering both (they must be in the same file; the first one's file wins).
+    pub fn to(self, other: Span) -> Span {
+        Span { file: self.file, start: self.start.min(other.start), end: self.end.max(other.end) }
+    }
+
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    pub fn contains(self, offset: usize) -> bool {
+        (self.start as usize) <= offset && offset <= (self.end as usize)
+    }
+
+    pub fn len(self) -> u32 {
+        self.end - self.start
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+}
+
+/// One loaded source file.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    pub name: String,
+    pub text: String,
+    /// Byte offset at which each line starts (line 0 starts at 0).
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> SourceFile {
+        let text = text.into();
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        SourceFile { name: name.into(), text, line_starts }
+    }
+
+    /// Zero-based (line, column in characters) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(l) => l,
+            Err(l) => l - 1,
+        };
+        let start = self.line_starts[line];
+        let col = self.text.get(start..offset).map(|s| s.chars().count()).unwrap_or(offset - start);
+        (line, col)
+    }
+
+    /// Zero-based (line, column in UTF-16 code units), as the language server protocol counts.
+    pub fn line_col_utf16(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let (line, _) = self.line_col(offset);
+        let start = self.line_starts[line];
+        let col = self.text.get(start..offset).map(|s| s.encode_utf16().count()).unwrap_or(offset - start);
+        (line, col)
+    }
+
+    /// Byte offset of a zero-based (line, UTF-16 column); clamps to the file.
+    pub fn offset_of_utf16(&self, line: usize, col: usize) -> usize {
+        let Some(&start) = self.line_starts.get(line) else { return self.text.len() };
+        let end = self.line_starts.get(line + 1).copied().unwrap_or(self.text.len());
+        let mut units = 0;
+        for (i, ch) in self.text[start..end].char_indices() {
+            if units >= col {
+                return start + i;
+            }
+            units += ch.len_utf16();
+        }
+        end
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+}
+
+/// All files of one compilation: the root file and every module it opens.
+#[derive(Clone, Debug, Default)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    pub fn new() -> SourceMap {
+        SourceMap::default()
+    }
+
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) -> FileId {
+        self.files.push(SourceFile::new(name, text));
+        FileId(self.files.len() as u32 - 1)
+    }
+
+    pub fn file(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+        self.files.iter().enumerate().map(|(i, f)| (FileId(i as u32), f))
+    }
+
+    pub fn find(&self, name: &str) -> Option<FileId> {
+        self.files.iter().position(|f| f.name == name).map(|i| FileId(i as u32))
+    }
+
+    /// The source text a span covers.
+    pub fn snippet(&self, span: Span) -> &str {
+        self.file(span.file).text.get(span.range()).unwrap_or("")
+    }
+}

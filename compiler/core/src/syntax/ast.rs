@@ -1,0 +1,437 @@
+//! The abstract syntax tree of one `.sk` file.
+//!
+//! Expressions live in an arena (`Module::exprs`) and are referred to by `ExprId`; their spans sit in the parallel
+//! `Module::expr_spans`. Later passes keep their results in side tables indexed by `ExprId` (types, uniformity),
+//! never inside the nodes. Sarek's surface forms are desugared here into the native ones (for example
+//! `let%superstep n = body in rest` becomes `Seq(Superstep, rest)`), so passes see one form per concept.
+
+use crate::source::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ExprId(pub u32);
+
+impl ExprId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A name with its span.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+/// A possibly qualified name: `x`, `Gpu.block_barrier`, `Std.thread_idx_x`, `Weno.coeffs`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Path {
+    pub module: Option<Ident>,
+    pub name: Ident,
+}
+
+impl Path {
+    pub fn span(&self) -> Span {
+        match &self.module {
+            Some(m) => m.span.to(self.name.span),
+            None => self.name.span,
+        }
+    }
+
+    /// `Module.name` or `name`.
+    pub fn display(&self) -> String {
+        match &self.module {
+            Some(m) => format!("{}.{}", m.name, self.name.name),
+            None => self.name.name.clone(),
+        }
+    }
+}
+
+/// A type as written in the source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TypeExpr {
+    /// `int32`, `float64`, `unit`, a record name...
+    Named(Ident),
+    /// `T vector`, `T array`, `T ref`: a postfix type constructor applied to an argument.
+    Apply { arg: Box<TypeExpr>, constructor: Ident },
+    /// `T[N]` (native syntax for a fixed-size array type, used in signatures of device functions).
+    Sized { elem: Box<TypeExpr>, size: ExprId, span: Span },
+}
+
+impl TypeExpr {
+    pub fn span(&self) -> Span {
+        match self {
+            TypeExpr::Named(i) => i.span,
+            TypeExpr::Apply { arg, constructor } => arg.span().to(constructor.span),
+            TypeExpr::Sized { span, .. } => *span,
+        }
+    }
+}
+
+/// A parameter: `x` or `(x : T)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: Ident,
+    pub ty: Option<TypeExpr>,
+    pub span: Span,
+}
+
+/// What a `let` binds: a name, `_` or `()`, with an optional type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Binder {
+    Name(Ident),
+    Wildcard(Span),
+    Unit(Span),
+}
+
+impl Binder {
+    pub fn span(&self) -> Span {
+        match self {
+            Binder::Name(i) => i.span,
+            Binder::Wildcard(s) | Binder::Unit(s) => *s,
+        }
+    }
+    pub fn name(&self) -> Option<&Ident> {
+        match self {
+            Binder::Name(i) => Some(i),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemorySpace {
+    Shared,
+    Local,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    /// `+.` `-.` `*.` `/.`: the OCaml float spellings; they require float operands.
+    FAdd,
+    FSub,
+    FMul,
+    FDiv,
+    /// `**`: float power.
+    Pow,
+    Mod,
+    Land,
+    Lor,
+    Lxor,
+    Lsl,
+    Lsr,
+    Asr,
+    /// `=` and `==` (structural and physical equality are the same on scalars).
+    Eq,
+    /// `<>` and `!=`.
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+impl BinaryOp {
+    pub fn symbol(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "+",
+            Sub => "-",
+            Mul => "*",
+            Div => "/",
+            FAdd => "+.",
+            FSub => "-.",
+            FMul => "*.",
+            FDiv => "/.",
+            Pow => "**",
+            Mod => "mod",
+            Land => "land",
+            Lor => "lor",
+            Lxor => "lxor",
+            Lsl => "lsl",
+            Lsr => "lsr",
+            Asr => "asr",
+            Eq => "=",
+            Ne => "<>",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            And => "&&",
+            Or => "||",
+        }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge)
+    }
+
+    pub fn is_logical(self) -> bool {
+        matches!(self, BinaryOp::And | BinaryOp::Or)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// `-e` (integer or float).
+    Neg,
+    /// `-.e` (float only).
+    FNeg,
+    /// `not e` (bool).
+    Not,
+    /// `lnot e` (bitwise, integer).
+    Lnot,
+    /// `!r`: read a `ref` cell.
+    Deref,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntSuffix {
+    /// `l`: int32.
+    L32,
+    /// `L`: int64.
+    L64,
+    /// `u`: uint32.
+    U32,
+    /// `UL`: uint64.
+    U64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FloatSuffix {
+    /// `f`: float32.
+    F32,
+    /// `d`: float64.
+    F64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LetKind {
+    /// `let x = e in`: immutable.
+    Immutable,
+    /// `let x = mut e in` (Sarek): a mutable variable read as `x` and assigned with `x := e`.
+    Mutable,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// An integer literal; `value` holds the bits (negative literals come through `Unary(Neg)`).
+    Int { value: u64, suffix: Option<IntSuffix> },
+    Float { value: f64, suffix: Option<FloatSuffix> },
+    Bool(bool),
+    /// `()`.
+    Unit,
+    /// A name: a variable, parameter, constant, or a zero-argument builtin used bare (`Gpu.block_barrier`).
+    Var(Path),
+    /// `[%global name]`: a top-level constant of the file.
+    Global(Ident),
+    /// `f a b`: application of a named function or builtin to its arguments.
+    Call { callee: Path, args: Vec<ExprId> },
+    Unary { op: UnaryOp, operand: ExprId },
+    Binary { op: BinaryOp, lhs: ExprId, rhs: ExprId },
+    /// `let x = value in body` (also `let x = mut value in body`).
+    Let { binder: Binder, ty: Option<TypeExpr>, kind: LetKind, value: ExprId, body: ExprId },
+    /// `let r = ref e in`: `value` is `Ref(e)` and the variable has type `T ref`.
+    Ref(ExprId),
+    /// A shared or local array with a size: `let%shared (t : float32) = 256 in`, `let t = create_array n Shared in`.
+    LetArray { name: Ident, elem: Option<TypeExpr>, space: MemorySpace, size: ExprId, body: ExprId },
+    /// `x := e` for a `mut` variable or a `ref` cell.
+    Assign { target: Path, value: ExprId },
+    If { cond: ExprId, then_branch: ExprId, else_branch: Option<ExprId> },
+    For { var: Ident, start: ExprId, end: ExprId, downto: bool, body: ExprId },
+    While { cond: ExprId, body: ExprId },
+    /// `e1; e2`.
+    Seq(ExprId, ExprId),
+    /// `a.(i)`.
+    Index { array: ExprId, index: ExprId },
+    /// `a.(i) <- v`.
+    IndexSet { array: ExprId, index: ExprId, value: ExprId },
+    /// `r.f`.
+    Field { record: ExprId, field: Ident },
+    /// `r.f <- v`.
+    FieldSet { record: ExprId, field: Ident, value: ExprId },
+    /// `{ f = e; ... }`.
+    Record(Vec<(Ident, ExprId)>),
+    /// `[| a; b; c |]` (constant arrays only).
+    ArrayLit(Vec<ExprId>),
+    /// `superstep { body }`, `superstep ~divergent { body }`, `let%superstep name = body in`: runs `body`,
+    /// then a block barrier.
+    Superstep { name: Option<Ident>, divergent: bool, body: ExprId },
+    /// `(e : T)`.
+    Annot { expr: ExprId, ty: TypeExpr },
+    /// `pragma ["unroll"] e`.
+    Pragma { options: Vec<String>, body: ExprId },
+    /// `return` / `return e`: leaves the enclosing function or kernel.
+    Return(Option<ExprId>),
+    /// `break`: leaves the innermost loop.
+    Break,
+    /// `continue`: starts the next iteration of the innermost loop.
+    Continue,
+    /// Where the parser recovered from a syntax error.
+    Error,
+}
+
+/// A kernel: `let name = [%kernel fun params -> body]`, `kernel name params = body`, or a bare `fun`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    pub name: Ident,
+    pub params: Vec<Param>,
+    pub body: ExprId,
+    pub span: Span,
+}
+
+/// A device function: `let f (x : float32) : float32 = body` (also `let[@sarek.module] f ...`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: Ident,
+    pub params: Vec<Param>,
+    pub ret: Option<TypeExpr>,
+    pub body: ExprId,
+    pub span: Span,
+}
+
+/// A compile-time constant: `let n = 256`, `let c = [| 1.0; 2.0 |]`, `let (eps : float64) = 1e-8`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Constant {
+    pub name: Ident,
+    pub ty: Option<TypeExpr>,
+    pub value: ExprId,
+    pub span: Span,
+}
+
+/// `type point = { x : float32; y : float32 }` (optionally followed by `[@@sarek.type]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordDecl {
+    pub name: Ident,
+    pub fields: Vec<(Ident, TypeExpr)>,
+    pub span: Span,
+}
+
+/// `open Weno` (top level) makes the items of `weno.sk` visible; `Std` and `Gpu` are built in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Open {
+    pub module: Ident,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    Kernel(Kernel),
+    Function(Function),
+    Constant(Constant),
+    Record(RecordDecl),
+    Open(Open),
+}
+
+impl Item {
+    pub fn name(&self) -> &Ident {
+        match self {
+            Item::Kernel(k) => &k.name,
+            Item::Function(f) => &f.name,
+            Item::Constant(c) => &c.name,
+            Item::Record(r) => &r.name,
+            Item::Open(o) => &o.module,
+        }
+    }
+
+    pub fn span(&self) -> Span {
+        match self {
+            Item::Kernel(k) => k.span,
+            Item::Function(f) => f.span,
+            Item::Constant(c) => c.span,
+            Item::Record(r) => r.span,
+            Item::Open(o) => o.span,
+        }
+    }
+}
+
+/// One parsed file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Module {
+    pub items: Vec<Item>,
+    pub exprs: Vec<ExprKind>,
+    pub expr_spans: Vec<Span>,
+}
+
+impl Module {
+    pub fn alloc(&mut self, kind: ExprKind, span: Span) -> ExprId {
+        self.exprs.push(kind);
+        self.expr_spans.push(span);
+        ExprId(self.exprs.len() as u32 - 1)
+    }
+
+    pub fn expr(&self, id: ExprId) -> &ExprKind {
+        &self.exprs[id.index()]
+    }
+
+    pub fn span(&self, id: ExprId) -> Span {
+        self.expr_spans[id.index()]
+    }
+
+    pub fn kernels(&self) -> impl Iterator<Item = &Kernel> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Kernel(k) => Some(k),
+            _ => None,
+        })
+    }
+
+    pub fn functions(&self) -> impl Iterator<Item = &Function> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Function(f) => Some(f),
+            _ => None,
+        })
+    }
+
+    pub fn constants(&self) -> impl Iterator<Item = &Constant> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Constant(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    pub fn records(&self) -> impl Iterator<Item = &RecordDecl> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Record(r) => Some(r),
+            _ => None,
+        })
+    }
+
+    /// The direct children of an expression, in evaluation order.
+    pub fn children(&self, id: ExprId) -> Vec<ExprId> {
+        use ExprKind::*;
+        match self.expr(id) {
+            Int { .. } | Float { .. } | Bool(_) | Unit | Var(_) | Global(_) | Break | Continue | Error => vec![],
+            Return(e) => e.iter().copied().collect(),
+            Call { args, .. } => args.clone(),
+            Unary { operand, .. } => vec![*operand],
+            Binary { lhs, rhs, .. } => vec![*lhs, *rhs],
+            Let { value, body, .. } => vec![*value, *body],
+            Ref(e) => vec![*e],
+            LetArray { size, body, .. } => vec![*size, *body],
+            Assign { value, .. } => vec![*value],
+            If { cond, then_branch, else_branch } => {
+                let mut v = vec![*cond, *then_branch];
+                v.extend(else_branch);
+                v
+            }
+            For { start, end, body, .. } => vec![*start, *end, *body],
+            While { cond, body } => vec![*cond, *body],
+            Seq(a, b) => vec![*a, *b],
+            Index { array, index } => vec![*array, *index],
+            IndexSet { array, index, value } => vec![*array, *index, *value],
+            Field { record, .. } => vec![*record],
+            FieldSet { record, value, .. } => vec![*record, *value],
+            Record(fields) => fields.iter().map(|(_, e)| *e).collect(),
+            ArrayLit(items) => items.clone(),
+            Superstep { body, .. } => vec![*body],
+            Annot { expr, .. } => vec![*expr],
+            Pragma { body, .. } => vec![*body],
+        }
+    }
+}

@@ -1,0 +1,232 @@
+//! Types, and the side tables the type checker produces: the type of every expression, what every name refers
+//! to, and the signatures of kernels, functions, constants and records. This is the contract between the type
+//! checker (`typeck`) and the passes after it (convergence analysis, CUDA emission, the language server).
+
+use std::collections::HashMap;
+
+use crate::builtins::Builtin;
+use crate::source::Span;
+use crate::syntax::ast::{ExprId, MemorySpace};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RecordId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocalId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FunctionId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ConstantId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TypeVarId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArraySize {
+    Const(u32),
+    /// A shared array whose size is a kernel parameter: emitted as `extern __shared__`, sized at launch.
+    Dynamic,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    Int32,
+    Int64,
+    UInt32,
+    UInt64,
+    Float32,
+    Float64,
+    Bool,
+    Unit,
+    /// `T vector`: an array in global memory (a kernel parameter).
+    Vector(Box<Type>),
+    /// A shared or local array of fixed (or, for shared, launch-time) size.
+    Array { elem: Box<Type>, space: MemorySpace, size: ArraySize },
+    /// A constant array (`let c = [| ... |]` at top level): `__constant__` memory, read-only.
+    ConstArray { elem: Box<Type>, size: u32 },
+    /// `T ref`: a mutable cell made by `ref e`.
+    Ref(Box<Type>),
+    Record(RecordId),
+    /// An inference variable; none is left after `typeck` finishes (unresolved ones are defaulted).
+    Var(TypeVarId),
+    /// The type of an expression that had a type error (suppresses cascades).
+    Error,
+}
+
+impl Type {
+    pub fn is_integer(&self) -> bool {
+        matches!(self, Type::Int32 | Type::Int64 | Type::UInt32 | Type::UInt64)
+    }
+    pub fn is_float(&self) -> bool {
+        matches!(self, Type::Float32 | Type::Float64)
+    }
+    pub fn is_numeric(&self) -> bool {
+        self.is_integer() || self.is_float()
+    }
+    /// Element type of a vector, shared/local array or constant array.
+    pub fn element(&self) -> Option<&Type> {
+        match self {
+            Type::Vector(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// How a local variable may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mutability {
+    /// `let x = e in`, function and kernel parameters, loop counters.
+    Immutable,
+    /// `let x = mut e in`: read as `x`, written with `x := e`.
+    Mutable,
+    /// `let r = ref e in`: read as `!r`, written with `r := e`; its type is `T ref`.
+    RefCell,
+}
+
+/// A local variable: a `let` binding, a parameter, a loop counter or a shared/local array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocalInfo {
+    pub name: String,
+    pub ty: Type,
+    pub mutability: Mutability,
+    /// Where it is declared (the binder's span).
+    pub span: Span,
+    /// For parameters: the index in the kernel's or function's parameter list.
+    pub param_index: Option<usize>,
+}
+
+/// What a name (`Var`, `Call` callee, `Assign` target, `Global`) refers to.
+#[derive(Clone, Copy, Debug)]
+pub enum Resolution {
+    Local(LocalId),
+    Constant(ConstantId),
+    Function(FunctionId),
+    Builtin(&'static Builtin),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConstValue {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Array(Vec<ConstValue>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstantInfo {
+    pub name: String,
+    pub ty: Type,
+    pub value: ConstValue,
+    pub span: Span,
+    /// Index in `Module::items`.
+    pub item: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordInfo {
+    pub name: String,
+    pub fields: Vec<(String, Type)>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionInfo {
+    pub name: String,
+    /// One local per parameter, in order.
+    pub params: Vec<LocalId>,
+    pub ret: Type,
+    pub span: Span,
+    /// Index in `Module::items`.
+    pub item: usize,
+}
+
+/// A kernel parameter as the runtime sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelParamInfo {
+    pub name: String,
+    pub ty: Type,
+    pub local: LocalId,
+    /// Does the kernel (or a function it calls) write through it? Vectors never written are emitted
+    /// `const __restrict__` and their loads may be uniform (see the convergence rules).
+    pub written: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelInfo {
+    pub name: String,
+    pub params: Vec<KernelParamInfo>,
+    pub span: Span,
+    /// Index in `Module::items`.
+    pub item: usize,
+    /// Element type of the dynamic shared array, if the kernel declares one (bytes are given at launch).
+    pub dynamic_shared: Option<Type>,
+}
+
+/// Everything the type checker learned about a module.
+#[derive(Clone, Debug, Default)]
+pub struct TypeInfo {
+    /// The type of each expression, indexed by `ExprId`.
+    pub expr_types: Vec<Type>,
+    /// What each name-bearing expression refers to (`Var`, `Call`, `Assign`, `Global`).
+    pub resolutions: HashMap<ExprId, Resolution>,
+    pub locals: Vec<LocalInfo>,
+    /// The local declared by a `Let`, `LetArray` or `For` expression.
+    pub declared_local: HashMap<ExprId, LocalId>,
+    pub records: Vec<RecordInfo>,
+    pub functions: Vec<FunctionInfo>,
+    pub kernels: Vec<KernelInfo>,
+    pub constants: Vec<ConstantInfo>,
+}
+
+impl TypeInfo {
+    pub fn type_of(&self, e: ExprId) -> &Type {
+        self.expr_types.get(e.index()).unwrap_or(&Type::Error)
+    }
+    pub fn local(&self, id: LocalId) -> &LocalInfo {
+        &self.locals[id.0 as usize]
+    }
+    pub fn function(&self, id: FunctionId) -> &FunctionInfo {
+        &self.functions[id.0 as usize]
+    }
+    pub fn constant(&self, id: ConstantId) -> &ConstantInfo {
+        &self.constants[id.0 as usize]
+    }
+    pub fn record(&self, id: RecordId) -> &RecordInfo {
+        &self.records[id.0 as usize]
+    }
+    pub fn resolution(&self, e: ExprId) -> Option<Resolution> {
+        self.resolutions.get(&e).copied()
+    }
+    /// The function defined by item `item`, if it is one.
+    pub fn function_of_item(&self, item: usize) -> Option<FunctionId> {
+        self.functions.iter().position(|f| f.item == item).map(|i| FunctionId(i as u32))
+    }
+
+    /// Source form of a type, as diagnostics print it (`float32 vector`, `int32 shared[256]`).
+    pub fn display(&self, ty: &Type) -> String {
+        match ty {
+            Type::Int32 => "int32".into(),
+            Type::Int64 => "int64".into(),
+            Type::UInt32 => "uint32".into(),
+            Type::UInt64 => "uint64".into(),
+            Type::Float32 => "float32".into(),
+            Type::Float64 => "float64".into(),
+            Type::Bool => "bool".into(),
+            Type::Unit => "unit".into(),
+            Type::Vector(e) => format!("{} vector", self.display(e)),
+            Type::Array { elem, space, size } => {
+                let space = match space {
+                    MemorySpace::Shared => "shared",
+                    MemorySpace::Local => "local",
+                };
+                match size {
+                    ArraySize::Const(n) => format!("{} {}[{}]", self.display(elem), space, n),
+                    ArraySize::Dynamic => format!("{} {}[dynamic]", self.display(elem), space),
+                }
+            }
+            Type::ConstArray { elem, size } => format!("{} constant[{}]", self.display(elem), size),
+            Type::Ref(t) => format!("{} ref", self.display(t)),
+            Type::Record(r) => self.records.get(r.0 as usize).map(|r| r.name.clone()).unwrap_or("?".into()),
+            Type::Var(_) => "_".into(),
+            Type::Error => "{error}".into(),
+        }
+    }
+}
