@@ -779,16 +779,9 @@ impl<'a> Parser<'a> {
         if !self.starts_argument() {
             return head;
         }
-        let callee = match self.module.expr(head) {
-            ExprKind::Var(path) => path.clone(),
-            _ => {
-                let d = Diagnostic::error("E0205", "only named functions can be applied")
-                    .primary(self.module.span(head), "this is not a function name")
-                    .help("insert `;` if this ends a statement");
-                self.diagnostics.push(d);
-                return head;
-            }
-        };
+        // Only names are applied; after anything else, the next token belongs to the caller (which reports a
+        // missing `in` or `;` there).
+        let ExprKind::Var(callee) = self.module.expr(head).clone() else { return head };
         let mut args = Vec::new();
         while self.starts_argument() {
             args.push(self.parse_argument());
@@ -1233,6 +1226,10 @@ impl<'a> Parser<'a> {
     /// `let%shared (t : T) = n in`, `let%local (t : T) = n in`, `let%superstep[@divergent] name = body in rest`.
     fn parse_let_extension(&mut self, start: u32) -> ExprId {
         self.bump(); // %
+        if self.peek() == Token::Superstep {
+            self.bump();
+            return self.parse_let_superstep(start);
+        }
         let Some(ext) = self.expect_ident() else { return self.error_expr(self.span_from(start)) };
         match ext.name.as_str() {
             "shared" | "local" => {
