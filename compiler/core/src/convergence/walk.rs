@@ -185,6 +185,14 @@ impl<'a> Walker<'a> {
     // --- expressions -------------------------------------------------------------------------------------
 
     pub fn expr(&mut self, e: ExprId) -> Value {
+        // Follow a sequence's spine in a loop: long kernels must not deepen the recursion.
+        let mut e = e;
+        while let ExprKind::Seq(first, rest) = self.module.expr(e) {
+            let (first, rest) = (*first, *rest);
+            self.expr(first);
+            self.record(e, &Value::uniform());
+            e = rest;
+        }
         let value = self.expr_kind(e);
         self.record(e, &value);
         value
@@ -207,8 +215,9 @@ impl<'a> Walker<'a> {
             ExprKind::For { start, end, body, var, .. } => self.for_(e, var.span, *start, *end, *body),
             ExprKind::While { cond, body } => self.while_(e, *cond, *body),
             ExprKind::Seq(a, b) => {
-                self.expr(*a);
-                self.expr(*b)
+                let (a, b) = (*a, *b);
+                self.expr(a);
+                self.expr(b)
             }
             ExprKind::Index { array, index } => {
                 let contents = self.expr(*array);
