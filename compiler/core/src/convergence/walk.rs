@@ -471,6 +471,13 @@ impl<'a> Walker<'a> {
 
     // --- barriers, collectives, supersteps ---------------------------------------------------------------------
 
+    /// Is `e` a global vector whose contents may change under other threads?
+    fn is_written_global(&self, e: Option<ExprId>) -> bool {
+        let Some(e) = e else { return false };
+        matches!(self.types.type_of(e), Type::Vector(_))
+            && self.base_local(e).map(|l| self.local(l).level > Uniformity::Uniform).unwrap_or(true)
+    }
+
     /// The builtin's name as the source spells it (`global_idx`, `warp_shuffle_down`, `Gpu.block_barrier`).
     fn written_name(&self, e: ExprId, builtin: &'static Builtin) -> String {
         match self.module.expr(e) {
@@ -491,6 +498,9 @@ impl<'a> Walker<'a> {
         }
         match builtin.result {
             ResultUniformity::Uniform => Value::uniform(),
+            // Another block may write a global vector between two threads' loads: only shared memory (and data
+            // nobody writes) comes back block-uniform.
+            ResultUniformity::BlockUniform if self.is_written_global(args.first().copied()) => joined,
             ResultUniformity::BlockUniform => {
                 Value::new(Uniformity::BlockUniform, OriginKind::Builtin(e), span, None)
             }
