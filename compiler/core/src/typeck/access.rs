@@ -43,9 +43,15 @@ impl Checker<'_> {
 
     fn report_not_an_array(&mut self, array: ExprId, ty: &Type) {
         let shown = self.describe(ty);
+        let text = self.sources.snippet(self.span(array));
+        let subject = if !text.is_empty() && text.len() <= 40 && !text.contains('\n') {
+            format!("`{text}`")
+        } else {
+            "this expression".to_string()
+        };
         self.diagnostics.push(
-            Diagnostic::error("E0210", format!("cannot index into a value of type {shown}"))
-                .primary(self.span(array), format!("this is {shown}, not an array")),
+            Diagnostic::error("E0210", format!("{subject} is not an array"))
+                .primary(self.span(array), format!("this is {shown}, so it cannot be indexed")),
         );
     }
 

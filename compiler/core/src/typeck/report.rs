@@ -32,7 +32,12 @@ impl Checker<'_> {
         if let Some(class) = self.vars.class_of(ty) {
             return class.describe().to_string();
         }
-        self.info.display(&self.vars.zonk(ty))
+        let unknown = |inner: &Type| self.vars.class_of(inner) == Some(super::infer::Class::Any);
+        match self.vars.zonk(ty) {
+            Type::Ref(inner) if unknown(&inner) => "a `ref` cell".to_string(),
+            Type::Vector(inner) if unknown(&inner) => "a vector".to_string(),
+            zonked => self.info.display(&zonked),
+        }
     }
 
     /// Unifies `found` (the type of `expr`) with `expected`; on failure reports `E0201` and returns false.
