@@ -32,7 +32,7 @@ impl Checker<'_> {
         if let Some(class) = self.vars.class_of(ty) {
             return class.describe().to_string();
         }
-        let unknown = |inner: &Type| self.vars.class_of(inner) == Some(super::infer::Class::Any);
+        let unknown = |inner: &Type| self.vars.class_of(inner).is_some();
         match self.vars.zonk(ty) {
             Type::Ref(inner) if unknown(&inner) => "a `ref` cell".to_string(),
             Type::Vector(inner) if unknown(&inner) => "a vector".to_string(),

@@ -622,3 +622,43 @@ fn never_panics_on_truncated_or_garbled_sources() {
         }
     }
 }
+
+// --- the `tests/ui/types` inputs ---------------------------------------------------------------------------
+
+/// `(code, line)` for every `(* error: CODE *)` or `(* warning: CODE *)` comment of `src`.
+fn inline_expectations(src: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for (index, line) in src.lines().enumerate() {
+        for marker in ["(* error: ", "(* warning: "] {
+            for (at, _) in line.match_indices(marker) {
+                let rest = &line[at + marker.len()..];
+                if let Some(code) = rest.split_whitespace().next() {
+                    out.push((code.to_string(), index + 1));
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+    out
+}
+
+#[test]
+fn ui_type_inputs_match_their_inline_expectations() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ui/types");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("tests/ui/types exists").flatten().map(|e| e.path()).collect();
+    files.sort();
+    assert!(files.len() >= 25);
+    let mut failures = Vec::new();
+    for path in files.iter().filter(|p| p.extension().is_some_and(|e| e == "sk")) {
+        let src = std::fs::read_to_string(path).expect("readable");
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let checked = crate::driver::check(&name, &src, &crate::NoModules, &Default::default());
+        let actual: Vec<(String, usize)> =
+            codes_and_lines(&checked.sources, &checked.diagnostics).into_iter().map(|(c, l)| (c.to_string(), l)).collect();
+        let expected = inline_expectations(&src);
+        if actual != expected {
+            failures.push(format!("{name}: expected {expected:?}, got {actual:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
