@@ -228,7 +228,10 @@ impl Checker<'_> {
             SigType::Bool => Type::Bool,
             SigType::Unit => Type::Unit,
             SigType::Var(slot, class) => self.slot_type(slot, class, slots),
-            SigType::ArrayOf(slot, class) => Type::Vector(Box::new(self.slot_type(slot, class, slots))),
+            SigType::ArrayOf(slot, class) => {
+                let elem = self.slot_type(slot, class, slots);
+                self.vars.fresh_array(elem)
+            }
         }
     }
 
@@ -236,8 +239,12 @@ impl Checker<'_> {
     fn expect_array_of(&mut self, arg: ExprId, found: &Type, elem: &Type) {
         let actual = match self.vars.resolve(found) {
             Type::Var(_) if self.vars.class_of(found) == Some(Class::Any) => {
-                self.vars.unify(found, &Type::Vector(Box::new(elem.clone())));
+                let some_array = self.vars.fresh_array(elem.clone());
+                self.vars.unify(found, &some_array);
                 return;
+            }
+            Type::Var(_) if self.vars.class_of(found) == Some(Class::Array) => {
+                self.vars.array_element(found).unwrap_or(Type::Error)
             }
             Type::Vector(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => *e,
             Type::Error => return,

@@ -1,6 +1,7 @@
-//! The last phase: propagate writes and report recursion, report the locals whose type could not be inferred
-//! (`E0209`), default the remaining variables by class, run the checks that need final types (comparison
-//! operands, discarded values, kernel parameter types), and substitute every variable in the result.
+//! The last phase: report recursion and the locals whose type could not be inferred (`E0209`), default the
+//! remaining variables by class, propagate writes through calls, run the checks that need final types
+//! (comparison operands, discarded values, writes to constant arrays, kernel parameter types), and substitute
+//! every variable in the result.
 
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{ExprId, ExprKind};
@@ -10,10 +11,10 @@ use super::{Checker, Deferred};
 
 impl Checker<'_> {
     pub(crate) fn finish(mut self) -> (TypeInfo, Vec<crate::diagnostic::Diagnostic>) {
-        self.propagate_writes();
         self.report_recursion();
         self.report_uninferred_locals();
         self.vars.default_all(Type::Unit);
+        self.propagate_writes();
         self.run_deferred();
         self.check_kernel_params();
         self.type_orphans();
@@ -49,6 +50,11 @@ impl Checker<'_> {
             match deferred {
                 Deferred::Comparable { ty, expr } => self.check_comparable(&ty, expr),
                 Deferred::Discarded { expr } => self.check_discarded(expr),
+                Deferred::Written { ty, expr } => {
+                    if matches!(self.vars.resolve(&ty), Type::ConstArray { .. }) {
+                        self.report_constant_array_write(expr);
+                    }
+                }
             }
         }
     }

@@ -102,6 +102,8 @@ pub(crate) enum Deferred {
     Comparable { ty: Type, expr: ExprId },
     /// The left of `e1; e2`: a value other than unit is worth a warning.
     Discarded { expr: ExprId },
+    /// An array written through before its kind was known: it must not turn out to be a constant array.
+    Written { ty: Type, expr: ExprId },
 }
 
 /// Deepest expression nesting the checker follows (the parser already limits most nesting).

@@ -485,6 +485,21 @@ fn written_params_are_tracked_through_calls_aliases_and_atomics() {
 }
 
 #[test]
+fn untyped_array_params_take_the_kind_of_array_they_are_given() {
+    let src = "let sum3 t = t.(0) +. t.(1) +. t.(2)\nlet clear t = t.(0) <- 0.0\nlet table = [| 1.0; 2.0; 3.0 |]\n\
+               let k = [%kernel fun (a : float32 vector) ->\n  let%shared (s : float32) = 64 in\n  \
+               s.(0) <- a.(0);\n  a.(1) <- sum3 s;\n  clear s;\n  let _ = sum3 table in\n  ()\n]\n\
+               let bad = [%kernel fun (a : float32 vector) ->\n  clear table\n]\n";
+    let (info, diagnostics) = check_info(src);
+    let codes: Vec<&str> = diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["E0201", "E0201"], "{diagnostics:#?}");
+    let t = info.local(info.functions[0].params[0]);
+    assert_eq!(info.display(&t.ty), "float32 shared[64]");
+    let src_ok = "let clear t = t.(0) <- 0.0\nlet table = [| 1.0 |]\nlet k = [%kernel fun (a : float32 vector) ->\n  clear table\n]\n";
+    assert_eq!(check(src_ok), vec![("E0204", 1)]);
+}
+
+#[test]
 fn read_only_kernels_write_nothing() {
     let src = "let k = [%kernel fun (a : float32 vector) (n : int32) ->\n  let _ = a.(n) in\n  ()\n]\n";
     let (info, _) = check_info(src);
@@ -645,7 +660,8 @@ fn inline_expectations(src: &str) -> Vec<(String, usize)> {
 #[test]
 fn ui_type_inputs_match_their_inline_expectations() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ui/types");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("tests/ui/types exists").flatten().map(|e| e.path()).collect();
+    let mut files: Vec<_> =
+        std::fs::read_dir(&dir).expect("tests/ui/types exists").flatten().map(|e| e.path()).collect();
     files.sort();
     assert!(files.len() >= 25);
     let mut failures = Vec::new();
@@ -653,8 +669,10 @@ fn ui_type_inputs_match_their_inline_expectations() {
         let src = std::fs::read_to_string(path).expect("readable");
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let checked = crate::driver::check(&name, &src, &crate::NoModules, &Default::default());
-        let actual: Vec<(String, usize)> =
-            codes_and_lines(&checked.sources, &checked.diagnostics).into_iter().map(|(c, l)| (c.to_string(), l)).collect();
+        let actual: Vec<(String, usize)> = codes_and_lines(&checked.sources, &checked.diagnostics)
+            .into_iter()
+            .map(|(c, l)| (c.to_string(), l))
+            .collect();
         let expected = inline_expectations(&src);
         if actual != expected {
             failures.push(format!("{name}: expected {expected:?}, got {actual:?}"));
