@@ -48,7 +48,7 @@ impl Checker<'_> {
 
     fn report_not_an_array(&mut self, array: ExprId, ty: &Type) {
         let shown = self.describe(ty);
-        let text = self.sources.snippet(self.span(array));
+        let text = self.snippet(array);
         let subject = if !text.is_empty() && text.len() <= 40 && !text.contains('\n') {
             format!("`{text}`")
         } else {
@@ -90,7 +90,7 @@ impl Checker<'_> {
 
     /// `E0204` for a write to a constant array.
     pub(crate) fn report_constant_array_write(&mut self, array: ExprId) {
-        let text = self.sources.snippet(self.span(array)).to_string();
+        let text = self.snippet(array).to_string();
         let d = Diagnostic::error("E0204", format!("cannot write to `{text}`: it is a constant array"))
             .primary(self.span(array), "read-only: it lives in constant memory")
             .help("copy it into a shared or local array to modify it");

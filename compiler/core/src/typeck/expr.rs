@@ -115,7 +115,7 @@ impl Checker<'_> {
         if let Some(Resolution::Local(local)) = self.info.resolution(operand) {
             let mutable = self.local_info(local).is_some_and(|l| l.mutability == Mutability::Mutable);
             if mutable && !matches!(self.vars.resolve(&found), Type::Ref(_)) {
-                let text = self.sources.snippet(self.span(operand)).to_string();
+                let text = self.snippet(operand).to_string();
                 let why = Because::help(format!("`{text}` is a `mut` variable: read it as `{text}`, without `!`"));
                 let cell = Type::Ref(Box::new(found.clone()));
                 self.expect_type_because(operand, &found, &cell, why);

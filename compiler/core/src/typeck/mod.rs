@@ -170,6 +170,13 @@ impl<'a> Checker<'a> {
         self.module.expr_spans.get(id.index()).copied().unwrap_or_default()
     }
 
+    /// The source text of an expression (empty if its file is unknown).
+    pub(crate) fn snippet(&self, id: ExprId) -> &'a str {
+        let span = self.span(id);
+        let sources = self.sources;
+        sources.files().find(|(file, _)| *file == span.file).and_then(|(_, f)| f.text.get(span.range())).unwrap_or("")
+    }
+
     /// The type recorded for an expression already checked.
     pub(crate) fn type_of(&self, id: ExprId) -> Type {
         self.types.get(id.index()).cloned().flatten().unwrap_or(Type::Error)

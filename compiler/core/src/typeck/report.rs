@@ -70,7 +70,7 @@ impl Checker<'_> {
         let expected_resolved = self.vars.zonk(expected);
         if let Type::Ref(inner) = &found {
             if self.vars.clone_unifies(inner, &expected_resolved) {
-                let text = self.sources.snippet(self.span(expr));
+                let text = self.snippet(expr);
                 return Some(format!("this is a `ref` cell: read its value with `!{text}`"));
             }
         }
@@ -85,7 +85,7 @@ impl Checker<'_> {
         };
         if found.is_numeric() {
             if let Some(target) = target {
-                let text = self.sources.snippet(self.span(expr));
+                let text = self.snippet(expr);
                 return Some(format!("convert it: `{target} ({text})`"));
             }
         }
@@ -105,7 +105,7 @@ impl Checker<'_> {
                 Some(format!("write `{value}{suffix}` for a literal of type {}", self.info.display(expected)))
             }
             ExprKind::Float { .. } if expected.is_float() => {
-                let text = self.sources.snippet(self.span(expr));
+                let text = self.snippet(expr);
                 let digits = text.trim_end_matches(['f', 'd']);
                 let suffix = if *expected == Type::Float64 { "d" } else { "f" };
                 Some(format!("write `{digits}{suffix}` for a literal of type {}", self.info.display(expected)))

@@ -680,3 +680,82 @@ fn ui_type_inputs_match_their_inline_expectations() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn never_panics_without_sources_or_on_token_soup() {
+    let (_, module, _, _) = crate::driver::parse_all("test.sk", SEED, &crate::NoModules);
+    let _ = check_module(&module, &SourceMap::new(), &defines(&[("nothing", "1")]));
+    let vocabulary = [
+        "let",
+        "x",
+        "=",
+        "in",
+        "a",
+        ".(",
+        ")",
+        "<-",
+        "1",
+        "2.0",
+        "+",
+        "+.",
+        "(",
+        ";",
+        "if",
+        "then",
+        "else",
+        "for",
+        "i",
+        "to",
+        "do",
+        "done",
+        "fun",
+        "->",
+        "[%kernel",
+        "]",
+        "{",
+        "}",
+        "f",
+        ":=",
+        "!",
+        "mut",
+        "ref",
+        "[|",
+        "|]",
+        "type",
+        "t",
+        ":",
+        "int32",
+        "vector",
+        "\n",
+        "let%shared",
+        "return",
+        "break",
+        "superstep",
+        "Gpu.block_barrier",
+        "shfl",
+        "atomic_add",
+        "[%global",
+        "n",
+        "(t : float32)",
+        "create_array",
+        "Shared",
+        "=",
+        "while",
+        "true",
+        "not",
+        "-",
+    ];
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    for _ in 0..400 {
+        let mut src = String::new();
+        for _ in 0..60 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            src.push_str(vocabulary[(seed % vocabulary.len() as u64) as usize]);
+            src.push(' ');
+        }
+        let (info, _) = check_info_with(&src, &defines(&[("x", "3"), ("n", "true")]));
+        assert!(info.expr_types.iter().all(|t| !matches!(t, Type::Var(_))), "{src}");
+    }
+}
