@@ -9,6 +9,13 @@
 //! constant evaluation, `effects.rs` the written-parameter and call-graph facts, `report.rs` the wording of type
 //! mismatches, `scope.rs` name lookup and `suggest.rs` the "did you mean" hints.
 //!
+//! Diagnostics: `E0200` unknown name or type, `E0201` mismatched types, `E0202` wrong number of arguments, `E0203`
+//! bad array size, `E0204` write to something read-only, `E0205` array literal outside a constant, `E0206`
+//! recursion, `E0207` duplicate definition, `E0208` record field errors, `E0209` type cannot be inferred, `E0210`
+//! not a function / not an array, `E0212` constant not computable, `E0213` `break`/`continue` outside a loop,
+//! `E0214` bad kernel parameter type, `E0215` bad `-D` override, `W0003` discarded value (and `E0104` for
+//! expressions nested too deeply to check).
+//!
 //! Invariants at the boundary: `expr_types` has one entry per expression and contains no `Type::Var`; an
 //! expression of type `Type::Error` never causes a further diagnostic; nothing here panics on any parse result.
 

@@ -759,3 +759,28 @@ fn never_panics_without_sources_or_on_token_soup() {
         assert!(info.expr_types.iter().all(|t| !matches!(t, Type::Var(_))), "{src}");
     }
 }
+
+struct OneModule(&'static str, &'static str);
+
+impl crate::ModuleLoader for OneModule {
+    fn load(&self, module: &str, _importer: &str) -> Result<(String, String), String> {
+        if module == self.0 {
+            Ok((format!("{}.sk", module.to_lowercase()), self.1.to_string()))
+        } else {
+            Err("not found".to_string())
+        }
+    }
+}
+
+#[test]
+fn opened_modules_are_reached_bare_and_qualified() {
+    let weno =
+        OneModule("Weno", "let order = 5\nlet coeffs = [| 0.1; 0.6; 0.3 |]\nlet smooth (x : float32) = x *. 0.5\n");
+    let src = "open Weno\nlet k = [%kernel fun (a : float32 vector) ->\n  \
+               let%local (t : float32) = order in\n  t.(0) <- Weno.coeffs.(1) +. smooth a.(0);\n  \
+               a.(0) <- Weno.smooth t.(0) +. Weno.missing\n]\n";
+    let checked = crate::driver::check("main.sk", src, &weno, &Default::default());
+    let found: Vec<(&str, String)> =
+        checked.diagnostics.iter().map(|d| (d.code, checked.sources.snippet(d.primary_span()).to_string())).collect();
+    assert_eq!(found, [("E0200", "Weno.missing".to_string())]);
+}
