@@ -413,6 +413,8 @@ impl<'a> Parser<'a> {
             return;
         }
         let Some(name) = self.expect_ident() else { return };
+        // `let f () = ...` declares a function without parameters, not a constant.
+        let unit_param = self.peek() == Token::LParen && self.peek_at(1) == Token::RParen;
         let params = self.parse_params();
         let ret = if self.eat(Token::Colon) { Some(self.parse_type()) } else { None };
         if !self.expect(Token::Eq) {
@@ -434,7 +436,7 @@ impl<'a> Parser<'a> {
         }
         let body = self.parse_seq();
         let span = self.span_from(start);
-        if params.is_empty() {
+        if params.is_empty() && !unit_param {
             self.module.items.push(Item::Constant(Constant { name, ty: ret, value: body, span }));
         } else {
             self.module.items.push(Item::Function(Function { name, params, ret, body, span }));
