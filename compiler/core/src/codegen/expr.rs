@@ -6,7 +6,7 @@
 use crate::builtins::Builtin;
 use crate::codegen::ctypes::{bool_literal, float_literal, int_literal};
 use crate::codegen::facts::is_unit_arg;
-use crate::codegen::lower::{builtin_is_pure, prec, CExpr, Dest, FnLowering, Operand};
+use crate::codegen::lower::{prec, Access, CExpr, Dest, FnLowering, Operand};
 use crate::syntax::ast::{BinaryOp, ExprId, ExprKind, UnaryOp};
 use crate::types::{Mutability, Resolution, Type};
 
@@ -16,8 +16,8 @@ impl FnLowering<'_, '_> {
         let kind = self.g.kind(e).clone();
         match kind {
             ExprKind::Int { value, .. } => self.int_literal(e, value),
-            ExprKind::Float { value, .. } => CExpr::new(float_literal(value, self.g.ty(e)), literal_prec(value), true, false),
-            ExprKind::Bool(b) => CExpr::stable(bool_literal(b)),
+            ExprKind::Float { value, .. } => CExpr::new(float_literal(value, self.g.ty(e)), literal_prec(value)),
+            ExprKind::Bool(b) => CExpr::constant(bool_literal(b)),
             ExprKind::Unit => CExpr::unit(),
             ExprKind::Var(_) | ExprKind::Global(_) => self.lower_name(e),
             ExprKind::Unary { op, operand } => self.lower_unary(e, op, operand),
@@ -25,13 +25,17 @@ impl FnLowering<'_, '_> {
             ExprKind::Call { ref args, .. } => self.lower_call(e, args),
             ExprKind::Index { array, index } => {
                 let ops = self.lower_operands(&[Operand::value(array), Operand::value(index)]);
-                let effectful = ops.iter().any(|o| o.effectful);
-                CExpr::new(format!("{}[{}]", ops[0].at(prec::PRIMARY), ops[1].text), prec::PRIMARY, false, effectful)
+                CExpr::new(format!("{}[{}]", ops[0].at(prec::PRIMARY), ops[1].text), prec::PRIMARY)
+                    .with_parts(&[&ops[0], &ops[1]])
+                    .reading(Access::MEMORY)
             }
             ExprKind::Field { record, ref field } => {
                 let r = self.lower_expr(record);
                 let name = self.g.field_name(self.g.ty(record), &field.name);
-                CExpr::new(format!("{}.{}", r.at(prec::PRIMARY), name), prec::PRIMARY, false, r.effectful)
+                // A field of a local record changes when the record's fields are assigned.
+                let local = matches!(self.g.kind(self.g.strip_annot(record)), ExprKind::Var(_));
+                let reads = if local { Access::LOCALS } else { Access::NONE };
+                CExpr::new(format!("{}.{}", r.at(prec::PRIMARY), name), prec::PRIMARY).with_parts(&[&r]).reading(reads)
             }
             ExprKind::Record(ref fields) => self.lower_record(e, fields),
             ExprKind::Annot { expr, .. } | ExprKind::Ref(expr) => self.lower_expr(expr),
@@ -50,14 +54,15 @@ impl FnLowering<'_, '_> {
                 let ops: Vec<Operand> = items.iter().map(|i| Operand::value(*i)).collect();
                 let values = self.lower_operands(&ops);
                 let texts: Vec<String> = values.iter().map(|v| v.text.clone()).collect();
-                CExpr::new(format!("{{{}}}", texts.join(", ")), prec::PRIMARY, false, false)
+                let parts: Vec<&CExpr> = values.iter().collect();
+                CExpr::new(format!("{{{}}}", texts.join(", ")), prec::PRIMARY).with_parts(&parts)
             }
             ExprKind::Return(_) | ExprKind::Break | ExprKind::Continue => {
                 self.lower_to(e, Dest::Discard);
                 // Never reached; a value of the right type keeps the C well-formed.
-                CExpr::stable(self.g.ctypes.default_value(self.g.ty(e)))
+                CExpr::constant(self.g.ctypes.default_value(self.g.ty(e)))
             }
-            ExprKind::Error => CExpr::stable(format!("{} /* error */", self.g.ctypes.default_value(self.g.ty(e)))),
+            ExprKind::Error => CExpr::constant(format!("{} /* error */", self.g.ctypes.default_value(self.g.ty(e)))),
             _ => self.lower_as_statements(e),
         }
     }
@@ -70,14 +75,14 @@ impl FnLowering<'_, '_> {
         }
         let temp = self.declare_temporary(e);
         self.lower_to(e, Dest::Assign(temp.clone()));
-        CExpr::stable(temp)
+        CExpr::constant(temp)
     }
 
     fn int_literal(&self, e: ExprId, bits: u64) -> CExpr {
         let hex = self.g.span(e).map(|s| self.g.sources_snippet(s)).map(|t| t.starts_with("0x") || t.starts_with("0X"));
         let text = int_literal(bits, self.g.ty(e), hex.unwrap_or(false));
         let p = if text.starts_with('-') { prec::UNARY } else { prec::PRIMARY };
-        CExpr::new(text, p, true, false)
+        CExpr::new(text, p)
     }
 
     /// A variable, a constant, or a builtin used without arguments (`thread_idx_x`, `Gpu.block_barrier`).
@@ -92,28 +97,29 @@ impl FnLowering<'_, '_> {
                 // The identity of an array or of a `ref` cell never changes; the value of a mutable scalar can.
                 let stable = matches!(ty, Type::Vector(_) | Type::Array { .. } | Type::ConstArray { .. } | Type::Ref(_))
                     || self.local_mutability(id) == Mutability::Immutable;
-                CExpr::new(name, prec::PRIMARY, stable, false)
+                let reads = if stable { Access::NONE } else { Access::LOCALS };
+                CExpr::new(name, prec::PRIMARY).reading(reads)
             }
             Some(Resolution::Constant(id)) => {
                 self.g.used_constants.borrow_mut().insert(id.0);
                 let name = self.g.constant_names.get(id.0 as usize).cloned().unwrap_or_else(|| "0".into());
-                CExpr::stable(name)
+                CExpr::constant(name)
             }
             Some(Resolution::Builtin(b)) => self.apply_builtin(e, b, Vec::new()),
             Some(Resolution::Function(id)) => {
                 // A function named without arguments: a call with none.
                 let name = self.g.function_names.get(id.0 as usize).cloned().unwrap_or_else(|| "f".into());
-                self.finish_call(e, CExpr::new(format!("{name}()"), prec::PRIMARY, false, true))
+                self.finish_call(e, function_call(format!("{name}()"), false))
             }
             None => {
                 // `[%global name]` not in the resolution table: find the constant by name.
                 if let ExprKind::Global(ident) = self.g.kind(e) {
                     if let Some(i) = self.g.types.constants.iter().position(|c| c.name == ident.name) {
                         self.g.used_constants.borrow_mut().insert(i as u32);
-                        return CExpr::stable(self.g.constant_names[i].clone());
+                        return CExpr::constant(self.g.constant_names[i].clone());
                     }
                 }
-                CExpr::stable(format!("{} /* unresolved */", self.g.ctypes.default_value(self.g.ty(e))))
+                CExpr::constant(format!("{} /* unresolved */", self.g.ctypes.default_value(self.g.ty(e))))
             }
         }
     }
@@ -129,13 +135,13 @@ impl FnLowering<'_, '_> {
             UnaryOp::Neg | UnaryOp::FNeg => "-",
             UnaryOp::Not => "!",
             UnaryOp::Lnot => "~",
-            UnaryOp::Deref => return CExpr { stable: false, ..value },
+            UnaryOp::Deref => return value.reading(Access::LOCALS),
         };
         let mut inner = value.at(prec::UNARY);
         if symbol == "-" && inner.starts_with('-') {
             inner = format!("({inner})");
         }
-        CExpr::new(format!("{symbol}{inner}"), prec::UNARY, value.stable, value.effectful)
+        CExpr::new(format!("{symbol}{inner}"), prec::UNARY).with_parts(&[&value])
     }
 
     /// `-5`, `-2.5` as one literal (and `-2147483648` without overflow).
@@ -152,7 +158,7 @@ impl FnLowering<'_, '_> {
             _ => return None,
         };
         let p = if text.starts_with('-') { prec::UNARY } else { prec::PRIMARY };
-        Some(CExpr::new(text, p, true, false))
+        Some(CExpr::new(text, p))
     }
 
     fn lower_binary(&mut self, e: ExprId, op: BinaryOp, lhs: ExprId, rhs: ExprId) -> CExpr {
@@ -163,17 +169,15 @@ impl FnLowering<'_, '_> {
         let (l, r) = (&ops[0], &ops[1]);
         let ty = self.g.ty(lhs).clone();
         let f = if ty == Type::Float32 { "f" } else { "" };
-        let stable = l.stable && r.stable;
-        let effectful = l.effectful || r.effectful;
         use BinaryOp::*;
         let (symbol, level) = match op {
             Add | FAdd => ("+", prec::ADD),
             Sub | FSub => ("-", prec::ADD),
             Mul | FMul => ("*", prec::MUL),
             Div | FDiv => ("/", prec::MUL),
-            Mod if ty.is_float() => return call_text(format!("fmod{f}"), &[l, r], stable, effectful),
+            Mod if ty.is_float() => return call_text(format!("fmod{f}"), &[l, r]),
             Mod => ("%", prec::MUL),
-            Pow => return call_text(format!("pow{f}"), &[l, r], stable, effectful),
+            Pow => return call_text(format!("pow{f}"), &[l, r]),
             Land => ("&", prec::BAND),
             Lor => ("|", prec::BOR),
             Lxor => ("^", prec::BXOR),
@@ -197,18 +201,16 @@ impl FnLowering<'_, '_> {
             _ => ("int", "unsigned int"),
         };
         let is_unsigned = matches!(ty, Type::UInt32 | Type::UInt64);
-        let stable = l.stable && r.stable;
-        let effectful = l.effectful || r.effectful;
         let plain = binary_text(">>", prec::SHIFT, l, r);
         match (op, is_unsigned) {
             (BinaryOp::Lsr, true) | (BinaryOp::Asr, false) => plain,
             (BinaryOp::Lsr, false) => {
                 let text = format!("({signed})(({unsigned}){} >> {})", l.at(prec::UNARY), r.at(prec::SHIFT + 1));
-                CExpr::new(text, prec::UNARY, stable, effectful)
+                CExpr::new(text, prec::UNARY).with_parts(&[l, r])
             }
             _ => {
                 let text = format!("({unsigned})(({signed}){} >> {})", l.at(prec::UNARY), r.at(prec::SHIFT + 1));
-                CExpr::new(text, prec::UNARY, stable, effectful)
+                CExpr::new(text, prec::UNARY).with_parts(&[l, r])
             }
         }
     }
@@ -230,7 +232,7 @@ impl FnLowering<'_, '_> {
             crate::codegen::output::StmtKind::If { cond, then_body: body, else_body: Vec::new() },
             self.g.span(rhs),
         );
-        CExpr::stable(temp)
+        CExpr::constant(temp)
     }
 
     /// `c ? a : b` for an `if` whose parts are pure and simple (so nothing is evaluated that `.sk` would not).
@@ -239,8 +241,9 @@ impl FnLowering<'_, '_> {
         let (then_stmts, a) = self.in_block(|s| s.lower_expr(then_branch));
         let (else_stmts, b) = self.in_block(|s| s.lower_expr(else_branch));
         if then_stmts.is_empty() && else_stmts.is_empty() {
-            let text = format!("{} ? {} : {}", c.at(prec::LOR), a.text, b.at(prec::COND));
-            return CExpr::new(text, prec::COND, c.stable && a.stable && b.stable, false);
+            // A conditional inside a conditional reads better parenthesised.
+            let text = format!("{} ? {} : {}", c.at(prec::LOR), a.at(prec::COND + 1), b.at(prec::COND + 1));
+            return CExpr::new(text, prec::COND).with_parts(&[&c, &a, &b]);
         }
         // Not expected for pure simple branches; keep the statements under their branch.
         let temp = self.declare_temporary(e);
@@ -249,7 +252,7 @@ impl FnLowering<'_, '_> {
         let mut else_body = else_stmts;
         else_body.push(crate::codegen::output::Stmt::simple(format!("{temp} = {};", b.text), self.g.span(else_branch)));
         self.emit_kind(crate::codegen::output::StmtKind::If { cond: c.text, then_body, else_body }, self.g.span(e));
-        CExpr::stable(temp)
+        CExpr::constant(temp)
     }
 
     fn lower_record(&mut self, e: ExprId, fields: &[(crate::syntax::ast::Ident, ExprId)]) -> CExpr {
@@ -270,9 +273,8 @@ impl FnLowering<'_, '_> {
                 None => texts.push("{}".into()),
             }
         }
-        let stable = values.iter().all(|v| v.stable);
-        let effectful = values.iter().any(|v| v.effectful);
-        CExpr::new(format!("{record_name}{{{}}}", texts.join(", ")), prec::PRIMARY, stable, effectful)
+        let parts: Vec<&CExpr> = values.iter().collect();
+        CExpr::new(format!("{record_name}{{{}}}", texts.join(", ")), prec::PRIMARY).with_parts(&parts)
     }
 
     // --- calls ----------------------------------------------------------------------------------------------
@@ -287,7 +289,8 @@ impl FnLowering<'_, '_> {
                 let name = self.g.function_names.get(id.0 as usize).cloned().unwrap_or_else(|| "f".into());
                 let values = self.lower_call_args(args, Some(id));
                 let texts: Vec<String> = values.iter().filter(|v| !v.is_unit()).map(|v| v.text.clone()).collect();
-                let call = CExpr::new(format!("{name}({})", texts.join(", ")), prec::PRIMARY, false, true);
+                let parts: Vec<&CExpr> = values.iter().collect();
+                let call = function_call(format!("{name}({})", texts.join(", ")), self.has_ref_params(id)).with_parts(&parts);
                 self.finish_call(e, call)
             }
             _ => {
@@ -295,9 +298,15 @@ impl FnLowering<'_, '_> {
                 for a in args {
                     self.lower_to(*a, Dest::Discard);
                 }
-                CExpr::stable(format!("{} /* unresolved call */", self.g.ctypes.default_value(self.g.ty(e))))
+                CExpr::constant(format!("{} /* unresolved call */", self.g.ctypes.default_value(self.g.ty(e))))
             }
         }
+    }
+
+    fn has_ref_params(&self, f: crate::types::FunctionId) -> bool {
+        self.g.types.functions.get(f.0 as usize).map(|info| {
+            info.params.iter().any(|p| matches!(self.local_type(*p), Type::Ref(_)))
+        }) == Some(true)
     }
 
     /// A call whose result is unit is a statement; otherwise the call is the value.
@@ -331,7 +340,7 @@ impl FnLowering<'_, '_> {
                         _ => unreachable_type(),
                     };
                     self.emit_simple(format!("{inner} {name} = {};", values[i].text), self.g.span(passed[i]));
-                    values[i] = CExpr::stable(name);
+                    values[i] = CExpr::constant(name);
                 }
             }
         }
@@ -345,7 +354,7 @@ impl FnLowering<'_, '_> {
         if b.name == "select" && args.len() == 3 {
             // Both operands are evaluated (a predicated select, not a branch): anything with an effect runs first.
             for i in 1..3 {
-                if args[i].effectful {
+                if args[i].is_effectful() {
                     if let ExprKind::Call { args: sources, .. } = self.g.kind(e).clone() {
                         if let Some(src) = sources.get(i) {
                             args[i] = self.spill(args[i].clone(), *src);
@@ -354,12 +363,17 @@ impl FnLowering<'_, '_> {
                 }
             }
         }
+        if let Some(helper) = b.cuda.strip_suffix("({0})").or_else(|| b.cuda.strip_suffix("({0}, {1})")) {
+            if helper.starts_with("skc_") {
+                let ty = self.c_type(self.g.ty(e));
+                self.g.helper_overloads.borrow_mut().insert((helper.to_string(), ty));
+            }
+        }
         let float = args_float_kind(self, e);
         let text = substitute(b.cuda, &args, float);
-        let pure = builtin_is_pure(b);
-        let stable = pure && args.iter().all(|a| a.stable);
-        let effectful = !pure || args.iter().any(|a| a.effectful);
-        let value = CExpr::new(text, prec::PRIMARY, stable, effectful);
+        let parts: Vec<&CExpr> = args.iter().collect();
+        let (reads, writes, sync) = builtin_effects(b);
+        let value = CExpr::new(text, prec::PRIMARY).with_parts(&parts).reading(reads).writing(writes).syncing(sync);
         if matches!(self.g.ty(e), Type::Unit) || b.ret == crate::builtins::SigType::Unit {
             self.emit_simple(format!("{};", value.text), self.g.span(e));
             return CExpr::unit();
@@ -438,8 +452,10 @@ fn context_prec(before: Option<char>, after: Option<char>) -> u8 {
 /// `l op r` for a left-associative operator at `level`, parenthesising operands as C needs (and, for
 /// readability, any shift, bitwise, comparison or logical operand of a different operator).
 pub fn binary_text(symbol: &str, level: u8, l: &CExpr, r: &CExpr) -> CExpr {
-    let text = format!("{} {symbol} {}", operand_text(l, level, level), operand_text(r, level, level + 1));
-    CExpr::new(text, level, l.stable && r.stable, l.effectful || r.effectful)
+    // `&&` and `||` are associative: `a && (b && c)` is `a && b && c`, evaluated in the same order.
+    let right_min = if matches!(level, prec::LAND | prec::LOR) { level } else { level + 1 };
+    let text = format!("{} {symbol} {}", operand_text(l, level, level), operand_text(r, level, right_min));
+    CExpr::new(text, level).with_parts(&[l, r])
 }
 
 /// An operand of a binary operator at `level`: parenthesised if C needs it, and also, for the reader, a shift or
@@ -447,8 +463,10 @@ pub fn binary_text(symbol: &str, level: u8, l: &CExpr, r: &CExpr) -> CExpr {
 fn operand_text(x: &CExpr, level: u8, min: u8) -> String {
     let bitwise = |p: u8| matches!(p, prec::SHIFT | prec::BAND | prec::BXOR | prec::BOR);
     let comparison = |p: u8| matches!(p, prec::REL | prec::EQ);
+    let arithmetic = |p: u8| matches!(p, prec::ADD | prec::MUL);
     let confusing = x.prec != level
         && (bitwise(x.prec)
+            || (arithmetic(x.prec) && bitwise(level))
             || (x.prec == prec::LAND && level == prec::LOR)
             || (comparison(x.prec) && (comparison(level) || bitwise(level))));
     if confusing {
@@ -458,9 +476,39 @@ fn operand_text(x: &CExpr, level: u8, min: u8) -> String {
     }
 }
 
-fn call_text(name: String, args: &[&CExpr], stable: bool, effectful: bool) -> CExpr {
+fn call_text(name: String, args: &[&CExpr]) -> CExpr {
     let texts: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
-    CExpr::new(format!("{name}({})", texts.join(", ")), prec::PRIMARY, stable, effectful)
+    CExpr::new(format!("{name}({})", texts.join(", ")), prec::PRIMARY).with_parts(args)
+}
+
+/// A call of a device function: it may read and write memory, and contain barriers or collectives; it reaches the
+/// caller's locals only through `ref` parameters.
+fn function_call(text: String, has_ref_params: bool) -> CExpr {
+    let access = if has_ref_params { Access::ALL } else { Access::MEMORY };
+    CExpr::new(text, prec::PRIMARY).reading(access).writing(access).syncing(true)
+}
+
+/// What a builtin call reads, writes, and whether it synchronises (beyond its arguments).
+fn builtin_effects(b: &Builtin) -> (Access, Access, bool) {
+    use crate::builtins::{Requirement, SigType};
+    if b.requirement == Requirement::BlockConverged {
+        // A barrier orders memory between the threads of the block.
+        return (Access::MEMORY, Access::MEMORY, true);
+    }
+    let mut reads = Access::NONE;
+    let mut writes = Access::NONE;
+    if b.writes_first_arg {
+        reads = Access::MEMORY;
+        writes = Access::MEMORY;
+    }
+    if b.ret == SigType::Unit {
+        // Fences, sleeps, warp barriers: ordered with memory accesses.
+        writes = Access::MEMORY;
+    }
+    // Collectives, and `activemask` (whose value depends on which lanes run it), must stay where they are.
+    let sync = b.requirement == Requirement::WarpConverged
+        || b.result == crate::builtins::ResultUniformity::WarpUniformUnderControl;
+    (reads, writes, sync)
 }
 
 fn unreachable_pair() -> (&'static str, u8) {

@@ -33,34 +33,102 @@ pub mod prec {
     pub const PRIMARY: u8 = 16;
 }
 
+/// Mutable state an expression reads or writes: scalar locals (mutable variables, `ref` cells) or memory
+/// (arrays, vectors, record fields).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Access {
+    pub locals: bool,
+    pub memory: bool,
+}
+
+impl Access {
+    pub const NONE: Access = Access { locals: false, memory: false };
+    pub const LOCALS: Access = Access { locals: true, memory: false };
+    pub const MEMORY: Access = Access { locals: false, memory: true };
+    pub const ALL: Access = Access { locals: true, memory: true };
+
+    pub fn any(self) -> bool {
+        self.locals || self.memory
+    }
+    pub fn union(self, other: Access) -> Access {
+        Access { locals: self.locals || other.locals, memory: self.memory || other.memory }
+    }
+    pub fn meets(self, other: Access) -> bool {
+        (self.locals && other.locals) || (self.memory && other.memory)
+    }
+}
+
 /// A lowered expression: C text and what the sequencing rule needs to know about it.
 #[derive(Clone, Debug)]
 pub struct CExpr {
     pub text: String,
     pub prec: u8,
-    /// Its value cannot be changed by other code of the same expression (literals, immutable locals, temporaries).
-    pub stable: bool,
-    /// Evaluating it has an effect (a call, an atomic, a collective, a barrier).
-    pub effectful: bool,
+    /// Mutable state its value depends on.
+    pub reads: Access,
+    /// State that evaluating it changes (an atomic, an assignment inside a call).
+    pub writes: Access,
+    /// It is a barrier, a warp collective or a call that may contain one: never dropped or duplicated.
+    pub sync: bool,
 }
 
 impl CExpr {
-    pub fn new(text: impl Into<String>, prec: u8, stable: bool, effectful: bool) -> CExpr {
-        CExpr { text: text.into(), prec, stable, effectful }
+    /// An expression that reads no mutable state and has no effect.
+    pub fn new(text: impl Into<String>, prec: u8) -> CExpr {
+        CExpr { text: text.into(), prec, reads: Access::NONE, writes: Access::NONE, sync: false }
     }
 
-    /// A value that cannot change: a literal, a temporary.
-    pub fn stable(text: impl Into<String>) -> CExpr {
-        CExpr::new(text, prec::PRIMARY, true, false)
+    /// A literal, a constant, a temporary: primary and stable.
+    pub fn constant(text: impl Into<String>) -> CExpr {
+        CExpr::new(text, prec::PRIMARY)
     }
 
     /// The value of a unit expression: nothing.
     pub fn unit() -> CExpr {
-        CExpr::stable("")
+        CExpr::constant("")
+    }
+
+    pub fn reading(mut self, access: Access) -> CExpr {
+        self.reads = self.reads.union(access);
+        self
+    }
+
+    pub fn writing(mut self, access: Access) -> CExpr {
+        self.writes = self.writes.union(access);
+        self
+    }
+
+    pub fn syncing(mut self, sync: bool) -> CExpr {
+        self.sync |= sync;
+        self
+    }
+
+    /// Takes on the reads and effects of its operands.
+    pub fn with_parts(mut self, parts: &[&CExpr]) -> CExpr {
+        for p in parts {
+            self.reads = self.reads.union(p.reads);
+            self.writes = self.writes.union(p.writes);
+            self.sync |= p.sync;
+        }
+        self
     }
 
     pub fn is_unit(&self) -> bool {
         self.text.is_empty()
+    }
+
+    /// Its value cannot be changed by other code, and evaluating it has no effect.
+    pub fn is_stable(&self) -> bool {
+        !self.reads.any() && !self.writes.any() && !self.sync
+    }
+
+    /// Evaluating it does something (so it is kept even when its value is not used).
+    pub fn is_effectful(&self) -> bool {
+        self.writes.any() || self.sync
+    }
+
+    /// Must `self` be evaluated before `later` for their results to be those of source order?
+    pub fn conflicts_with(&self, later: &CExpr) -> bool {
+        self.writes.meets(later.reads.union(later.writes)) || self.reads.meets(later.writes)
     }
 
     /// The text, parenthesised unless it binds at least as tightly as `min`.
@@ -101,6 +169,8 @@ pub struct Globals<'a> {
     pub record_fields: Vec<Vec<String>>,
     /// The allocator holding every global name (locals start from a copy of it).
     pub global_names: NameAllocator,
+    /// (helper, C argument type) of each overloaded prelude helper call (`skc_min` on `int`).
+    pub helper_overloads: std::cell::RefCell<std::collections::BTreeSet<(String, String)>>,
     /// Constants the emitted code reads (the others are left out: NVRTC warns about unread constants).
     pub used_constants: std::cell::RefCell<std::collections::HashSet<u32>>,
 }
@@ -172,6 +242,17 @@ impl Globals<'_> {
             ExprKind::Record(fields) => fields.iter().all(|(_, v)| self.is_simple(*v)),
             ExprKind::If { .. } => self.is_conditional_expression(e),
             _ => false,
+        }
+    }
+
+    /// Is `e` simple once its leading `let`s and sequence elements are emitted as statements
+    /// (`let t = a * 2 in t + 1`)?
+    pub fn is_simple_tail(&self, e: ExprId) -> bool {
+        match self.kind(e) {
+            ExprKind::Let { body, .. } | ExprKind::LetArray { body, .. } => self.is_simple_tail(*body),
+            ExprKind::Seq(_, rest) => self.is_simple_tail(*rest),
+            ExprKind::Annot { expr, .. } => self.is_simple_tail(*expr),
+            _ => self.is_simple(e),
         }
     }
 
@@ -357,12 +438,12 @@ impl<'g, 'a> FnLowering<'g, 'a> {
             Type::Vector(_) | Type::Array { .. } | Type::ConstArray { .. } | Type::Ref(_) => "auto".to_string(),
             other => self.c_type(other),
         };
-        (Stmt::simple(format!("{c_ty} {name} = {};", value.text), origin), CExpr::stable(name))
+        (Stmt::simple(format!("{c_ty} {name} = {};", value.text), origin), CExpr::constant(name))
     }
 
     /// Copies `value` (of expression `e`) into a new temporary now; returns the temporary.
     pub fn spill(&mut self, value: CExpr, e: ExprId) -> CExpr {
-        if value.stable || value.is_unit() {
+        if value.is_stable() || value.is_unit() {
             return value;
         }
         let ty = self.g.ty(e).clone();
@@ -395,7 +476,7 @@ impl<'g, 'a> FnLowering<'g, 'a> {
                 // Statements now run before the final expression: capture earlier operands first.
                 let mut captured = Vec::new();
                 for (j, earlier) in results.iter_mut().enumerate().take(i) {
-                    if operands[j].spillable && !earlier.stable && !earlier.is_unit() {
+                    if operands[j].spillable && !earlier.is_stable() && !earlier.is_unit() {
                         let ty = self.g.ty(operands[j].expr).clone();
                         let (stmt, temp) = self.spill_statement(earlier, &ty, self.g.span(operands[j].expr));
                         captured.push(stmt);
@@ -406,18 +487,15 @@ impl<'g, 'a> FnLowering<'g, 'a> {
             }
             results.push(value);
         }
-        // C does not order the evaluation of operands: with an effect among them, only one unstable operand
-        // may stay inline (the last); the others are evaluated first, in order.
-        if results.iter().any(|r| r.effectful) {
-            let unstable: Vec<usize> = (0..results.len())
-                .filter(|&i| operands[i].spillable && !results[i].stable && !results[i].is_unit())
-                .collect();
-            if unstable.len() >= 2 {
-                for &i in &unstable[..unstable.len() - 1] {
-                    let value = results[i].clone();
-                    results[i] = self.spill(value, operands[i].expr);
-                }
-            }
+        // C does not order the evaluation of operands: an operand whose effect another operand would observe
+        // (or whose value another operand's effect would change) is evaluated first, into a temporary.
+        let conflicting: Vec<usize> = (0..results.len())
+            .filter(|&i| operands[i].spillable && !results[i].is_unit())
+            .filter(|&i| results[i + 1..].iter().any(|later| results[i].conflicts_with(later)))
+            .collect();
+        for i in conflicting {
+            let value = results[i].clone();
+            results[i] = self.spill(value, operands[i].expr);
         }
         results
     }

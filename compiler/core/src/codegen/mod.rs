@@ -140,6 +140,7 @@ pub fn emit_cuda(module: &Module, types: &TypeInfo, sources: &SourceMap, options
         record_fields,
         global_names,
         used_constants: Default::default(),
+        helper_overloads: Default::default(),
     };
 
     // Code first (it decides which constants and helpers are needed), then what it needs.
@@ -152,7 +153,7 @@ pub fn emit_cuda(module: &Module, types: &TypeInfo, sources: &SourceMap, options
     items::print_constants(&globals, &mut declarations);
 
     let mut source = header(sources, &kernels);
-    let prelude = prelude::prelude_for(&code.out);
+    let prelude = prelude::prelude_for(&code.out, &globals.helper_overloads.borrow());
     if !prelude.is_empty() {
         source.push_str(&prelude);
         source.push_str("\n// ---- end of prelude ----\n\n");

@@ -82,10 +82,15 @@ fn template_identifiers(template: &str) -> Vec<String> {
         }
         if c.is_ascii_alphabetic() || c == '_' {
             let start = i;
+            let member = i > 0 && bytes[i - 1] == b'.';
             while i < bytes.len() && ((bytes[i] as char).is_ascii_alphanumeric() || bytes[i] == b'_') {
                 i += 1;
             }
             let name = &template[start..i];
+            if member {
+                // `threadIdx.x`: a member name, not a name in scope.
+                continue;
+            }
             names.push(name.to_string());
             if template[i..].starts_with("{f}") {
                 names.push(format!("{name}f"));
@@ -204,5 +209,6 @@ mod tests {
         assert!(ids.contains(&"sqrt".to_string()));
         assert!(ids.contains(&"sqrtf".to_string()));
         assert!(ids.contains(&"__shfl_sync".to_string()));
+        assert_eq!(template_identifiers("((int)threadIdx.x)"), vec!["int".to_string(), "threadIdx".to_string()]);
     }
 }

@@ -18,8 +18,8 @@ pub enum StmtKind {
     Simple(String),
     /// `// text`.
     Comment(String),
-    /// `{ ... }`.
-    Block(Vec<Stmt>),
+    /// `{  // comment` ... `}`.
+    Block { comment: Option<String>, body: Vec<Stmt> },
     If { cond: String, then_body: Vec<Stmt>, else_body: Vec<Stmt> },
     /// `header { body }` where header is `for (...)` or `while (...)`; `pragma` is printed on the line before.
     Loop { pragma: Option<String>, header: String, body: Vec<Stmt> },
@@ -28,10 +28,6 @@ pub enum StmtKind {
 impl Stmt {
     pub fn simple(text: impl Into<String>, origin: Option<Span>) -> Stmt {
         Stmt { kind: StmtKind::Simple(text.into()), origin }
-    }
-
-    pub fn comment(text: impl Into<String>) -> Stmt {
-        Stmt { kind: StmtKind::Comment(text.into()), origin: None }
     }
 }
 
@@ -66,11 +62,18 @@ impl<'a> Printer<'a> {
 
     /// Maps the next printed line to the `.sk` line where `span` starts, writing a directive if needed.
     pub fn directive(&mut self, span: Span) {
+        self.directive_before(span, 0);
+    }
+
+    /// Maps the next printed line to `lines_before` lines above the `.sk` line where `span` starts (a loop's
+    /// `#pragma` takes the line above the loop).
+    fn directive_before(&mut self, span: Span, lines_before: usize) {
         if !self.line_directives {
             return;
         }
         let Some((_, file)) = self.sources.files().nth(span.file.0 as usize) else { return };
         let line = file.line_col(span.start as usize).0 + 1;
+        let line = if line > lines_before { line - lines_before } else { line };
         if self.mapped == Some((span.file.0, line)) {
             return;
         }
@@ -95,13 +98,17 @@ impl<'a> Printer<'a> {
 
     fn statement(&mut self, stmt: &Stmt) {
         if let Some(span) = stmt.origin {
-            self.directive(span);
+            let pragma = matches!(&stmt.kind, StmtKind::Loop { pragma: Some(_), .. });
+            self.directive_before(span, if pragma { 1 } else { 0 });
         }
         match &stmt.kind {
             StmtKind::Simple(text) => self.line(text),
             StmtKind::Comment(text) => self.line(&format!("// {text}")),
-            StmtKind::Block(body) => {
-                self.line("{");
+            StmtKind::Block { comment, body } => {
+                match comment {
+                    Some(c) => self.line(&format!("{{  // {c}")),
+                    None => self.line("{"),
+                }
                 self.body(body);
                 self.line("}");
             }

@@ -89,7 +89,7 @@ impl FnLowering<'_, '_> {
             Dest::Assign(target) => self.emit_simple(format!("{target} = {};", value.text), origin),
             Dest::Return if self.returns_value => self.emit_simple(format!("return {};", value.text), origin),
             Dest::Discard | Dest::Return => {
-                if value.effectful {
+                if value.is_effectful() {
                     self.emit_simple(format!("{};", value.text), origin);
                 }
             }
@@ -142,7 +142,7 @@ impl FnLowering<'_, '_> {
         };
         let origin = self.g.span(e);
         let decl_type = self.let_declared_type(id, value);
-        if self.g.is_simple(value) || decl_type.ends_with('&') {
+        if self.g.is_simple_tail(value) || decl_type.ends_with('&') {
             let v = self.lower_expr(value);
             let name = self.declare_local(id);
             self.emit_simple(format!("{decl_type} {name} = {};", v.text), origin);
@@ -244,7 +244,7 @@ impl FnLowering<'_, '_> {
         };
         let c_ty = if ty.is_integer() { self.c_type(&ty) } else { "int".to_string() };
         // OCaml evaluates the end bound once, before the first iteration.
-        let end_text = if bounds[1].stable {
+        let end_text = if bounds[1].is_stable() {
             bounds[1].text.clone()
         } else {
             let end_name = self.names.fresh(&format!("{name}_end"));
@@ -252,7 +252,7 @@ impl FnLowering<'_, '_> {
             end_name
         };
         let (compare, step) = if downto { (">=", "--") } else { ("<=", "++") };
-        let end_operand = CExpr::new(end_text, if bounds[1].stable { bounds[1].prec } else { prec::PRIMARY }, true, false);
+        let end_operand = CExpr::new(end_text, if bounds[1].is_stable() { bounds[1].prec } else { prec::PRIMARY });
         let header = format!(
             "for ({c_ty} {name} = {}; {name} {compare} {}; {name}{step})",
             bounds[0].text,
@@ -290,9 +290,8 @@ impl FnLowering<'_, '_> {
         if divergent {
             comment.push_str(" (divergent)");
         }
-        self.emit(Stmt::comment(comment));
         let (stmts, ()) = self.in_block(|s| s.lower_to(body, Dest::Discard));
-        self.emit_kind(StmtKind::Block(stmts), origin);
+        self.emit_kind(StmtKind::Block { comment: Some(comment), body: stmts }, origin);
         // The implicit barrier belongs to the end of the superstep.
         let end = origin.map(|s| Span { start: s.end.saturating_sub(1).max(s.start), ..s });
         self.emit_simple("__syncthreads();", end);
