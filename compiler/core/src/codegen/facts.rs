@@ -18,11 +18,14 @@ pub struct ModuleFacts {
 
 impl ModuleFacts {
     pub fn compute(module: &Module, types: &TypeInfo) -> ModuleFacts {
+        let aliases = ref_aliases(module, types);
         let mut local_uses = HashMap::new();
         for (expr, resolution) in &types.resolutions {
             if let Resolution::Local(id) = resolution {
-                // An `Assign` names its target but does not read it.
-                if !matches!(module.exprs.get(expr.index()), Some(ExprKind::Assign { .. })) {
+                // An `Assign` names its target but does not read it, unless the target is another name for a
+                // cell declared elsewhere (`let y = x in y := 5` changes `x`).
+                let assign = matches!(module.exprs.get(expr.index()), Some(ExprKind::Assign { .. }));
+                if !assign || aliases.contains(id) {
                     *local_uses.entry(*id).or_insert(0) += 1;
                 }
             }
@@ -37,6 +40,24 @@ impl ModuleFacts {
     pub fn is_used(&self, local: LocalId) -> bool {
         self.local_uses.get(&local).copied().unwrap_or(0) > 0
     }
+}
+
+/// Locals of type `T ref` bound to an existing cell (`let y = x in`), not to a new one (`let y = ref e in`).
+fn ref_aliases(module: &Module, types: &TypeInfo) -> HashSet<LocalId> {
+    let mut aliases = HashSet::new();
+    for (index, kind) in module.exprs.iter().enumerate() {
+        let ExprKind::Let { value, .. } = kind else { continue };
+        let Some(local) = types.declared_local.get(&ExprId(index as u32)) else { continue };
+        let is_ref = matches!(types.locals.get(local.0 as usize).map(|l| &l.ty), Some(Type::Ref(_)));
+        let mut value = *value;
+        while let Some(ExprKind::Annot { expr, .. }) = module.exprs.get(value.index()) {
+            value = *expr;
+        }
+        if is_ref && !matches!(module.exprs.get(value.index()), Some(ExprKind::Ref(_))) {
+            aliases.insert(*local);
+        }
+    }
+    aliases
 }
 
 fn is_pointer(ty: &Type) -> bool {

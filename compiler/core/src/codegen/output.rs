@@ -77,7 +77,7 @@ impl<'a> Printer<'a> {
         if self.mapped == Some((span.file.0, line)) {
             return;
         }
-        let name = file.name.replace('\\', "\\\\").replace('"', "\\\"");
+        let name = file.name.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n").replace('\r', "\\r");
         self.out.push_str(&format!("#line {line} \"{name}\"\n"));
         self.mapped = Some((span.file.0, line));
     }
