@@ -280,9 +280,10 @@ impl Checker<'_> {
 
     fn check_return(&mut self, id: ExprId, value: Option<ExprId>) -> Type {
         let expected = self.ctx.return_type.clone();
-        let why = match self.ctx.return_annotation {
-            Some(span) => Because::of(span, "return type declared here"),
-            None => Because::default(),
+        let why = match (self.ctx.return_annotation, self.ctx.owner) {
+            (Some(span), _) => Because::of(span, "return type declared here"),
+            (None, super::Owner::Kernel(_)) => Because::help("a kernel returns no value: write `return`"),
+            (None, _) => Because::default(),
         };
         match value {
             Some(value) => {
