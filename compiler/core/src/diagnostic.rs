@@ -209,7 +209,10 @@ pub fn to_json(diagnostic: &Diagnostic, sources: &SourceMap) -> serde_json::Valu
     }
     json!({
         "message": diagnostic.message,
-        "code": {"code": diagnostic.code, "explanation": crate::explain::explain(diagnostic.code).map(|e| e.title)},
+        "code": {
+            "code": diagnostic.code,
+            "explanation": crate::explain::explain(diagnostic.code).map(|e| format!("{}\n\n{}", e.title, e.body.trim_end())),
+        },
         "level": diagnostic.severity.as_str(),
         "spans": spans,
         "children": children,

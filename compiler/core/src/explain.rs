@@ -123,10 +123,11 @@ See "Supersteps" under "Convergence rules" in docs/language.md."#,
         code: "E0004",
         title: "divergent control flow in a superstep not marked ~divergent",
         body: r#"A plain superstep promises a bulk-synchronous phase in which every thread does the same work. Inside
-one, a thread-varying `if` may only guard straight-line code (assignments, loads, stores and builtin
-calls, which compile to predicated instructions): a branch that contains a loop, a call of a device
-function, a `return`, `break` or `continue`, or a nested superstep is an error, and so is a loop whose
-bounds (or `while` condition) are thread-varying. If the divergence is intended, say so with
+one, an `if` whose condition is not block-uniform (it may differ between threads of the block: warp-uniform
+is not enough) may only guard straight-line code (assignments, loads, stores and builtin calls, which
+compile to predicated instructions): a branch that contains a loop, a call of a device function, a
+`return`, `break` or `continue`, or a nested superstep is an error, and so is a loop whose bounds (or
+`while` condition) are not block-uniform. If the divergence is intended, say so with
 `superstep ~divergent { ... }`, which lifts exactly this restriction (barriers and warp collectives inside
 are still checked, E0001 and E0002).
 
@@ -473,9 +474,10 @@ kernel k (out : int32 vector) (n : int32) =
         code: "E0205",
         title: "unsupported construct",
         body: r#"The construct is valid OCaml but has no meaning in GPU code, or is not part of the `.sk` language:
-`match`, `fun` inside a body, a local function (`let f x = ... in`), `let rec`, and `[%ext ...]` or
-`let%ext` extensions other than `[%kernel ...]`, `[%global ...]`, `let%shared`, `let%local` and
-`let%superstep`. Use `if`, top-level device functions, and loops.
+`match`, `fun` inside a body, a local function (`let f x = ... in`), `let rec`, an array literal
+`[| ... |]` anywhere but as the value of a top-level constant, and `[%ext ...]` or `let%ext` extensions other
+than `[%kernel ...]`, `[%global ...]`, `let%shared`, `let%local` and `let%superstep`. Use `if`, top-level
+device functions and constants, and loops.
 
 Erroneous example:
 
@@ -497,7 +499,7 @@ kernel k (out : int32 vector) =
         code: "E0206",
         title: "recursion",
         body: r#"Device functions cannot call themselves, directly or through other functions: GPU threads have small
-stacks, and skc inlines and analyses every call in its context. The diagnostic points at a call of the
+stacks, and skc analyses every call in its context. The diagnostic points at a call of the
 cycle and lists the others. A record type that contains itself is the same error. (`let rec` is reported
 as E0205.)
 
@@ -689,8 +691,8 @@ kernel k (out : int32 vector) (n : int32) =
         code: "E0214",
         title: "invalid kernel parameter type",
         body: r#"A kernel's parameters are what the host passes at launch: scalars (`int32`, `int64`, `uint32`, `uint64`,
-`float32`, `float64`, `bool`), records of them, and `T vector` (an array in global memory). A `T ref`, a
-shared or local array type (`T array`, `T[N]`) or a function cannot be passed from the host. To return a
+`float32`, `float64`, `bool`), records, and `T vector` of those (an array in global memory). A `T ref`,
+`unit`, or a shared or local array type (`T array`, `T[N]`) cannot be passed from the host. To return a
 value from a kernel, write it to a vector.
 
 Erroneous example:
