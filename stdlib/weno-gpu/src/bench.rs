@@ -165,14 +165,18 @@ pub fn print_report(rows: &[Row]) {
     println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for row in rows {
         let v = &row.variant;
-        let floor = rows.iter().find(|r| r.variant.precision == v.precision && r.variant.k == v.k && r.variant.strategy == 0 && !r.variant.fast_rcp);
+        // the floor: the fixed-order kernel with the same division
+        let floor = rows.iter().find(|r| r.variant.precision == v.precision && r.variant.k == v.k && r.variant.strategy == 0 && r.variant.fast_rcp == v.fast_rcp);
         let (ft, fm) = floor.map(|f| (f.tracer_ms, f.momentum_ms)).unwrap_or((f64::NAN, f64::NAN));
         let mut label = STRATEGIES[v.strategy].to_string();
         if v.strategy != 0 {
             label += &format!(" / {}", TABLES[v.table]);
         }
-        if v.fast_rcp {
-            label += " / fast rcp";
+        if !v.fast_rcp {
+            label += " / IEEE division";
+        }
+        if *v == crate::variants::default_variant(v.precision, v.k) {
+            label += " (default)";
         }
         println!(
             "| {} | {} ({}) | {} | {:.3} | {:.2} | {:.3} | {:.2} | {} | {} | {} |",

@@ -57,6 +57,24 @@ fn tables() -> Vec<Flat> {
     ]
 }
 
+/// `(if i < mid then .. else ..)` over `values[lo..hi]` (indices offset by `lo`), collapsing ranges of equal
+/// values: with a compile-time index the whole expression folds to one literal.
+fn literal_tree(values: &[String], lo: usize, hi: usize, depth: usize, out: &mut String) {
+    if values[lo..hi].iter().all(|v| *v == values[lo]) {
+        out.push_str(&values[lo]);
+        return;
+    }
+    let mid = (lo + hi) / 2;
+    let indent = "  ".repeat(depth + 1);
+    write!(out, "(if i < {mid} then
+{indent}").unwrap();
+    literal_tree(values, lo, mid, depth + 1, out);
+    write!(out, "
+{indent}else ").unwrap();
+    literal_tree(values, mid, hi, depth + 1, out);
+    out.push(')');
+}
+
 /// The text of `weno_tables.sk` for one precision.
 pub fn tables_module(precision: Precision) -> String {
     let mut out = String::new();
@@ -86,6 +104,13 @@ pub fn tables_module(precision: Precision) -> String {
             }
         }
         writeln!(out, "|]\n").unwrap();
+        // The same values as a function of a compile-time index: constant arrays live in __constant__ memory,
+        // which the CUDA compiler cannot fold; these fold to literals (immediates) after inlining.
+        let literals: Vec<String> = t.values.iter().map(|q| precision.literal(*q)).collect();
+        writeln!(out, "(* {}.(i) as a literal when i is a compile-time constant. *)", t.name).unwrap();
+        write!(out, "let {}_lit (i : int32) : {ty} =\n  ", t.name).unwrap();
+        literal_tree(&literals, 0, literals.len(), 0, &mut out);
+        writeln!(out, "\n").unwrap();
     }
     out
 }
