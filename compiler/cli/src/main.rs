@@ -26,6 +26,8 @@ enum Command {
         /// The code, such as E0001.
         code: String,
     },
+    /// Run the language server on standard input and output (editors start this).
+    Lsp,
 }
 
 /// Options every command that reads `.sk` files takes.
@@ -73,6 +75,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Explain { code } => explain(&code),
+        Command::Lsp => skc_lsp::serve_stdio(),
     }
 }
 
