@@ -46,7 +46,7 @@ impl Uniformity {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OriginKind {
     /// A builtin whose result varies (`thread_idx_x`, `shfl_down`, an atomic).
-    Builtin(&'static str),
+    Builtin(String),
     /// `let x = <varying> in`.
     Let(String),
     /// `x := <varying>`.

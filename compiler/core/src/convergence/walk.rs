@@ -185,6 +185,14 @@ impl<'a> Walker<'a> {
     // --- expressions -------------------------------------------------------------------------------------
 
     pub fn expr(&mut self, e: ExprId) -> Value {
+        // Follow a sequence's spine in a loop: long kernels must not deepen the recursion.
+        let mut e = e;
+        while let ExprKind::Seq(first, rest) = self.module.expr(e) {
+            let (first, rest) = (*first, *rest);
+            self.expr(first);
+            self.record(e, &Value::uniform());
+            e = rest;
+        }
         let value = self.expr_kind(e);
         self.record(e, &value);
         value
@@ -207,8 +215,9 @@ impl<'a> Walker<'a> {
             ExprKind::For { start, end, body, var, .. } => self.for_(e, var.span, *start, *end, *body),
             ExprKind::While { cond, body } => self.while_(e, *cond, *body),
             ExprKind::Seq(a, b) => {
-                self.expr(*a);
-                self.expr(*b)
+                let (a, b) = (*a, *b);
+                self.expr(a);
+                self.expr(b)
             }
             ExprKind::Index { array, index } => {
                 let contents = self.expr(*array);
@@ -234,7 +243,7 @@ impl<'a> Walker<'a> {
     fn var(&mut self, e: ExprId, span: Span) -> Value {
         match self.types.resolution(e) {
             Some(Resolution::Local(id)) => self.local(id),
-            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, &[], span),
+            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, &[], span),
             Some(Resolution::Function(f)) => self.call_function(f, &[], span),
             Some(Resolution::Constant(_)) | None => Value::uniform(),
         }
@@ -243,7 +252,7 @@ impl<'a> Walker<'a> {
     fn call(&mut self, e: ExprId, args: &[ExprId], span: Span) -> Value {
         let args = args.to_vec();
         match self.types.resolution(e) {
-            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, &args, span),
+            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, &args, span),
             Some(Resolution::Function(f)) => self.call_function(f, &args, span),
             _ => args.iter().fold(Value::uniform(), |acc, a| acc.join(self.expr(*a))),
         }
@@ -466,33 +475,42 @@ impl<'a> Walker<'a> {
 
     // --- barriers, collectives, supersteps ---------------------------------------------------------------------
 
-    fn builtin(&mut self, builtin: &'static Builtin, args: &[ExprId], span: Span) -> Value {
+    /// The builtin's name as the source spells it (`global_idx`, `warp_shuffle_down`, `Gpu.block_barrier`).
+    fn written_name(&self, e: ExprId, builtin: &'static Builtin) -> String {
+        match self.module.expr(e) {
+            ExprKind::Var(path) | ExprKind::Call { callee: path, .. } => path.display(),
+            _ => builtin.name.to_string(),
+        }
+    }
+
+    fn builtin(&mut self, builtin: &'static Builtin, e: ExprId, args: &[ExprId], span: Span) -> Value {
+        let name = self.written_name(e, builtin);
         let mut joined = Value::uniform();
         for &arg in args {
             joined = joined.join(self.expr(arg));
         }
         let control = self.effective_control();
-        self.check_requirement(builtin, span, &control);
+        self.check_requirement(builtin, &name, span, &control);
         match builtin.result {
             ResultUniformity::Uniform => Value::uniform(),
             ResultUniformity::BlockUniform => {
-                Value::new(Uniformity::BlockUniform, OriginKind::Builtin(builtin.name), span, None)
+                Value::new(Uniformity::BlockUniform, OriginKind::Builtin(name.clone()), span, None)
             }
             ResultUniformity::WarpUniform => {
-                Value::new(Uniformity::WarpUniform, OriginKind::Builtin(builtin.name), span, None)
+                Value::new(Uniformity::WarpUniform, OriginKind::Builtin(name.clone()), span, None)
             }
             ResultUniformity::ThreadVarying => {
-                Value::new(Uniformity::ThreadVarying, OriginKind::Builtin(builtin.name), span, None)
+                Value::new(Uniformity::ThreadVarying, OriginKind::Builtin(name.clone()), span, None)
             }
             ResultUniformity::OfArguments => joined,
             ResultUniformity::WarpUniformUnderControl => {
                 let level = control.level.max(Uniformity::WarpUniform);
-                Value::new(level, OriginKind::Builtin(builtin.name), span, None)
+                Value::new(level, OriginKind::Builtin(name.clone()), span, None)
             }
         }
     }
 
-    fn check_requirement(&mut self, builtin: &'static Builtin, span: Span, control: &Control) {
+    fn check_requirement(&mut self, builtin: &'static Builtin, name: &str, span: Span, control: &Control) {
         match builtin.requirement {
             Requirement::None => {}
             Requirement::BlockConverged if control.level > Uniformity::BlockUniform => {
@@ -500,7 +518,7 @@ impl<'a> Walker<'a> {
                     "E0001",
                     "Barrier in potentially diverged control flow".into(),
                     span,
-                    format!("`{}` may not be reached by all threads of the block", builtin.name),
+                    format!("`{name}` may not be reached by all threads of the block"),
                     control,
                 )
                 .note("This barrier may not be reached by all threads, causing deadlock.")
@@ -513,9 +531,9 @@ impl<'a> Walker<'a> {
             Requirement::WarpConverged if control.level > Uniformity::WarpUniform => {
                 let d = divergence_error(
                     "E0002",
-                    format!("Warp collective `{}` in potentially diverged control flow", builtin.name),
+                    format!("Warp collective `{name}` in potentially diverged control flow"),
                     span,
-                    format!("`{}` may not be reached by all threads of the warp", builtin.name),
+                    format!("`{name}` may not be reached by all threads of the warp"),
                     control,
                 )
                 .note("All threads in a warp must participate together.")

@@ -601,16 +601,20 @@ impl<'a> Parser<'a> {
     // --- expressions ----------------------------------------------------------------------------------
 
     /// `e1; e2; ...` (with statement-level recovery).
+    /// Sequences nest to the right (`a; (b; c)`) so walkers can follow the spine in a loop.
     fn parse_seq(&mut self) -> ExprId {
-        let start = self.current().start;
-        let mut expr = self.parse_statement();
+        let mut statements = vec![self.parse_statement()];
         while self.peek() == Token::Semi {
             self.bump();
             if is_closer(self.peek()) || (self.at_item_start() && self.peek() != Token::Let) {
                 break; // trailing `;`
             }
-            let next = self.parse_statement();
-            expr = self.module.alloc(ExprKind::Seq(expr, next), self.span_from(start));
+            statements.push(self.parse_statement());
+        }
+        let mut expr = statements.pop().expect("at least one statement");
+        while let Some(first) = statements.pop() {
+            let span = self.module.span(first).to(self.module.span(expr));
+            expr = self.module.alloc(ExprKind::Seq(first, expr), span);
         }
         expr
     }
