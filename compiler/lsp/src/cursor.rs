@@ -12,7 +12,8 @@ pub enum Target {
     /// A local variable, at its binder (`expr: None`) or at a use.
     Local { local: LocalId, expr: Option<ExprId> },
     Function(FunctionId),
-    Builtin(&'static Builtin),
+    /// A builtin, at a use (`expr` is the `Var` or `Call`).
+    Builtin { builtin: &'static Builtin, expr: Option<ExprId> },
     Constant(ConstantId),
     /// The name of item `usize` (a kernel, function, constant or record) where it is defined.
     ItemName(usize),
@@ -36,6 +37,7 @@ pub fn find(checked: &Checked, offset: usize) -> Option<Found> {
     item_name_at(checked, offset)
         .or_else(|| binder_at(checked, offset))
         .or_else(|| type_name_at(checked, offset))
+        .or_else(|| callee_at(checked, offset))
         .or_else(|| expression_at(checked, offset))
 }
 
@@ -133,6 +135,22 @@ fn record_of_type(ty: &Type) -> Option<RecordId> {
     }
 }
 
+/// The callee of a call (the parser may leave a stray `Var` node with the callee's span, which resolves to
+/// nothing, so calls are looked at first).
+fn callee_at(checked: &Checked, offset: usize) -> Option<Found> {
+    let module = &checked.module;
+    let calls = module.exprs.iter().enumerate().filter_map(|(i, kind)| match kind {
+        ExprKind::Call { callee, .. } if in_root(checked, callee.span(), offset) => Some((ExprId(i as u32), callee)),
+        _ => None,
+    });
+    let (id, callee) = calls.min_by_key(|(id, _)| module.span(*id).len())?;
+    let span = callee.span();
+    match resolution_target(checked, id) {
+        Some(target) => Some(Found { target, span }),
+        None => builtins::lookup(&callee.name.name).map(|builtin| Found { target: Target::Builtin { builtin, expr: Some(id) }, span }),
+    }
+}
+
 /// The smallest expression containing `offset`, refined to the name under the cursor.
 fn expression_at(checked: &Checked, offset: usize) -> Option<Found> {
     let module = &checked.module;
@@ -144,8 +162,6 @@ fn expression_at(checked: &Checked, offset: usize) -> Option<Found> {
     match module.expr(id) {
         ExprKind::Var(path) => resolved(path.span()).or(Some(Found { target: Target::Expr(id), span })),
         ExprKind::Global(name) => resolved(name.span),
-        ExprKind::Call { callee, .. } if callee.span().contains(offset) => resolved(callee.span())
-            .or_else(|| builtins::lookup(&callee.name.name).map(|b| Found { target: Target::Builtin(b), span: callee.span() })),
         ExprKind::Assign { target, .. } if target.span().contains(offset) => resolved(target.span()),
         ExprKind::Field { record, field } | ExprKind::FieldSet { record, field, .. } if field.span.contains(offset) => {
             Some(field_found(record_of_type(checked.types.type_of(*record)), field, Some(id)))
@@ -171,7 +187,7 @@ fn resolution_target(checked: &Checked, id: ExprId) -> Option<Target> {
         Resolution::Local(local) => Target::Local { local, expr: Some(id) },
         Resolution::Constant(constant) => Target::Constant(constant),
         Resolution::Function(function) => Target::Function(function),
-        Resolution::Builtin(builtin) => Target::Builtin(builtin),
+        Resolution::Builtin(builtin) => Target::Builtin { builtin, expr: Some(id) },
     })
 }
 

@@ -29,7 +29,7 @@ fn definition_span(checked: &Checked, target: &Target) -> Option<Span> {
             Some(id) => field_declaration(checked, &types.record(*id).name, name),
             None => Some(*field),
         },
-        Target::Builtin(_) | Target::Expr(_) => None,
+        Target::Builtin { .. } | Target::Expr(_) => None,
     }
 }
 

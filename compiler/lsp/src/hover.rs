@@ -29,7 +29,11 @@ fn describe(checked: &Checked, target: &Target) -> Option<Vec<String>> {
     Some(match target {
         Target::Local { local, expr } => local_hover(checked, *local, *expr),
         Target::Function(id) => vec![code(&function_signature(checked, checked.types.function(*id)))],
-        Target::Builtin(builtin) => builtin_hover(builtin),
+        Target::Builtin { builtin, expr } => {
+            let mut sections = builtin_hover(builtin);
+            sections.extend(expr.filter(|e| is_value(checked, *e)).map(|e| uniformity(checked, e)));
+            sections
+        }
         Target::Constant(id) => vec![code(&constant_signature(checked, id.0 as usize))],
         Target::ItemName(item) | Target::RecordType(item) => vec![code(&item_signature(checked, *item)?)],
         Target::Field { record, name, expr, .. } => {
@@ -40,6 +44,11 @@ fn describe(checked: &Checked, target: &Target) -> Option<Vec<String>> {
         }
         Target::Expr(expr) => expression_hover(checked, *expr)?,
     })
+}
+
+/// Is `expr` a value worth a uniformity line (not a barrier or other `unit` statement)?
+fn is_value(checked: &Checked, expr: ExprId) -> bool {
+    !matches!(checked.types.type_of(expr), Type::Unit | Type::Error)
 }
 
 fn code(text: &str) -> String {
@@ -94,7 +103,9 @@ fn expression_hover(checked: &Checked, expr: ExprId) -> Option<Vec<String>> {
 fn uniformity(checked: &Checked, expr: ExprId) -> String {
     let level = checked.uniformity.level(expr);
     let mut text = format!("**{}**", level.hover());
-    if let Some(source) = checked.uniformity.source(expr) {
+    // At the source itself (`thread_idx_x`), the level is the whole story.
+    let source = checked.uniformity.source(expr).filter(|s| s.span != checked.module.span(expr));
+    if let Some(source) = source {
         let file = checked.sources.file(source.span.file);
         let snippet = short(checked.sources.snippet(source.span));
         let (line, _) = file.line_col(source.span.start as usize);

@@ -87,6 +87,10 @@ fn decode(body: &[u8]) -> Result<Message, serde_json::Value> {
         Err(e) => return Err(error_reply(serde_json::Value::Null, -32700, format!("parse error: {e}"))),
     };
     let id = value.get("id").cloned().unwrap_or(serde_json::Value::Null);
+    // `lsp-server` would take `{"id": 1}` for a response with neither result nor error.
+    if !["method", "result", "error"].iter().any(|key| value.get(key).is_some()) {
+        return Err(error_reply(id, -32600, "not a JSON-RPC request, response or notification".into()));
+    }
     serde_json::from_value::<Message>(value)
         .map_err(|e| error_reply(id, -32600, format!("not a JSON-RPC request, response or notification: {e}")))
 }
