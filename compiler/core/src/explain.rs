@@ -123,10 +123,11 @@ See "Supersteps" under "Convergence rules" in docs/language.md."#,
         code: "E0004",
         title: "divergent control flow in a superstep not marked ~divergent",
         body: r#"A plain superstep promises a bulk-synchronous phase in which every thread does the same work. Inside
-one, a thread-varying `if` may only guard straight-line code (assignments, loads, stores and builtin
-calls, which compile to predicated instructions): a branch that contains a loop, a call of a device
-function, a `return`, `break` or `continue`, or a nested superstep is an error, and so is a loop whose
-bounds (or `while` condition) are thread-varying. If the divergence is intended, say so with
+one, an `if` whose condition is not block-uniform (it may differ between threads of the block: warp-uniform
+is not enough) may only guard straight-line code (assignments, loads, stores and builtin calls, which
+compile to predicated instructions): a branch that contains a loop, a call of a device function, a
+`return`, `break` or `continue`, or a nested superstep is an error, and so is a loop whose bounds (or
+`while` condition) are not block-uniform. If the divergence is intended, say so with
 `superstep ~divergent { ... }`, which lifts exactly this restriction (barriers and warp collectives inside
 are still checked, E0001 and E0002).
 
@@ -194,8 +195,9 @@ delimiter. The parser recovers at the next statement (`;` or a closing token) an
 item (`let`, `type`, `open`, `kernel`, `[%` or `fun` at the start of a line), so one run reports the errors of
 several items. Later errors in the same item can be consequences of the first: fix from the top.
 
-The most common causes are a `let` without `in` inside a body, a missing `done` or `end`, and a top-level
-`let` that is not in column 0 (items start in column 0; code inside them is indented).
+The most common causes are a `let` without `in` inside a body, a missing `done` or `end`, and an item whose
+body ends with `;` followed by a top-level `let` (after `;` the `let` is read as the next statement of the
+body, so `in` is reported missing: drop the `;`).
 
 Erroneous example:
 
@@ -240,9 +242,10 @@ kernel k (out : int32 vector) =
     Explanation {
         code: "E0102",
         title: "invalid literal",
-        body: r#"A numeric literal does not fit its type. Unsuffixed integer literals and those with the suffix `l` are
-32-bit (hexadecimal and binary literals may use all 32 bits: `0xFFFFFFFF` is the int32 -1), `u` is uint32,
-`L` is int64 and `UL` is uint64. Underscores may separate digits (`1_000_000`).
+        body: r#"An integer literal has more bits than its suffix allows: unsuffixed literals and those with the suffix
+`l` or `u` must fit in 32 bits, even where the context expects an int64 (write `5000000000L`); `L` and `UL`
+literals must fit in 64 bits. A literal that fits 32 bits but not int32 (`0xFFFFFFFF`, `3000000000`) is
+accepted, and as an int32 it wraps to a negative value. Underscores may separate digits (`1_000_000`).
 
 Erroneous example:
 
@@ -383,8 +386,10 @@ kernel k (out : float32 vector) =
         code: "E0202",
         title: "wrong number of arguments",
         body: r#"A device function or a builtin is called with more or fewer arguments than it has parameters. Every
-call must be complete: there is no partial application. A builtin without parameters is used bare
-(`thread_idx_x`, `Gpu.block_barrier`), or with a unit argument as Sarek writes it (`block_barrier ()`).
+call must be complete: there is no partial application, and a function cannot be named without being
+called (functions are not values). A device function without parameters is called `f ()`. A builtin
+without parameters is used bare (`thread_idx_x`, `Gpu.block_barrier`), or with a unit argument as Sarek
+writes it (`block_barrier ()`); a builtin with parameters named without arguments is this error too.
 
 Erroneous example:
 
@@ -408,9 +413,11 @@ kernel k (xs : float32 vector) (out : float32 vector) =
         code: "E0203",
         title: "array size not a compile-time constant",
         body: r#"The size of a local array (`let%local`, `create_array n Local`, the `N` of `T[N]`) must be a positive
-integer known at compile time: a literal, a top-level constant, or arithmetic on them. A shared array may
-also be sized by a scalar parameter of the kernel, which makes it dynamic shared memory (its size is given
-at launch); any other run-time size is this error.
+integer known at compile time: a literal, a top-level constant, or arithmetic on them. In a kernel, a
+shared array may also be sized by integer arithmetic on the kernel's scalar parameters (and literals and
+constants), which makes it dynamic shared memory, sized at launch; a kernel can have only one such array.
+Any other size computed at run time is this error, as is a size that is zero or negative, and an empty
+constant array `[| |]`.
 
 Erroneous example:
 
@@ -467,9 +474,10 @@ kernel k (out : int32 vector) (n : int32) =
         code: "E0205",
         title: "unsupported construct",
         body: r#"The construct is valid OCaml but has no meaning in GPU code, or is not part of the `.sk` language:
-`match`, `fun` inside a body, a local function (`let f x = ... in`), `let rec`, and `[%ext ...]` or
-`let%ext` extensions other than `[%kernel ...]`, `[%global ...]`, `let%shared`, `let%local` and
-`let%superstep`. Use `if`, top-level device functions, and loops.
+`match`, `fun` inside a body, a local function (`let f x = ... in`), `let rec`, an array literal
+`[| ... |]` anywhere but as the value of a top-level constant, and `[%ext ...]` or `let%ext` extensions other
+than `[%kernel ...]`, `[%global ...]`, `let%shared`, `let%local` and `let%superstep`. Use `if`, top-level
+device functions and constants, and loops.
 
 Erroneous example:
 
@@ -491,7 +499,7 @@ kernel k (out : int32 vector) =
         code: "E0206",
         title: "recursion",
         body: r#"Device functions cannot call themselves, directly or through other functions: GPU threads have small
-stacks, and skc inlines and analyses every call in its context. The diagnostic points at a call of the
+stacks, and skc analyses every call in its context. The diagnostic points at a call of the
 cycle and lists the others. A record type that contains itself is the same error. (`let rec` is reported
 as E0205.)
 
@@ -537,7 +545,9 @@ let half_block = 128
         code: "E0208",
         title: "unknown record field",
         body: r#"A field access `r.f`, a field write `r.f <- v` or a record literal `{ f = ...; ... }` names a field the
-record type does not declare (or a literal leaves one out).
+record type does not declare, or the value is not a record. A record literal must also give every field
+exactly once. When the type of `r` is not known yet, the field name selects the record type (the last
+declared record with a field of that name, as in OCaml).
 
 Erroneous example:
 
@@ -561,8 +571,9 @@ kernel k (ps : point vector) (out : float32 vector) =
         code: "E0209",
         title: "cannot infer type",
         body: r#"Nothing in the program decides the type of a parameter, variable or array element. Numbers never cause
-this (an integer defaults to int32, a float to float32), but an unannotated parameter that is never used,
-or a `create_array` whose elements are never read or written, has no type to take. Add an annotation.
+this (an integer defaults to int32, a float to float32), but an unannotated parameter that is never used
+(in a kernel or a device function), or a `create_array` whose elements are never read or written, has no
+type to take. Add an annotation.
 
 Erroneous example:
 
@@ -581,9 +592,10 @@ kernel k (out : int32 vector) (scale : int32) =
     Explanation {
         code: "E0210",
         title: "not a function or not an array",
-        body: r#"Something that is not a function is applied to arguments (`x 2` where `x` is a number), or something
-that is not an array (a vector, a shared, local or constant array) is indexed with `.( )`, or a field is
-taken of something that is not a record.
+        body: r#"Something that is not a function is applied to arguments (`x 2` where `x` is a number; often a missing
+`;` before the next line), something that is not an array (a vector, a shared, local or constant array) is
+indexed with `.( )`, or a kernel is called or used as a value (kernels are launched from the host; put
+shared code in a device function).
 
 Erroneous example:
 
@@ -628,10 +640,12 @@ $ skc check -I lib k.sk
         code: "E0212",
         title: "constant not computable at compile time",
         body: r#"A top-level `let name = e` (without parameters) is a compile-time constant: its value is computed by the
-compiler, with the arithmetic of the target types. It may use literals, other constants, arithmetic,
-comparison and logical operators, `if`, indexing of constant arrays, and the builtins `select`, `min`,
-`max`, `abs` and the conversions (`float32`, `int32`, ...). Thread indices, math functions such as `sqrt`,
-and anything that reads memory cannot be computed. Write the value, or make it a device function.
+compiler, with the arithmetic of the target types. It may use literals, other constants (defined
+anywhere in the file, but not in terms of itself), arithmetic, comparisons, `&&`, `||`, `not`, indexing of
+constant arrays, type annotations, and the builtins `select`, `min`, `max`, `abs` and the conversions
+(`float32`, `int32`, ...). `if`, thread indices, math functions such as `sqrt`, and anything that reads
+memory cannot be computed; neither can a division by zero or a shift by more than the width. Write the
+value (`select` replaces an `if`), or make it a device function.
 
 Erroneous example:
 
@@ -677,8 +691,8 @@ kernel k (out : int32 vector) (n : int32) =
         code: "E0214",
         title: "invalid kernel parameter type",
         body: r#"A kernel's parameters are what the host passes at launch: scalars (`int32`, `int64`, `uint32`, `uint64`,
-`float32`, `float64`, `bool`), records of them, and `T vector` (an array in global memory). A `T ref`, a
-shared or local array type (`T array`, `T[N]`) or a function cannot be passed from the host. To return a
+`float32`, `float64`, `bool`), records, and `T vector` of those (an array in global memory). A `T ref`,
+`unit`, or a shared or local array type (`T array`, `T[N]`) cannot be passed from the host. To return a
 value from a kernel, write it to a vector.
 
 Erroneous example:
@@ -702,8 +716,9 @@ kernel k (total : int32 vector) =
 module it opens) for this compilation. `NAME` must be such a constant (names are case-sensitive), and
 `VALUE` a literal of the constant's type: `true` or `false` for a bool, an integer (decimal or `0x`
 hexadecimal, optionally negative, with an optional suffix) that fits an integer constant's type, a float
-for a float constant. Arrays and records cannot be overridden. (A `-D` without `=` is a usage error of the
-command line, exit status 2.)
+for a float constant. Arrays and records cannot be overridden. A bad value is reported at the constant's
+name; an unknown name at the start of the file. (A `-D` without `=` is a usage error of the command line,
+exit status 2.)
 
 Erroneous example, with `let tile = 256` in `k.sk`:
 
@@ -764,24 +779,26 @@ kernel k (counter : int32 vector) (out : int32 vector) =
     Explanation {
         code: "W0100",
         title: "register spills in a kernel",
-        body: r#"Reported by `skc build` (not `skc check`) after compiling to machine code: ptxas had to spill registers
-of this kernel to local memory ("N bytes spill stores, M bytes spill loads"), which is slow. Common causes
-are large local arrays indexed with values not known at compile time, long chains of live values, and
-heavy unrolling. Reduce the live state, index local arrays with loop counters of loops that unroll, or
-move large per-thread arrays to shared memory.
+        body: r#"Reported by `skc build` (not `skc check`) after compiling to machine code, at the kernel's name: ptxas had
+to spill registers of this kernel to local memory (the label gives the bytes of spill stores and loads and
+the register count), which is slow. Common causes are many values live at once, heavy unrolling, and large
+local arrays that are kept in registers because every index is known after unrolling. Reduce the live state
+(smaller local arrays, fewer unrolled iterations), move large per-thread data to shared memory, or raise
+the block's register budget.
 
-Example (a local array indexed by data: it cannot live in registers):
+Example (256 floats per thread held in registers after unrolling: more than a thread can have):
 
 ```text
-kernel k (idx : int32 vector) (xs : float32 vector) (out : float32 vector) =
-  let%local (hist : float32) = 256 in
-  for i = 0 to 255 do hist.(i) <- 0.0 done;
-  hist.(idx.(global_idx)) <- xs.(global_idx);
-  out.(global_idx) <- hist.(0)
+kernel k (xs : float32 vector) (out : float32 vector) =
+  let%local (v : float32) = 256 in
+  pragma ["unroll"] (for i = 0 to 255 do v.(i) <- xs.(global_idx * 256 + i) done);
+  let s = mut 0.0 in
+  pragma ["unroll"] (for i = 0 to 255 do s := s +. v.(i) *. v.(255 - i) done);
+  out.(global_idx) <- s
 ```
 
-Fixed: keep the histogram in shared memory (`let%shared (hist : float32) = 256 in`, updated with
-`atomic_add`), or shrink it."#,
+Fixed: process the data in chunks that fit (for example 32 elements at a time), or stage it through shared
+memory."#,
     },
     Explanation {
         code: "W0101",
@@ -983,7 +1000,13 @@ mod tests {
     }
 
     fn sig_type(ty: SigType) -> String {
-        let var = |n: u8, class| if n == 0 { format!("'{}", class_name(class)) } else { format!("'{}{n}", class_name(class)) };
+        let var = |n: u8, class| {
+            if n == 0 {
+                format!("'{}", class_name(class))
+            } else {
+                format!("'{}{n}", class_name(class))
+            }
+        };
         match ty {
             SigType::Int32 => "int32".into(),
             SigType::Int64 => "int64".into(),
@@ -1122,7 +1145,6 @@ mod tests {
     /// Every ```sk example gets exactly the verdict its markers say from the whole front end (type checker and
     /// convergence analysis included), as the UI tests do.
     #[test]
-    #[ignore = "needs the type checker (branch `typeck`); run with --ignored once it is merged"]
     fn examples_have_their_marked_verdicts() {
         let mut failures = Vec::new();
         for (origin, source) in all_examples() {

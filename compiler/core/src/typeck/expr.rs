@@ -115,7 +115,7 @@ impl Checker<'_> {
         if let Some(Resolution::Local(local)) = self.info.resolution(operand) {
             let mutable = self.local_info(local).is_some_and(|l| l.mutability == Mutability::Mutable);
             if mutable && !matches!(self.vars.resolve(&found), Type::Ref(_)) {
-                let text = self.sources.snippet(self.span(operand)).to_string();
+                let text = self.snippet(operand).to_string();
                 let why = Because::help(format!("`{text}` is a `mut` variable: read it as `{text}`, without `!`"));
                 let cell = Type::Ref(Box::new(found.clone()));
                 self.expect_type_because(operand, &found, &cell, why);
@@ -151,14 +151,13 @@ impl Checker<'_> {
     /// Both operands of the same type, of class `class`; the result has that type.
     fn check_arithmetic(&mut self, op: BinaryOp, class: Class, lhs: (ExprId, Type), rhs: (ExprId, Type)) -> Type {
         let operand = self.vars.fresh(class);
-        let left_ok = self.expect_type_because(lhs.0, &lhs.1, &operand, self.operator_hint(op, &lhs.1));
-        let why = if left_ok {
-            Because::of(self.span(lhs.0), format!("this is {}", self.describe(&lhs.1)))
-        } else {
-            self.operator_hint(op, &rhs.1)
-        };
-        let right_ok = self.expect_type_because(rhs.0, &rhs.1, &operand, why);
-        if left_ok && right_ok {
+        if !self.expect_type_because(lhs.0, &lhs.1, &operand, self.operator_hint(op, &lhs.1)) {
+            // One report per operator: the right operand is not checked against a left one already wrong.
+            self.vars.unify(&operand, &rhs.1);
+            return Type::Error;
+        }
+        let why = Because::of(self.span(lhs.0), format!("this is {}", self.describe(&lhs.1)));
+        if self.expect_type_because(rhs.0, &rhs.1, &operand, why) {
             operand
         } else {
             Type::Error
@@ -240,25 +239,33 @@ impl Checker<'_> {
         self.expect_type_because(tail, &ty, &Type::Unit, Because::help("a loop body must have type unit"));
     }
 
-    /// `e1; e2; ...`: walked as a list (long sequences nest deeply to the left), each value but the last discarded.
+    /// `e1; e2; ...`: walked as a list (a long sequence is a deep chain of `Seq` nodes, nested either way); every
+    /// value but the last is discarded.
     fn check_seq(&mut self, id: ExprId) -> Type {
-        let mut nodes = Vec::new();
-        let mut first = id;
-        while let ExprKind::Seq(left, right) = self.kind(first) {
-            nodes.push((first, *right));
-            first = *left;
-        }
-        self.check_expr(first);
-        self.deferred.push(Deferred::Discarded { expr: first });
-        let mut last = Type::Unit;
-        for (index, (node, right)) in nodes.iter().rev().enumerate() {
-            last = self.check_expr(*right);
-            self.set_type(*node, last.clone());
-            if index + 1 < nodes.len() {
-                self.deferred.push(Deferred::Discarded { expr: *right });
+        let mut statements = Vec::new();
+        let mut seq_nodes = Vec::new();
+        let mut stack = vec![id];
+        while let Some(node) = stack.pop() {
+            match self.kind(node) {
+                ExprKind::Seq(first, rest) => {
+                    seq_nodes.push((node, *rest));
+                    stack.extend([*rest, *first]);
+                }
+                _ => statements.push(node),
             }
         }
-        last
+        let Some((&last, discarded)) = statements.split_last() else { return Type::Error };
+        for statement in discarded {
+            self.check_expr(*statement);
+            self.deferred.push(Deferred::Discarded { expr: *statement });
+        }
+        let ty = self.check_expr(last);
+        // Children were pushed after their parents: in reverse, each node's `rest` is typed before it.
+        for (node, rest) in seq_nodes.into_iter().rev() {
+            let rest_ty = self.type_of(rest);
+            self.set_type(node, rest_ty);
+        }
+        ty
     }
 
     fn check_superstep(&mut self, body: ExprId) -> Type {
@@ -281,9 +288,10 @@ impl Checker<'_> {
 
     fn check_return(&mut self, id: ExprId, value: Option<ExprId>) -> Type {
         let expected = self.ctx.return_type.clone();
-        let why = match self.ctx.return_annotation {
-            Some(span) => Because::of(span, "return type declared here"),
-            None => Because::default(),
+        let why = match (self.ctx.return_annotation, self.ctx.owner) {
+            (Some(span), _) => Because::of(span, "return type declared here"),
+            (None, super::Owner::Kernel(_)) => Because::help("a kernel returns no value: write `return`"),
+            (None, _) => Because::default(),
         };
         match value {
             Some(value) => {
