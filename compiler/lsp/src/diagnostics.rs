@@ -20,12 +20,13 @@ pub const EXPLAIN_URL: &str = "https://skc.dev/explain/";
 pub fn to_lsp(checked: &Checked, uri: &Url) -> Vec<LspDiagnostic> {
     let mut out = Vec::new();
     for diagnostic in &checked.diagnostics {
-        convert(diagnostic, checked, uri, &mut out);
+        convert_one(diagnostic, checked, uri, &mut out);
     }
     out
 }
 
-fn convert(diagnostic: &Diagnostic, checked: &Checked, uri: &Url, out: &mut Vec<LspDiagnostic>) {
+/// One compiler diagnostic: its main LSP diagnostic first, then the mirrored hints.
+pub fn convert_one(diagnostic: &Diagnostic, checked: &Checked, uri: &Url, out: &mut Vec<LspDiagnostic>) {
     let primary = diagnostic.primary_span();
     let location_of = |span: Span| location(checked, uri, span);
     let mut related: Vec<DiagnosticRelatedInformation> = diagnostic

@@ -5,6 +5,7 @@
 //! Everything the server knows comes from one call to [`skc_core::check`] per document version; the server adds
 //! no analysis of its own. `run` takes any [`lsp_server::Connection`], so tests drive it in memory.
 
+mod code_actions;
 mod cursor;
 mod definition;
 mod diagnostics;

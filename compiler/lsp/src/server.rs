@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::RecvTimeoutError;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::{
-    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, DocumentSymbolParams,
+    CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability, CodeActionResponse, DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, DocumentSymbolParams,
     DocumentSymbolResponse, GotoDefinitionParams, GotoDefinitionResponse, Hover, HoverParams,
     HoverProviderCapability, InitializeParams, InitializeResult, OneOf, PublishDiagnosticsParams, ServerCapabilities,
     ServerInfo, TextDocumentContentChangeEvent, TextDocumentSyncCapability, TextDocumentSyncKind, Url,
@@ -26,7 +26,7 @@ use skc_core::source::SourceFile;
 
 use crate::documents::{self, Documents, SearchPath};
 use crate::position::offset_of;
-use crate::{definition, diagnostics, hover, symbols, ServerError};
+use crate::{code_actions, definition, diagnostics, hover, symbols, ServerError};
 
 /// How long edits must pause before a document in a burst of edits is checked again.
 pub const DEBOUNCE: Duration = Duration::from_millis(100);
@@ -145,6 +145,7 @@ impl Server<'_> {
             "textDocument/hover" => self.on(request, Server::hover),
             "textDocument/definition" => self.on(request, Server::definition),
             "textDocument/documentSymbol" => self.on(request, Server::document_symbols),
+            "textDocument/codeAction" => self.on(request, Server::code_actions),
             method => {
                 let message = format!("`{method}` is not supported by skc lsp");
                 error(request.id, ErrorCode::MethodNotFound, &message)
@@ -301,12 +302,24 @@ impl Server<'_> {
     }
 }
 
+impl Server<'_> {
+    fn code_actions(&mut self, params: CodeActionParams) -> Option<CodeActionResponse> {
+        let uri = params.text_document.uri;
+        let (checked, _) = self.checked(&uri)?;
+        Some(code_actions::quick_fixes(checked, &uri, params.range))
+    }
+}
+
 fn capabilities() -> ServerCapabilities {
     ServerCapabilities {
         text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         definition_provider: Some(OneOf::Left(true)),
         document_symbol_provider: Some(OneOf::Left(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            ..CodeActionOptions::default()
+        })),
         ..ServerCapabilities::default()
     }
 }
