@@ -118,7 +118,10 @@ fn diagnostics_hover_and_clean_exit_over_stdio() {
     assert_eq!(error["severity"], 1);
     assert_eq!(error["source"], "skc");
     assert!(error["message"].as_str().unwrap().starts_with("Barrier in potentially diverged control flow"));
-    assert_eq!(error["range"], json!({ "start": { "line": 1, "character": 28 }, "end": { "line": 1, "character": 45 } }));
+    assert_eq!(
+        error["range"],
+        json!({ "start": { "line": 1, "character": 28 }, "end": { "line": 1, "character": 45 } })
+    );
     assert_eq!(error["codeDescription"]["href"], "https://skc.dev/explain/E0001");
     assert!(params["diagnostics"].as_array().unwrap().iter().any(|d| d["severity"] == 4), "no mirrored hint");
 

@@ -28,7 +28,10 @@ pub fn quick_fixes(checked: &Checked, uri: &Url, requested: Range) -> Vec<CodeAc
             title: suggestion.message.clone(),
             kind: Some(CodeActionKind::QUICKFIX),
             diagnostics: Some(single.into_iter().take(1).collect()),
-            edit: Some(WorkspaceEdit { changes: Some(HashMap::from([(uri.clone(), vec![edit])])), ..WorkspaceEdit::default() }),
+            edit: Some(WorkspaceEdit {
+                changes: Some(HashMap::from([(uri.clone(), vec![edit])])),
+                ..WorkspaceEdit::default()
+            }),
             is_preferred: Some(true),
             ..CodeAction::default()
         }));
@@ -59,7 +62,8 @@ mod tests {
         let uri = Url::parse("file:///t.sk").unwrap();
         let on_line = |line| Range::new(lsp_types::Position::new(line, 0), lsp_types::Position::new(line, 0));
         assert!(quick_fixes(&checked, &uri, on_line(0)).is_empty());
-        let fixes = quick_fixes(&checked, &uri, Range::new(lsp_types::Position::new(1, 14), lsp_types::Position::new(1, 14)));
+        let fixes =
+            quick_fixes(&checked, &uri, Range::new(lsp_types::Position::new(1, 14), lsp_types::Position::new(1, 14)));
         let [CodeActionOrCommand::CodeAction(fix)] = fixes.as_slice() else { panic!("{fixes:?}") };
         assert_eq!(fix.title, "replace with `length`");
         let edits = &fix.edit.as_ref().unwrap().changes.as_ref().unwrap()[&uri];

@@ -10,17 +10,28 @@ use skc_core::{Checked, Span};
 #[derive(Clone, Debug)]
 pub enum Target {
     /// A local variable, at its binder (`expr: None`) or at a use.
-    Local { local: LocalId, expr: Option<ExprId> },
+    Local {
+        local: LocalId,
+        expr: Option<ExprId>,
+    },
     Function(FunctionId),
     /// A builtin, at a use (`expr` is the `Var` or `Call`).
-    Builtin { builtin: &'static Builtin, expr: Option<ExprId> },
+    Builtin {
+        builtin: &'static Builtin,
+        expr: Option<ExprId>,
+    },
     Constant(ConstantId),
     /// The name of item `usize` (a kernel, function, constant or record) where it is defined.
     ItemName(usize),
     /// A record type named in a type annotation; `usize` is its item.
     RecordType(usize),
     /// A field name: in a declaration, a record literal, an access or an assignment (`expr` is the access).
-    Field { record: Option<RecordId>, name: String, field: Span, expr: Option<ExprId> },
+    Field {
+        record: Option<RecordId>,
+        name: String,
+        field: Span,
+        expr: Option<ExprId>,
+    },
     /// Any other expression.
     Expr(ExprId),
 }
@@ -147,7 +158,8 @@ fn callee_at(checked: &Checked, offset: usize) -> Option<Found> {
     let span = callee.span();
     match resolution_target(checked, id) {
         Some(target) => Some(Found { target, span }),
-        None => builtins::lookup(&callee.name.name).map(|builtin| Found { target: Target::Builtin { builtin, expr: Some(id) }, span }),
+        None => builtins::lookup(&callee.name.name)
+            .map(|builtin| Found { target: Target::Builtin { builtin, expr: Some(id) }, span }),
     }
 }
 

@@ -33,7 +33,9 @@ pub fn convert_one(diagnostic: &Diagnostic, checked: &Checked, uri: &Url, out: &
         .labels
         .iter()
         .filter(|label| !label.primary)
-        .filter_map(|label| Some(DiagnosticRelatedInformation { location: location_of(label.span)?, message: label.message.clone() }))
+        .filter_map(|label| {
+            Some(DiagnosticRelatedInformation { location: location_of(label.span)?, message: label.message.clone() })
+        })
         .collect();
     let mut message = diagnostic.message.clone();
     let range = if primary.file == checked.root {
@@ -66,7 +68,8 @@ pub fn convert_one(diagnostic: &Diagnostic, checked: &Checked, uri: &Url, out: &
     });
     for label in diagnostic.labels.iter().filter(|l| !l.primary && l.span.file == checked.root) {
         let hint_range = range_of(checked.sources.file(checked.root), label.span);
-        let back = DiagnosticRelatedInformation { location: primary_location.clone(), message: "original diagnostic".into() };
+        let back =
+            DiagnosticRelatedInformation { location: primary_location.clone(), message: "original diagnostic".into() };
         out.push(LspDiagnostic {
             related_information: Some(vec![back]),
             ..base(diagnostic, hint_range, DiagnosticSeverity::HINT, label.message.clone())
@@ -79,7 +82,9 @@ fn base(diagnostic: &Diagnostic, range: Range, severity: DiagnosticSeverity, mes
         range,
         severity: Some(severity),
         code: Some(NumberOrString::String(diagnostic.code.to_string())),
-        code_description: Url::parse(&format!("{EXPLAIN_URL}{}", diagnostic.code)).ok().map(|href| CodeDescription { href }),
+        code_description: Url::parse(&format!("{EXPLAIN_URL}{}", diagnostic.code))
+            .ok()
+            .map(|href| CodeDescription { href }),
         source: Some("skc".into()),
         message,
         related_information: None,

@@ -37,7 +37,8 @@ fn describe(checked: &Checked, target: &Target) -> Option<Vec<String>> {
         Target::Constant(id) => vec![code(&constant_signature(checked, id.0 as usize))],
         Target::ItemName(item) | Target::RecordType(item) => vec![code(&item_signature(checked, *item)?)],
         Target::Field { record, name, expr, .. } => {
-            let ty = record.and_then(|r| checked.types.record(r).fields.iter().find(|(f, _)| f == name).map(|(_, t)| t));
+            let ty =
+                record.and_then(|r| checked.types.record(r).fields.iter().find(|(f, _)| f == name).map(|(_, t)| t));
             let mut sections = vec![code(&typed(name, ty.unwrap_or(&Type::Error), checked))];
             sections.extend(expr.map(|e| uniformity(checked, e)));
             sections
@@ -85,8 +86,17 @@ fn expression_hover(checked: &Checked, expr: ExprId) -> Option<Vec<String>> {
     use ExprKind::*;
     match checked.module.expr(expr) {
         // Statements and binding forms: the cursor is on a keyword; their type says nothing useful.
-        Seq(..) | Let { .. } | LetArray { .. } | For { .. } | While { .. } | Superstep { .. } | Pragma { .. }
-        | Return(_) | Break | Continue | Error => None,
+        Seq(..)
+        | Let { .. }
+        | LetArray { .. }
+        | For { .. }
+        | While { .. }
+        | Superstep { .. }
+        | Pragma { .. }
+        | Return(_)
+        | Break
+        | Continue
+        | Error => None,
         _ => {
             let ty = checked.types.type_of(expr);
             let mut sections = Vec::new();
@@ -132,7 +142,9 @@ fn short(text: &str) -> String {
 fn builtin_hover(builtin: &Builtin) -> Vec<String> {
     let requirement = match builtin.requirement {
         Requirement::None => "",
-        Requirement::BlockConverged => "Must be reached by every thread of the block together (converged control flow).",
+        Requirement::BlockConverged => {
+            "Must be reached by every thread of the block together (converged control flow)."
+        }
         Requirement::WarpConverged => "Must be reached by every thread of the warp together (converged control flow).",
     };
     let mut signature: Vec<String> = builtin.params.iter().map(|p| sig_type(*p)).collect();

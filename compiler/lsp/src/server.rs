@@ -15,10 +15,11 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::RecvTimeoutError;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::{
-    CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability, CodeActionResponse, DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, DocumentSymbolParams,
-    DocumentSymbolResponse, GotoDefinitionParams, GotoDefinitionResponse, Hover, HoverParams,
-    HoverProviderCapability, InitializeParams, InitializeResult, OneOf, PublishDiagnosticsParams, ServerCapabilities,
-    ServerInfo, TextDocumentContentChangeEvent, TextDocumentSyncCapability, TextDocumentSyncKind, Url,
+    CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability, CodeActionResponse,
+    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, DocumentSymbolParams,
+    DocumentSymbolResponse, GotoDefinitionParams, GotoDefinitionResponse, Hover, HoverParams, HoverProviderCapability,
+    InitializeParams, InitializeResult, OneOf, PublishDiagnosticsParams, ServerCapabilities, ServerInfo,
+    TextDocumentContentChangeEvent, TextDocumentSyncCapability, TextDocumentSyncKind, Url,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -120,7 +121,9 @@ impl Server<'_> {
         let id = request.id.clone();
         match (self.phase, request.method.as_str()) {
             (Phase::Uninitialized, "initialize") => self.on(request, Server::initialize),
-            (Phase::Uninitialized, _) => error(id, ErrorCode::ServerNotInitialized, "the server is not initialized yet"),
+            (Phase::Uninitialized, _) => {
+                error(id, ErrorCode::ServerNotInitialized, "the server is not initialized yet")
+            }
             (Phase::ShuttingDown, _) => error(id, ErrorCode::InvalidRequest, "the server is shutting down"),
             (Phase::Running, "initialize") => error(id, ErrorCode::InvalidRequest, "the server is already initialized"),
             (Phase::Running, "shutdown") => {
@@ -168,8 +171,12 @@ impl Server<'_> {
             "textDocument/didClose" => decode(notification, |p| self.did_close(p)),
             // Known and nothing to do: the handshake's end, saves (the text came with the changes), cancellation
             // (requests are answered in order, at once), configuration.
-            "initialized" | "textDocument/didSave" | "$/cancelRequest" | "$/setTrace"
-            | "workspace/didChangeConfiguration" | "workspace/didChangeWatchedFiles" => {}
+            "initialized"
+            | "textDocument/didSave"
+            | "$/cancelRequest"
+            | "$/setTrace"
+            | "workspace/didChangeConfiguration"
+            | "workspace/didChangeWatchedFiles" => {}
             _ => {}
         }
     }
@@ -180,7 +187,10 @@ impl Server<'_> {
         if let Some(paths) = options.get("includePaths").and_then(|p| p.as_array()) {
             self.search_path.include_dirs = paths.iter().filter_map(|p| p.as_str()).map(PathBuf::from).collect();
         }
-        InitializeResult { capabilities: capabilities(), server_info: Some(ServerInfo { name: "skc".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }) }
+        InitializeResult {
+            capabilities: capabilities(),
+            server_info: Some(ServerInfo { name: "skc".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
+        }
     }
 
     fn did_open(&mut self, params: DidOpenTextDocumentParams) {

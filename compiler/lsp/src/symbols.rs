@@ -26,14 +26,30 @@ fn symbol(checked: &Checked, item: &Item) -> Option<DocumentSymbol> {
             record
                 .fields
                 .iter()
-                .map(|(name, ty)| new_symbol(name.name.clone(), SymbolKind::FIELD, None, range_of(file, name.span.to(ty.span())), range_of(file, name.span), None))
+                .map(|(name, ty)| {
+                    new_symbol(
+                        name.name.clone(),
+                        SymbolKind::FIELD,
+                        None,
+                        range_of(file, name.span.to(ty.span())),
+                        range_of(file, name.span),
+                        None,
+                    )
+                })
                 .collect(),
         ),
         _ => None,
     };
     let name = item.name();
     let full = item.span().to(name.span);
-    Some(new_symbol(name.name.clone(), kind, Some(detail.into()), range_of(file, full), range_of(file, name.span), children))
+    Some(new_symbol(
+        name.name.clone(),
+        kind,
+        Some(detail.into()),
+        range_of(file, full),
+        range_of(file, name.span),
+        children,
+    ))
 }
 
 #[allow(deprecated)] // `deprecated` is a required field of the struct even though the protocol deprecates it.

@@ -63,7 +63,10 @@ fn did_change_to_publish_diagnostics_on_5000_lines() {
 
     let mut client = Client::start();
     let published = client.open("big.sk", &text);
-    assert_eq!(published.diagnostics.iter().filter(|d| d.severity == Some(lsp_types::DiagnosticSeverity::ERROR)).count(), errors);
+    assert_eq!(
+        published.diagnostics.iter().filter(|d| d.severity == Some(lsp_types::DiagnosticSeverity::ERROR)).count(),
+        errors
+    );
 
     // An isolated edit (after a pause longer than the debounce): checked at once.
     let mut isolated = Vec::new();

@@ -171,7 +171,14 @@ fn document_symbols() {
         for s in symbols {
             let r = s.selection_range.start;
             let detail = s.detail.as_deref().unwrap_or("");
-            out.push_str(&format!("{}{} {:?} {detail} at {}:{}\n", "  ".repeat(depth), s.name, s.kind, r.line + 1, r.character + 1));
+            out.push_str(&format!(
+                "{}{} {:?} {detail} at {}:{}\n",
+                "  ".repeat(depth),
+                s.name,
+                s.kind,
+                r.line + 1,
+                r.character + 1
+            ));
             walk(s.children.as_deref().unwrap_or(&[]), depth + 1, out);
         }
     }

@@ -48,7 +48,10 @@ fn invalid_parameters_are_an_error_response() {
     let mut client = Client::start();
     let response = client.request("textDocument/hover", json!({ "position": "nowhere" }));
     assert_eq!(error_code(&response), Some(ErrorCode::InvalidParams as i32));
-    let response = client.request("textDocument/hover", json!({ "textDocument": { "uri": uri("a.sk") }, "position": { "line": -1, "character": 0 } }));
+    let response = client.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri("a.sk") }, "position": { "line": -1, "character": 0 } }),
+    );
     assert_eq!(error_code(&response), Some(ErrorCode::InvalidParams as i32));
     client.notify("textDocument/didOpen", json!({ "textDocument": 42 }));
     client.shutdown().unwrap();
