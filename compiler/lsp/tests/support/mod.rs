@@ -16,6 +16,8 @@ pub const WAIT: Duration = Duration::from_secs(10);
 pub struct Client {
     pub connection: Connection,
     server: Option<JoinHandle<Result<(), ServerError>>>,
+    /// The server's end of the connection until [`Client::run_server`] starts it.
+    unstarted: Option<Connection>,
     next_id: i32,
     /// Notifications received while waiting for a response.
     pub notifications: VecDeque<Notification>,
@@ -28,9 +30,20 @@ pub fn uri(name: &str) -> Url {
 impl Client {
     /// A server that has not been sent anything yet.
     pub fn spawn() -> Client {
+        let mut client = Client::unstarted();
+        client.run_server();
+        client
+    }
+
+    /// A client whose messages queue up until [`Client::run_server`] (so the server sees them all at once).
+    pub fn unstarted() -> Client {
         let (client, server) = Connection::memory();
-        let handle = std::thread::spawn(move || skc_lsp::run(server));
-        Client { connection: client, server: Some(handle), next_id: 0, notifications: VecDeque::new() }
+        Client { connection: client, server: None, unstarted: Some(server), next_id: 0, notifications: VecDeque::new() }
+    }
+
+    pub fn run_server(&mut self) {
+        let server = self.unstarted.take().expect("the server already runs");
+        self.server = Some(std::thread::spawn(move || skc_lsp::run(server)));
     }
 
     /// A server after `initialize` and `initialized`.
