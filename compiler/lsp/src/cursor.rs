@@ -32,6 +32,8 @@ pub enum Target {
         field: Span,
         expr: Option<ExprId>,
     },
+    /// The module named by an `open`.
+    Module(String),
     /// Any other expression.
     Expr(ExprId),
 }
@@ -62,7 +64,10 @@ fn root_items(checked: &Checked) -> impl Iterator<Item = (usize, &Item)> {
 
 fn item_name_at(checked: &Checked, offset: usize) -> Option<Found> {
     for (index, item) in root_items(checked) {
-        if matches!(item, Item::Open(_)) {
+        if let Item::Open(open) = item {
+            if in_root(checked, open.module.span, offset) {
+                return Some(Found { target: Target::Module(open.module.name.clone()), span: open.module.span });
+            }
             continue;
         }
         if in_root(checked, item.name().span, offset) {

@@ -29,6 +29,7 @@ fn definition_span(checked: &Checked, target: &Target) -> Option<Span> {
             Some(id) => field_declaration(checked, &types.record(*id).name, name),
             None => Some(*field),
         },
+        Target::Module(name) => module_file(checked, name),
         Target::Builtin { .. } | Target::Expr(_) => None,
     }
 }
@@ -37,4 +38,14 @@ fn field_declaration(checked: &Checked, record: &str, field: &str) -> Option<Spa
     let (_, item) = cursor::root_or_any_record(checked, record)?;
     let Item::Record(decl) = item else { return None };
     decl.fields.iter().find(|(name, _)| name.name == field).map(|(name, _)| name.span)
+}
+
+/// The start of the file that `open name` loaded (`name.sk` with its first letter in either case).
+fn module_file(checked: &Checked, name: &str) -> Option<Span> {
+    let wanted = format!("{}.sk", name.to_ascii_lowercase());
+    let (file, _) = checked.sources.files().skip(1).find(|(_, f)| {
+        let base = f.name.rsplit(['/', '\\']).next().unwrap_or(&f.name);
+        base.to_ascii_lowercase() == wanted
+    })?;
+    Some(Span { file, start: 0, end: 0 })
 }

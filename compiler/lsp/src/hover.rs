@@ -43,6 +43,7 @@ fn describe(checked: &Checked, target: &Target) -> Option<Vec<String>> {
             sections.extend(expr.map(|e| uniformity(checked, e)));
             sections
         }
+        Target::Module(name) => vec![code(&format!("open {name}"))],
         Target::Expr(expr) => expression_hover(checked, *expr)?,
     })
 }

@@ -277,5 +277,11 @@ fn modules_are_read_from_open_documents_first() {
     }
     let main_again = republished.iter().find(|p| p.uri == uri("main.sk")).expect("main.sk was not rechecked");
     assert_eq!(main_again.diagnostics, vec![], "{}", render_diagnostics(main, main_again));
+    // `open Helper` and `sync` lead into the module's file.
+    for (needle, line) in [("Helper", 0), ("sync ()", 0)] {
+        let location = client.at("textDocument/definition", "main.sk", main, needle, 0);
+        assert_eq!(location["uri"], uri("helper.sk").as_str(), "{needle}");
+        assert_eq!(location["range"]["start"]["line"], line, "{needle}");
+    }
     client.shutdown().unwrap();
 }
