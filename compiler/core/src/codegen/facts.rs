@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::syntax::ast::{ExprId, ExprKind, Module};
+use crate::syntax::ast::{BinaryOp, ExprId, ExprKind, Module};
 use crate::types::{LocalId, Resolution, Type, TypeInfo};
 
 pub struct ModuleFacts {
@@ -165,9 +165,7 @@ pub fn is_unit_arg(module: &Module, types: &TypeInfo, arg: ExprId) -> bool {
 
 fn compares_records(module: &Module, types: &TypeInfo) -> bool {
     module.exprs.iter().any(|kind| match kind {
-        ExprKind::Binary { op, lhs, .. } if matches!(op, crate::syntax::ast::BinaryOp::Eq | crate::syntax::ast::BinaryOp::Ne) => {
-            matches!(types.type_of(*lhs), Type::Record(_))
-        }
+        ExprKind::Binary { op: BinaryOp::Eq | BinaryOp::Ne, lhs, .. } => matches!(types.type_of(*lhs), Type::Record(_)),
         _ => false,
     })
 }
