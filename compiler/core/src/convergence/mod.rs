@@ -1,13 +1,89 @@
-//! The convergence analysis. (Being written.)
+//! The convergence analysis: an operation that needs its threads converged (a block barrier, a superstep's
+//! implicit barrier, a warp collective), executed where they may have diverged, is a compile error.
+//!
+//! Values and control flow are tracked on the lattice `Uniform <= BlockUniform <= WarpUniform <= ThreadVarying`
+//! (`lattice`); `walk` interprets each kernel and device function abstractly, in program order, with loop
+//! fixpoints and context-sensitive re-analysis of callees; `report` builds the diagnostics. The rules are stated
+//! for users in docs/language.md ("Convergence rules").
+
+pub mod lattice;
+pub mod report;
+pub mod walk;
+
+use std::collections::HashMap;
 
 use crate::diagnostic::Diagnostic;
-use crate::syntax::ast::Module;
-use crate::types::TypeInfo;
+use crate::source::Span;
+use crate::syntax::ast::{ExprId, Module};
+use crate::types::{FunctionId, TypeInfo};
 
-/// Uniformity facts for the language server's hover.
+pub use lattice::Uniformity;
+
+/// Where a non-uniform value comes from, for hovers: its first source and the sentence that explains it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValueSource {
+    pub span: Span,
+    pub message: String,
+}
+
+/// The uniformity of every expression of every kernel and function, analysed on its own (parameters of device
+/// functions taken as uniform), for the language server's hover.
 #[derive(Clone, Debug, Default)]
-pub struct UniformityInfo {}
+pub struct UniformityInfo {
+    levels: Vec<Uniformity>,
+    /// Index into `roots` of each expression's first source, `u32::MAX` for none.
+    source_of: Vec<u32>,
+    roots: Vec<ValueSource>,
+    /// Roots already described, by the address of their `Origin` (so each is formatted once).
+    root_index: HashMap<usize, u32>,
+}
 
-pub fn analyse(_module: &Module, _types: &TypeInfo) -> (UniformityInfo, Vec<Diagnostic>) {
-    (UniformityInfo::default(), Vec::new())
+const NO_SOURCE: u32 = u32::MAX;
+
+impl UniformityInfo {
+    pub fn new(expr_count: usize) -> UniformityInfo {
+        UniformityInfo {
+            levels: vec![Uniformity::Uniform; expr_count],
+            source_of: vec![NO_SOURCE; expr_count],
+            roots: Vec::new(),
+            root_index: HashMap::new(),
+        }
+    }
+
+    fn set(&mut self, e: ExprId, value: &lattice::Value, names: report::Names) {
+        let Some(slot) = self.levels.get_mut(e.index()) else { return };
+        if value.level <= *slot && self.source_of[e.index()] != NO_SOURCE {
+            return;
+        }
+        *slot = (*slot).max(value.level);
+        let Some(root) = value.root() else { return };
+        let key = root as *const lattice::Origin as usize;
+        let roots = &mut self.roots;
+        let index = *self.root_index.entry(key).or_insert_with(|| {
+            roots.push(ValueSource { span: root.span, message: report::origin_message(root, names) });
+            roots.len() as u32 - 1
+        });
+        self.source_of[e.index()] = index;
+    }
+
+    pub fn level(&self, e: ExprId) -> Uniformity {
+        self.levels.get(e.index()).copied().unwrap_or(Uniformity::Uniform)
+    }
+
+    pub fn source(&self, e: ExprId) -> Option<&ValueSource> {
+        let index = *self.source_of.get(e.index())?;
+        self.roots.get(index as usize)
+    }
+}
+
+/// Checks every kernel and device function of `module`.
+pub fn analyse(module: &Module, types: &TypeInfo) -> (UniformityInfo, Vec<Diagnostic>) {
+    let mut walker = walk::Walker::new(module, types);
+    for kernel in 0..types.kernels.len() {
+        walker.kernel(kernel);
+    }
+    for function in 0..types.functions.len() {
+        walker.function(FunctionId(function as u32));
+    }
+    (walker.info, walker.diagnostics)
 }

@@ -64,8 +64,6 @@ pub enum Token {
     End,
     #[token("fun")]
     Fun,
-    #[token("kernel")]
-    Kernel,
     #[token("superstep")]
     Superstep,
     #[token("type")]
@@ -249,7 +247,6 @@ impl Token {
             Begin => "`begin`",
             End => "`end`",
             Fun => "`fun`",
-            Kernel => "`kernel`",
             Superstep => "`superstep`",
             Type => "`type`",
             Open => "`open`",

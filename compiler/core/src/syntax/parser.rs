@@ -104,7 +104,7 @@ fn is_closer(token: Token) -> bool {
 
 /// Tokens that start a top-level item (recovery resumes at one of these at the start of a line).
 fn starts_item(token: Token) -> bool {
-    matches!(token, Token::Let | Token::Kernel | Token::Type | Token::Open | Token::LExtension | Token::Fun)
+    matches!(token, Token::Let | Token::Type | Token::Open | Token::LExtension | Token::Fun)
 }
 
 impl<'a> Parser<'a> {
@@ -175,6 +175,19 @@ impl<'a> Parser<'a> {
 
     fn at_ident(&self, name: &str) -> bool {
         self.peek() == Token::Ident && self.peek_text() == name
+    }
+
+    /// `kernel name ...` in column 0 (`kernel` is a keyword only there, so Sarek code may name a kernel `kernel`).
+    fn at_native_kernel(&self) -> bool {
+        self.at_ident("kernel") && self.peek_at(1) == Token::Ident && {
+            let start = self.current().start as usize;
+            start == 0 || self.text.as_bytes()[start - 1] == b'\n'
+        }
+    }
+
+    /// Does an item start here (recovery resumes at such a token)?
+    fn at_item_start(&self) -> bool {
+        (starts_item(self.peek()) && self.at_line_start()) || self.at_native_kernel()
     }
 
     /// Is the current token the first on its line (for `let`: in column 0, since nested `let`s are indented)?
@@ -276,7 +289,7 @@ impl<'a> Parser<'a> {
         if self.pos == item_start {
             self.bump();
         }
-        while self.peek() != Token::Eof && !(starts_item(self.peek()) && self.at_line_start()) {
+        while self.peek() != Token::Eof && !self.at_item_start() {
             if self.peek() == Token::Error {
                 let lexeme = self.current();
                 self.report_error_token(lexeme);
@@ -289,7 +302,9 @@ impl<'a> Parser<'a> {
         let start = self.current().start;
         match self.peek() {
             Token::Let => self.parse_let_item(start),
-            Token::Kernel => self.parse_native_kernel(start),
+            Token::Ident if self.peek_text() == "kernel" && self.peek_at(1) == Token::Ident => {
+                self.parse_native_kernel(start)
+            }
             Token::Type => self.parse_type_decl(start),
             Token::Open => {
                 self.bump();
@@ -318,11 +333,6 @@ impl<'a> Parser<'a> {
         };
         self.bare_kernels += 1;
         Ident { name, span: Span { file: self.file, start, end: start } }
-    }
-
-    fn bump_ident(&mut self) -> Ident {
-        let l = self.bump();
-        Ident { name: self.text_of(l).to_string(), span: self.span_of(l) }
     }
 
     fn expect_ident(&mut self) -> Option<Ident> {
@@ -413,18 +423,16 @@ impl<'a> Parser<'a> {
             return;
         }
         let Some(name) = self.expect_ident() else { return };
-        // `let f () = ...` declares a function without parameters, not a constant.
-        let unit_param = self.peek() == Token::LParen && self.peek_at(1) == Token::RParen;
-        let params = self.parse_params();
+        let (params, is_function) = self.parse_params_marked();
         let ret = if self.eat(Token::Colon) { Some(self.parse_type()) } else { None };
         if !self.expect(Token::Eq) {
             return;
         }
-        if params.is_empty() && matches!(self.peek(), Token::LExtension) {
+        if !is_function && matches!(self.peek(), Token::LExtension) {
             self.parse_kernel_value(name, start);
             return;
         }
-        if params.is_empty() && self.peek() == Token::Fun {
+        if !is_function && self.peek() == Token::Fun {
             // `let f = fun x y -> body`: a device function.
             self.bump();
             let params = self.parse_params();
@@ -436,7 +444,7 @@ impl<'a> Parser<'a> {
         }
         let body = self.parse_seq();
         let span = self.span_from(start);
-        if params.is_empty() && !unit_param {
+        if !is_function {
             self.module.items.push(Item::Constant(Constant { name, ty: ret, value: body, span }));
         } else {
             self.module.items.push(Item::Function(Function { name, params, ret, body, span }));
@@ -449,7 +457,7 @@ impl<'a> Parser<'a> {
         let mut open = self.current_span();
         if bracketed {
             open = self.bump_span();
-            let ext = if self.peek() == Token::Kernel { Some(self.bump_ident()) } else { self.expect_ident() };
+            let ext = self.expect_ident();
             if let Some(ext) = ext {
                 if ext.name != "kernel" {
                     self.unsupported(ext.span, "this extension here", "a kernel is written `[%kernel fun ... -> ...]`");
@@ -485,6 +493,17 @@ impl<'a> Parser<'a> {
 
     /// Parameters: `x`, `(x : T)`, `()` (no parameter), `_`.
     fn parse_params(&mut self) -> Vec<Param> {
+        self.parse_params_marked().0
+    }
+
+    /// Parameters, and whether any were written at all (`let f () = ...` has none but is a function).
+    fn parse_params_marked(&mut self) -> (Vec<Param>, bool) {
+        let start_pos = self.pos;
+        let params = self.parse_params_inner();
+        (params, self.pos > start_pos)
+    }
+
+    fn parse_params_inner(&mut self) -> Vec<Param> {
         let mut params = Vec::new();
         loop {
             let start = self.current().start;
@@ -582,17 +601,20 @@ impl<'a> Parser<'a> {
     // --- expressions ----------------------------------------------------------------------------------
 
     /// `e1; e2; ...` (with statement-level recovery).
+    /// Sequences nest to the right (`a; (b; c)`) so walkers can follow the spine in a loop.
     fn parse_seq(&mut self) -> ExprId {
-        let start = self.current().start;
-        let mut expr = self.parse_statement();
+        let mut statements = vec![self.parse_statement()];
         while self.peek() == Token::Semi {
             self.bump();
-            if is_closer(self.peek()) || (starts_item(self.peek()) && self.at_line_start() && self.peek() != Token::Let)
-            {
+            if is_closer(self.peek()) || (self.at_item_start() && self.peek() != Token::Let) {
                 break; // trailing `;`
             }
-            let next = self.parse_statement();
-            expr = self.module.alloc(ExprKind::Seq(expr, next), self.span_from(start));
+            statements.push(self.parse_statement());
+        }
+        let mut expr = statements.pop().expect("at least one statement");
+        while let Some(first) = statements.pop() {
+            let span = self.module.span(first).to(self.module.span(expr));
+            expr = self.module.alloc(ExprKind::Seq(first, expr), span);
         }
         expr
     }
@@ -614,7 +636,7 @@ impl<'a> Parser<'a> {
             if token == Token::Eof || (depth == 0 && (token == Token::Semi || is_closer(token))) {
                 return;
             }
-            if depth == 0 && starts_item(token) && token != Token::Let && self.at_line_start() {
+            if depth == 0 && token != Token::Let && self.at_item_start() {
                 return;
             }
             match token {
@@ -714,6 +736,9 @@ impl<'a> Parser<'a> {
     /// Could this token start an argument of an application?
     fn starts_argument(&self) -> bool {
         use Token::*;
+        if self.at_native_kernel() {
+            return false;
+        }
         match self.peek() {
             Ident => !matches!(self.peek_text(), "mutable"),
             UIdent | Int | Float | True | False | LParen | LArray | LExtension | Bang | Begin | LBrace => true,
@@ -758,16 +783,9 @@ impl<'a> Parser<'a> {
         if !self.starts_argument() {
             return head;
         }
-        let callee = match self.module.expr(head) {
-            ExprKind::Var(path) => path.clone(),
-            _ => {
-                let d = Diagnostic::error("E0205", "only named functions can be applied")
-                    .primary(self.module.span(head), "this is not a function name")
-                    .help("insert `;` if this ends a statement");
-                self.diagnostics.push(d);
-                return head;
-            }
-        };
+        // Only names are applied; after anything else, the next token belongs to the caller (which reports a
+        // missing `in` or `;` there).
+        let ExprKind::Var(callee) = self.module.expr(head).clone() else { return head };
         let mut args = Vec::new();
         while self.starts_argument() {
             args.push(self.parse_argument());
@@ -1212,6 +1230,10 @@ impl<'a> Parser<'a> {
     /// `let%shared (t : T) = n in`, `let%local (t : T) = n in`, `let%superstep[@divergent] name = body in rest`.
     fn parse_let_extension(&mut self, start: u32) -> ExprId {
         self.bump(); // %
+        if self.peek() == Token::Superstep {
+            self.bump();
+            return self.parse_let_superstep(start);
+        }
         let Some(ext) = self.expect_ident() else { return self.error_expr(self.span_from(start)) };
         match ext.name.as_str() {
             "shared" | "local" => {

@@ -9,7 +9,7 @@ use crate::types::{Mutability, RecordId, Resolution, Type};
 use super::infer::Class;
 use super::report::Because;
 use super::suggest;
-use super::Checker;
+use super::{Checker, Deferred};
 
 impl Checker<'_> {
     pub(crate) fn check_index(&mut self, array: ExprId, index: ExprId) -> Type {
@@ -24,12 +24,17 @@ impl Checker<'_> {
         self.expect_type_because(index, &found, &integer, Because::help("an index must be an integer"));
     }
 
-    /// The element type of an array; an unknown type becomes a vector; anything else is `E0210`.
+    /// The element type of an array; an unknown type becomes "some array" (a vector unless something else
+    /// decides); anything else is `E0210`.
     pub(crate) fn element_type(&mut self, array: ExprId, array_ty: &Type) -> Type {
+        if let Some(elem) = self.vars.array_element(array_ty) {
+            return elem;
+        }
         match self.vars.resolve(array_ty) {
             Type::Var(_) if self.vars.class_of(array_ty) == Some(Class::Any) => {
                 let elem = self.vars.fresh(Class::Any);
-                self.vars.unify(array_ty, &Type::Vector(Box::new(elem.clone())));
+                let some_array = self.vars.fresh_array(elem.clone());
+                self.vars.unify(array_ty, &some_array);
                 elem
             }
             Type::Vector(elem) | Type::Array { elem, .. } | Type::ConstArray { elem, .. } => *elem,
@@ -43,9 +48,15 @@ impl Checker<'_> {
 
     fn report_not_an_array(&mut self, array: ExprId, ty: &Type) {
         let shown = self.describe(ty);
+        let text = self.snippet(array);
+        let subject = if !text.is_empty() && text.len() <= 40 && !text.contains('\n') {
+            format!("`{text}`")
+        } else {
+            "this expression".to_string()
+        };
         self.diagnostics.push(
-            Diagnostic::error("E0210", format!("cannot index into a value of type {shown}"))
-                .primary(self.span(array), format!("this is {shown}, not an array")),
+            Diagnostic::error("E0210", format!("{subject} is not an array"))
+                .primary(self.span(array), format!("this is {shown}, so it cannot be indexed")),
         );
     }
 
@@ -64,15 +75,26 @@ impl Checker<'_> {
 
     /// Constant arrays are read-only (`E0204`).
     pub(crate) fn check_array_writable(&mut self, array: ExprId, array_ty: &Type) -> bool {
-        if !matches!(self.vars.resolve(array_ty), Type::ConstArray { .. }) {
-            return true;
+        match self.vars.resolve(array_ty) {
+            Type::ConstArray { .. } => {
+                self.report_constant_array_write(array);
+                false
+            }
+            Type::Var(_) => {
+                self.deferred.push(Deferred::Written { ty: array_ty.clone(), expr: array });
+                true
+            }
+            _ => true,
         }
-        let text = self.sources.snippet(self.span(array)).to_string();
+    }
+
+    /// `E0204` for a write to a constant array.
+    pub(crate) fn report_constant_array_write(&mut self, array: ExprId) {
+        let text = self.snippet(array).to_string();
         let d = Diagnostic::error("E0204", format!("cannot write to `{text}`: it is a constant array"))
             .primary(self.span(array), "read-only: it lives in constant memory")
             .help("copy it into a shared or local array to modify it");
         self.diagnostics.push(d);
-        false
     }
 
     pub(crate) fn check_field(&mut self, record: ExprId, field: &Ident) -> Type {

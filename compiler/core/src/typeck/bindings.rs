@@ -174,12 +174,12 @@ impl Checker<'_> {
         let start_ty = self.check_expr(start);
         let start_ok = self.expect_type(start, &start_ty, &counter);
         let end_ty = self.check_expr(end);
-        let why = if start_ok {
-            Because::of(self.span(start), format!("the first bound is {}", self.describe(&counter)))
+        if start_ok {
+            let why = Because::of(self.span(start), format!("the first bound is {}", self.describe(&counter)));
+            self.expect_type_because(end, &end_ty, &counter, why);
         } else {
-            Because::default()
-        };
-        self.expect_type_because(end, &end_ty, &counter, why);
+            self.vars.unify(&end_ty, &counter);
+        }
         let local = self.new_local(&var.name, counter, Mutability::Immutable, var.span, None);
         self.info.declared_local.insert(id, local);
         self.scopes.push();

@@ -13,7 +13,7 @@ use crate::types::{FunctionId, Resolution, Type};
 use super::infer::Class;
 use super::report::Because;
 use super::scope::{is_bogus_name, Named, ValueItem};
-use super::{suggest, Checker};
+use super::{suggest, Checker, Owner};
 
 /// The generic slots of one use of a builtin's signature.
 type Slots = HashMap<u8, Type>;
@@ -181,7 +181,10 @@ impl Checker<'_> {
         let mut slots = Slots::new();
         if args.len() != builtin.params.len() {
             self.report_arity(callee, builtin.params.len(), args.len(), None, None);
-            return self.instantiate(builtin.ret, &mut slots);
+            return match builtin.ret {
+                SigType::Var(..) | SigType::ArrayOf(..) => Type::Error,
+                concrete => self.instantiate(concrete, &mut slots),
+            };
         }
         for ((param, arg), found) in builtin.params.iter().zip(args).zip(found) {
             match *param {
@@ -225,7 +228,10 @@ impl Checker<'_> {
             SigType::Bool => Type::Bool,
             SigType::Unit => Type::Unit,
             SigType::Var(slot, class) => self.slot_type(slot, class, slots),
-            SigType::ArrayOf(slot, class) => Type::Vector(Box::new(self.slot_type(slot, class, slots))),
+            SigType::ArrayOf(slot, class) => {
+                let elem = self.slot_type(slot, class, slots);
+                self.vars.fresh_array(elem)
+            }
         }
     }
 
@@ -233,8 +239,12 @@ impl Checker<'_> {
     fn expect_array_of(&mut self, arg: ExprId, found: &Type, elem: &Type) {
         let actual = match self.vars.resolve(found) {
             Type::Var(_) if self.vars.class_of(found) == Some(Class::Any) => {
-                self.vars.unify(found, &Type::Vector(Box::new(elem.clone())));
+                let some_array = self.vars.fresh_array(elem.clone());
+                self.vars.unify(found, &some_array);
                 return;
+            }
+            Type::Var(_) if self.vars.class_of(found) == Some(Class::Array) => {
+                self.vars.array_element(found).unwrap_or(Type::Error)
             }
             Type::Vector(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => *e,
             Type::Error => return,
@@ -263,6 +273,10 @@ impl Checker<'_> {
         args: &[ExprId],
         found: &[Type],
     ) -> Type {
+        if let Owner::Constant(_) = self.ctx.owner {
+            // Signatures are not known yet; a call is never a compile-time value (reported as `E0212`).
+            return Type::Error;
+        }
         let Some(info) = self.info.functions.get(f.0 as usize) else {
             return Type::Error;
         };

@@ -115,7 +115,8 @@ impl Checker<'_> {
         }
         for kernel in &mut self.info.kernels {
             for param in &mut kernel.params {
-                param.written = self.effects.written.contains(&param.local);
+                let is_vector = matches!(self.vars.resolve(&param.ty), crate::types::Type::Vector(_));
+                param.written = is_vector && self.effects.written.contains(&param.local);
             }
         }
     }

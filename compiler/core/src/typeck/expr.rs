@@ -115,7 +115,7 @@ impl Checker<'_> {
         if let Some(Resolution::Local(local)) = self.info.resolution(operand) {
             let mutable = self.local_info(local).is_some_and(|l| l.mutability == Mutability::Mutable);
             if mutable && !matches!(self.vars.resolve(&found), Type::Ref(_)) {
-                let text = self.sources.snippet(self.span(operand)).to_string();
+                let text = self.snippet(operand).to_string();
                 let why = Because::help(format!("`{text}` is a `mut` variable: read it as `{text}`, without `!`"));
                 let cell = Type::Ref(Box::new(found.clone()));
                 self.expect_type_because(operand, &found, &cell, why);
@@ -151,14 +151,13 @@ impl Checker<'_> {
     /// Both operands of the same type, of class `class`; the result has that type.
     fn check_arithmetic(&mut self, op: BinaryOp, class: Class, lhs: (ExprId, Type), rhs: (ExprId, Type)) -> Type {
         let operand = self.vars.fresh(class);
-        let left_ok = self.expect_type_because(lhs.0, &lhs.1, &operand, self.operator_hint(op, &lhs.1));
-        let why = if left_ok {
-            Because::of(self.span(lhs.0), format!("this is {}", self.describe(&lhs.1)))
-        } else {
-            self.operator_hint(op, &rhs.1)
-        };
-        let right_ok = self.expect_type_because(rhs.0, &rhs.1, &operand, why);
-        if left_ok && right_ok {
+        if !self.expect_type_because(lhs.0, &lhs.1, &operand, self.operator_hint(op, &lhs.1)) {
+            // One report per operator: the right operand is not checked against a left one already wrong.
+            self.vars.unify(&operand, &rhs.1);
+            return Type::Error;
+        }
+        let why = Because::of(self.span(lhs.0), format!("this is {}", self.describe(&lhs.1)));
+        if self.expect_type_because(rhs.0, &rhs.1, &operand, why) {
             operand
         } else {
             Type::Error

@@ -1,20 +1,23 @@
-//! The last phase: propagate writes and report recursion, report the locals whose type could not be inferred
-//! (`E0209`), default the remaining variables by class, run the checks that need final types (comparison
-//! operands, discarded values, kernel parameter types), and substitute every variable in the result.
+//! The last phase: report recursion and the locals whose type could not be inferred (`E0209`), default the
+//! remaining variables by class, propagate writes through calls, run the checks that need final types
+//! (comparison operands, discarded values, writes to constant arrays, kernel parameter types), and substitute
+//! every variable in the result.
 
 use crate::diagnostic::Diagnostic;
-use crate::types::{Type, TypeInfo};
+use crate::syntax::ast::{ExprId, ExprKind};
+use crate::types::{Resolution, Type, TypeInfo};
 
 use super::{Checker, Deferred};
 
 impl Checker<'_> {
     pub(crate) fn finish(mut self) -> (TypeInfo, Vec<crate::diagnostic::Diagnostic>) {
-        self.propagate_writes();
         self.report_recursion();
         self.report_uninferred_locals();
         self.vars.default_all(Type::Unit);
+        self.propagate_writes();
         self.run_deferred();
         self.check_kernel_params();
+        self.type_orphans();
         self.substitute_all();
         (self.info, self.diagnostics)
     }
@@ -47,6 +50,11 @@ impl Checker<'_> {
             match deferred {
                 Deferred::Comparable { ty, expr } => self.check_comparable(&ty, expr),
                 Deferred::Discarded { expr } => self.check_discarded(expr),
+                Deferred::Written { ty, expr } => {
+                    if matches!(self.vars.resolve(&ty), Type::ConstArray { .. }) {
+                        self.report_constant_array_write(expr);
+                    }
+                }
             }
         }
     }
@@ -93,6 +101,42 @@ impl Checker<'_> {
                 .help("kernel parameters are scalars, records or vectors (`float32 vector`)");
             self.diagnostics.push(d);
         }
+    }
+
+    /// Types, without diagnostics, the expressions no rule visited: the parser replaces `a.(i)`, `r.f` and `x`
+    /// by `a.(i) <- v`, `r.f <- v` and `x := v` but keeps the originals in the arena, where a hover may find them.
+    fn type_orphans(&mut self) {
+        let assign_targets: std::collections::HashMap<crate::source::Span, ExprId> = (0..self.module.exprs.len())
+            .map(|i| ExprId(i as u32))
+            .filter_map(|id| match self.kind(id) {
+                ExprKind::Assign { target, .. } => Some((target.span(), id)),
+                _ => None,
+            })
+            .collect();
+        for index in 0..self.types.len() {
+            if self.types[index].is_some() {
+                continue;
+            }
+            let id = ExprId(index as u32);
+            let ty = match self.kind(id) {
+                ExprKind::Index { array, .. } => self.vars.resolve(&self.type_of(*array)).element().cloned(),
+                ExprKind::Field { record, field } => self.quiet_field_type(*record, &field.name),
+                ExprKind::Var(path) => {
+                    assign_targets.get(&path.span()).and_then(|a| self.info.resolution(*a)).map(|r| match r {
+                        Resolution::Local(l) => self.local_type(l),
+                        _ => Type::Error,
+                    })
+                }
+                _ => None,
+            };
+            self.types[index] = Some(ty.unwrap_or(Type::Error));
+        }
+    }
+
+    fn quiet_field_type(&self, record: ExprId, field: &str) -> Option<Type> {
+        let Type::Record(id) = self.vars.resolve(&self.type_of(record)) else { return None };
+        let info = self.info.records.get(id.0 as usize)?;
+        info.fields.iter().find(|(name, _)| name == field).map(|(_, ty)| ty.clone())
     }
 
     /// Replaces every variable in the result by its (defaulted) type.

@@ -2,6 +2,12 @@
 //! `Type::Var`; this table says, for every variable, either the class of types it may still become or the type it
 //! was bound to. Unification is monomorphic (no generalisation): every variable ends up as one concrete type,
 //! either through a constraint or through defaulting by class at the end of checking.
+//!
+//! A value indexed before its type is known gets the class `Array` (with an element type kept beside it): it
+//! becomes whichever array it is used as (a vector, a shared or local array, a constant array), and a vector if
+//! nothing decides, as untyped kernel parameters do.
+
+use std::collections::HashMap;
 
 use crate::builtins::TypeClass;
 use crate::types::{Type, TypeVarId};
@@ -17,6 +23,8 @@ pub(crate) enum Class {
     Integer,
     /// float32, float64 (an unsuffixed float literal).
     Float,
+    /// Some array (vector, shared, local or constant) whose element type is recorded in the table.
+    Array,
 }
 
 impl Class {
@@ -36,6 +44,7 @@ impl Class {
             Class::Numeric => ty.is_numeric(),
             Class::Integer => ty.is_integer(),
             Class::Float => ty.is_float(),
+            Class::Array => ty.element().is_some(),
         }
     }
 
@@ -44,6 +53,7 @@ impl Class {
         match (self, other) {
             (Class::Any, c) | (c, Class::Any) => Some(c),
             (a, b) if a == b => Some(a),
+            (Class::Array, _) | (_, Class::Array) => None,
             (Class::Numeric, c) | (c, Class::Numeric) => Some(c),
             _ => None,
         }
@@ -56,13 +66,15 @@ impl Class {
             Class::Numeric => "a number",
             Class::Integer => "an integer",
             Class::Float => "a float",
+            Class::Array => "an array",
         }
     }
 
-    /// The type an unconstrained variable of this class becomes; `None` for `Any` (which cannot be guessed).
+    /// The type an unconstrained variable of this class becomes; `None` for `Any` (which cannot be guessed) and
+    /// `Array` (a vector of its element, see [`VarTable::default_all`]).
     pub(crate) fn default_type(self) -> Option<Type> {
         match self {
-            Class::Any => None,
+            Class::Any | Class::Array => None,
             Class::Numeric | Class::Integer => Some(Type::Int32),
             Class::Float => Some(Type::Float32),
         }
@@ -79,12 +91,37 @@ enum Slot {
 #[derive(Debug, Default)]
 pub(crate) struct VarTable {
     slots: Vec<Slot>,
+    /// The element type of each variable of class `Array`.
+    elems: HashMap<u32, Type>,
 }
+
+/// How deep `occurs` looks before it assumes a cycle (types are shallow; this is defence only).
+const MAX_OCCURS_DEPTH: u32 = 64;
 
 impl VarTable {
     pub(crate) fn fresh(&mut self, class: Class) -> Type {
+        if class == Class::Array {
+            let elem = self.fresh(Class::Any);
+            return self.fresh_array(elem);
+        }
         self.slots.push(Slot::Unbound(class));
         Type::Var(TypeVarId(self.slots.len() as u32 - 1))
+    }
+
+    /// A variable for "some array of `elem`".
+    pub(crate) fn fresh_array(&mut self, elem: Type) -> Type {
+        self.slots.push(Slot::Unbound(Class::Array));
+        let id = self.slots.len() as u32 - 1;
+        self.elems.insert(id, elem);
+        Type::Var(TypeVarId(id))
+    }
+
+    /// The element type of `ty` if it is (bound to) an unbound variable of class `Array`.
+    pub(crate) fn array_element(&self, ty: &Type) -> Option<Type> {
+        match self.resolve(ty) {
+            Type::Var(v) if self.var_class(v) == Some(Class::Array) => self.elems.get(&v.0).cloned(),
+            _ => None,
+        }
     }
 
     fn slot(&self, var: TypeVarId) -> Option<&Slot> {
@@ -135,7 +172,13 @@ impl VarTable {
 
     fn collect_unbound(&self, ty: &Type, out: &mut Vec<TypeVarId>) {
         match ty {
-            Type::Var(v) => out.push(*v),
+            Type::Var(v) if out.contains(v) => {}
+            Type::Var(v) => {
+                out.push(*v);
+                if let Some(elem) = self.elems.get(&v.0) {
+                    self.collect_unbound(&self.zonk(elem), out);
+                }
+            }
             Type::Vector(e) | Type::Ref(e) => self.collect_unbound(e, out),
             Type::Array { elem, .. } | Type::ConstArray { elem, .. } => self.collect_unbound(elem, out),
             _ => {}
@@ -156,20 +199,32 @@ impl VarTable {
         }
     }
 
-    /// Binds every still-unbound variable to its class's default; `Any` variables become `any_default`.
+    /// Binds every still-unbound variable to its class's default: `Any` variables become `any_default`,
+    /// `Array` variables vectors of their element.
     pub(crate) fn default_all(&mut self, any_default: Type) {
-        for slot in &mut self.slots {
+        for (index, slot) in self.slots.iter_mut().enumerate() {
             if let Slot::Unbound(class) = slot {
-                *slot = Slot::Bound(class.default_type().unwrap_or_else(|| any_default.clone()));
+                let ty = match class {
+                    Class::Array => {
+                        let elem = self.elems.get(&(index as u32)).cloned().unwrap_or_else(|| any_default.clone());
+                        Type::Vector(Box::new(elem))
+                    }
+                    _ => class.default_type().unwrap_or_else(|| any_default.clone()),
+                };
+                *slot = Slot::Bound(ty);
             }
         }
     }
 
-    fn occurs(&self, var: TypeVarId, ty: &Type) -> bool {
+    fn occurs(&self, var: TypeVarId, ty: &Type, depth: u32) -> bool {
+        if depth > MAX_OCCURS_DEPTH {
+            return true;
+        }
         match self.resolve(ty) {
-            Type::Var(v) => v == var,
-            Type::Vector(e) | Type::Ref(e) => self.occurs(var, &e),
-            Type::Array { elem, .. } | Type::ConstArray { elem, .. } => self.occurs(var, &elem),
+            Type::Var(v) if v == var => true,
+            Type::Var(v) => self.elems.get(&v.0).is_some_and(|e| self.occurs(var, e, depth + 1)),
+            Type::Vector(e) | Type::Ref(e) => self.occurs(var, &e, depth + 1),
+            Type::Array { elem, .. } | Type::ConstArray { elem, .. } => self.occurs(var, &elem, depth + 1),
             _ => false,
         }
     }
@@ -197,7 +252,7 @@ impl VarTable {
 
     /// Would `a` and `b` unify? (Tries on a copy; used only to word diagnostics.)
     pub(crate) fn clone_unifies(&self, a: &Type, b: &Type) -> bool {
-        let mut copy = VarTable { slots: self.slots.clone() };
+        let mut copy = VarTable { slots: self.slots.clone(), elems: self.elems.clone() };
         copy.unify(a, b)
     }
 
@@ -211,20 +266,49 @@ impl VarTable {
         let Some(class) = cx.meet(cy) else {
             return false;
         };
-        self.slots[y.0 as usize] = Slot::Unbound(class);
-        self.force_bind(x, Type::Var(y));
-        true
+        match (cx, cy) {
+            (Class::Array, Class::Array) => {
+                let (ex, ey) = (self.elems.get(&x.0).cloned(), self.elems.get(&y.0).cloned());
+                if self.occurs(x, &Type::Var(y), 0) || self.occurs(y, &Type::Var(x), 0) {
+                    return false;
+                }
+                self.force_bind(x, Type::Var(y));
+                match (ex, ey) {
+                    (Some(ex), Some(ey)) => self.unify(&ex, &ey),
+                    _ => true,
+                }
+            }
+            (Class::Array, _) => {
+                if self.occurs(y, &Type::Var(x), 0) {
+                    return false;
+                }
+                self.force_bind(y, Type::Var(x));
+                true
+            }
+            _ => {
+                if self.occurs(x, &Type::Var(y), 0) {
+                    return false;
+                }
+                self.slots[y.0 as usize] = Slot::Unbound(class);
+                self.force_bind(x, Type::Var(y));
+                true
+            }
+        }
     }
 
     fn bind_checked(&mut self, var: TypeVarId, ty: Type) -> bool {
         let Some(class) = self.var_class(var) else {
             return false;
         };
-        if !class.admits(&ty) || self.occurs(var, &ty) {
+        if !class.admits(&ty) || self.occurs(var, &ty, 0) {
             return false;
         }
-        self.force_bind(var, ty);
-        true
+        let elem = self.elems.get(&var.0).cloned();
+        self.force_bind(var, ty.clone());
+        match (elem, ty.element()) {
+            (Some(elem), Some(actual)) => self.unify(&elem, actual),
+            _ => true,
+        }
     }
 }
 
@@ -257,5 +341,26 @@ mod tests {
         assert!(!vars.unify(&i, &Type::Bool));
         assert!(vars.unify(&Type::Vector(Box::new(i.clone())), &Type::Vector(Box::new(Type::Int64))));
         assert_eq!(vars.zonk(&i), Type::Int64);
+    }
+
+    #[test]
+    fn array_variables_become_the_array_they_meet_or_vectors() {
+        let mut vars = VarTable::default();
+        let elem = vars.fresh(Class::Any);
+        let some_array = vars.fresh_array(elem.clone());
+        assert!(!vars.unify(&some_array, &Type::Int32));
+        let shared = Type::Array {
+            elem: Box::new(Type::Float32),
+            space: crate::syntax::ast::MemorySpace::Shared,
+            size: crate::types::ArraySize::Const(8),
+        };
+        assert!(vars.unify(&some_array, &shared));
+        assert_eq!(vars.zonk(&elem), Type::Float32);
+        let other_elem = vars.fresh(Class::Integer);
+        let other = vars.fresh_array(other_elem.clone());
+        let any = vars.fresh(Class::Any);
+        assert!(vars.unify(&any, &other));
+        vars.default_all(Type::Unit);
+        assert_eq!(vars.zonk(&any), Type::Vector(Box::new(Type::Int32)));
     }
 }

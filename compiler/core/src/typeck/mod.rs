@@ -9,6 +9,13 @@
 //! constant evaluation, `effects.rs` the written-parameter and call-graph facts, `report.rs` the wording of type
 //! mismatches, `scope.rs` name lookup and `suggest.rs` the "did you mean" hints.
 //!
+//! Diagnostics: `E0200` unknown name or type, `E0201` mismatched types, `E0202` wrong number of arguments, `E0203`
+//! bad array size, `E0204` write to something read-only, `E0205` array literal outside a constant, `E0206`
+//! recursion, `E0207` duplicate definition, `E0208` record field errors, `E0209` type cannot be inferred, `E0210`
+//! not a function / not an array, `E0212` constant not computable, `E0213` `break`/`continue` outside a loop,
+//! `E0214` bad kernel parameter type, `E0215` bad `-D` override, `W0003` discarded value (and `E0104` for
+//! expressions nested too deeply to check).
+//!
 //! Invariants at the boundary: `expr_types` has one entry per expression and contains no `Type::Var`; an
 //! expression of type `Type::Error` never causes a further diagnostic; nothing here panics on any parse result.
 
@@ -102,6 +109,8 @@ pub(crate) enum Deferred {
     Comparable { ty: Type, expr: ExprId },
     /// The left of `e1; e2`: a value other than unit is worth a warning.
     Discarded { expr: ExprId },
+    /// An array written through before its kind was known: it must not turn out to be a constant array.
+    Written { ty: Type, expr: ExprId },
 }
 
 /// Deepest expression nesting the checker follows (the parser already limits most nesting).
@@ -166,6 +175,13 @@ impl<'a> Checker<'a> {
 
     pub(crate) fn span(&self, id: ExprId) -> Span {
         self.module.expr_spans.get(id.index()).copied().unwrap_or_default()
+    }
+
+    /// The source text of an expression (empty if its file is unknown).
+    pub(crate) fn snippet(&self, id: ExprId) -> &'a str {
+        let span = self.span(id);
+        let sources = self.sources;
+        sources.files().find(|(file, _)| *file == span.file).and_then(|(_, f)| f.text.get(span.range())).unwrap_or("")
     }
 
     /// The type recorded for an expression already checked.

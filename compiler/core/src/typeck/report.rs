@@ -32,7 +32,12 @@ impl Checker<'_> {
         if let Some(class) = self.vars.class_of(ty) {
             return class.describe().to_string();
         }
-        self.info.display(&self.vars.zonk(ty))
+        let unknown = |inner: &Type| self.vars.class_of(inner).is_some();
+        match self.vars.zonk(ty) {
+            Type::Ref(inner) if unknown(&inner) => "a `ref` cell".to_string(),
+            Type::Vector(inner) if unknown(&inner) => "a vector".to_string(),
+            zonked => self.info.display(&zonked),
+        }
     }
 
     /// Unifies `found` (the type of `expr`) with `expected`; on failure reports `E0201` and returns false.
@@ -65,7 +70,7 @@ impl Checker<'_> {
         let expected_resolved = self.vars.zonk(expected);
         if let Type::Ref(inner) = &found {
             if self.vars.clone_unifies(inner, &expected_resolved) {
-                let text = self.sources.snippet(self.span(expr));
+                let text = self.snippet(expr);
                 return Some(format!("this is a `ref` cell: read its value with `!{text}`"));
             }
         }
@@ -80,7 +85,7 @@ impl Checker<'_> {
         };
         if found.is_numeric() {
             if let Some(target) = target {
-                let text = self.sources.snippet(self.span(expr));
+                let text = self.snippet(expr);
                 return Some(format!("convert it: `{target} ({text})`"));
             }
         }
@@ -100,7 +105,7 @@ impl Checker<'_> {
                 Some(format!("write `{value}{suffix}` for a literal of type {}", self.info.display(expected)))
             }
             ExprKind::Float { .. } if expected.is_float() => {
-                let text = self.sources.snippet(self.span(expr));
+                let text = self.snippet(expr);
                 let digits = text.trim_end_matches(['f', 'd']);
                 let suffix = if *expected == Type::Float64 { "d" } else { "f" };
                 Some(format!("write `{digits}{suffix}` for a literal of type {}", self.info.display(expected)))

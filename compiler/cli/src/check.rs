@@ -1,0 +1,70 @@
+//! `skc check FILE...`: the front end only (no CUDA needed).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use skc_core::driver::CheckOptions;
+use skc_core::typeck::TypeckOptions;
+use skc_core::{Checked, Severity};
+
+use crate::loader::FileLoader;
+use crate::output::{print_diagnostics, print_summary};
+use crate::FrontendArgs;
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// The `.sk` files to check.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub frontend: FrontendArgs,
+}
+
+/// Splits `NAME=VALUE` arguments; a malformed one is a usage error.
+pub fn parse_defines(defines: &[String]) -> Result<Vec<(String, String)>, String> {
+    defines
+        .iter()
+        .map(|d| match d.split_once('=') {
+            Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_string(), value.trim().to_string())),
+            _ => Err(format!("`-D {d}` must have the form NAME=VALUE")),
+        })
+        .collect()
+}
+
+/// Reads and checks one file; `Err` is an I/O or usage problem (exit 2).
+pub fn check_file(path: &PathBuf, frontend: &FrontendArgs) -> Result<Checked, String> {
+    let text = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = String::from_utf8(text).map_err(|_| format!("{} is not valid UTF-8", path.display()))?;
+    let defines = parse_defines(&frontend.defines)?;
+    let options = CheckOptions { typeck: TypeckOptions { defines } };
+    let loader = FileLoader::new(frontend.include.clone());
+    Ok(skc_core::check(&path.display().to_string(), &text, &loader, &options))
+}
+
+/// Prints a checked file's diagnostics; returns whether it counts as failed.
+pub fn report(checked: &Checked, frontend: &FrontendArgs) -> bool {
+    print_diagnostics(&checked.diagnostics, &checked.sources, frontend.message_format, frontend.color);
+    let errors = checked.error_count();
+    let warnings = checked.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
+    print_summary(&checked.sources.file(checked.root).name, errors, warnings, frontend.message_format);
+    errors > 0 || (frontend.deny_warnings && warnings > 0)
+}
+
+pub fn run(args: &CheckArgs) -> ExitCode {
+    let mut failed = false;
+    for path in &args.files {
+        match check_file(path, &args.frontend) {
+            Ok(checked) => failed |= report(&checked, &args.frontend),
+            Err(message) => {
+                eprintln!("error: {message}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

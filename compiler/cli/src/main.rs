@@ -1,0 +1,90 @@
+//! `skc`: the command line. Diagnostics go to stderr; artifacts and JSON to stdout. Exit status: 0 clean, 1 errors
+//! in the input, 2 usage or I/O errors.
+
+mod check;
+mod loader;
+mod output;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(name = "skc", version, about = "Compiler for the .sk GPU kernel language")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse, type-check and run the convergence analysis; print diagnostics.
+    Check(check::CheckArgs),
+    /// Print the explanation of a diagnostic code (for example `skc explain E0001`).
+    Explain {
+        /// The code, such as E0001.
+        code: String,
+    },
+}
+
+/// Options every command that reads `.sk` files takes.
+#[derive(Args, Clone)]
+pub struct FrontendArgs {
+    /// How diagnostics are printed.
+    #[arg(long = "message-format", value_enum, default_value = "human")]
+    pub message_format: MessageFormat,
+    /// Colour in human-readable diagnostics (`auto`: only on a terminal, and never under NO_COLOR).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: Color,
+    /// More directories in which to look for modules named by `open M`.
+    #[arg(short = 'I', long = "include")]
+    pub include: Vec<PathBuf>,
+    /// Override a top-level constant: `-D NAME=VALUE`.
+    #[arg(short = 'D', value_name = "NAME=VALUE")]
+    pub defines: Vec<String>,
+    /// Treat warnings as errors.
+    #[arg(long = "deny-warnings")]
+    pub deny_warnings: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum MessageFormat {
+    Human,
+    Short,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+        }
+    };
+    match cli.command {
+        Command::Check(args) => check::run(&args),
+        Command::Explain { code } => explain(&code),
+    }
+}
+
+fn explain(code: &str) -> ExitCode {
+    match skc_core::explain::explain(code) {
+        Some(page) => {
+            println!("{}: {}\n\n{}", page.code, page.title, page.body.trim_end());
+            ExitCode::SUCCESS
+        }
+        None => {
+            eprintln!("error: no diagnostic has the code `{code}`; codes look like E0001 (see docs/diagnostics.md)");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! Benchmark (not a test): `skc check` throughput on a generated file of about 100,000 lines.
+//! Run: `cargo run --release -p skc-core --example bench_check [LINES]`. Prints lines per second for the whole
+//! front end and for each stage. Target: 1,000,000 lines/s on one core.
+
+use std::time::Instant;
+
+use skc_core::driver::{parse_all, CheckOptions};
+use skc_core::NoModules;
+
+/// One block of realistic code (28 lines): a device function and a kernel with supersteps, a uniform loop,
+/// divergent branches, shared memory and warp collectives.
+fn block(i: usize) -> String {
+    format!(
+        "(* block {i} *)
+let scale_{i} (x : float32) (k : int32) : float32 =
+  let acc = mut x in
+  for j = 0 to k do
+    acc := acc *. 0.5 +. float32 j
+  done;
+  acc
+
+kernel reduce_{i} (input : float32 vector) (output : float32 vector) (n : int32) =
+  let%shared (tile : float32) = 256 in
+  superstep {{
+    tile.(thread_idx_x) <- if global_idx < n then input.(global_idx) else 0.0
+  }};
+  let stride = ref (block_dim_x / 2) in
+  while !stride > 0 do
+    superstep {{
+      if thread_idx_x < !stride then
+        tile.(thread_idx_x) <- tile.(thread_idx_x) +. tile.(thread_idx_x + !stride)
+    }};
+    stride := !stride / 2
+  done;
+  let v = scale_{i} tile.(thread_idx_x) 4 in
+  let w = Gpu.shfl_down v 1 in
+  if Gpu.all (w > 0.0) then output.(global_idx) <- w;
+  if thread_idx_x = 0 then
+    output.(block_idx_x) <- tile.(0)
+
+"
+    )
+}
+
+fn main() {
+    let target_lines: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(100_000);
+    let mut text = String::new();
+    let mut i = 0;
+    let mut lines = 0;
+    while lines < target_lines {
+        let b = block(i);
+        lines += b.lines().count();
+        text.push_str(&b);
+        i += 1;
+    }
+    let lines = text.lines().count();
+    let runs = 5;
+    let mut best_total = f64::MAX;
+    let mut best_parse = f64::MAX;
+    let mut errors = 0;
+    for _ in 0..runs {
+        let t0 = Instant::now();
+        let (_, _, _, _) = parse_all("bench.sk", &text, &NoModules);
+        best_parse = best_parse.min(t0.elapsed().as_secs_f64());
+        let t1 = Instant::now();
+        let checked = skc_core::check("bench.sk", &text, &NoModules, &CheckOptions::default());
+        best_total = best_total.min(t1.elapsed().as_secs_f64());
+        errors = checked.error_count();
+    }
+    let (sources, module, _, _) = parse_all("bench.sk", &text, &NoModules);
+    let t = Instant::now();
+    let (types, _) = skc_core::typeck::check_module(&module, &sources, &Default::default());
+    let typeck_time = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let _ = skc_core::convergence::analyse(&module, &types);
+    let convergence_time = t.elapsed().as_secs_f64();
+    println!("input: {lines} lines, {} bytes, {i} kernels and {i} functions", text.len());
+    println!("diagnostics with errors: {errors}");
+    println!("parse only:       {:>8.1} ms  {:>12.0} lines/s", best_parse * 1e3, lines as f64 / best_parse);
+    println!("typeck:           {:>8.1} ms", typeck_time * 1e3);
+    println!("convergence:      {:>8.1} ms", convergence_time * 1e3);
+    println!("check (all):      {:>8.1} ms  {:>12.0} lines/s", best_total * 1e3, lines as f64 / best_total);
+    println!("target 1,000,000 lines/s: {}", if lines as f64 / best_total >= 1e6 { "met" } else { "NOT met" });
+}

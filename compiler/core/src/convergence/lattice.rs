@@ -1,0 +1,194 @@
+//! The facts the convergence analysis computes: how uniform a value is (and why), and how converged control flow
+//! is (and why). Every non-uniform fact carries the chain of source positions that made it so: that chain is what
+//! a diagnostic's secondary labels print.
+
+use std::rc::Rc;
+
+use crate::source::Span;
+use crate::syntax::ast::ExprId;
+use crate::types::{FunctionId, LocalId};
+
+/// How many threads are guaranteed to agree on a value (or to execute a point of the program together).
+/// Ordered: `Uniform < BlockUniform < WarpUniform < ThreadVarying`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Uniformity {
+    /// The same in every thread of the grid: literals, constants, scalar parameters, `block_dim_*`.
+    Uniform,
+    /// The same in every thread of a block: `block_idx_*`, `uniform_load`.
+    BlockUniform,
+    /// The same in every thread of a warp: `warp_id`, votes, ballots.
+    WarpUniform,
+    /// May differ between any two threads: `thread_idx_*`, shuffles, atomics, loads of shared data.
+    ThreadVarying,
+}
+
+impl Uniformity {
+    /// Adjective used in messages: "thread-varying", "warp-varying" (uniform per warp only), ...
+    pub fn describe(self) -> &'static str {
+        match self {
+            Uniformity::Uniform => "uniform",
+            Uniformity::BlockUniform => "block-varying",
+            Uniformity::WarpUniform => "warp-varying",
+            Uniformity::ThreadVarying => "thread-varying",
+        }
+    }
+
+    /// What a hover says.
+    pub fn hover(self) -> &'static str {
+        match self {
+            Uniformity::Uniform => "uniform (the same in every thread)",
+            Uniformity::BlockUniform => "block-uniform (the same in every thread of a block)",
+            Uniformity::WarpUniform => "warp-uniform (the same in every thread of a warp)",
+            Uniformity::ThreadVarying => "thread-varying",
+        }
+    }
+}
+
+/// One step of the explanation of why a value is not uniform. Steps hold ids, not names: names are looked up only
+/// when a diagnostic or a hover is printed, which keeps the analysis free of allocations on the hot path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OriginKind {
+    /// A builtin whose result varies (`thread_idx_x`, `shfl_down`, an atomic); the expression that names it.
+    Builtin(ExprId),
+    /// `let x = <varying> in`.
+    Let(LocalId),
+    /// `x := <varying>`.
+    Assign(LocalId),
+    /// `x := ...` executed in diverged control flow.
+    AssignInDivergence(LocalId),
+    /// An argument passed to parameter `param` of `function`.
+    Argument { function: FunctionId, param: LocalId },
+    /// The result of calling `function`.
+    CallResult(FunctionId),
+    /// A load from memory that other threads may write.
+    SharedLoad(LocalId),
+    /// A `for` counter whose bounds vary.
+    LoopCounter(LocalId),
+    /// The value of an `if` whose condition varies.
+    IfValue,
+    /// A write to an element of a local array in diverged control flow, or of a varying value.
+    ElementWrite(LocalId),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub kind: OriginKind,
+    pub span: Span,
+    pub level: Uniformity,
+    /// The step before this one (closer to the source).
+    pub cause: Option<Rc<Origin>>,
+}
+
+/// An abstract value: its uniformity and, when not uniform, where that came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Value {
+    pub level: Uniformity,
+    pub origin: Option<Rc<Origin>>,
+}
+
+impl Value {
+    pub fn uniform() -> Value {
+        Value { level: Uniformity::Uniform, origin: None }
+    }
+
+    pub fn new(level: Uniformity, kind: OriginKind, span: Span, cause: Option<Rc<Origin>>) -> Value {
+        if level == Uniformity::Uniform {
+            return Value::uniform();
+        }
+        Value { level, origin: Some(Rc::new(Origin { kind, span, level, cause })) }
+    }
+
+    /// The less uniform of the two; on a tie the first (earlier) explanation is kept.
+    pub fn join(self, other: Value) -> Value {
+        if other.level > self.level {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// Adds a step to the explanation (keeping the level).
+    pub fn through(&self, kind: OriginKind, span: Span) -> Value {
+        if self.level == Uniformity::Uniform {
+            return Value::uniform();
+        }
+        Value::new(self.level, kind, span, self.origin.clone())
+    }
+
+    /// The first source of the explanation chain (what the hover names).
+    pub fn root(&self) -> Option<&Origin> {
+        let mut origin = self.origin.as_deref()?;
+        while let Some(cause) = origin.cause.as_deref() {
+            origin = cause;
+        }
+        Some(origin)
+    }
+}
+
+/// Why control flow may have diverged at some point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DivergenceKind {
+    /// An `if` (or `select`-free conditional) on a varying condition.
+    Branch,
+    /// A `while` whose condition varies, or a `for` whose bounds vary.
+    Loop,
+    /// The right operand of `&&`/`||` runs only where the left one allows.
+    ShortCircuit,
+    /// Some threads may have returned early here.
+    Return,
+    /// Some threads may have left the loop here.
+    Break,
+    /// Some threads may have skipped the rest of the iteration here.
+    Continue,
+    /// A device function entered from diverged control flow.
+    Call(FunctionId),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Divergence {
+    pub kind: DivergenceKind,
+    pub span: Span,
+    /// The varying value that decided (the condition, the loop bound); none for exits and calls.
+    pub cause: Value,
+    /// The divergence that was already in effect (for exits and calls: what made them divergent).
+    pub outer: Option<Rc<Divergence>>,
+}
+
+/// How converged control flow is at a point of the program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Control {
+    pub level: Uniformity,
+    pub why: Option<Rc<Divergence>>,
+}
+
+impl Control {
+    pub fn converged() -> Control {
+        Control { level: Uniformity::Uniform, why: None }
+    }
+
+    pub fn join(&self, other: &Control) -> Control {
+        if other.level > self.level {
+            other.clone()
+        } else {
+            self.clone()
+        }
+    }
+
+    /// Control flow inside a construct that decides on `cause` (a condition, loop bounds).
+    pub fn enter(&self, kind: DivergenceKind, span: Span, cause: &Value) -> Control {
+        if cause.level <= self.level {
+            return self.clone();
+        }
+        let why = Divergence { kind, span, cause: cause.clone(), outer: self.why.clone() };
+        Control { level: cause.level, why: Some(Rc::new(why)) }
+    }
+
+    /// The same level, re-explained as a consequence of an exit or a call at `span`.
+    pub fn because_of(&self, kind: DivergenceKind, span: Span) -> Control {
+        if self.level == Uniformity::Uniform {
+            return self.clone();
+        }
+        let why = Divergence { kind, span, cause: Value::uniform(), outer: self.why.clone() };
+        Control { level: self.level, why: Some(Rc::new(why)) }
+    }
+}

@@ -1,0 +1,768 @@
+//! The abstract interpreter: walks a kernel or function body in program order, tracking the uniformity of every
+//! local and how converged control flow is, and checks every barrier, warp collective and superstep against it.
+//!
+//! State: `locals` (one value per `LocalId`; for arrays, the uniformity of their contents), `control` (from the
+//! enclosing branches and loops), and three taints left by early exits taken in diverged control flow: `returned`
+//! (rest of the function), `broke` (rest of the loop, all later iterations), `continued` (rest of the iteration).
+//! Branches merge the locals they assign; loops iterate to a fixpoint with reporting off, then run once more
+//! with reporting on, so each problem is reported once with its final explanation.
+
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use crate::builtins::{Builtin, Requirement, ResultUniformity};
+use crate::diagnostic::Diagnostic;
+use crate::source::Span;
+use crate::syntax::ast::{ExprId, ExprKind, MemorySpace, Module};
+use crate::types::{FunctionId, LocalId, Resolution, Type, TypeInfo};
+
+use super::lattice::{Control, DivergenceKind, OriginKind, Uniformity, Value};
+use super::report::{divergence_error, Names};
+use super::UniformityInfo;
+
+/// Fixpoint iterations before a loop's remaining changes are forced to thread-varying (the lattice has height 4,
+/// so a loop stabilises within a few rounds; this only bounds pathological inputs).
+const MAX_LOOP_ROUNDS: usize = 8;
+
+/// Deepest call chain analysed (recursion is rejected by the type checker; this guards broken input).
+const MAX_CALL_DEPTH: usize = 64;
+
+/// A plain (not `~divergent`) superstep being analysed.
+#[derive(Clone, Copy)]
+struct PlainSuperstep {
+    span: Span,
+}
+
+pub struct Walker<'a> {
+    module: &'a Module,
+    types: &'a TypeInfo,
+    locals: Vec<Value>,
+    control: Control,
+    returned: Control,
+    broke: Control,
+    continued: Control,
+    return_value: Value,
+    superstep: Option<PlainSuperstep>,
+    reporting: bool,
+    recording: bool,
+    call_stack: Vec<FunctionId>,
+    assigned_cache: HashMap<ExprId, Rc<Vec<LocalId>>>,
+    straight_cache: HashMap<ExprId, bool>,
+    pub diagnostics: Vec<Diagnostic>,
+    seen: HashSet<(&'static str, Span, Option<Span>)>,
+    pub info: UniformityInfo,
+}
+
+impl<'a> Walker<'a> {
+    pub fn new(module: &'a Module, types: &'a TypeInfo) -> Walker<'a> {
+        Walker {
+            module,
+            types,
+            locals: vec![Value::uniform(); types.locals.len()],
+            control: Control::converged(),
+            returned: Control::converged(),
+            broke: Control::converged(),
+            continued: Control::converged(),
+            return_value: Value::uniform(),
+            superstep: None,
+            reporting: true,
+            recording: true,
+            call_stack: Vec::new(),
+            assigned_cache: HashMap::new(),
+            straight_cache: HashMap::new(),
+            diagnostics: Vec::new(),
+            seen: HashSet::new(),
+            info: UniformityInfo::new(module.exprs.len()),
+        }
+    }
+
+    // --- entry points -----------------------------------------------------------------------------------
+
+    /// Analyses a kernel: scalar parameters are uniform; a vector's contents are uniform only if the kernel never
+    /// writes it (vector parameters are `__restrict__`: they do not alias).
+    pub fn kernel(&mut self, kernel: usize) {
+        let info = &self.types.kernels[kernel];
+        let body = match &self.module.items[info.item] {
+            crate::syntax::ast::Item::Kernel(k) => k.body,
+            _ => return,
+        };
+        for param in &info.params {
+            let value = if matches!(param.ty, Type::Vector(_)) && param.written {
+                let span = self.types.local(param.local).span;
+                Value::new(Uniformity::ThreadVarying, OriginKind::SharedLoad(param.local), span, None)
+            } else {
+                Value::uniform()
+            };
+            self.set_local(param.local, value);
+        }
+        self.body(body);
+    }
+
+    /// Analyses a device function on its own, every parameter uniform: reports what is wrong whatever the
+    /// caller passes. Calls re-analyse it in the caller's context.
+    pub fn function(&mut self, function: FunctionId) {
+        let info = self.types.function(function);
+        let Some(body) = self.function_body(function) else { return };
+        for &param in &info.params {
+            self.set_local(param, Value::uniform());
+        }
+        self.call_stack.push(function);
+        self.body(body);
+        self.call_stack.pop();
+    }
+
+    fn body(&mut self, body: ExprId) {
+        self.control = Control::converged();
+        self.returned = Control::converged();
+        self.broke = Control::converged();
+        self.continued = Control::converged();
+        self.return_value = Value::uniform();
+        self.expr(body);
+    }
+
+    fn function_body(&self, function: FunctionId) -> Option<ExprId> {
+        let item = self.types.function(function).item;
+        match self.module.items.get(item)? {
+            crate::syntax::ast::Item::Function(f) => Some(f.body),
+            _ => None,
+        }
+    }
+
+    // --- state helpers ------------------------------------------------------------------------------------
+
+    fn local(&self, id: LocalId) -> Value {
+        self.locals.get(id.0 as usize).cloned().unwrap_or_else(Value::uniform)
+    }
+
+    fn set_local(&mut self, id: LocalId, value: Value) {
+        if let Some(slot) = self.locals.get_mut(id.0 as usize) {
+            *slot = value;
+        }
+    }
+
+    /// How converged control flow is here: the enclosing branches and loops, and any early exits before.
+    fn effective_control(&self) -> Control {
+        self.control.join(&self.returned).join(&self.broke).join(&self.continued)
+    }
+
+    /// The value that diverged control flow gives to what is assigned in it.
+    fn control_value(&self, control: &Control, kind: OriginKind, span: Span) -> Value {
+        if control.level == Uniformity::Uniform {
+            return Value::uniform();
+        }
+        let mut next = control.why.as_deref();
+        let mut cause = None;
+        while let Some(d) = next {
+            if d.cause.origin.is_some() {
+                cause = d.cause.origin.clone();
+                break;
+            }
+            next = d.outer.as_deref();
+        }
+        Value::new(control.level, kind, span, cause)
+    }
+
+    fn names(&self) -> Names<'a> {
+        Names { module: self.module, types: self.types }
+    }
+
+    fn record(&mut self, e: ExprId, value: &Value) {
+        if self.recording && self.reporting {
+            let names = self.names();
+            self.info.set(e, value, names);
+        }
+    }
+
+    fn report(&mut self, diagnostic: Diagnostic) {
+        if !self.reporting {
+            return;
+        }
+        let secondary = diagnostic.labels.iter().find(|l| !l.primary).map(|l| l.span);
+        if self.seen.insert((diagnostic.code, diagnostic.primary_span(), secondary)) {
+            self.diagnostics.push(diagnostic);
+        }
+    }
+
+    // --- expressions -------------------------------------------------------------------------------------
+
+    pub fn expr(&mut self, e: ExprId) -> Value {
+        // Follow a sequence's spine in a loop: long kernels must not deepen the recursion.
+        let mut e = e;
+        while let ExprKind::Seq(first, rest) = self.module.expr(e) {
+            let (first, rest) = (*first, *rest);
+            self.expr(first);
+            self.record(e, &Value::uniform());
+            e = rest;
+        }
+        let value = self.expr_kind(e);
+        self.record(e, &value);
+        value
+    }
+
+    fn expr_kind(&mut self, e: ExprId) -> Value {
+        let span = self.module.span(e);
+        match self.module.expr(e) {
+            ExprKind::Int { .. } | ExprKind::Float { .. } | ExprKind::Bool(_) | ExprKind::Unit => Value::uniform(),
+            ExprKind::Global(_) | ExprKind::Error | ExprKind::ArrayLit(_) => Value::uniform(),
+            ExprKind::Var(_) => self.var(e, span),
+            ExprKind::Call { args, .. } => self.call(e, args, span),
+            ExprKind::Unary { operand, .. } => self.expr(*operand),
+            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, *lhs, *rhs),
+            ExprKind::Let { binder, value, body, .. } => self.let_(e, binder.span(), *value, *body),
+            ExprKind::Ref(inner) => self.expr(*inner),
+            ExprKind::LetArray { name, space, size, body, .. } => self.let_array(e, name.span, *space, *size, *body),
+            ExprKind::Assign { value, .. } => self.assign(e, *value, span),
+            ExprKind::If { cond, then_branch, else_branch } => self.if_(e, *cond, *then_branch, *else_branch),
+            ExprKind::For { start, end, body, var, .. } => self.for_(e, var.span, *start, *end, *body),
+            ExprKind::While { cond, body } => self.while_(e, *cond, *body),
+            ExprKind::Seq(a, b) => {
+                let (a, b) = (*a, *b);
+                self.expr(a);
+                self.expr(b)
+            }
+            ExprKind::Index { array, index } => {
+                let contents = self.expr(*array);
+                let index = self.expr(*index);
+                contents.join(index)
+            }
+            ExprKind::IndexSet { array, index, value } => self.element_write(*array, &[*index, *value], span),
+            ExprKind::Field { record, .. } => self.expr(*record),
+            ExprKind::FieldSet { record, value, .. } => self.element_write(*record, &[*value], span),
+            ExprKind::Record(fields) => {
+                let fields: Vec<ExprId> = fields.iter().map(|(_, v)| *v).collect();
+                fields.into_iter().fold(Value::uniform(), |acc, f| acc.join(self.expr(f)))
+            }
+            ExprKind::Superstep { divergent, body, .. } => self.superstep(*divergent, *body, span),
+            ExprKind::Annot { expr, .. } => self.expr(*expr),
+            ExprKind::Pragma { body, .. } => self.expr(*body),
+            ExprKind::Return(value) => self.return_(*value, span),
+            ExprKind::Break => self.exit(DivergenceKind::Break, span),
+            ExprKind::Continue => self.exit(DivergenceKind::Continue, span),
+        }
+    }
+
+    fn var(&mut self, e: ExprId, span: Span) -> Value {
+        match self.types.resolution(e) {
+            Some(Resolution::Local(id)) => self.local(id),
+            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, &[], span),
+            Some(Resolution::Function(f)) => self.call_function(f, &[], span),
+            Some(Resolution::Constant(_)) | None => Value::uniform(),
+        }
+    }
+
+    fn call(&mut self, e: ExprId, args: &[ExprId], span: Span) -> Value {
+        let args = args.to_vec();
+        match self.types.resolution(e) {
+            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, &args, span),
+            Some(Resolution::Function(f)) => self.call_function(f, &args, span),
+            _ => args.iter().fold(Value::uniform(), |acc, a| acc.join(self.expr(*a))),
+        }
+    }
+
+    fn binary(&mut self, op: crate::syntax::ast::BinaryOp, lhs: ExprId, rhs: ExprId) -> Value {
+        let left = self.expr(lhs);
+        if !op.is_logical() {
+            return left.join(self.expr(rhs));
+        }
+        // `a && b`: `b` runs only in the threads where `a` allows it.
+        let saved = self.control.clone();
+        self.control = self.effective_control().enter(DivergenceKind::ShortCircuit, self.module.span(lhs), &left);
+        let right = self.expr(rhs);
+        self.control = saved;
+        left.join(right)
+    }
+
+    fn let_(&mut self, e: ExprId, binder_span: Span, value: ExprId, body: ExprId) -> Value {
+        let v = self.expr(value);
+        if let Some(&local) = self.types.declared_local.get(&e) {
+            self.set_local(local, v.through(OriginKind::Let(local), binder_span));
+        }
+        self.expr(body)
+    }
+
+    fn let_array(&mut self, e: ExprId, name_span: Span, space: MemorySpace, size: ExprId, body: ExprId) -> Value {
+        self.expr(size);
+        if let Some(&local) = self.types.declared_local.get(&e) {
+            let contents = match space {
+                MemorySpace::Shared => {
+                    Value::new(Uniformity::ThreadVarying, OriginKind::SharedLoad(local), name_span, None)
+                }
+                MemorySpace::Local => Value::uniform(),
+            };
+            self.set_local(local, contents);
+        }
+        self.expr(body)
+    }
+
+    fn assign(&mut self, e: ExprId, value: ExprId, span: Span) -> Value {
+        let v = self.expr(value);
+        if let Some(Resolution::Local(local)) = self.types.resolution(e) {
+            let control = self.effective_control();
+            let assigned = v.through(OriginKind::Assign(local), span);
+            let diverged = self.control_value(&control, OriginKind::AssignInDivergence(local), span);
+            self.set_local(local, assigned.join(diverged));
+        }
+        Value::uniform()
+    }
+
+    /// `a.(i) <- v` or `r.f <- v`: a local array or record takes the join; shared and global memory is already
+    /// thread-varying once written.
+    fn element_write(&mut self, target: ExprId, operands: &[ExprId], span: Span) -> Value {
+        let mut written = self.expr(target);
+        for &operand in operands {
+            written = written.join(self.expr(operand));
+        }
+        if let Some(local) = self.base_local(target) {
+            let is_local_memory = !matches!(self.types.local(local).ty, Type::Vector(_))
+                && !matches!(self.types.local(local).ty, Type::Array { space: MemorySpace::Shared, .. });
+            if is_local_memory {
+                let control = self.effective_control();
+                let diverged = self.control_value(&control, OriginKind::ElementWrite(local), span);
+                let old = self.local(local);
+                let new = written.through(OriginKind::ElementWrite(local), span).join(diverged);
+                self.set_local(local, old.join(new));
+            }
+        }
+        Value::uniform()
+    }
+
+    /// The local at the root of `a`, `a.(i)`, `a.(i).f`, `r.f`.
+    fn base_local(&self, mut e: ExprId) -> Option<LocalId> {
+        loop {
+            match self.module.expr(e) {
+                ExprKind::Var(_) => {
+                    return match self.types.resolution(e) {
+                        Some(Resolution::Local(l)) => Some(l),
+                        _ => None,
+                    }
+                }
+                ExprKind::Index { array, .. } => e = *array,
+                ExprKind::Field { record, .. } => e = *record,
+                _ => return None,
+            }
+        }
+    }
+
+    // --- control flow --------------------------------------------------------------------------------------
+
+    fn if_(&mut self, e: ExprId, cond: ExprId, then_branch: ExprId, else_branch: Option<ExprId>) -> Value {
+        let c = self.expr(cond);
+        let cond_span = self.module.span(cond);
+        self.check_plain_superstep_branch(e, &c, cond_span, then_branch, else_branch);
+        let saved = self.control.clone();
+        self.control = self.effective_control().enter(DivergenceKind::Branch, cond_span, &c);
+        let assigned = self.assigned_locals(e);
+        let before: Vec<Value> = assigned.iter().map(|&l| self.local(l)).collect();
+        let then_value = self.expr(then_branch);
+        let after_then: Vec<Value> = assigned.iter().map(|&l| self.local(l)).collect();
+        for (&l, v) in assigned.iter().zip(&before) {
+            self.set_local(l, v.clone());
+        }
+        let else_value = match else_branch {
+            Some(b) => self.expr(b),
+            None => Value::uniform(),
+        };
+        for (&l, v) in assigned.iter().zip(after_then) {
+            let merged = v.join(self.local(l));
+            self.set_local(l, merged);
+        }
+        self.control = saved;
+        let span = self.module.span(e);
+        then_value.join(else_value).join(c.through(OriginKind::IfValue, span))
+    }
+
+    fn for_(&mut self, e: ExprId, var_span: Span, start: ExprId, end: ExprId, body: ExprId) -> Value {
+        let bounds = self.expr(start).join(self.expr(end));
+        let bounds_span = self.module.span(start).to(self.module.span(end));
+        self.check_plain_superstep_loop(&bounds, bounds_span);
+        let saved = self.control.clone();
+        self.control = self.effective_control().enter(DivergenceKind::Loop, bounds_span, &bounds);
+        if let Some(&counter) = self.types.declared_local.get(&e) {
+            self.set_local(counter, bounds.through(OriginKind::LoopCounter(counter), var_span));
+        }
+        self.fixpoint(e, |walker| {
+            walker.expr(body);
+        });
+        self.control = saved;
+        Value::uniform()
+    }
+
+    fn while_(&mut self, e: ExprId, cond: ExprId, body: ExprId) -> Value {
+        let cond_span = self.module.span(cond);
+        let saved = self.control.clone();
+        self.fixpoint(e, |walker| {
+            let c = walker.expr(cond);
+            walker.check_plain_superstep_loop(&c, cond_span);
+            walker.control = walker.effective_control().enter(DivergenceKind::Loop, cond_span, &c);
+            walker.expr(body);
+        });
+        self.control = saved;
+        Value::uniform()
+    }
+
+    /// Runs a loop body (`round`) until the locals it assigns and the exit taints stop changing, with reporting
+    /// off; then once more with reporting on. The loop head joins the entry state with the back edge.
+    fn fixpoint(&mut self, loop_expr: ExprId, mut round: impl FnMut(&mut Self)) {
+        let assigned = self.assigned_locals(loop_expr);
+        let saved_reporting = self.reporting;
+        let saved_broke = std::mem::replace(&mut self.broke, Control::converged());
+        let saved_continued = std::mem::replace(&mut self.continued, Control::converged());
+        let saved_control = self.control.clone();
+        let mut head: Vec<Value> = assigned.iter().map(|&l| self.local(l)).collect();
+        self.reporting = false;
+        for round_number in 0..MAX_LOOP_ROUNDS {
+            let levels_before = self.loop_levels(&head);
+            self.start_round(&assigned, &head, &saved_control);
+            round(self);
+            head = head.into_iter().zip(assigned.iter()).map(|(h, &l)| h.join(self.local(l))).collect();
+            if self.loop_levels(&head) == levels_before {
+                break;
+            }
+            if round_number + 1 == MAX_LOOP_ROUNDS {
+                head = head.into_iter().map(|v| Value { level: Uniformity::ThreadVarying, ..v }).collect();
+            }
+        }
+        self.reporting = saved_reporting;
+        self.start_round(&assigned, &head, &saved_control);
+        round(self);
+        for (&l, h) in assigned.iter().zip(head) {
+            let exit = h.join(self.local(l));
+            self.set_local(l, exit);
+        }
+        self.broke = saved_broke;
+        self.continued = saved_continued;
+    }
+
+    fn start_round(&mut self, assigned: &[LocalId], head: &[Value], control: &Control) {
+        for (&l, v) in assigned.iter().zip(head) {
+            self.set_local(l, v.clone());
+        }
+        self.continued = Control::converged();
+        self.control = control.clone();
+    }
+
+    fn loop_levels(&self, head: &[Value]) -> (Vec<Uniformity>, Uniformity, Uniformity) {
+        (head.iter().map(|v| v.level).collect(), self.broke.level, self.returned.level)
+    }
+
+    fn return_(&mut self, value: Option<ExprId>, span: Span) -> Value {
+        if let Some(v) = value {
+            let v = self.expr(v);
+            self.return_value = std::mem::replace(&mut self.return_value, Value::uniform()).join(v);
+        }
+        self.exit(DivergenceKind::Return, span)
+    }
+
+    /// `return`, `break`, `continue`: taken in diverged control flow, they leave the rest of the function, loop
+    /// or iteration to fewer threads.
+    fn exit(&mut self, kind: DivergenceKind, span: Span) -> Value {
+        let control = self.effective_control();
+        if control.level == Uniformity::Uniform {
+            return Value::uniform();
+        }
+        let taint = control.because_of(kind.clone(), span);
+        match kind {
+            DivergenceKind::Return => self.returned = self.returned.join(&taint),
+            DivergenceKind::Break => self.broke = self.broke.join(&taint),
+            _ => self.continued = self.continued.join(&taint),
+        }
+        Value::uniform()
+    }
+
+    // --- barriers, collectives, supersteps ---------------------------------------------------------------------
+
+    /// Is `e` a global vector whose contents may change under other threads?
+    fn is_written_global(&self, e: Option<ExprId>) -> bool {
+        let Some(e) = e else { return false };
+        matches!(self.types.type_of(e), Type::Vector(_))
+            && self.base_local(e).map(|l| self.local(l).level > Uniformity::Uniform).unwrap_or(true)
+    }
+
+    /// The builtin's name as the source spells it (`global_idx`, `warp_shuffle_down`, `Gpu.block_barrier`).
+    fn written_name(&self, e: ExprId, builtin: &'static Builtin) -> String {
+        match self.module.expr(e) {
+            ExprKind::Var(path) | ExprKind::Call { callee: path, .. } => path.display(),
+            _ => builtin.name.to_string(),
+        }
+    }
+
+    fn builtin(&mut self, builtin: &'static Builtin, e: ExprId, args: &[ExprId], span: Span) -> Value {
+        let mut joined = Value::uniform();
+        for &arg in args {
+            joined = joined.join(self.expr(arg));
+        }
+        let control = self.effective_control();
+        if builtin.requirement != Requirement::None {
+            let name = self.written_name(e, builtin);
+            self.check_requirement(builtin, &name, span, &control);
+        }
+        match builtin.result {
+            ResultUniformity::Uniform => Value::uniform(),
+            // Another block may write a global vector between two threads' loads: only shared memory (and data
+            // nobody writes) comes back block-uniform.
+            ResultUniformity::BlockUniform if self.is_written_global(args.first().copied()) => joined,
+            ResultUniformity::BlockUniform => {
+                Value::new(Uniformity::BlockUniform, OriginKind::Builtin(e), span, None)
+            }
+            ResultUniformity::WarpUniform => {
+                Value::new(Uniformity::WarpUniform, OriginKind::Builtin(e), span, None)
+            }
+            ResultUniformity::ThreadVarying => {
+                Value::new(Uniformity::ThreadVarying, OriginKind::Builtin(e), span, None)
+            }
+            ResultUniformity::OfArguments => joined,
+            ResultUniformity::WarpUniformUnderControl => {
+                let level = control.level.max(Uniformity::WarpUniform);
+                Value::new(level, OriginKind::Builtin(e), span, None)
+            }
+        }
+    }
+
+    fn check_requirement(&mut self, builtin: &'static Builtin, name: &str, span: Span, control: &Control) {
+        match builtin.requirement {
+            Requirement::None => {}
+            Requirement::BlockConverged if control.level > Uniformity::BlockUniform => {
+                let d = divergence_error(
+                    "E0001",
+                    "Barrier in potentially diverged control flow".into(),
+                    span,
+                    format!("`{name}` may not be reached by all threads of the block"),
+                    control,
+                self.names()
+                )
+                .note("This barrier may not be reached by all threads, causing deadlock.")
+                .help(
+                    "move the barrier out of the diverged region so every thread of the block reaches it, or make \
+                     the condition block-uniform (computed from `block_idx_*`, parameters and constants only)",
+                );
+                self.report(d);
+            }
+            Requirement::WarpConverged if control.level > Uniformity::WarpUniform => {
+                let d = divergence_error(
+                    "E0002",
+                    format!("Warp collective `{name}` in potentially diverged control flow"),
+                    span,
+                    format!("`{name}` may not be reached by all threads of the warp"),
+                    control,
+                self.names()
+                )
+                .note("All threads in a warp must participate together.")
+                .help(
+                    "call it where the whole warp is converged (before the branch), or make the condition \
+                     warp-uniform, for example with a vote: `if Gpu.all (cond) then ...`",
+                );
+                self.report(d);
+            }
+            Requirement::BlockConverged | Requirement::WarpConverged => {}
+        }
+    }
+
+    fn superstep(&mut self, divergent: bool, body: ExprId, span: Span) -> Value {
+        let entry = self.effective_control();
+        if entry.level > Uniformity::BlockUniform {
+            let d = divergence_error(
+                "E0003",
+                "Superstep entered from potentially diverged control flow".into(),
+                span,
+                "this superstep ends with a block barrier that not all threads may reach".into(),
+                &entry,
+                self.names()
+            )
+            .help("start the superstep where the whole block is converged; `~divergent` allows divergence only inside it");
+            self.report(d);
+        }
+        let saved = self.superstep;
+        self.superstep = if divergent { None } else { Some(PlainSuperstep { span }) };
+        self.expr(body);
+        self.superstep = saved;
+        let exit = self.effective_control();
+        if exit.level > Uniformity::BlockUniform && entry.level <= Uniformity::BlockUniform {
+            let keyword = Span { end: span.start + "superstep".len() as u32, ..span };
+            let d = divergence_error(
+                "E0001",
+                "Barrier in potentially diverged control flow".into(),
+                keyword,
+                "the barrier at the end of this superstep may not be reached by all threads".into(),
+                &exit,
+                self.names()
+            )
+            .note("This barrier may not be reached by all threads, causing deadlock.")
+            .help("do not leave the superstep early from diverged control flow");
+            self.report(d);
+        }
+        Value::uniform()
+    }
+
+    /// In a plain superstep, a thread-varying `if` may only guard straight-line code (which compiles to predicated
+    /// instructions): no loops, calls of functions, early exits or nested supersteps.
+    fn check_plain_superstep_branch(
+        &mut self,
+        e: ExprId,
+        cond: &Value,
+        cond_span: Span,
+        then_branch: ExprId,
+        else_branch: Option<ExprId>,
+    ) {
+        let Some(superstep) = self.superstep else { return };
+        if cond.level <= Uniformity::BlockUniform {
+            return;
+        }
+        let straight = self.is_straight_line(then_branch) && else_branch.map(|b| self.is_straight_line(b)).unwrap_or(true);
+        if straight {
+            return;
+        }
+        let control = Control::converged().enter(DivergenceKind::Branch, cond_span, cond);
+        let d = divergence_error(
+            "E0004",
+            "Divergent control flow in a superstep not marked `~divergent`".into(),
+            self.module.span(e),
+            "this branch contains a loop, a function call or an early exit under a thread-varying condition".into(),
+            &control,
+                self.names()
+        )
+        .secondary(superstep.span, "in this superstep")
+        .help("if the divergence is intended, write `superstep ~divergent { ... }`");
+        self.report(d);
+    }
+
+    fn check_plain_superstep_loop(&mut self, bounds: &Value, span: Span) {
+        let Some(superstep) = self.superstep else { return };
+        if bounds.level <= Uniformity::BlockUniform {
+            return;
+        }
+        let control = Control::converged().enter(DivergenceKind::Loop, span, bounds);
+        let d = divergence_error(
+            "E0004",
+            "Divergent control flow in a superstep not marked `~divergent`".into(),
+            span,
+            "this loop runs a thread-varying number of iterations".into(),
+            &control,
+                self.names()
+        )
+        .secondary(superstep.span, "in this superstep")
+        .help("if the divergence is intended, write `superstep ~divergent { ... }`");
+        self.report(d);
+    }
+
+    // --- calls -------------------------------------------------------------------------------------------------
+
+    /// Re-analyses the callee with the caller's argument values and control flow, so a barrier inside it is
+    /// checked against the context it runs in (interprocedural, context-sensitive).
+    fn call_function(&mut self, function: FunctionId, args: &[ExprId], span: Span) -> Value {
+        let values: Vec<Value> = args.iter().map(|&a| self.expr(a)).collect();
+        let control = self.effective_control();
+        if self.call_stack.contains(&function) || self.call_stack.len() >= MAX_CALL_DEPTH {
+            return Value::new(Uniformity::ThreadVarying, OriginKind::CallResult(function), span, None);
+        }
+        let Some(body) = self.function_body(function) else { return Value::uniform() };
+        let types = self.types;
+        let params = &types.function(function).params;
+        let frame = self.save_frame();
+        for ((&param, value), &arg) in params.iter().zip(&values).zip(args) {
+            let kind = OriginKind::Argument { function, param };
+            self.set_local(param, value.through(kind, self.module.span(arg)));
+        }
+        self.control = control.because_of(DivergenceKind::Call(function), span);
+        self.returned = Control::converged();
+        self.broke = Control::converged();
+        self.continued = Control::converged();
+        self.return_value = Value::uniform();
+        self.superstep = None;
+        self.recording = false;
+        self.call_stack.push(function);
+        let result = self.expr(body);
+        self.call_stack.pop();
+        let returned = self.control_value(&self.returned.clone(), OriginKind::IfValue, span);
+        let result = result.join(self.return_value.clone()).join(returned);
+        self.restore_frame(frame);
+        result.through(OriginKind::CallResult(function), span)
+    }
+
+    fn save_frame(&self) -> Frame {
+        Frame {
+            control: self.control.clone(),
+            returned: self.returned.clone(),
+            broke: self.broke.clone(),
+            continued: self.continued.clone(),
+            return_value: self.return_value.clone(),
+            superstep: self.superstep,
+            recording: self.recording,
+        }
+    }
+
+    fn restore_frame(&mut self, frame: Frame) {
+        self.control = frame.control;
+        self.returned = frame.returned;
+        self.broke = frame.broke;
+        self.continued = frame.continued;
+        self.return_value = frame.return_value;
+        self.superstep = frame.superstep;
+        self.recording = frame.recording;
+    }
+
+    // --- syntactic summaries -----------------------------------------------------------------------------------
+
+    /// Locals a subtree assigns (`:=`, element and field writes of local arrays and records).
+    fn assigned_locals(&mut self, e: ExprId) -> Rc<Vec<LocalId>> {
+        if let Some(found) = self.assigned_cache.get(&e) {
+            return found.clone();
+        }
+        let mut out = Vec::new();
+        let mut stack = vec![e];
+        while let Some(x) = stack.pop() {
+            match self.module.expr(x) {
+                ExprKind::Assign { .. } => {
+                    if let Some(Resolution::Local(l)) = self.types.resolution(x) {
+                        out.push(l);
+                    }
+                }
+                ExprKind::IndexSet { array: target, .. } | ExprKind::FieldSet { record: target, .. } => {
+                    out.extend(self.base_local(*target));
+                }
+                _ => {}
+            }
+            stack.extend(self.module.children(x));
+        }
+        out.sort();
+        out.dedup();
+        let out = Rc::new(out);
+        self.assigned_cache.insert(e, out.clone());
+        out
+    }
+
+    /// No loops, function calls, early exits or supersteps anywhere in the subtree.
+    fn is_straight_line(&mut self, e: ExprId) -> bool {
+        if let Some(&known) = self.straight_cache.get(&e) {
+            return known;
+        }
+        let mut stack = vec![e];
+        let mut straight = true;
+        while let Some(x) = stack.pop() {
+            let breaks_line = match self.module.expr(x) {
+                ExprKind::For { .. } | ExprKind::While { .. } | ExprKind::Superstep { .. } => true,
+                ExprKind::Return(_) | ExprKind::Break | ExprKind::Continue => true,
+                ExprKind::Call { .. } | ExprKind::Var(_) => {
+                    matches!(self.types.resolution(x), Some(Resolution::Function(_)))
+                }
+                _ => false,
+            };
+            if breaks_line {
+                straight = false;
+                break;
+            }
+            stack.extend(self.module.children(x));
+        }
+        self.straight_cache.insert(e, straight);
+        straight
+    }
+}
+
+struct Frame {
+    control: Control,
+    returned: Control,
+    broke: Control,
+    continued: Control,
+    return_value: Value,
+    superstep: Option<PlainSuperstep>,
+    recording: bool,
+}

@@ -1,0 +1,3 @@
+extern "C" __global__ void broken(float* x) {
+    x[0] = undefined_thing + 1;
+}

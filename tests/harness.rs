@@ -1,0 +1,95 @@
+//! Shared test helpers: check a `.sk` file the way the CLI does (modules found next to it), render its
+//! diagnostics as plain ASCII, and compare them with the expectations written inline in the source:
+//! `(* error: E0001 *)` or `(* warning: W0003 *)` on the line the diagnostic's primary label starts on.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use skc_core::diagnostic::{render, ColorChoice};
+use skc_core::driver::CheckOptions;
+use skc_core::{Checked, ModuleLoader, Severity};
+
+/// Loads `open M` modules from the directory of the importing file.
+pub struct DirLoader;
+
+impl ModuleLoader for DirLoader {
+    fn load(&self, module: &str, importer: &str) -> Result<(String, String), String> {
+        let dir = Path::new(importer).parent().unwrap_or(Path::new("."));
+        let mut lower = module.to_string();
+        lower[..1].make_ascii_lowercase();
+        for name in [format!("{lower}.sk"), format!("{module}.sk")] {
+            let path = dir.join(&name);
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                return Ok((display_name(&path), text));
+            }
+        }
+        Err(format!("no {lower}.sk next to {importer}"))
+    }
+}
+
+/// A stable, machine-independent file name for snapshots: the path from the `tests/` folder on.
+pub fn display_name(path: &Path) -> String {
+    let text = path.to_string_lossy().replace('\\', "/");
+    match text.find("/tests/") {
+        Some(i) => text[i + 1..].to_string(),
+        None => text,
+    }
+}
+
+pub fn check_path(path: &Path) -> Checked {
+    let text = std::fs::read_to_string(path).expect("test input is readable");
+    skc_core::check(&display_name(path), &text, &DirLoader, &CheckOptions::default())
+}
+
+/// Every diagnostic rendered without colour, in order.
+pub fn render_all(checked: &Checked) -> String {
+    let mut out = String::new();
+    for d in &checked.diagnostics {
+        out.push_str(&render(d, &checked.sources, ColorChoice::Never));
+    }
+    if out.is_empty() {
+        out.push_str("(no diagnostics)\n");
+    }
+    out
+}
+
+/// `(line, "error"|"warning", code)` triples written in the root file's comments.
+pub fn expected(text: &str) -> BTreeSet<(usize, String, String)> {
+    let mut out = BTreeSet::new();
+    for (number, line) in text.lines().enumerate() {
+        for (kind, marker) in [("error", "(* error: "), ("warning", "(* warning: ")] {
+            let mut rest = line;
+            while let Some(i) = rest.find(marker) {
+                rest = &rest[i + marker.len()..];
+                let code: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+                out.insert((number + 1, kind.to_string(), code));
+            }
+        }
+    }
+    out
+}
+
+/// The same triples for what the compiler reported in the root file.
+pub fn actual(checked: &Checked) -> BTreeSet<(usize, String, String)> {
+    checked
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity != Severity::Note && d.primary_span().file == checked.root)
+        .map(|d| {
+            let (line, _) = checked.sources.file(checked.root).line_col(d.primary_span().start as usize);
+            (line + 1, d.severity.as_str().to_string(), d.code.to_string())
+        })
+        .collect()
+}
+
+/// A readable account of the differences, empty when they agree.
+pub fn compare(expected: &BTreeSet<(usize, String, String)>, actual: &BTreeSet<(usize, String, String)>) -> String {
+    let mut out = String::new();
+    for (line, kind, code) in expected.difference(actual) {
+        out.push_str(&format!("  missing {kind} {code} on line {line}\n"));
+    }
+    for (line, kind, code) in actual.difference(expected) {
+        out.push_str(&format!("  unexpected {kind} {code} on line {line}\n"));
+    }
+    out
+}
