@@ -19,13 +19,16 @@ pub struct ModuleFacts {
 impl ModuleFacts {
     pub fn compute(module: &Module, types: &TypeInfo) -> ModuleFacts {
         let aliases = ref_aliases(module, types);
+        let (arrays, stores) = array_stores(module, types);
         let mut local_uses = HashMap::new();
         for (expr, resolution) in &types.resolutions {
             if let Resolution::Local(id) = resolution {
                 // An `Assign` names its target but does not read it, unless the target is another name for a
-                // cell declared elsewhere (`let y = x in y := 5` changes `x`).
+                // cell declared elsewhere (`let y = x in y := 5` changes `x`); a store into a shared or local
+                // array does not read the array.
                 let assign = matches!(module.exprs.get(expr.index()), Some(ExprKind::Assign { .. }));
-                if !assign || aliases.contains(id) {
+                let store = stores.contains(expr) && arrays.contains(id);
+                if (!assign || aliases.contains(id)) && !store {
                     *local_uses.entry(*id).or_insert(0) += 1;
                 }
             }
@@ -39,6 +42,49 @@ impl ModuleFacts {
 
     pub fn is_used(&self, local: LocalId) -> bool {
         self.local_uses.get(&local).copied().unwrap_or(0) > 0
+    }
+}
+
+/// The shared and local arrays (`LetArray` locals), and the array names that stores (`a.(i) <- v`,
+/// `a.(i).f <- v`) write into.
+fn array_stores(module: &Module, types: &TypeInfo) -> (HashSet<LocalId>, HashSet<ExprId>) {
+    let mut arrays = HashSet::new();
+    let mut stores = HashSet::new();
+    for (index, kind) in module.exprs.iter().enumerate() {
+        let target = match kind {
+            ExprKind::LetArray { .. } => {
+                arrays.extend(types.declared_local.get(&ExprId(index as u32)).copied());
+                continue;
+            }
+            ExprKind::IndexSet { array, .. } => Some(*array),
+            ExprKind::FieldSet { record, .. } => place_array(module, *record),
+            _ => None,
+        };
+        if let Some(mut array) = target {
+            while let Some(ExprKind::Annot { expr, .. }) = module.exprs.get(array.index()) {
+                array = *expr;
+            }
+            if matches!(module.exprs.get(array.index()), Some(ExprKind::Var(_))) {
+                stores.insert(array);
+            }
+        }
+    }
+    (arrays, stores)
+}
+
+/// Is `e` the name of a shared or local array that nothing reads (so it is not declared, and stores into it
+/// are left out)?
+pub fn is_unread_array(module: &Module, types: &TypeInfo, facts: &ModuleFacts, mut e: ExprId) -> bool {
+    while let Some(ExprKind::Annot { expr, .. }) = module.exprs.get(e.index()) {
+        e = *expr;
+    }
+    match (module.exprs.get(e.index()), types.resolution(e)) {
+        (Some(ExprKind::Var(_)), Some(Resolution::Local(id))) => {
+            matches!(types.locals.get(id.0 as usize).map(|l| &l.ty), Some(Type::Array { .. }))
+                && types.locals.get(id.0 as usize).map(|l| l.param_index.is_none()) == Some(true)
+                && !facts.is_used(id)
+        }
+        _ => false,
     }
 }
 
@@ -97,7 +143,7 @@ fn pointer_roots(module: &Module, types: &TypeInfo, e: ExprId, out: &mut Vec<Loc
 }
 
 /// The array an assignment target `a.(i)`, `a.(i).f` writes into.
-fn place_array(module: &Module, e: ExprId) -> Option<ExprId> {
+pub fn place_array(module: &Module, e: ExprId) -> Option<ExprId> {
     match module.exprs.get(e.index())? {
         ExprKind::Index { array, .. } => Some(*array),
         ExprKind::Field { record, .. } => place_array(module, *record),

@@ -58,6 +58,19 @@ impl FnLowering<'_, '_> {
             ExprKind::Break => self.emit_simple("break;", self.g.span(e)),
             ExprKind::Continue => self.emit_simple("continue;", self.g.span(e)),
             ExprKind::Assign { value, .. } => self.lower_assign(e, value),
+            ExprKind::IndexSet { array, index, value } if self.is_unread_array(array) => {
+                // Nothing reads this array: only the effects of the index and the value remain.
+                self.lower_to(index, Dest::Discard);
+                self.lower_to(value, Dest::Discard);
+            }
+            ExprKind::FieldSet { record, value, .. } if self.stores_into_unread_array(record) => {
+                let mut ops = Vec::new();
+                self.place_of(record, &mut ops);
+                for op in ops.into_iter().skip(1) {
+                    self.lower_to(op.expr, Dest::Discard);
+                }
+                self.lower_to(value, Dest::Discard);
+            }
             ExprKind::IndexSet { array, index, value } => {
                 let ops = self.lower_operands(&[Operand::value(array), Operand::value(index), Operand::value(value)]);
                 if !ops[2].is_unit() {
@@ -94,6 +107,16 @@ impl FnLowering<'_, '_> {
                 }
             }
         }
+    }
+
+    fn is_unread_array(&self, array: ExprId) -> bool {
+        crate::codegen::facts::is_unread_array(self.g.module, self.g.types, self.g.facts, array)
+    }
+
+    /// Is `record` an element of an array nothing reads, or a field of one (`a.(i).f <- v`, `a.(i).f.g <- v`)?
+    fn stores_into_unread_array(&self, record: ExprId) -> bool {
+        crate::codegen::facts::place_array(self.g.module, self.g.strip_annot(record))
+            .is_some_and(|array| self.is_unread_array(array))
     }
 
     fn place_of(&self, e: ExprId, ops: &mut Vec<Operand>) -> Place {
