@@ -88,6 +88,19 @@ pub fn is_unread_array(module: &Module, types: &TypeInfo, facts: &ModuleFacts, m
     }
 }
 
+/// Does the value of a `let` of type `T ref` name an existing cell (its last expression is a variable), rather
+/// than make a new one?
+pub fn is_cell_alias(module: &Module, mut value: ExprId) -> bool {
+    loop {
+        match module.exprs.get(value.index()) {
+            Some(ExprKind::Annot { expr: next, .. }) | Some(ExprKind::Seq(_, next)) => value = *next,
+            Some(ExprKind::Let { body, .. }) | Some(ExprKind::LetArray { body, .. }) => value = *body,
+            Some(ExprKind::Var(_)) => return true,
+            _ => return false,
+        }
+    }
+}
+
 /// Locals of type `T ref` bound to an existing cell (`let y = x in`), not to a new one (`let y = ref e in`).
 fn ref_aliases(module: &Module, types: &TypeInfo) -> HashSet<LocalId> {
     let mut aliases = HashSet::new();
@@ -95,11 +108,7 @@ fn ref_aliases(module: &Module, types: &TypeInfo) -> HashSet<LocalId> {
         let ExprKind::Let { value, .. } = kind else { continue };
         let Some(local) = types.declared_local.get(&ExprId(index as u32)) else { continue };
         let is_ref = matches!(types.locals.get(local.0 as usize).map(|l| &l.ty), Some(Type::Ref(_)));
-        let mut value = *value;
-        while let Some(ExprKind::Annot { expr, .. }) = module.exprs.get(value.index()) {
-            value = *expr;
-        }
-        if is_ref && !matches!(module.exprs.get(value.index()), Some(ExprKind::Ref(_))) {
+        if is_ref && is_cell_alias(module, *value) {
             aliases.insert(*local);
         }
     }
