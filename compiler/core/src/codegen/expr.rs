@@ -63,7 +63,15 @@ impl FnLowering<'_, '_> {
                 CExpr::constant(self.g.ctypes.default_value(self.g.ty(e)))
             }
             ExprKind::Error => CExpr::constant(format!("{} /* error */", self.g.ctypes.default_value(self.g.ty(e)))),
-            _ => self.lower_as_statements(e),
+            // No wildcard: a new kind of expression must be placed on one side or the other.
+            ExprKind::If { .. }
+            | ExprKind::For { .. }
+            | ExprKind::While { .. }
+            | ExprKind::Superstep { .. }
+            | ExprKind::Pragma { .. }
+            | ExprKind::Assign { .. }
+            | ExprKind::IndexSet { .. }
+            | ExprKind::FieldSet { .. } => self.lower_as_statements(e),
         }
     }
 

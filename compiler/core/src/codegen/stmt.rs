@@ -91,7 +91,22 @@ impl FnLowering<'_, '_> {
                 let text = format!("{} = {};", target.render(&values), values[values.len() - 1].text);
                 self.emit_simple(text, self.g.span(e));
             }
-            _ => {
+            // Expressions with a C expression form (no wildcard: `lower_expr` sends statement kinds back here).
+            ExprKind::Int { .. }
+            | ExprKind::Float { .. }
+            | ExprKind::Bool(_)
+            | ExprKind::Unit
+            | ExprKind::Var(_)
+            | ExprKind::Global(_)
+            | ExprKind::Call { .. }
+            | ExprKind::Unary { .. }
+            | ExprKind::Binary { .. }
+            | ExprKind::Ref(_)
+            | ExprKind::Index { .. }
+            | ExprKind::Field { .. }
+            | ExprKind::Record(_)
+            | ExprKind::ArrayLit(_)
+            | ExprKind::Error => {
                 let value = self.lower_expr(e);
                 self.deliver(e, value, dest);
             }
