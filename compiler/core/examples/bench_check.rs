@@ -46,8 +46,11 @@ fn main() {
     let target_lines: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(100_000);
     let mut text = String::new();
     let mut i = 0;
-    while text.lines().count() < target_lines {
-        text.push_str(&block(i));
+    let mut lines = 0;
+    while lines < target_lines {
+        let b = block(i);
+        lines += b.lines().count();
+        text.push_str(&b);
         i += 1;
     }
     let lines = text.lines().count();
@@ -64,9 +67,18 @@ fn main() {
         best_total = best_total.min(t1.elapsed().as_secs_f64());
         errors = checked.error_count();
     }
+    let (sources, module, _, _) = parse_all("bench.sk", &text, &NoModules);
+    let t = Instant::now();
+    let (types, _) = skc_core::typeck::check_module(&module, &sources, &Default::default());
+    let typeck_time = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let _ = skc_core::convergence::analyse(&module, &types);
+    let convergence_time = t.elapsed().as_secs_f64();
     println!("input: {lines} lines, {} bytes, {i} kernels and {i} functions", text.len());
     println!("diagnostics with errors: {errors}");
     println!("parse only:       {:>8.1} ms  {:>12.0} lines/s", best_parse * 1e3, lines as f64 / best_parse);
+    println!("typeck:           {:>8.1} ms", typeck_time * 1e3);
+    println!("convergence:      {:>8.1} ms", convergence_time * 1e3);
     println!("check (all):      {:>8.1} ms  {:>12.0} lines/s", best_total * 1e3, lines as f64 / best_total);
     println!("target 1,000,000 lines/s: {}", if lines as f64 / best_total >= 1e6 { "met" } else { "NOT met" });
 }

@@ -135,10 +135,11 @@ pub fn render(diagnostic: &Diagnostic, sources: &SourceMap, color: ColorChoice) 
         .with_config(config)
         .with_code(diagnostic.code)
         .with_message(&diagnostic.message);
-    for (order, label) in diagnostic.labels.iter().enumerate() {
-        let mut l = AriadneLabel::new((name(label.span), label.span.range()))
-            .with_message(&label.message)
-            .with_order(order as i32);
+    // Labels print in source order (top to bottom); the JSON keeps the explanation's order.
+    let mut labels: Vec<&Label> = diagnostic.labels.iter().collect();
+    labels.sort_by_key(|l| (l.span.file, l.span.start, l.span.end));
+    for label in labels {
+        let mut l = AriadneLabel::new((name(label.span), label.span.range())).with_message(&label.message);
         if colored {
             l = l.with_color(if label.primary { ariadne::Color::Red } else { ariadne::Color::Blue });
         }

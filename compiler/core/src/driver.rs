@@ -104,13 +104,37 @@ pub fn parse_all(file_name: &str, text: &str, loader: &dyn ModuleLoader) -> (Sou
     (sources, module, item_files, diagnostics)
 }
 
+/// Regions of the items that contain a syntax error (codes E01xx): from an item's start to the next item's start
+/// (a syntax error often sits on the token after the repaired item).
+fn items_with_syntax_errors(module: &Module, diagnostics: &[Diagnostic]) -> Vec<crate::source::Span> {
+    let spans: Vec<crate::source::Span> = module.items.iter().map(Item::span).collect();
+    let region = |i: usize| {
+        let span = spans[i];
+        let next = spans.iter().filter(|s| s.file == span.file && s.start > span.start).map(|s| s.start).min();
+        crate::source::Span { end: next.unwrap_or(u32::MAX), ..span }
+    };
+    (0..spans.len())
+        .map(region)
+        .filter(|region| {
+            diagnostics.iter().any(|d| {
+                let p = d.primary_span();
+                d.code.starts_with("E01") && p.file == region.file && p.start >= region.start && p.start <= region.end
+            })
+        })
+        .collect()
+}
+
 /// Runs the whole front end.
 pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &CheckOptions) -> Checked {
     let (sources, module, item_files, mut diagnostics) = parse_all(file_name, text, loader);
+    let broken = items_with_syntax_errors(&module, &diagnostics);
     let (types, type_diagnostics) = typeck::check_module(&module, &sources, &options.typeck);
-    diagnostics.extend(type_diagnostics);
     let (uniformity, convergence_diagnostics) = convergence::analyse(&module, &types);
-    diagnostics.extend(convergence_diagnostics);
+    // An item the parser had to repair reports only its syntax errors: what later passes say about the
+    // repaired tree would be noise.
+    let in_broken_item = |d: &Diagnostic| broken.iter().any(|s| s.file == d.primary_span().file && s.start <= d.primary_span().start && d.primary_span().start < s.end);
+    diagnostics.extend(type_diagnostics.into_iter().filter(|d| !in_broken_item(d)));
+    diagnostics.extend(convergence_diagnostics.into_iter().filter(|d| !in_broken_item(d)));
     diagnostic::sort(&mut diagnostics);
     diagnostics.dedup();
     Checked { sources, root: FileId(0), module, item_files, types, uniformity, diagnostics }

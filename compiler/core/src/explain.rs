@@ -1,5 +1,11 @@
 //! Explanation pages for diagnostic codes (`skc explain CODE`). Each page says what the rule is, shows a failing
 //! example and a fixed one.
+//!
+//! Examples are fenced as ```` ```sk ```` when they are whole files that the tests below check (the failing ones
+//! carry the same inline expectations as `tests/ui`: `(* error: E0001 *)` on the line of the primary label), and
+//! as ```` ```text ```` or ```` ```console ```` when they cannot stand alone. The tests also check that every code
+//! the compiler emits has a page, that `docs/diagnostics.md` lists every page, and that the builtin table of
+//! `docs/language.md` is the one `builtins.rs` describes.
 
 pub struct Explanation {
     pub code: &'static str,
@@ -7,8 +13,1159 @@ pub struct Explanation {
     pub body: &'static str,
 }
 
-pub static EXPLANATIONS: &[Explanation] = &[];
+pub static EXPLANATIONS: &[Explanation] = &[
+    // --- convergence ------------------------------------------------------------------------------------
+    Explanation {
+        code: "E0001",
+        title: "barrier in potentially diverged control flow",
+        body: r#"A block barrier makes every thread of the block wait until all of them have arrived. If the threads
+of a block can disagree about reaching it (it sits in a branch or loop whose decision varies between
+threads of the block, or after a `return`, `break` or `continue` that only some threads took), the threads
+that arrive wait for threads that never come: the kernel deadlocks or behaves in undefined ways. skc
+rejects every operation that contains a block barrier (`block_barrier`, `uniform_load`, and the implicit
+barrier at the end of each `superstep`) where control flow may be more divergent than block-uniform.
+
+The secondary labels walk back from where control flow diverged to the thread-varying source, step by
+step through `let` bindings, assignments and calls. A condition is block-uniform when it is computed only
+from constants, literals, scalar kernel parameters, `block_idx_*`, `block_dim_*`, `grid_dim_*`,
+`uniform_load` results and loads at such indices from vectors the kernel never writes. `warp_id` and warp
+votes are only warp-uniform: they do not make a block barrier safe.
+
+Fix it by moving the barrier to where the whole block is together (threads reconverge after an `if` and
+after a loop), by making the condition block-uniform, or by replacing the branch with a data select
+(`select c a b`).
+
+Erroneous example:
+
+```sk
+kernel k (data : int32 vector) =
+  if thread_idx_x < 16 then begin
+    data.(global_idx) <- 0;
+    Gpu.block_barrier  (* error: E0001 *)
+  end
+```
+
+Fixed (the barrier is reached by every thread, after the branch):
+
+```sk
+kernel k (data : int32 vector) =
+  if thread_idx_x < 16 then data.(global_idx) <- 0;
+  Gpu.block_barrier
+```
+
+The same error is reported on the `superstep` keyword when the body of a superstep can be left early
+(`return`, `break`, `continue`) by only some threads: its closing barrier would then be skipped by them.
+
+See "Convergence rules" in docs/language.md."#,
+    },
+    Explanation {
+        code: "E0002",
+        title: "warp collective in potentially diverged control flow",
+        body: r#"Warp collectives (`warp_barrier`, `shfl`, `shfl_down`, `shfl_up`, `shfl_xor`, `all`, `any`,
+`ballot`) exchange data between the 32 lanes of a warp. skc emits them with the mask of every lane that
+exists in the warp (CUDA's `__shfl_sync(mask, ...)` and friends), so every one of those lanes must execute
+the same collective together; if some lanes are on the other side of a branch, the result is undefined
+(hangs, or values read from lanes that did not participate). skc therefore requires control flow at a
+collective to be at most warp-uniform: every lane of a warp takes the same path. A branch on `warp_id`, on
+a vote (`all`, `any`, `ballot`), or on anything block-uniform is fine; a branch on `lane_id`,
+`thread_idx_x` or a per-thread value is not. `activemask` and atomics are not collectives and need
+nothing.
+
+Erroneous example:
+
+```sk
+kernel k (xs : float32 vector) (out : float32 vector) =
+  if lane_id < 16 then
+    out.(global_idx) <- Gpu.shfl_down xs.(global_idx) 1  (* error: E0002 *)
+```
+
+Fixed (every lane shuffles; only the store is conditional):
+
+```sk
+kernel k (xs : float32 vector) (out : float32 vector) =
+  let v = Gpu.shfl_down xs.(global_idx) 1 in
+  if lane_id < 16 then out.(global_idx) <- v
+```
+
+When the condition really must decide whether the collective runs, make it warp-uniform with a vote:
+`if Gpu.any (x > 0.0) then ...`.
+
+See "Convergence rules" in docs/language.md."#,
+    },
+    Explanation {
+        code: "E0003",
+        title: "superstep entered from potentially diverged control flow",
+        body: r#"A `superstep { ... }` runs its body and then a block barrier. Starting one where control flow may
+not be block-uniform (in a thread-varying branch or loop, or after a thread-varying early exit) means that
+some threads of the block never reach that barrier. This is an error whether or not the superstep is
+marked `~divergent`: `~divergent` allows divergence inside the superstep, never around it.
+
+Erroneous example:
+
+```sk
+kernel k (out : int32 vector) =
+  if thread_idx_x < 3 then
+    superstep { out.(global_idx) <- 1 }  (* error: E0003 *)
+```
+
+Fixed (the superstep is entered by the whole block; the condition moves inside):
+
+```sk
+kernel k (out : int32 vector) =
+  superstep {
+    if thread_idx_x < 3 then out.(global_idx) <- 1
+  }
+```
+
+See "Supersteps" under "Convergence rules" in docs/language.md."#,
+    },
+    Explanation {
+        code: "E0004",
+        title: "divergent control flow in a superstep not marked ~divergent",
+        body: r#"A plain superstep promises a bulk-synchronous phase in which every thread does the same work. Inside
+one, an `if` whose condition is not block-uniform (it may differ between threads of the block: warp-uniform
+is not enough) may only guard straight-line code (assignments, loads, stores and builtin calls, which
+compile to predicated instructions): a branch that contains a loop, a call of a device function, a
+`return`, `break` or `continue`, or a nested superstep is an error, and so is a loop whose bounds (or
+`while` condition) are not block-uniform. If the divergence is intended, say so with
+`superstep ~divergent { ... }`, which lifts exactly this restriction (barriers and warp collectives inside
+are still checked, E0001 and E0002).
+
+Erroneous example:
+
+```sk
+let cleanup (out : int32 vector) = out.(0) <- 0
+
+kernel finish (out : int32 vector) =
+  superstep {
+    if thread_idx_x = 0 then  (* error: E0004 *)
+      cleanup out
+  }
+```
+
+Fixed:
+
+```sk
+let cleanup (out : int32 vector) = out.(0) <- 0
+
+kernel finish (out : int32 vector) =
+  superstep ~divergent {
+    if thread_idx_x = 0 then
+      cleanup out
+  }
+```
+
+A thread-varying loop bound is the same error:
+`superstep { for i = 0 to thread_idx_x do ... done }` needs `~divergent`.
+
+See "Supersteps" under "Convergence rules" in docs/language.md."#,
+    },
+    Explanation {
+        code: "E0005",
+        title: "unknown superstep attribute",
+        body: r#"The only attribute a superstep takes is `divergent`: `superstep ~divergent { ... }`, or in Sarek's form
+`let%superstep[@divergent] name = ... in`. Any other attribute is an error rather than being ignored, because
+a misspelt `~divergent` would otherwise silently change which code is accepted.
+
+Erroneous example:
+
+```sk
+kernel k (out : int32 vector) =
+  superstep ~convergent {  (* error: E0005 *)
+    out.(global_idx) <- 1
+  }
+```
+
+Fixed (a superstep is checked for convergence by default; no attribute is needed):
+
+```sk
+kernel k (out : int32 vector) =
+  superstep {
+    out.(global_idx) <- 1
+  }
+```"#,
+    },
+    // --- syntax -----------------------------------------------------------------------------------------
+    Explanation {
+        code: "E0100",
+        title: "syntax error",
+        body: r#"The parser expected one thing and found another; the message says both ("expected `in`, found
+`out`"). For an unclosed `(`, `[`, `{`, `begin`, `do` or `[|`, a secondary label points at the opening
+delimiter. The parser recovers at the next statement (`;` or a closing token) and at the next top-level
+item (`let`, `type`, `open`, `kernel`, `[%` or `fun` at the start of a line), so one run reports the errors of
+several items. Later errors in the same item can be consequences of the first: fix from the top.
+
+The most common causes are a `let` without `in` inside a body, a missing `done` or `end`, and an item whose
+body ends with `;` followed by a top-level `let` (after `;` the `let` is read as the next statement of the
+body, so `in` is reported missing: drop the `;`).
+
+Erroneous example:
+
+```sk
+kernel k (out : int32 vector) =
+  let x = 1
+  out.(global_idx) <- x  (* error: E0100 *)
+```
+
+Fixed:
+
+```sk
+kernel k (out : int32 vector) =
+  let x = 1 in
+  out.(global_idx) <- x
+```"#,
+    },
+    Explanation {
+        code: "E0101",
+        title: "unterminated comment or string",
+        body: r#"A comment `(* ... *)` or a string `"..."` runs to the end of the file (comments) or of the line
+(strings) without being closed. Comments nest as in OCaml: every `(*` inside a comment needs its own `*)`,
+so commenting out code that itself contains a comment works, but a stray `(*` inside a comment keeps it
+open. Strings only appear in `pragma ["unroll"]`.
+
+Erroneous example:
+
+```sk
+kernel k (out : int32 vector) =
+  out.(global_idx) <- 1
+(* TODO: (* nested *) handle the tail  (* error: E0101 *)
+```
+
+Fixed:
+
+```sk
+kernel k (out : int32 vector) =
+  out.(global_idx) <- 1
+(* TODO: (* nested *) handle the tail *)
+```"#,
+    },
+    Explanation {
+        code: "E0102",
+        title: "invalid literal",
+        body: r#"An integer literal has more bits than its suffix allows: unsuffixed literals and those with the suffix
+`l` or `u` must fit in 32 bits, even where the context expects an int64 (write `5000000000L`); `L` and `UL`
+literals must fit in 64 bits. A literal that fits 32 bits but not int32 (`0xFFFFFFFF`, `3000000000`) is
+accepted, and as an int32 it wraps to a negative value. Underscores may separate digits (`1_000_000`).
+
+Erroneous example:
+
+```sk
+kernel k (out : int64 vector) =
+  out.(global_idx) <- 99999999999  (* error: E0102 *)
+```
+
+Fixed (an int64 literal):
+
+```sk
+kernel k (out : int64 vector) =
+  out.(global_idx) <- 99999999999L
+```"#,
+    },
+    Explanation {
+        code: "E0103",
+        title: "invalid character",
+        body: r#"The source contains a character that is not part of the `.sk` language (for example `$`, `#`, `?`,
+a backquote, or a non-ASCII letter outside a comment). Names are ASCII letters, digits, `_` and `'`; the
+operators are OCaml's (docs/language.md, "Lexical structure").
+
+Erroneous example:
+
+```sk
+kernel k (out : int32 vector) =
+  out.(global_idx) <- 1 $ 2  (* error: E0103 *)
+```
+
+Fixed:
+
+```sk
+kernel k (out : int32 vector) =
+  out.(global_idx) <- 1 + 2
+```"#,
+    },
+    Explanation {
+        code: "E0104",
+        title: "expression nested too deeply",
+        body: r#"The parser follows at most 200 levels of nesting in one expression, and reports this error instead of
+running out of stack. Every parenthesis, every operand of a right-associative operator, every `if` branch
+and every `let ... in` whose body contains the next one counts as a level, so a body made of more than
+about 200 consecutive `let ... in` bindings (typically generated code) also reaches the limit. Only the
+first such error of a file is reported.
+
+Erroneous example (201 nested parentheses, abridged):
+
+```text
+kernel k (out : int32 vector) =
+  out.(0) <- ((((((((((( ... 1 ... )))))))))))
+```
+
+Fixed: split the computation into a sequence of `x := ...` updates of a mutable variable, or move parts of
+it into device functions:
+
+```sk
+let part (x : float32) : float32 = x *. x +. 1.0
+
+kernel k (xs : float32 vector) (out : float32 vector) =
+  let acc = mut xs.(global_idx) in
+  acc := part acc;
+  acc := part acc;
+  out.(global_idx) <- acc
+```"#,
+    },
+    Explanation {
+        code: "E0105",
+        title: "invalid assignment target",
+        body: r#"`<-` writes an element or a field: its left side must be `a.(i)` or `r.f` (also `a.(i).f`). `:=`
+writes a variable declared with `let x = mut e in` or a cell made with `let r = ref e in`: its left side
+must be a name. Anything else (an arithmetic expression, a call, `:=` on an element) is rejected.
+
+Erroneous example:
+
+```sk
+kernel k (out : int32 vector) =
+  out.(0) := 3  (* error: E0105 *)
+```
+
+Fixed:
+
+```sk
+kernel k (out : int32 vector) =
+  out.(0) <- 3
+```"#,
+    },
+    // --- names, types and constants ---------------------------------------------------------------------
+    Explanation {
+        code: "E0200",
+        title: "unknown name",
+        body: r#"A name is looked up among the local variables in scope (innermost first), then the top-level items of
+the file and of every module it opens, then the builtins (docs/language.md, "Builtins"), which are visible
+bare and qualified by `Gpu.`, `Std.`, `Math.`, `Float32.` or `Float64.`. A type name must be a scalar type
+(`int32`, `int`, `int64`, `uint32`, `uint64`, `float32`, `float`, `float64`, `bool`, `unit`) or a declared
+record, and the only type constructors are `vector`, `ref` and `array`. The help suggests the closest
+visible name.
+
+Erroneous example:
+
+```sk
+kernel k (out : int32 vector) =
+  out.(global_idx) <- thread_id_x  (* error: E0200 *)
+```
+
+Fixed:
+
+```sk
+kernel k (out : int32 vector) =
+  out.(global_idx) <- thread_idx_x
+```"#,
+    },
+    Explanation {
+        code: "E0201",
+        title: "mismatched types",
+        body: r#"An expression has a different type from the one its context requires. There are no implicit
+conversions: `+ - * /` need two operands of the same numeric type, `+. -. *. /. **` two floats of the same
+type, `mod land lor lxor lsl lsr asr` integers, comparisons two operands of the same type, conditions a
+`bool`. An integer literal is never a float (`1.0`, not `1`); an unsuffixed float literal takes the float
+type its context requires. Convert explicitly with `float32 x`, `float64 x`, `int32 x`, `int64 x`,
+`uint32 x` or `uint64 x`. A secondary label shows where the expected type came from (an annotation, a
+parameter, the other branch of an `if`); the help proposes the usual fix.
+
+Erroneous example:
+
+```sk
+kernel k (out : float32 vector) =
+  out.(global_idx) <- global_idx  (* error: E0201 *)
+```
+
+Fixed:
+
+```sk
+kernel k (out : float32 vector) =
+  out.(global_idx) <- float32 global_idx
+```"#,
+    },
+    Explanation {
+        code: "E0202",
+        title: "wrong number of arguments",
+        body: r#"A device function or a builtin is called with more or fewer arguments than it has parameters. Every
+call must be complete: there is no partial application, and a function cannot be named without being
+called (functions are not values). A device function without parameters is called `f ()`. A builtin
+without parameters is used bare (`thread_idx_x`, `Gpu.block_barrier`), or with a unit argument as Sarek
+writes it (`block_barrier ()`); a builtin with parameters named without arguments is this error too.
+
+Erroneous example:
+
+```sk
+let axpy (a : float32) (x : float32) (y : float32) = a *. x +. y
+
+kernel k (xs : float32 vector) (out : float32 vector) =
+  out.(global_idx) <- axpy 2.0 xs.(global_idx)  (* error: E0202 *)
+```
+
+Fixed:
+
+```sk
+let axpy (a : float32) (x : float32) (y : float32) = a *. x +. y
+
+kernel k (xs : float32 vector) (out : float32 vector) =
+  out.(global_idx) <- axpy 2.0 xs.(global_idx) out.(global_idx)
+```"#,
+    },
+    Explanation {
+        code: "E0203",
+        title: "array size not a compile-time constant",
+        body: r#"The size of a local array (`let%local`, `create_array n Local`, the `N` of `T[N]`) must be a positive
+integer known at compile time: a literal, a top-level constant, or arithmetic on them. In a kernel, a
+shared array may also be sized by integer arithmetic on the kernel's scalar parameters (and literals and
+constants), which makes it dynamic shared memory, sized at launch; a kernel can have only one such array.
+Any other size computed at run time is this error, as is a size that is zero or negative, and an empty
+constant array `[| |]`.
+
+Erroneous example:
+
+```sk
+kernel k (xs : float32 vector) (out : float32 vector) (n : int32) =
+  let%local (acc : float32) = n in  (* error: E0203 *)
+  acc.(0) <- xs.(global_idx);
+  out.(global_idx) <- acc.(0)
+```
+
+Fixed (a compile-time maximum, which `-D max_n=32` can change):
+
+```sk
+let max_n = 16
+
+kernel k (xs : float32 vector) (out : float32 vector) (n : int32) =
+  let%local (acc : float32) = max_n in
+  acc.(0) <- xs.(global_idx);
+  out.(global_idx) <- acc.(0)
+```"#,
+    },
+    Explanation {
+        code: "E0204",
+        title: "write to read-only data or an immutable variable",
+        body: r#"Only mutable things can be written: variables declared `let x = mut e in` (written `x := v`), cells
+made by `let r = ref e in` (written `r := v`, read `!r`), elements of vectors, shared and local arrays
+(`a.(i) <- v`), and fields reached through them. A plain `let` variable, a parameter, a loop counter, a
+top-level constant and a constant array (`let c = [| ... |]`, placed in read-only constant memory) cannot
+be written.
+
+Erroneous example:
+
+```sk
+kernel k (out : int32 vector) (n : int32) =
+  let sum = 0 in
+  for i = 0 to n - 1 do
+    sum := sum + i  (* error: E0204 *)
+  done;
+  out.(global_idx) <- sum
+```
+
+Fixed:
+
+```sk
+kernel k (out : int32 vector) (n : int32) =
+  let sum = mut 0 in
+  for i = 0 to n - 1 do
+    sum := sum + i
+  done;
+  out.(global_idx) <- sum
+```"#,
+    },
+    Explanation {
+        code: "E0205",
+        title: "unsupported construct",
+        body: r#"The construct is valid OCaml but has no meaning in GPU code, or is not part of the `.sk` language:
+`match`, `fun` inside a body, a local function (`let f x = ... in`), `let rec`, an array literal
+`[| ... |]` anywhere but as the value of a top-level constant, and `[%ext ...]` or `let%ext` extensions other
+than `[%kernel ...]`, `[%global ...]`, `let%shared`, `let%local` and `let%superstep`. Use `if`, top-level
+device functions and constants, and loops.
+
+Erroneous example:
+
+```sk
+kernel k (out : int32 vector) =
+  match global_idx with  (* error: E0205 *)
+  | 0 -> out.(0) <- 1
+  | _ -> ()
+```
+
+Fixed:
+
+```sk
+kernel k (out : int32 vector) =
+  if global_idx = 0 then out.(0) <- 1
+```"#,
+    },
+    Explanation {
+        code: "E0206",
+        title: "recursion",
+        body: r#"Device functions cannot call themselves, directly or through other functions: GPU threads have small
+stacks, and skc analyses every call in its context. The diagnostic points at a call of the
+cycle and lists the others. A record type that contains itself is the same error. (`let rec` is reported
+as E0205.)
+
+Erroneous example:
+
+```sk
+let fact (n : int32) : int32 =
+  if n <= 1 then 1 else n * fact (n - 1)  (* error: E0206 *)
+```
+
+Fixed (a loop):
+
+```sk
+let fact (n : int32) : int32 =
+  let acc = mut 1 in
+  for i = 2 to n do acc := acc * i done;
+  acc
+```"#,
+    },
+    Explanation {
+        code: "E0207",
+        title: "duplicate definition",
+        body: r#"A name is defined twice where it must be unique: two top-level items (kernels, functions and constants
+share one namespace, and the items of opened modules share it with the root file), two record types, two
+fields of one record, or two parameters of one function or kernel. A secondary label shows the first
+definition. Local `let` bindings are not affected: an inner `let` shadows an outer one.
+
+Erroneous example:
+
+```sk
+let block = 256
+let block = 128  (* error: E0207 *)
+```
+
+Fixed:
+
+```sk
+let block = 256
+let half_block = 128
+```"#,
+    },
+    Explanation {
+        code: "E0208",
+        title: "unknown record field",
+        body: r#"A field access `r.f`, a field write `r.f <- v` or a record literal `{ f = ...; ... }` names a field the
+record type does not declare, or the value is not a record. A record literal must also give every field
+exactly once. When the type of `r` is not known yet, the field name selects the record type (the last
+declared record with a field of that name, as in OCaml).
+
+Erroneous example:
+
+```sk
+type point = { x : float32; y : float32 }
+
+kernel k (ps : point vector) (out : float32 vector) =
+  out.(global_idx) <- ps.(global_idx).z  (* error: E0208 *)
+```
+
+Fixed:
+
+```sk
+type point = { x : float32; y : float32 }
+
+kernel k (ps : point vector) (out : float32 vector) =
+  out.(global_idx) <- ps.(global_idx).y
+```"#,
+    },
+    Explanation {
+        code: "E0209",
+        title: "cannot infer type",
+        body: r#"Nothing in the program decides the type of a parameter, variable or array element. Numbers never cause
+this (an integer defaults to int32, a float to float32), but an unannotated parameter that is never used
+(in a kernel or a device function), or a `create_array` whose elements are never read or written, has no
+type to take. Add an annotation.
+
+Erroneous example:
+
+```sk
+kernel k (out : int32 vector) scale =  (* error: E0209 *)
+  out.(global_idx) <- 1
+```
+
+Fixed:
+
+```sk
+kernel k (out : int32 vector) (scale : int32) =
+  out.(global_idx) <- scale
+```"#,
+    },
+    Explanation {
+        code: "E0210",
+        title: "not a function or not an array",
+        body: r#"Something that is not a function is applied to arguments (`x 2` where `x` is a number; often a missing
+`;` before the next line), something that is not an array (a vector, a shared, local or constant array) is
+indexed with `.( )`, or a kernel is called or used as a value (kernels are launched from the host; put
+shared code in a device function).
+
+Erroneous example:
+
+```sk
+kernel k (out : int32 vector) (n : int32) =
+  out.(global_idx) <- n.(0)  (* error: E0210 *)
+```
+
+Fixed:
+
+```sk
+kernel k (out : int32 vector) (n : int32) =
+  out.(global_idx) <- n
+```"#,
+    },
+    Explanation {
+        code: "E0211",
+        title: "cannot open module",
+        body: r#"`open M` (or `let open M in`, for a module other than the builtin `Gpu`, `Std`, `Math`, `Float32` and
+`Float64`) loads the file `m.sk` (or `M.sk`), looked for next to the file that opens it, then in each
+directory given with `-I`, then in the standard library (`$SKC_STDLIB`, or the `stdlib/` folder of the skc
+installation, and its subfolders). A note lists every path tried.
+
+Erroneous example (no `weno.sk` anywhere on the search path):
+
+```sk
+open Weno  (* error: E0211 *)
+
+kernel k (out : float32 vector) =
+  out.(global_idx) <- 0.0
+```
+
+Fixed: put `weno.sk` next to the file, or tell skc where it is:
+
+```console
+$ ls lib/
+weno.sk
+$ skc check -I lib k.sk
+```"#,
+    },
+    Explanation {
+        code: "E0212",
+        title: "constant not computable at compile time",
+        body: r#"A top-level `let name = e` (without parameters) is a compile-time constant: its value is computed by the
+compiler, with the arithmetic of the target types. It may use literals, other constants (defined
+anywhere in the file, but not in terms of itself), arithmetic, comparisons, `&&`, `||`, `not`, indexing of
+constant arrays, type annotations, and the builtins `select`, `min`, `max`, `abs` and the conversions
+(`float32`, `int32`, ...). `if`, thread indices, math functions such as `sqrt`, and anything that reads
+memory cannot be computed; neither can a division by zero or a shift by more than the width. Write the
+value (`select` replaces an `if`), or make it a device function.
+
+Erroneous example:
+
+```sk
+let sqrt2 = sqrt 2.0  (* error: E0212 *)
+
+kernel k (out : float32 vector) =
+  out.(global_idx) <- sqrt2
+```
+
+Fixed:
+
+```sk
+let sqrt2 = 1.41421356
+
+kernel k (out : float32 vector) =
+  out.(global_idx) <- sqrt2
+```"#,
+    },
+    Explanation {
+        code: "E0213",
+        title: "break or continue outside a loop",
+        body: r#"`break` leaves the innermost `for` or `while` loop and `continue` starts its next iteration; outside a
+loop they mean nothing. To leave a kernel or device function early, use `return`.
+
+Erroneous example:
+
+```sk
+kernel k (out : int32 vector) (n : int32) =
+  if global_idx >= n then break;  (* error: E0213 *)
+  out.(global_idx) <- 1
+```
+
+Fixed:
+
+```sk
+kernel k (out : int32 vector) (n : int32) =
+  if global_idx >= n then return;
+  out.(global_idx) <- 1
+```"#,
+    },
+    Explanation {
+        code: "E0214",
+        title: "invalid kernel parameter type",
+        body: r#"A kernel's parameters are what the host passes at launch: scalars (`int32`, `int64`, `uint32`, `uint64`,
+`float32`, `float64`, `bool`), records, and `T vector` of those (an array in global memory). A `T ref`,
+`unit`, or a shared or local array type (`T array`, `T[N]`) cannot be passed from the host. To return a
+value from a kernel, write it to a vector.
+
+Erroneous example:
+
+```sk
+kernel k (total : int32 ref) =  (* error: E0214 *)
+  total := 0
+```
+
+Fixed:
+
+```sk
+kernel k (total : int32 vector) =
+  total.(0) <- 0
+```"#,
+    },
+    Explanation {
+        code: "E0215",
+        title: "invalid -D override",
+        body: r#"`-D NAME=VALUE` replaces the value of the top-level constant `NAME` of the compiled file (or of a
+module it opens) for this compilation. `NAME` must be such a constant (names are case-sensitive), and
+`VALUE` a literal of the constant's type: `true` or `false` for a bool, an integer (decimal or `0x`
+hexadecimal, optionally negative, with an optional suffix) that fits an integer constant's type, a float
+for a float constant. Arrays and records cannot be overridden. A bad value is reported at the constant's
+name; an unknown name at the start of the file. (A `-D` without `=` is a usage error of the command line,
+exit status 2.)
+
+Erroneous example, with `let tile = 256` in `k.sk`:
+
+```console
+$ skc check -D tile=big k.sk
+$ skc check -D TILE=128 k.sk
+```
+
+Fixed:
+
+```console
+$ skc check -D tile=128 k.sk
+```"#,
+    },
+    // --- warnings -------------------------------------------------------------------------------------------
+    Explanation {
+        code: "W0002",
+        title: "unknown attribute ignored",
+        body: r#"An attribute on a top-level `let` (`let[@name] ...`) that skc does not know is ignored, with this
+warning in case it is misspelt. Known attributes: `sarek.module`, `sarek.kernel`, `inline`, `noinline` and
+`device`. (Attributes on supersteps are different: an unknown one is an error, E0005.)
+
+Erroneous example:
+
+```sk
+let[@inlne] square (x : float32) = x *. x  (* warning: W0002 *)
+```
+
+Fixed:
+
+```sk
+let[@inline] square (x : float32) = x *. x
+```"#,
+    },
+    Explanation {
+        code: "W0003",
+        title: "value discarded",
+        body: r#"In `e1; e2` the value of `e1` is thrown away. That is expected when `e1` has type `unit` (a store, a
+barrier), and usually a mistake otherwise: a forgotten `<-`, or the old value returned by an atomic. Bind
+the value to `_` to discard it on purpose.
+
+Erroneous example:
+
+```sk
+kernel k (counter : int32 vector) (out : int32 vector) =
+  atomic_add counter 0 1;  (* warning: W0003 *)
+  out.(global_idx) <- 1
+```
+
+Fixed:
+
+```sk
+kernel k (counter : int32 vector) (out : int32 vector) =
+  let _ = atomic_add counter 0 1 in
+  out.(global_idx) <- 1
+```"#,
+    },
+    Explanation {
+        code: "W0100",
+        title: "register spills in a kernel",
+        body: r#"Reported by `skc build` (not `skc check`) after compiling to machine code, at the kernel's name: ptxas had
+to spill registers of this kernel to local memory (the label gives the bytes of spill stores and loads and
+the register count), which is slow. Common causes are many values live at once, heavy unrolling, and large
+local arrays that are kept in registers because every index is known after unrolling. Reduce the live state
+(smaller local arrays, fewer unrolled iterations), move large per-thread data to shared memory, or raise
+the block's register budget.
+
+Example (256 floats per thread held in registers after unrolling: more than a thread can have):
+
+```text
+kernel k (xs : float32 vector) (out : float32 vector) =
+  let%local (v : float32) = 256 in
+  pragma ["unroll"] (for i = 0 to 255 do v.(i) <- xs.(global_idx * 256 + i) done);
+  let s = mut 0.0 in
+  pragma ["unroll"] (for i = 0 to 255 do s := s +. v.(i) *. v.(255 - i) done);
+  out.(global_idx) <- s
+```
+
+Fixed: process the data in chunks that fit (for example 32 elements at a time), or stage it through shared
+memory."#,
+    },
+    Explanation {
+        code: "W0101",
+        title: "conditional store that could be a select (reserved)",
+        body: r#"Reserved for a lint that skc does not report yet: a thread-varying `if` whose two branches store to the
+same element, which is clearer, and never divergent, as one store of a `select`.
+
+Example:
+
+```sk
+kernel k (a : float32 vector) (b : float32 vector) (out : float32 vector) =
+  if thread_idx_x < 5 then out.(global_idx) <- a.(global_idx)
+  else out.(global_idx) <- b.(global_idx)
+```
+
+Suggested form:
+
+```sk
+kernel k (a : float32 vector) (b : float32 vector) (out : float32 vector) =
+  out.(global_idx) <- select (thread_idx_x < 5) a.(global_idx) b.(global_idx)
+```"#,
+    },
+];
 
 pub fn explain(code: &str) -> Option<&'static Explanation> {
     EXPLANATIONS.iter().find(|e| e.code.eq_ignore_ascii_case(code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtins::{Builtin, Requirement, ResultUniformity, SigType, TypeClass, BUILTINS};
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    const LANGUAGE_MD: &str = include_str!("../../../docs/language.md");
+    const DIAGNOSTICS_MD: &str = include_str!("../../../docs/diagnostics.md");
+
+    // --- helpers ------------------------------------------------------------------------------------------
+
+    /// `"E0123"` / `"W0123"` string literals in Rust source.
+    fn quoted_codes(text: &str, out: &mut BTreeSet<String>) {
+        let bytes = text.as_bytes();
+        for i in 0..bytes.len().saturating_sub(6) {
+            let window = &bytes[i..i + 7];
+            if window[0] == b'"'
+                && (window[1] == b'E' || window[1] == b'W')
+                && window[2..6].iter().all(u8::is_ascii_digit)
+                && window[6] == b'"'
+            {
+                out.insert(String::from_utf8_lossy(&window[1..6]).into_owned());
+            }
+        }
+    }
+
+    /// `(* error: CODE *)` / `(* warning: CODE *)` markers: (1-based line, code).
+    fn markers(text: &str) -> BTreeSet<(usize, String)> {
+        let mut out = BTreeSet::new();
+        for (number, line) in text.lines().enumerate() {
+            for marker in ["(* error: ", "(* warning: "] {
+                let mut rest = line;
+                while let Some(i) = rest.find(marker) {
+                    rest = &rest[i + marker.len()..];
+                    let code: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+                    out.insert((number + 1, code));
+                }
+            }
+        }
+        out
+    }
+
+    fn visit(dir: &Path, extension: &str, files: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                if path.file_name().is_some_and(|n| n != "target" && !n.to_string_lossy().starts_with('.')) {
+                    visit(&path, extension, files);
+                }
+            } else if path.extension().is_some_and(|e| e == extension) {
+                files.push(path);
+            }
+        }
+    }
+
+    /// The ```sk blocks of a markdown text: (name for messages, source).
+    fn sk_blocks(origin: &str, text: &str) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut current: Option<(usize, String)> = None;
+        for (number, line) in text.lines().enumerate() {
+            let fence = line.trim();
+            match &mut current {
+                None if fence == "```sk" => current = Some((number + 2, String::new())),
+                Some((start, source)) if fence == "```" => {
+                    out.push((format!("{origin}:{start}"), std::mem::take(source)));
+                    current = None;
+                }
+                Some((_, source)) => {
+                    source.push_str(line);
+                    source.push('\n');
+                }
+                None => {}
+            }
+        }
+        assert!(current.is_none(), "{origin}: unclosed ```sk block");
+        out
+    }
+
+    /// Every ```sk example: the explanation pages, the language reference and the diagnostics guide.
+    fn all_examples() -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for page in EXPLANATIONS {
+            out.extend(sk_blocks(&format!("skc explain {}", page.code), page.body));
+        }
+        out.extend(sk_blocks("docs/language.md", LANGUAGE_MD));
+        out.extend(sk_blocks("docs/diagnostics.md", DIAGNOSTICS_MD));
+        out
+    }
+
+    // --- the pages ------------------------------------------------------------------------------------------
+
+    #[test]
+    fn explain_is_case_insensitive() {
+        assert_eq!(explain("e0001").map(|e| e.code), Some("E0001"));
+        assert_eq!(explain("E0001").map(|e| e.code), Some("E0001"));
+        assert_eq!(explain("w0003").map(|e| e.code), Some("W0003"));
+        assert!(explain("E9999").is_none());
+        assert!(explain("").is_none());
+    }
+
+    #[test]
+    fn pages_are_well_formed() {
+        let mut seen = BTreeSet::new();
+        for page in EXPLANATIONS {
+            let code = page.code.as_bytes();
+            assert!(
+                code.len() == 5 && (code[0] == b'E' || code[0] == b'W') && code[1..].iter().all(u8::is_ascii_digit),
+                "malformed code {}",
+                page.code
+            );
+            assert!(seen.insert(page.code), "two pages for {}", page.code);
+            assert!(!page.title.is_empty() && !page.title.ends_with('.'), "{}: title", page.code);
+            assert!(!page.body.starts_with('\n') && !page.body.trim().is_empty(), "{}: body", page.code);
+            assert!(page.body.contains("```"), "{}: no example", page.code);
+        }
+        let codes: Vec<&str> = EXPLANATIONS.iter().map(|e| e.code).collect();
+        let mut sorted = codes.clone();
+        sorted.sort_by_key(|c| (c.starts_with('W'), *c));
+        assert_eq!(codes, sorted, "pages are kept in code order (errors, then warnings)");
+    }
+
+    /// Every code the compiler can emit (a `"E0123"` literal in any crate of `compiler/`) or that a UI test
+    /// expects has a page.
+    #[test]
+    fn every_code_used_has_a_page() {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut sources = Vec::new();
+        visit(&manifest.join(".."), "rs", &mut sources);
+        assert!(sources.iter().any(|p| p.ends_with("convergence/walk.rs")), "scanned the compiler sources");
+        let mut used = BTreeSet::new();
+        for path in &sources {
+            if path.ends_with("core/src/explain.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(path).expect("readable source");
+            quoted_codes(&text, &mut used);
+        }
+        let mut ui = Vec::new();
+        visit(&manifest.join("../../tests/ui"), "sk", &mut ui);
+        for path in &ui {
+            let text = std::fs::read_to_string(path).expect("readable test");
+            used.extend(markers(&text).into_iter().map(|(_, code)| code));
+        }
+        for code in ["E0001", "E0002", "E0003", "E0004", "E0005", "E0100", "E0211"] {
+            assert!(used.contains(code), "the scan missed {code}");
+        }
+        let missing: Vec<&String> = used.iter().filter(|c| explain(c).is_none()).collect();
+        assert!(missing.is_empty(), "codes without an explanation page: {missing:?}");
+    }
+
+    #[test]
+    fn diagnostics_md_lists_every_code() {
+        for page in EXPLANATIONS {
+            let row = format!("| `{}` |", page.code);
+            assert!(DIAGNOSTICS_MD.contains(&row), "docs/diagnostics.md has no row `{row}`");
+        }
+    }
+
+    // --- the builtin table of docs/language.md ------------------------------------------------------------
+
+    fn class_name(class: TypeClass) -> &'static str {
+        match class {
+            TypeClass::Numeric => "num",
+            TypeClass::Integer => "int",
+            TypeClass::Float => "float",
+            TypeClass::AtomicWord => "word",
+            TypeClass::Any => "a",
+        }
+    }
+
+    fn sig_type(ty: SigType) -> String {
+        let var = |n: u8, class| {
+            if n == 0 {
+                format!("'{}", class_name(class))
+            } else {
+                format!("'{}{n}", class_name(class))
+            }
+        };
+        match ty {
+            SigType::Int32 => "int32".into(),
+            SigType::Int64 => "int64".into(),
+            SigType::UInt32 => "uint32".into(),
+            SigType::UInt64 => "uint64".into(),
+            SigType::Float32 => "float32".into(),
+            SigType::Float64 => "float64".into(),
+            SigType::Bool => "bool".into(),
+            SigType::Unit => "unit".into(),
+            SigType::Var(n, class) => var(n, class),
+            SigType::ArrayOf(n, class) => format!("{} array", var(n, class)),
+        }
+    }
+
+    fn signature(b: &Builtin) -> String {
+        let mut parts: Vec<String> = b.params.iter().map(|p| sig_type(*p)).collect();
+        parts.push(sig_type(b.ret));
+        parts.join(" -> ")
+    }
+
+    fn requirement(r: Requirement) -> &'static str {
+        match r {
+            Requirement::None => "none",
+            Requirement::BlockConverged => "block-converged",
+            Requirement::WarpConverged => "warp-converged",
+        }
+    }
+
+    fn result(r: ResultUniformity) -> &'static str {
+        match r {
+            ResultUniformity::Uniform => "uniform",
+            ResultUniformity::BlockUniform => "block-uniform",
+            ResultUniformity::WarpUniform => "warp-uniform",
+            ResultUniformity::ThreadVarying => "thread-varying",
+            ResultUniformity::OfArguments => "of its arguments",
+            ResultUniformity::WarpUniformUnderControl => "of the control flow, at least warp-uniform",
+        }
+    }
+
+    /// Sections of the table: a title and the first builtin of the section (in `BUILTINS` order).
+    const SECTIONS: &[(&str, &str)] = &[
+        ("Thread and block indices", "thread_idx_x"),
+        ("Synchronisation", "block_barrier"),
+        ("Warp collectives, active mask, uniform load", "shfl"),
+        ("Atomics (return the old value)", "atomic_add"),
+        ("Fences and sleep", "fence_block"),
+        ("Data select", "select"),
+        ("Math", "sqrt"),
+        ("Conversions", "float32"),
+    ];
+
+    /// The builtin tables as docs/language.md must show them (between the `builtins:begin/end` markers).
+    fn builtin_tables() -> String {
+        let mut out = String::new();
+        for b in BUILTINS {
+            if let Some((title, _)) = SECTIONS.iter().find(|(_, first)| *first == b.name) {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(&format!("#### {title}\n\n"));
+                out.push_str("| Builtin | Sarek aliases | Type | Requires | Result | Description |\n");
+                out.push_str("|---|---|---|---|---|---|\n");
+            }
+            let aliases: Vec<String> = b.aliases.iter().map(|a| format!("`{a}`")).collect();
+            let mut doc = b.doc.replace('|', "\\|");
+            if b.writes_first_arg {
+                doc.push_str("; writes its array argument");
+            }
+            out.push_str(&format!(
+                "| `{}` | {} | `{}` | {} | {} | {} |\n",
+                b.name,
+                aliases.join(", "),
+                signature(b),
+                requirement(b.requirement),
+                result(b.result),
+                doc
+            ));
+        }
+        out
+    }
+
+    #[test]
+    fn language_md_lists_every_builtin() {
+        assert_eq!(BUILTINS.first().map(|b| b.name), Some(SECTIONS[0].1), "the first section starts the table");
+        for (_, first) in SECTIONS {
+            assert!(BUILTINS.iter().any(|b| b.name == *first), "section start `{first}` is not a builtin");
+        }
+        let expected = builtin_tables();
+        let begin = "<!-- builtins:begin (generated from builtins.rs; the explain tests check it) -->\n";
+        let end = "<!-- builtins:end -->";
+        let start = LANGUAGE_MD.find(begin).expect("docs/language.md has the builtins:begin marker") + begin.len();
+        let stop = LANGUAGE_MD[start..].find(end).expect("docs/language.md has the builtins:end marker") + start;
+        let actual = LANGUAGE_MD[start..stop].trim();
+        assert!(
+            actual == expected.trim(),
+            "the builtin tables of docs/language.md are out of date; replace them with:\n\n{expected}"
+        );
+        for b in BUILTINS {
+            for name in std::iter::once(&b.name).chain(b.aliases) {
+                assert!(LANGUAGE_MD.contains(&format!("`{name}`")), "docs/language.md does not mention `{name}`");
+            }
+        }
+    }
+
+    // --- the examples -----------------------------------------------------------------------------------------
+
+    /// Codes only the parser (and module loading) reports: their markers must be matched already by parsing.
+    const SYNTAX_CODES: &[&str] = &["E0005", "E0100", "E0101", "E0102", "E0103", "E0104", "E0105", "E0211", "W0002"];
+
+    /// Every ```sk example parses as its markers say: each syntax error it has is expected, and each expected
+    /// syntax error is reported on its line.
+    #[test]
+    fn examples_parse_as_marked() {
+        let examples = all_examples();
+        assert!(examples.len() > 60, "found the examples ({})", examples.len());
+        let mut failures = Vec::new();
+        for (origin, source) in &examples {
+            let (sources, _module, _files, diagnostics) =
+                crate::driver::parse_all("example.sk", source, &crate::driver::NoModules);
+            let root = sources.file(crate::source::FileId(0));
+            let actual: BTreeSet<(usize, String)> = diagnostics
+                .iter()
+                .map(|d| (root.line_col(d.primary_span().start as usize).0 + 1, d.code.to_string()))
+                .collect();
+            let expected = markers(source);
+            let unexpected: Vec<_> = actual.difference(&expected).collect();
+            let missing: Vec<_> =
+                expected.iter().filter(|e| SYNTAX_CODES.contains(&e.1.as_str()) && !actual.contains(e)).collect();
+            if !unexpected.is_empty() || !missing.is_empty() {
+                failures.push(format!("{origin}: unexpected {unexpected:?}, missing {missing:?}\n{source}"));
+            }
+        }
+        assert!(failures.is_empty(), "examples whose syntax verdict is wrong:\n{}", failures.join("\n"));
+    }
+
+    /// Every ```sk example gets exactly the verdict its markers say from the whole front end (type checker and
+    /// convergence analysis included), as the UI tests do.
+    #[test]
+    fn examples_have_their_marked_verdicts() {
+        let mut failures = Vec::new();
+        for (origin, source) in all_examples() {
+            let checked = crate::driver::check(
+                "example.sk",
+                &source,
+                &crate::driver::NoModules,
+                &crate::driver::CheckOptions::default(),
+            );
+            let root = checked.sources.file(checked.root);
+            let actual: BTreeSet<(usize, String)> = checked
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity != crate::Severity::Note && d.primary_span().file == checked.root)
+                .map(|d| (root.line_col(d.primary_span().start as usize).0 + 1, d.code.to_string()))
+                .collect();
+            let expected = markers(&source);
+            if actual != expected {
+                failures.push(format!("{origin}: expected {expected:?}, got {actual:?}\n{source}"));
+            }
+        }
+        assert!(failures.is_empty(), "examples whose verdict is wrong:\n{}", failures.join("\n"));
+    }
 }

@@ -5,6 +5,8 @@
 use std::rc::Rc;
 
 use crate::source::Span;
+use crate::syntax::ast::ExprId;
+use crate::types::{FunctionId, LocalId};
 
 /// How many threads are guaranteed to agree on a value (or to execute a point of the program together).
 /// Ordered: `Uniform < BlockUniform < WarpUniform < ThreadVarying`.
@@ -42,29 +44,30 @@ impl Uniformity {
     }
 }
 
-/// One step of the explanation of why a value is not uniform.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One step of the explanation of why a value is not uniform. Steps hold ids, not names: names are looked up only
+/// when a diagnostic or a hover is printed, which keeps the analysis free of allocations on the hot path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OriginKind {
-    /// A builtin whose result varies (`thread_idx_x`, `shfl_down`, an atomic).
-    Builtin(&'static str),
+    /// A builtin whose result varies (`thread_idx_x`, `shfl_down`, an atomic); the expression that names it.
+    Builtin(ExprId),
     /// `let x = <varying> in`.
-    Let(String),
+    Let(LocalId),
     /// `x := <varying>`.
-    Assign(String),
+    Assign(LocalId),
     /// `x := ...` executed in diverged control flow.
-    AssignInDivergence(String),
+    AssignInDivergence(LocalId),
     /// An argument passed to parameter `param` of `function`.
-    Argument { function: String, param: String },
+    Argument { function: FunctionId, param: LocalId },
     /// The result of calling `function`.
-    CallResult(String),
+    CallResult(FunctionId),
     /// A load from memory that other threads may write.
-    SharedLoad(String),
+    SharedLoad(LocalId),
     /// A `for` counter whose bounds vary.
-    LoopCounter(String),
+    LoopCounter(LocalId),
     /// The value of an `if` whose condition varies.
     IfValue,
     /// A write to an element of a local array in diverged control flow, or of a varying value.
-    ElementWrite(String),
+    ElementWrite(LocalId),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -138,7 +141,7 @@ pub enum DivergenceKind {
     /// Some threads may have skipped the rest of the iteration here.
     Continue,
     /// A device function entered from diverged control flow.
-    Call(String),
+    Call(FunctionId),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

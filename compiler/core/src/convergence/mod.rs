@@ -31,23 +31,39 @@ pub struct ValueSource {
 #[derive(Clone, Debug, Default)]
 pub struct UniformityInfo {
     levels: Vec<Uniformity>,
-    sources: HashMap<ExprId, ValueSource>,
+    /// Index into `roots` of each expression's first source, `u32::MAX` for none.
+    source_of: Vec<u32>,
+    roots: Vec<ValueSource>,
+    /// Roots already described, by the address of their `Origin` (so each is formatted once).
+    root_index: HashMap<usize, u32>,
 }
+
+const NO_SOURCE: u32 = u32::MAX;
 
 impl UniformityInfo {
     pub fn new(expr_count: usize) -> UniformityInfo {
-        UniformityInfo { levels: vec![Uniformity::Uniform; expr_count], sources: HashMap::new() }
+        UniformityInfo {
+            levels: vec![Uniformity::Uniform; expr_count],
+            source_of: vec![NO_SOURCE; expr_count],
+            roots: Vec::new(),
+            root_index: HashMap::new(),
+        }
     }
 
-    fn set(&mut self, e: ExprId, value: &lattice::Value) {
-        if let Some(slot) = self.levels.get_mut(e.index()) {
-            *slot = (*slot).max(value.level);
+    fn set(&mut self, e: ExprId, value: &lattice::Value, names: report::Names) {
+        let Some(slot) = self.levels.get_mut(e.index()) else { return };
+        if value.level <= *slot && self.source_of[e.index()] != NO_SOURCE {
+            return;
         }
-        if let Some(root) = value.root() {
-            self.sources
-                .entry(e)
-                .or_insert_with(|| ValueSource { span: root.span, message: report::origin_message(root) });
-        }
+        *slot = (*slot).max(value.level);
+        let Some(root) = value.root() else { return };
+        let key = root as *const lattice::Origin as usize;
+        let roots = &mut self.roots;
+        let index = *self.root_index.entry(key).or_insert_with(|| {
+            roots.push(ValueSource { span: root.span, message: report::origin_message(root, names) });
+            roots.len() as u32 - 1
+        });
+        self.source_of[e.index()] = index;
     }
 
     pub fn level(&self, e: ExprId) -> Uniformity {
@@ -55,7 +71,8 @@ impl UniformityInfo {
     }
 
     pub fn source(&self, e: ExprId) -> Option<&ValueSource> {
-        self.sources.get(&e)
+        let index = *self.source_of.get(e.index())?;
+        self.roots.get(index as usize)
     }
 }
 

@@ -3,36 +3,65 @@
 
 use crate::diagnostic::{Diagnostic, Label};
 use crate::source::Span;
+use crate::syntax::ast::{ExprKind, Module};
+use crate::types::{FunctionId, LocalId, TypeInfo};
 
 use super::lattice::{Control, Divergence, DivergenceKind, Origin, OriginKind, Uniformity, Value};
 
 /// At most this many secondary labels: the start of the chain (the divergence) and its source matter most.
 const MAX_SECONDARY_LABELS: usize = 8;
 
-/// The sentence for one step of a value's explanation.
-pub fn origin_message(origin: &Origin) -> String {
-    let level = origin.level.describe();
-    match &origin.kind {
-        OriginKind::Builtin(name) => format!("`{name}` is {level}"),
-        OriginKind::Let(name) => format!("`{name}` is bound to a {level} value here"),
-        OriginKind::Assign(name) => format!("`{name}` is assigned a {level} value here"),
-        OriginKind::AssignInDivergence(name) => {
-            format!("`{name}` is assigned here in diverged control flow, so it becomes {level}")
+/// Looks up the names that explanation steps refer to by id.
+#[derive(Clone, Copy)]
+pub struct Names<'a> {
+    pub module: &'a Module,
+    pub types: &'a TypeInfo,
+}
+
+impl Names<'_> {
+    fn local(&self, id: LocalId) -> &str {
+        self.types.locals.get(id.0 as usize).map(|l| l.name.as_str()).unwrap_or("?")
+    }
+    fn function(&self, id: FunctionId) -> &str {
+        self.types.functions.get(id.0 as usize).map(|f| f.name.as_str()).unwrap_or("?")
+    }
+    fn written(&self, e: crate::syntax::ast::ExprId) -> String {
+        match self.module.exprs.get(e.index()) {
+            Some(ExprKind::Var(path)) | Some(ExprKind::Call { callee: path, .. }) => path.display(),
+            _ => "?".into(),
         }
-        OriginKind::Argument { function, param } => {
-            format!("a {level} value is passed here to parameter `{param}` of `{function}`")
-        }
-        OriginKind::CallResult(name) => format!("`{name}` returns a {level} value here"),
-        OriginKind::SharedLoad(name) => {
-            format!("`{name}` may be written by other threads, so what a thread reads from it is {level}")
-        }
-        OriginKind::LoopCounter(name) => format!("`{name}` counts a loop whose bounds are {level}"),
-        OriginKind::IfValue => format!("the value of this `if` depends on a {level} condition"),
-        OriginKind::ElementWrite(name) => format!("an element of `{name}` is written with a {level} value here"),
     }
 }
 
-fn divergence_message(divergence: &Divergence, level: Uniformity) -> String {
+/// The sentence for one step of a value's explanation.
+pub fn origin_message(origin: &Origin, names: Names) -> String {
+    let level = origin.level.describe();
+    match origin.kind {
+        OriginKind::Builtin(e) => format!("`{}` is {level}", names.written(e)),
+        OriginKind::Let(x) => format!("`{}` is bound to a {level} value here", names.local(x)),
+        OriginKind::Assign(x) => format!("`{}` is assigned a {level} value here", names.local(x)),
+        OriginKind::AssignInDivergence(x) => {
+            format!("`{}` is assigned here in diverged control flow, so it becomes {level}", names.local(x))
+        }
+        OriginKind::Argument { function, param } => format!(
+            "a {level} value is passed here to parameter `{}` of `{}`",
+            names.local(param),
+            names.function(function)
+        ),
+        OriginKind::CallResult(f) => format!("`{}` returns a {level} value here", names.function(f)),
+        OriginKind::SharedLoad(x) => format!(
+            "`{}` may be written by other threads, so what a thread reads from it is {level}",
+            names.local(x)
+        ),
+        OriginKind::LoopCounter(x) => format!("`{}` counts a loop whose bounds are {level}", names.local(x)),
+        OriginKind::IfValue => format!("the value of this `if` depends on a {level} condition"),
+        OriginKind::ElementWrite(x) => {
+            format!("an element of `{}` is written with a {level} value here", names.local(x))
+        }
+    }
+}
+
+fn divergence_message(divergence: &Divergence, level: Uniformity, names: Names) -> String {
     let level = level.describe();
     match &divergence.kind {
         DivergenceKind::Branch => format!("control flow diverges here: this condition is {level}"),
@@ -43,27 +72,27 @@ fn divergence_message(divergence: &Divergence, level: Uniformity) -> String {
         DivergenceKind::Return => "some threads may return here, so fewer threads run the code after it".into(),
         DivergenceKind::Break => "some threads may leave the loop here, so fewer threads run the rest of it".into(),
         DivergenceKind::Continue => "some threads may skip the rest of this iteration here".into(),
-        DivergenceKind::Call(name) => format!("`{name}` is called here from diverged control flow"),
+        DivergenceKind::Call(f) => format!("`{}` is called here from diverged control flow", names.function(*f)),
     }
 }
 
 /// Secondary labels explaining a value, source last.
-pub fn value_labels(value: &Value, labels: &mut Vec<Label>) {
+pub fn value_labels(value: &Value, labels: &mut Vec<Label>, names: Names) {
     let mut next = value.origin.as_deref();
     while let Some(origin) = next {
-        push_label(labels, origin.span, origin_message(origin));
+        push_label(labels, origin.span, origin_message(origin, names));
         next = origin.cause.as_deref();
     }
 }
 
 /// Secondary labels explaining why control flow diverged: the construct, the varying value it decided on, and
 /// for exits and calls the divergence that made them divergent.
-pub fn control_labels(control: &Control, labels: &mut Vec<Label>) {
+pub fn control_labels(control: &Control, labels: &mut Vec<Label>, names: Names) {
     let mut next = control.why.as_deref();
     while let Some(divergence) = next {
-        push_label(labels, divergence.span, divergence_message(divergence, control.level));
+        push_label(labels, divergence.span, divergence_message(divergence, control.level, names));
         if divergence.cause.level > Uniformity::Uniform {
-            value_labels(&divergence.cause, labels);
+            value_labels(&divergence.cause, labels, names);
             // The condition that decided is explained; outer divergence is not why this point diverged.
             break;
         }
@@ -85,9 +114,10 @@ pub fn divergence_error(
     primary: Span,
     primary_label: String,
     control: &Control,
+    names: Names,
 ) -> Diagnostic {
     let mut labels = Vec::new();
-    control_labels(control, &mut labels);
+    control_labels(control, &mut labels, names);
     labels.retain(|l| l.span != primary);
     let mut diagnostic = Diagnostic::error(code, message).primary(primary, primary_label);
     diagnostic.labels.extend(labels);

@@ -17,7 +17,7 @@ use crate::syntax::ast::{ExprId, ExprKind, MemorySpace, Module};
 use crate::types::{FunctionId, LocalId, Resolution, Type, TypeInfo};
 
 use super::lattice::{Control, DivergenceKind, OriginKind, Uniformity, Value};
-use super::report::divergence_error;
+use super::report::{divergence_error, Names};
 use super::UniformityInfo;
 
 /// Fixpoint iterations before a loop's remaining changes are forced to thread-varying (the lattice has height 4,
@@ -89,7 +89,7 @@ impl<'a> Walker<'a> {
         for param in &info.params {
             let value = if matches!(param.ty, Type::Vector(_)) && param.written {
                 let span = self.types.local(param.local).span;
-                Value::new(Uniformity::ThreadVarying, OriginKind::SharedLoad(param.name.clone()), span, None)
+                Value::new(Uniformity::ThreadVarying, OriginKind::SharedLoad(param.local), span, None)
             } else {
                 Value::uniform()
             };
@@ -140,10 +140,6 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn local_name(&self, id: LocalId) -> String {
-        self.types.locals.get(id.0 as usize).map(|l| l.name.clone()).unwrap_or_default()
-    }
-
     /// How converged control flow is here: the enclosing branches and loops, and any early exits before.
     fn effective_control(&self) -> Control {
         self.control.join(&self.returned).join(&self.broke).join(&self.continued)
@@ -166,9 +162,14 @@ impl<'a> Walker<'a> {
         Value::new(control.level, kind, span, cause)
     }
 
+    fn names(&self) -> Names<'a> {
+        Names { module: self.module, types: self.types }
+    }
+
     fn record(&mut self, e: ExprId, value: &Value) {
         if self.recording && self.reporting {
-            self.info.set(e, value);
+            let names = self.names();
+            self.info.set(e, value, names);
         }
     }
 
@@ -243,7 +244,7 @@ impl<'a> Walker<'a> {
     fn var(&mut self, e: ExprId, span: Span) -> Value {
         match self.types.resolution(e) {
             Some(Resolution::Local(id)) => self.local(id),
-            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, &[], span),
+            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, &[], span),
             Some(Resolution::Function(f)) => self.call_function(f, &[], span),
             Some(Resolution::Constant(_)) | None => Value::uniform(),
         }
@@ -252,7 +253,7 @@ impl<'a> Walker<'a> {
     fn call(&mut self, e: ExprId, args: &[ExprId], span: Span) -> Value {
         let args = args.to_vec();
         match self.types.resolution(e) {
-            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, &args, span),
+            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, &args, span),
             Some(Resolution::Function(f)) => self.call_function(f, &args, span),
             _ => args.iter().fold(Value::uniform(), |acc, a| acc.join(self.expr(*a))),
         }
@@ -274,8 +275,7 @@ impl<'a> Walker<'a> {
     fn let_(&mut self, e: ExprId, binder_span: Span, value: ExprId, body: ExprId) -> Value {
         let v = self.expr(value);
         if let Some(&local) = self.types.declared_local.get(&e) {
-            let name = self.local_name(local);
-            self.set_local(local, v.through(OriginKind::Let(name), binder_span));
+            self.set_local(local, v.through(OriginKind::Let(local), binder_span));
         }
         self.expr(body)
     }
@@ -285,8 +285,7 @@ impl<'a> Walker<'a> {
         if let Some(&local) = self.types.declared_local.get(&e) {
             let contents = match space {
                 MemorySpace::Shared => {
-                    let name = self.local_name(local);
-                    Value::new(Uniformity::ThreadVarying, OriginKind::SharedLoad(name), name_span, None)
+                    Value::new(Uniformity::ThreadVarying, OriginKind::SharedLoad(local), name_span, None)
                 }
                 MemorySpace::Local => Value::uniform(),
             };
@@ -298,10 +297,9 @@ impl<'a> Walker<'a> {
     fn assign(&mut self, e: ExprId, value: ExprId, span: Span) -> Value {
         let v = self.expr(value);
         if let Some(Resolution::Local(local)) = self.types.resolution(e) {
-            let name = self.local_name(local);
             let control = self.effective_control();
-            let assigned = v.through(OriginKind::Assign(name.clone()), span);
-            let diverged = self.control_value(&control, OriginKind::AssignInDivergence(name), span);
+            let assigned = v.through(OriginKind::Assign(local), span);
+            let diverged = self.control_value(&control, OriginKind::AssignInDivergence(local), span);
             self.set_local(local, assigned.join(diverged));
         }
         Value::uniform()
@@ -318,11 +316,10 @@ impl<'a> Walker<'a> {
             let is_local_memory = !matches!(self.types.local(local).ty, Type::Vector(_))
                 && !matches!(self.types.local(local).ty, Type::Array { space: MemorySpace::Shared, .. });
             if is_local_memory {
-                let name = self.local_name(local);
                 let control = self.effective_control();
-                let diverged = self.control_value(&control, OriginKind::ElementWrite(name.clone()), span);
+                let diverged = self.control_value(&control, OriginKind::ElementWrite(local), span);
                 let old = self.local(local);
-                let new = written.through(OriginKind::ElementWrite(name), span).join(diverged);
+                let new = written.through(OriginKind::ElementWrite(local), span).join(diverged);
                 self.set_local(local, old.join(new));
             }
         }
@@ -381,8 +378,7 @@ impl<'a> Walker<'a> {
         let saved = self.control.clone();
         self.control = self.effective_control().enter(DivergenceKind::Loop, bounds_span, &bounds);
         if let Some(&counter) = self.types.declared_local.get(&e) {
-            let name = self.local_name(counter);
-            self.set_local(counter, bounds.through(OriginKind::LoopCounter(name), var_span));
+            self.set_local(counter, bounds.through(OriginKind::LoopCounter(counter), var_span));
         }
         self.fixpoint(e, |walker| {
             walker.expr(body);
@@ -475,33 +471,54 @@ impl<'a> Walker<'a> {
 
     // --- barriers, collectives, supersteps ---------------------------------------------------------------------
 
-    fn builtin(&mut self, builtin: &'static Builtin, args: &[ExprId], span: Span) -> Value {
+    /// Is `e` a global vector whose contents may change under other threads?
+    fn is_written_global(&self, e: Option<ExprId>) -> bool {
+        let Some(e) = e else { return false };
+        matches!(self.types.type_of(e), Type::Vector(_))
+            && self.base_local(e).map(|l| self.local(l).level > Uniformity::Uniform).unwrap_or(true)
+    }
+
+    /// The builtin's name as the source spells it (`global_idx`, `warp_shuffle_down`, `Gpu.block_barrier`).
+    fn written_name(&self, e: ExprId, builtin: &'static Builtin) -> String {
+        match self.module.expr(e) {
+            ExprKind::Var(path) | ExprKind::Call { callee: path, .. } => path.display(),
+            _ => builtin.name.to_string(),
+        }
+    }
+
+    fn builtin(&mut self, builtin: &'static Builtin, e: ExprId, args: &[ExprId], span: Span) -> Value {
         let mut joined = Value::uniform();
         for &arg in args {
             joined = joined.join(self.expr(arg));
         }
         let control = self.effective_control();
-        self.check_requirement(builtin, span, &control);
+        if builtin.requirement != Requirement::None {
+            let name = self.written_name(e, builtin);
+            self.check_requirement(builtin, &name, span, &control);
+        }
         match builtin.result {
             ResultUniformity::Uniform => Value::uniform(),
+            // Another block may write a global vector between two threads' loads: only shared memory (and data
+            // nobody writes) comes back block-uniform.
+            ResultUniformity::BlockUniform if self.is_written_global(args.first().copied()) => joined,
             ResultUniformity::BlockUniform => {
-                Value::new(Uniformity::BlockUniform, OriginKind::Builtin(builtin.name), span, None)
+                Value::new(Uniformity::BlockUniform, OriginKind::Builtin(e), span, None)
             }
             ResultUniformity::WarpUniform => {
-                Value::new(Uniformity::WarpUniform, OriginKind::Builtin(builtin.name), span, None)
+                Value::new(Uniformity::WarpUniform, OriginKind::Builtin(e), span, None)
             }
             ResultUniformity::ThreadVarying => {
-                Value::new(Uniformity::ThreadVarying, OriginKind::Builtin(builtin.name), span, None)
+                Value::new(Uniformity::ThreadVarying, OriginKind::Builtin(e), span, None)
             }
             ResultUniformity::OfArguments => joined,
             ResultUniformity::WarpUniformUnderControl => {
                 let level = control.level.max(Uniformity::WarpUniform);
-                Value::new(level, OriginKind::Builtin(builtin.name), span, None)
+                Value::new(level, OriginKind::Builtin(e), span, None)
             }
         }
     }
 
-    fn check_requirement(&mut self, builtin: &'static Builtin, span: Span, control: &Control) {
+    fn check_requirement(&mut self, builtin: &'static Builtin, name: &str, span: Span, control: &Control) {
         match builtin.requirement {
             Requirement::None => {}
             Requirement::BlockConverged if control.level > Uniformity::BlockUniform => {
@@ -509,8 +526,9 @@ impl<'a> Walker<'a> {
                     "E0001",
                     "Barrier in potentially diverged control flow".into(),
                     span,
-                    format!("`{}` may not be reached by all threads of the block", builtin.name),
+                    format!("`{name}` may not be reached by all threads of the block"),
                     control,
+                self.names()
                 )
                 .note("This barrier may not be reached by all threads, causing deadlock.")
                 .help(
@@ -522,10 +540,11 @@ impl<'a> Walker<'a> {
             Requirement::WarpConverged if control.level > Uniformity::WarpUniform => {
                 let d = divergence_error(
                     "E0002",
-                    format!("Warp collective `{}` in potentially diverged control flow", builtin.name),
+                    format!("Warp collective `{name}` in potentially diverged control flow"),
                     span,
-                    format!("`{}` may not be reached by all threads of the warp", builtin.name),
+                    format!("`{name}` may not be reached by all threads of the warp"),
                     control,
+                self.names()
                 )
                 .note("All threads in a warp must participate together.")
                 .help(
@@ -547,6 +566,7 @@ impl<'a> Walker<'a> {
                 span,
                 "this superstep ends with a block barrier that not all threads may reach".into(),
                 &entry,
+                self.names()
             )
             .help("start the superstep where the whole block is converged; `~divergent` allows divergence only inside it");
             self.report(d);
@@ -564,6 +584,7 @@ impl<'a> Walker<'a> {
                 keyword,
                 "the barrier at the end of this superstep may not be reached by all threads".into(),
                 &exit,
+                self.names()
             )
             .note("This barrier may not be reached by all threads, causing deadlock.")
             .help("do not leave the superstep early from diverged control flow");
@@ -597,6 +618,7 @@ impl<'a> Walker<'a> {
             self.module.span(e),
             "this branch contains a loop, a function call or an early exit under a thread-varying condition".into(),
             &control,
+                self.names()
         )
         .secondary(superstep.span, "in this superstep")
         .help("if the divergence is intended, write `superstep ~divergent { ... }`");
@@ -615,6 +637,7 @@ impl<'a> Walker<'a> {
             span,
             "this loop runs a thread-varying number of iterations".into(),
             &control,
+                self.names()
         )
         .secondary(superstep.span, "in this superstep")
         .help("if the divergence is intended, write `superstep ~divergent { ... }`");
@@ -629,17 +652,17 @@ impl<'a> Walker<'a> {
         let values: Vec<Value> = args.iter().map(|&a| self.expr(a)).collect();
         let control = self.effective_control();
         if self.call_stack.contains(&function) || self.call_stack.len() >= MAX_CALL_DEPTH {
-            return Value::new(Uniformity::ThreadVarying, OriginKind::CallResult(String::new()), span, None);
+            return Value::new(Uniformity::ThreadVarying, OriginKind::CallResult(function), span, None);
         }
         let Some(body) = self.function_body(function) else { return Value::uniform() };
-        let info = self.types.function(function).clone();
+        let types = self.types;
+        let params = &types.function(function).params;
         let frame = self.save_frame();
-        for ((&param, value), &arg) in info.params.iter().zip(&values).zip(args) {
-            let param_name = self.local_name(param);
-            let kind = OriginKind::Argument { function: info.name.clone(), param: param_name };
+        for ((&param, value), &arg) in params.iter().zip(&values).zip(args) {
+            let kind = OriginKind::Argument { function, param };
             self.set_local(param, value.through(kind, self.module.span(arg)));
         }
-        self.control = control.because_of(DivergenceKind::Call(info.name.clone()), span);
+        self.control = control.because_of(DivergenceKind::Call(function), span);
         self.returned = Control::converged();
         self.broke = Control::converged();
         self.continued = Control::converged();
@@ -652,7 +675,7 @@ impl<'a> Walker<'a> {
         let returned = self.control_value(&self.returned.clone(), OriginKind::IfValue, span);
         let result = result.join(self.return_value.clone()).join(returned);
         self.restore_frame(frame);
-        result.through(OriginKind::CallResult(info.name), span)
+        result.through(OriginKind::CallResult(function), span)
     }
 
     fn save_frame(&self) -> Frame {

@@ -1,10 +1,50 @@
 //! Name resolution, type inference and constant evaluation over a parsed [`Module`], producing [`TypeInfo`].
-//! (Being written; see the contract in `types.rs`.)
+//!
+//! The checker runs in phases over the whole module (`items.rs`): register every top-level name (so items may
+//! refer to each other in any order), lower record declarations, check and evaluate the constants in dependency
+//! order, collect the signatures of functions and kernels, check their bodies, and finally (`finish.rs`) report
+//! what could not be inferred, default the remaining type variables by class, run the checks that need final
+//! types, and substitute every variable away. Per-expression rules live in `expr.rs` (the dispatcher, with one
+//! helper per `ExprKind`), `bindings.rs`, `access.rs` and `calls.rs`; `infer.rs` owns unification, `consts.rs`
+//! constant evaluation, `effects.rs` the written-parameter and call-graph facts, `report.rs` the wording of type
+//! mismatches, `scope.rs` name lookup and `suggest.rs` the "did you mean" hints.
+//!
+//! Diagnostics: `E0200` unknown name or type, `E0201` mismatched types, `E0202` wrong number of arguments, `E0203`
+//! bad array size, `E0204` write to something read-only, `E0205` array literal outside a constant, `E0206`
+//! recursion, `E0207` duplicate definition, `E0208` record field errors, `E0209` type cannot be inferred, `E0210`
+//! not a function / not an array, `E0212` constant not computable, `E0213` `break`/`continue` outside a loop,
+//! `E0214` bad kernel parameter type, `E0215` bad `-D` override, `W0003` discarded value (and `E0104` for
+//! expressions nested too deeply to check).
+//!
+//! Invariants at the boundary: `expr_types` has one entry per expression and contains no `Type::Var`; an
+//! expression of type `Type::Error` never causes a further diagnostic; nothing here panics on any parse result.
+
+mod access;
+mod annot;
+mod bindings;
+mod calls;
+mod constants;
+mod consts;
+mod effects;
+mod expr;
+mod finish;
+mod infer;
+mod items;
+mod report;
+mod scope;
+mod suggest;
+#[cfg(test)]
+mod tests;
 
 use crate::diagnostic::Diagnostic;
-use crate::source::SourceMap;
-use crate::syntax::ast::Module;
-use crate::types::TypeInfo;
+use crate::source::{SourceMap, Span};
+use crate::syntax::ast::{ExprId, ExprKind, Module};
+use crate::types::{ConstantId, FunctionId, LocalId, LocalInfo, Mutability, Type, TypeInfo};
+
+use effects::Effects;
+use infer::VarTable;
+use items::ItemRef;
+use scope::{ItemTable, Scopes};
 
 /// Options that change what the type checker computes.
 #[derive(Clone, Debug, Default)]
@@ -14,7 +54,190 @@ pub struct TypeckOptions {
 }
 
 /// Resolves names, infers the type of every expression and evaluates constants.
-pub fn check_module(module: &Module, _sources: &SourceMap, _options: &TypeckOptions) -> (TypeInfo, Vec<Diagnostic>) {
-    let info = TypeInfo { expr_types: vec![crate::types::Type::Error; module.exprs.len()], ..TypeInfo::default() };
-    (info, Vec::new())
+pub fn check_module(module: &Module, sources: &SourceMap, options: &TypeckOptions) -> (TypeInfo, Vec<Diagnostic>) {
+    let mut checker = Checker::new(module, sources, options);
+    checker.collect_items();
+    checker.lower_records();
+    checker.check_constants();
+    checker.apply_unknown_defines();
+    checker.collect_signatures();
+    checker.check_bodies();
+    checker.finish()
+}
+
+/// The item whose body is being checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Owner {
+    /// Signatures and record declarations.
+    TopLevel,
+    Constant(ConstantId),
+    Function(FunctionId),
+    /// Index in `TypeInfo::kernels`.
+    Kernel(usize),
+}
+
+/// What the rules need to know about the enclosing item.
+#[derive(Clone, Debug)]
+pub(crate) struct BodyContext {
+    pub(crate) owner: Owner,
+    /// What `return e` must produce (unit in kernels).
+    pub(crate) return_type: Type,
+    /// The return type annotation, shown when `return e` disagrees with it.
+    pub(crate) return_annotation: Option<Span>,
+    /// Number of enclosing `for`/`while` loops (for `break` and `continue`).
+    pub(crate) loop_depth: u32,
+    /// Where the kernel's dynamic shared array was declared, if it has one yet.
+    pub(crate) dynamic_shared: Option<Span>,
+}
+
+impl BodyContext {
+    fn top_level() -> BodyContext {
+        BodyContext {
+            owner: Owner::TopLevel,
+            return_type: Type::Error,
+            return_annotation: None,
+            loop_depth: 0,
+            dynamic_shared: None,
+        }
+    }
+}
+
+/// A check that needs final types, run after defaulting.
+#[derive(Clone, Debug)]
+pub(crate) enum Deferred {
+    /// An operand of a comparison: it must be a number or a bool.
+    Comparable { ty: Type, expr: ExprId },
+    /// The left of `e1; e2`: a value other than unit is worth a warning.
+    Discarded { expr: ExprId },
+    /// An array written through before its kind was known: it must not turn out to be a constant array.
+    Written { ty: Type, expr: ExprId },
+}
+
+/// Deepest expression nesting the checker follows (the parser already limits most nesting).
+const MAX_DEPTH: u32 = 2000;
+
+pub(crate) struct Checker<'a> {
+    pub(crate) module: &'a Module,
+    pub(crate) sources: &'a SourceMap,
+    pub(crate) options: &'a TypeckOptions,
+    /// The result being built; `expr_types` is filled from `types` at the end.
+    pub(crate) info: TypeInfo,
+    /// The type of each expression checked so far (may contain variables).
+    pub(crate) types: Vec<Option<Type>>,
+    pub(crate) vars: VarTable,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub(crate) items: ItemTable,
+    /// For each entry of `module.items`, what it became.
+    pub(crate) item_refs: Vec<ItemRef>,
+    pub(crate) scopes: Scopes,
+    pub(crate) ctx: BodyContext,
+    pub(crate) effects: Effects,
+    pub(crate) deferred: Vec<Deferred>,
+    /// The value of the constant being checked: the one place an array literal is allowed.
+    pub(crate) array_literal_root: Option<ExprId>,
+    /// Constants whose value could not be computed (their uses stay silent).
+    pub(crate) failed_constants: Vec<bool>,
+    /// Constants already evaluated.
+    pub(crate) evaluated_constants: Vec<bool>,
+    pub(crate) depth: u32,
+    pub(crate) too_deep_reported: bool,
+}
+
+impl<'a> Checker<'a> {
+    fn new(module: &'a Module, sources: &'a SourceMap, options: &'a TypeckOptions) -> Checker<'a> {
+        Checker {
+            module,
+            sources,
+            options,
+            info: TypeInfo::default(),
+            types: vec![None; module.exprs.len()],
+            vars: VarTable::default(),
+            diagnostics: Vec::new(),
+            items: ItemTable::default(),
+            item_refs: Vec::new(),
+            scopes: Scopes::default(),
+            ctx: BodyContext::top_level(),
+            effects: Effects::default(),
+            deferred: Vec::new(),
+            array_literal_root: None,
+            failed_constants: Vec::new(),
+            evaluated_constants: Vec::new(),
+            depth: 0,
+            too_deep_reported: false,
+        }
+    }
+
+    /// The expression `id` (an `Error` node if the id is out of range, which a well-formed module never has).
+    pub(crate) fn kind(&self, id: ExprId) -> &'a ExprKind {
+        const ERROR: &ExprKind = &ExprKind::Error;
+        self.module.exprs.get(id.index()).unwrap_or(ERROR)
+    }
+
+    pub(crate) fn span(&self, id: ExprId) -> Span {
+        self.module.expr_spans.get(id.index()).copied().unwrap_or_default()
+    }
+
+    /// The source text of an expression (empty if its file is unknown).
+    pub(crate) fn snippet(&self, id: ExprId) -> &'a str {
+        let span = self.span(id);
+        let sources = self.sources;
+        sources.files().find(|(file, _)| *file == span.file).and_then(|(_, f)| f.text.get(span.range())).unwrap_or("")
+    }
+
+    /// The type recorded for an expression already checked.
+    pub(crate) fn type_of(&self, id: ExprId) -> Type {
+        self.types.get(id.index()).cloned().flatten().unwrap_or(Type::Error)
+    }
+
+    pub(crate) fn set_type(&mut self, id: ExprId, ty: Type) {
+        if let Some(slot) = self.types.get_mut(id.index()) {
+            *slot = Some(ty);
+        }
+    }
+
+    pub(crate) fn local_info(&self, id: LocalId) -> Option<&LocalInfo> {
+        self.info.locals.get(id.0 as usize)
+    }
+
+    /// The type of a local (as inferred so far).
+    pub(crate) fn local_type(&self, id: LocalId) -> Type {
+        self.local_info(id).map(|l| l.ty.clone()).unwrap_or(Type::Error)
+    }
+
+    pub(crate) fn new_local(
+        &mut self,
+        name: &str,
+        ty: Type,
+        mutability: Mutability,
+        span: Span,
+        param_index: Option<usize>,
+    ) -> LocalId {
+        self.info.locals.push(LocalInfo { name: name.to_string(), ty, mutability, span, param_index });
+        LocalId(self.info.locals.len() as u32 - 1)
+    }
+
+    /// Checks `body` in a new scope in which `local` is visible as `name`.
+    pub(crate) fn check_in_scope(&mut self, name: &str, local: LocalId, body: ExprId) -> Type {
+        self.scopes.push();
+        self.scopes.declare(name, local);
+        let ty = self.check_expr(body);
+        self.scopes.pop();
+        ty
+    }
+
+    /// The expression whose value a block yields: the last of a sequence, the body of a `let`.
+    pub(crate) fn tail(&self, mut id: ExprId) -> ExprId {
+        for _ in 0..MAX_DEPTH {
+            id = match self.kind(id) {
+                ExprKind::Seq(_, last) => *last,
+                ExprKind::Let { body, .. } | ExprKind::LetArray { body, .. } => *body,
+                _ => return id,
+            };
+        }
+        id
+    }
+
+    pub(crate) fn error_count(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
 }

@@ -1,0 +1,309 @@
+//! `skc build` and `skc emit`: check, emit CUDA C, compile it with NVRTC (through the cache), write the
+//! artifacts and print each kernel's resources. A kernel that spills gets a warning (W0100) naming it.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use skc_core::codegen::{emit_cuda, CudaOutput, EmitOptions};
+use skc_core::{Checked, Diagnostic};
+use skc_nvrtc::{Cache, CompileOptions, CompileOutput, KernelResources, NvrtcError};
+
+use crate::check::{check_file, report};
+use crate::output::print_diagnostics;
+use crate::{FrontendArgs, MessageFormat};
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
+pub enum Artifact {
+    Cuda,
+    Ptx,
+    Cubin,
+}
+
+#[derive(Args)]
+pub struct BuildArgs {
+    /// The `.sk` file to build.
+    pub file: PathBuf,
+    /// Output directory (default: the current directory).
+    #[arg(short = 'o', long = "out-dir")]
+    pub out_dir: Option<PathBuf>,
+    /// Artifacts to write, comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "cuda,ptx,cubin")]
+    pub emit: Vec<Artifact>,
+    #[command(flatten)]
+    pub codegen: CodegenArgs,
+    #[command(flatten)]
+    pub frontend: FrontendArgs,
+}
+
+#[derive(Args)]
+pub struct EmitArgs {
+    /// The `.sk` file.
+    pub file: PathBuf,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value = "cuda")]
+    pub emit: Artifact,
+    #[command(flatten)]
+    pub codegen: CodegenArgs,
+    #[command(flatten)]
+    pub frontend: FrontendArgs,
+}
+
+#[derive(Args, Clone)]
+pub struct CodegenArgs {
+    /// Target architecture.
+    #[arg(long, default_value = "sm_90")]
+    pub arch: String,
+    /// Debug build (`-G`: no optimisation, device debug information).
+    #[arg(short = 'g', long)]
+    pub debug: bool,
+    /// Optimised build (the default; accepted for symmetry with `-g`).
+    #[arg(short = 'O', long = "optimize")]
+    pub optimize: bool,
+    /// Leave out `#line` directives in the CUDA C.
+    #[arg(long = "no-line-directives")]
+    pub no_line_directives: bool,
+    /// Block size the occupancy column assumes.
+    #[arg(long = "block-size", default_value_t = 256)]
+    pub block_size: u32,
+    /// Folder or file of libnvrtc (else SKC_NVRTC_PATH, CUDA_PATH, /usr/local/cuda, the Python wheel).
+    #[arg(long = "nvrtc")]
+    pub nvrtc: Option<PathBuf>,
+    /// Do not read or write the compile cache.
+    #[arg(long = "no-cache")]
+    pub no_cache: bool,
+}
+
+/// Everything one build produced.
+pub struct Built {
+    pub checked: Checked,
+    pub cuda: CudaOutput,
+    pub compiled: CompileOutput,
+}
+
+fn nvrtc_options(codegen: &CodegenArgs, cubin: bool) -> CompileOptions {
+    CompileOptions {
+        arch: codegen.arch.clone(),
+        debug: codegen.debug,
+        line_info: !codegen.debug,
+        include_cubin: cubin,
+        ..CompileOptions::default()
+    }
+}
+
+fn program_name(file: &Path) -> String {
+    let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "program".into());
+    format!("{stem}.cu")
+}
+
+/// Front end and CUDA C; `Err(exit code)` after printing what went wrong.
+fn front_end(file: &PathBuf, codegen: &CodegenArgs, frontend: &FrontendArgs) -> Result<(Checked, CudaOutput), ExitCode> {
+    let checked = check_file(file, frontend).map_err(|message| {
+        eprintln!("error: {message}");
+        ExitCode::from(2)
+    })?;
+    if report(&checked, frontend) {
+        return Err(ExitCode::from(1));
+    }
+    let options = EmitOptions { line_directives: !codegen.no_line_directives, ..EmitOptions::default() };
+    let cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &options);
+    Ok((checked, cuda))
+}
+
+fn nvrtc_compile(cuda: &CudaOutput, file: &Path, codegen: &CodegenArgs, cubin: bool) -> Result<CompileOutput, ExitCode> {
+    let options = nvrtc_options(codegen, cubin);
+    let cache = if codegen.no_cache { None } else { Cache::from_env() };
+    let mut search = skc_nvrtc::LibrarySearch::from_env();
+    if let Some(path) = &codegen.nvrtc {
+        search = search.with_explicit(path.clone());
+    }
+    let result = skc_nvrtc::compile_cached_with(
+        &cuda.source,
+        &program_name(file),
+        &options,
+        cache.as_ref(),
+        env!("CARGO_PKG_VERSION"),
+        &search,
+    );
+    result.map_err(|error| {
+        match &error {
+            NvrtcError::Compile { log } => {
+                eprintln!(
+                    "error: internal compiler error: the CUDA C generated for {} does not compile; please report \
+                     it with the file.\n{log}",
+                    file.display()
+                );
+                ExitCode::from(1)
+            }
+            _ => {
+                eprintln!("error: {error}");
+                ExitCode::from(2)
+            }
+        }
+    })
+}
+
+pub fn build(args: &BuildArgs) -> ExitCode {
+    let (checked, cuda) = match front_end(&args.file, &args.codegen, &args.frontend) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    // The resource report needs ptxas, so NVRTC runs even when only CUDA C is written.
+    let compiled = match nvrtc_compile(&cuda, &args.file, &args.codegen, args.emit.contains(&Artifact::Cubin)) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let built = Built { checked, cuda, compiled };
+    if let Err(message) = write_artifacts(&built, args) {
+        eprintln!("error: {message}");
+        return ExitCode::from(2);
+    }
+    print_resources(&built, &args.codegen, args.frontend.message_format);
+    let warnings = spill_warnings(&built);
+    print_diagnostics(&warnings, &built.checked.sources, args.frontend.message_format, args.frontend.color);
+    if args.frontend.deny_warnings && !warnings.is_empty() {
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
+pub fn emit(args: &EmitArgs) -> ExitCode {
+    let (_, cuda) = match front_end(&args.file, &args.codegen, &args.frontend) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    match args.emit {
+        Artifact::Cuda => print!("{}", cuda.source),
+        Artifact::Ptx => match nvrtc_compile(&cuda, &args.file, &args.codegen, false) {
+            Ok(compiled) => print!("{}", compiled.ptx),
+            Err(code) => return code,
+        },
+        Artifact::Cubin => {
+            eprintln!("error: a CUBIN is binary; write it to a file with `skc build --emit cubin -o DIR`");
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn write_artifacts(built: &Built, args: &BuildArgs) -> Result<(), String> {
+    let dir = args.out_dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let stem = args.file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "program".into());
+    let write = |name: String, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    };
+    for artifact in &args.emit {
+        match artifact {
+            Artifact::Cuda => write(format!("{stem}.cu"), built.cuda.source.as_bytes())?,
+            Artifact::Ptx => write(format!("{stem}.ptx"), built.compiled.ptx.as_bytes())?,
+            Artifact::Cubin => write(format!("{stem}.cubin"), &built.compiled.cubin)?,
+        }
+    }
+    let signatures = serde_json::to_string_pretty(&built.cuda.kernels).map_err(|e| e.to_string())?;
+    write(format!("{stem}.kernels.json"), signatures.as_bytes())
+}
+
+fn kernel_resources<'a>(built: &'a Built, name: &str) -> Option<&'a KernelResources> {
+    built.compiled.resources.iter().find(|r| r.is_entry && r.name == name)
+}
+
+fn print_resources(built: &Built, codegen: &CodegenArgs, format: MessageFormat) {
+    let compiled = &built.compiled;
+    let kernels: Vec<&KernelResources> = built
+        .cuda
+        .kernels
+        .iter()
+        .filter_map(|k| kernel_resources(built, &k.name))
+        .collect();
+    if format == MessageFormat::Json {
+        let rows: Vec<_> = kernels.iter().map(|r| resource_json(r, codegen)).collect();
+        let report = serde_json::json!({
+            "reason": "kernel-resources",
+            "arch": codegen.arch,
+            "block_size": codegen.block_size,
+            "nvrtc_version": format!("{}.{}", compiled.nvrtc_version.0, compiled.nvrtc_version.1),
+            "cache_hit": compiled.cache_hit,
+            "compile_ms": compiled.elapsed.as_secs_f64() * 1e3,
+            "kernels": rows,
+        });
+        println!("{report}");
+        return;
+    }
+    println!(
+        "{:<24} {:>5} {:>6} {:>11} {:>7} {:>8}  occupancy at {} threads/block ({})",
+        "kernel", "regs", "stack", "spill st/ld", "smem", "barriers", codegen.block_size, codegen.arch
+    );
+    for r in kernels {
+        let occ = skc_nvrtc::occupancy(r, codegen.block_size, 0, &codegen.arch);
+        println!(
+            "{:<24} {:>5} {:>6} {:>11} {:>7} {:>8}  {} blocks/SM, {} warps/SM ({:.0}%), limited by {:?}",
+            r.name,
+            r.registers,
+            r.stack_frame_bytes,
+            format!("{}/{}", r.spill_store_bytes, r.spill_load_bytes),
+            r.shared_bytes,
+            r.barriers,
+            occ.blocks_per_sm,
+            occ.warps_per_sm,
+            occ.occupancy_fraction * 100.0,
+            occ.limited_by
+        );
+    }
+    println!(
+        "NVRTC {}.{}, {} in {:.1} ms",
+        compiled.nvrtc_version.0,
+        compiled.nvrtc_version.1,
+        if compiled.cache_hit { "cache hit" } else { "compiled" },
+        compiled.elapsed.as_secs_f64() * 1e3
+    );
+}
+
+fn resource_json(r: &KernelResources, codegen: &CodegenArgs) -> serde_json::Value {
+    let occ = skc_nvrtc::occupancy(r, codegen.block_size, 0, &codegen.arch);
+    serde_json::json!({
+        "name": r.name,
+        "registers": r.registers,
+        "stack_frame_bytes": r.stack_frame_bytes,
+        "spill_store_bytes": r.spill_store_bytes,
+        "spill_load_bytes": r.spill_load_bytes,
+        "shared_bytes": r.shared_bytes,
+        "constant_bytes": r.constant_bytes,
+        "barriers": r.barriers,
+        "occupancy": {
+            "block_size": codegen.block_size,
+            "blocks_per_sm": occ.blocks_per_sm,
+            "warps_per_sm": occ.warps_per_sm,
+            "fraction": occ.occupancy_fraction,
+            "limited_by": format!("{:?}", occ.limited_by),
+        },
+    })
+}
+
+/// W0100 for every kernel whose registers spill to local memory, pointing at the kernel's name.
+fn spill_warnings(built: &Built) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for kernel in &built.checked.types.kernels {
+        let Some(r) = kernel_resources(built, &kernel.name) else { continue };
+        if r.spill_store_bytes == 0 && r.spill_load_bytes == 0 {
+            continue;
+        }
+        let span = match built.checked.module.items.get(kernel.item) {
+            Some(item) => item.name().span,
+            None => kernel.span,
+        };
+        out.push(
+            Diagnostic::warning("W0100", format!("kernel `{}` spills registers to local memory", kernel.name))
+                .primary(
+                    span,
+                    format!(
+                        "{} bytes of spill stores and {} bytes of spill loads with {} registers",
+                        r.spill_store_bytes, r.spill_load_bytes, r.registers
+                    ),
+                )
+                .help("reduce live values (smaller local arrays, fewer unrolled iterations) or raise the block's register budget"),
+        );
+    }
+    out
+}

@@ -1,0 +1,259 @@
+//! Top-level items: records as `struct`s (fields first, in dependency order), constants (`static constexpr`
+//! scalars, `__constant__` arrays), device functions (callees first) and kernels (`extern "C" __global__`), and the
+//! runtime's view of each kernel's parameters.
+
+use std::collections::HashSet;
+
+use crate::codegen::ctypes::{const_value, ScalarKind};
+use crate::codegen::lower::{Dest, FnLowering, Globals};
+use crate::codegen::output::{Printer, Stmt};
+use crate::codegen::{ElemType, KernelParamSignature, KernelSignature, ParamKind};
+use crate::source::Span;
+use crate::syntax::ast::{ExprId, Item};
+use crate::types::{FunctionId, KernelInfo, LocalId, RecordId, Resolution, Type};
+
+// --- records ----------------------------------------------------------------------------------------------
+
+/// Records in an order where every record comes after the records its fields contain.
+pub fn record_order(g: &Globals) -> Vec<RecordId> {
+    fn visit(g: &Globals, id: RecordId, done: &mut Vec<RecordId>, active: &mut HashSet<RecordId>) {
+        if done.contains(&id) || !active.insert(id) {
+            return;
+        }
+        if let Some(info) = g.types.records.get(id.0 as usize) {
+            for (_, ty) in &info.fields {
+                if let Type::Record(inner) = ty {
+                    visit(g, *inner, done, active);
+                }
+            }
+        }
+        active.remove(&id);
+        done.push(id);
+    }
+    let mut done = Vec::new();
+    for i in 0..g.types.records.len() {
+        visit(g, RecordId(i as u32), &mut done, &mut HashSet::new());
+    }
+    done
+}
+
+pub fn print_records(g: &Globals, p: &mut Printer) {
+    for id in record_order(g) {
+        let Some(info) = g.types.records.get(id.0 as usize) else { continue };
+        let name = g.ctypes.c_type(&Type::Record(id));
+        p.directive(info.span);
+        p.line(&format!("struct {name} {{"));
+        p.indent();
+        for (i, (_, ty)) in info.fields.iter().enumerate() {
+            let field = g.record_fields.get(id.0 as usize).and_then(|f| f.get(i)).cloned().unwrap_or_default();
+            p.line(&format!("{} {field};", g.ctypes.c_type(ty)));
+        }
+        p.dedent();
+        p.line("};");
+        if g.facts.compares_records {
+            let fields: Vec<String> = g.record_fields.get(id.0 as usize).cloned().unwrap_or_default();
+            let equal: Vec<String> = fields.iter().map(|f| format!("a.{f} == b.{f}")).collect();
+            let equal = if equal.is_empty() { "true".to_string() } else { equal.join(" && ") };
+            p.line(&format!("__device__ inline bool operator==(const {name}& a, const {name}& b) {{ return {equal}; }}"));
+            p.line(&format!("__device__ inline bool operator!=(const {name}& a, const {name}& b) {{ return !(a == b); }}"));
+        }
+        p.line("");
+    }
+}
+
+// --- constants --------------------------------------------------------------------------------------------
+
+/// Constants the emitted code reads, in source order.
+pub fn print_constants(g: &Globals, p: &mut Printer) {
+    let used = g.used_constants.borrow().clone();
+    let mut order: Vec<usize> = (0..g.types.constants.len()).filter(|i| used.contains(&(*i as u32))).collect();
+    order.sort_by_key(|i| g.types.constants[*i].item);
+    for i in &order {
+        let info = &g.types.constants[*i];
+        let name = &g.constant_names[*i];
+        p.directive(info.span);
+        match &info.ty {
+            Type::ConstArray { elem, size } => {
+                let elem_c = g.ctypes.c_type(elem);
+                let values = const_value(&info.value, &info.ty);
+                p.line(&format!("__constant__ {elem_c} {name}[{}] = {values};", (*size).max(1)));
+            }
+            ty if ScalarKind::of(ty).is_some() => {
+                let value = const_value(&info.value, ty);
+                p.line(&format!("static constexpr {} {name} = {value};", g.ctypes.c_type(ty)));
+            }
+            other => p.line(&format!("// constant `{}` of type {} has no C form", info.name, g.types.display(other))),
+        }
+    }
+    if !order.is_empty() {
+        p.line("");
+    }
+}
+
+// --- functions --------------------------------------------------------------------------------------------
+
+/// The body of function `id`, from its item.
+fn function_body(g: &Globals, id: FunctionId) -> Option<ExprId> {
+    let info = g.types.functions.get(id.0 as usize)?;
+    match g.module.items.get(info.item)? {
+        Item::Function(f) => Some(f.body),
+        _ => None,
+    }
+}
+
+/// Functions called anywhere in the expression tree under `root`.
+fn callees(g: &Globals, root: ExprId) -> Vec<FunctionId> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    let mut seen = HashSet::new();
+    while let Some(e) = stack.pop() {
+        if e.index() >= g.module.exprs.len() || !seen.insert(e) {
+            continue;
+        }
+        if let Some(Resolution::Function(f)) = g.types.resolution(e) {
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+        stack.extend(g.module.children(e));
+    }
+    out
+}
+
+/// Functions callees first, and whether the call graph has a cycle (then prototypes are printed first).
+pub fn function_order(g: &Globals) -> (Vec<FunctionId>, bool) {
+    fn visit(g: &Globals, id: FunctionId, done: &mut Vec<FunctionId>, active: &mut Vec<FunctionId>, cyclic: &mut bool) {
+        if done.contains(&id) {
+            return;
+        }
+        if active.contains(&id) {
+            *cyclic = true;
+            return;
+        }
+        active.push(id);
+        if let Some(body) = function_body(g, id) {
+            for callee in callees(g, body) {
+                visit(g, callee, done, active, cyclic);
+            }
+        }
+        active.pop();
+        done.push(id);
+    }
+    let mut done = Vec::new();
+    let mut cyclic = false;
+    let mut ids: Vec<FunctionId> = (0..g.types.functions.len()).map(|i| FunctionId(i as u32)).collect();
+    ids.sort_by_key(|id| g.types.functions[id.0 as usize].item);
+    for id in ids {
+        visit(g, id, &mut done, &mut Vec::new(), &mut cyclic);
+    }
+    (done, cyclic)
+}
+
+/// A parameter declaration of a device function, or `None` for a unit parameter (not passed in C).
+fn function_param(l: &mut FnLowering, id: LocalId) -> Option<String> {
+    let ty = l.local_type(id);
+    let decl_type = match &ty {
+        Type::Unit => return None,
+        Type::Ref(inner) => format!("{}&", l.c_type(inner)),
+        Type::Vector(elem) | Type::Array { elem, .. } if l.g.facts.written.contains(&id) => {
+            format!("{}*", l.c_type(elem))
+        }
+        Type::Vector(elem) | Type::Array { elem, .. } | Type::ConstArray { elem, .. } => {
+            format!("const {}*", l.c_type(elem))
+        }
+        other => l.c_type(other),
+    };
+    let name = l.declare_local(id);
+    Some(format!("{decl_type} {name}"))
+}
+
+/// `RET name(params)` of function `id`, with a lowering whose parameters are declared.
+fn function_header<'g, 'a>(g: &'g Globals<'a>, id: FunctionId) -> (String, FnLowering<'g, 'a>) {
+    let info = &g.types.functions[id.0 as usize];
+    let returns_value = !matches!(info.ret, Type::Unit);
+    let mut l = FnLowering::new(g, returns_value);
+    let params: Vec<String> = info.params.iter().filter_map(|p| function_param(&mut l, *p)).collect();
+    let ret = if returns_value { g.ctypes.c_type(&info.ret) } else { "void".into() };
+    let name = &g.function_names[id.0 as usize];
+    (format!("__device__ {ret} {name}({})", params.join(", ")), l)
+}
+
+pub fn print_functions(g: &Globals, p: &mut Printer) {
+    let (order, cyclic) = function_order(g);
+    if cyclic {
+        for id in &order {
+            let (header, _) = function_header(g, *id);
+            p.line(&format!("{header};"));
+        }
+        p.line("");
+    }
+    for id in order {
+        let info = &g.types.functions[id.0 as usize];
+        let (header, mut l) = function_header(g, id);
+        let Some(body) = function_body(g, id) else { continue };
+        let dest = if l.returns_value { Dest::Return } else { Dest::Discard };
+        l.lower_to(body, dest);
+        print_definition(p, info.span, &header, &l.finish());
+    }
+}
+
+fn print_definition(p: &mut Printer, span: Span, header: &str, body: &[Stmt]) {
+    p.directive(span);
+    p.line(&format!("{header} {{"));
+    p.indent();
+    p.statements(body);
+    p.dedent();
+    p.line("}");
+    p.line("");
+}
+
+// --- kernels ----------------------------------------------------------------------------------------------
+
+fn elem_type(g: &Globals, ty: &Type) -> ElemType {
+    match ty {
+        Type::Record(id) => ElemType::Record(g.ctypes.c_type(&Type::Record(*id))),
+        other => ElemType::Scalar(ScalarKind::of(other).unwrap_or(ScalarKind::Int32)),
+    }
+}
+
+/// The runtime's view of a kernel parameter, or `None` for a unit parameter.
+fn param_kind(g: &Globals, ty: &Type, writable: bool) -> Option<ParamKind> {
+    Some(match ty {
+        Type::Unit => return None,
+        Type::Vector(elem) => ParamKind::Vector { elem: elem_type(g, elem), writable },
+        Type::Record(id) => ParamKind::Record(g.ctypes.c_type(&Type::Record(*id))),
+        other => ParamKind::Scalar(ScalarKind::of(other).unwrap_or(ScalarKind::Int32)),
+    })
+}
+
+/// Prints kernel `kernel` and returns its signature.
+pub fn print_kernel(g: &Globals, p: &mut Printer, index: usize) -> Option<KernelSignature> {
+    let kernel: &KernelInfo = g.types.kernels.get(index)?;
+    let mut l = FnLowering::new(g, false);
+    let symbol = g.kernel_names.get(index).cloned().unwrap_or_else(|| kernel.name.clone());
+    let mut params = Vec::new();
+    let mut signature = Vec::new();
+    for param in &kernel.params {
+        let writable = param.written || g.facts.written.contains(&param.local);
+        let Some(kind) = param_kind(g, &param.ty, writable) else { continue };
+        let name = l.declare_local(param.local);
+        let decl = match &param.ty {
+            Type::Vector(elem) if writable => format!("{}* __restrict__ {name}", g.ctypes.c_type(elem)),
+            Type::Vector(elem) => format!("const {}* __restrict__ {name}", g.ctypes.c_type(elem)),
+            other => format!("{} {name}", g.ctypes.c_type(other)),
+        };
+        params.push(decl);
+        signature.push(KernelParamSignature { name: param.name.clone(), kind });
+    }
+    let header = format!("extern \"C\" __global__ void {symbol}({})", params.join(", "));
+    if let Some(Item::Kernel(k)) = g.module.items.get(kernel.item) {
+        l.lower_to(k.body, Dest::Discard);
+    }
+    print_definition(p, kernel.span, &header, &l.finish());
+    Some(KernelSignature {
+        name: kernel.name.clone(),
+        symbol,
+        params: signature,
+        dynamic_shared_elem: kernel.dynamic_shared.as_ref().and_then(ScalarKind::of),
+    })
+}

@@ -1,0 +1,171 @@
+//! The helper functions the builtin templates call (`skc_lane_id()`, `skc_warp_mask()`, `skc_min`...). Only the
+//! helpers the emitted code uses are printed, with the helpers they need, in a fixed order; of an overloaded
+//! helper (`skc_min`), only the overloads called.
+
+use std::collections::BTreeSet;
+
+struct Helper {
+    name: &'static str,
+    needs: &'static [&'static str],
+    /// The definition; for overloaded helpers (`skc_min`), one line per overload, each naming its C type in its
+    /// parameter list, so that only the overloads the code calls are printed.
+    code: &'static str,
+}
+
+const HELPERS: &[Helper] = &[
+    Helper {
+        name: "skc_thread_rank",
+        needs: &[],
+        code: "\
+// Linear index of the calling thread in its block (x fastest), as the hardware numbers threads into warps.
+__device__ __forceinline__ int skc_thread_rank() {
+  return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+}",
+    },
+    Helper {
+        name: "skc_lane_id",
+        needs: &["skc_thread_rank"],
+        code: "\
+// Index of the calling thread in its warp (0..31).
+__device__ __forceinline__ int skc_lane_id() {
+  return skc_thread_rank() & 31;
+}",
+    },
+    Helper {
+        name: "skc_warp_id",
+        needs: &["skc_thread_rank"],
+        code: "\
+// Index of the calling thread's warp in its block.
+__device__ __forceinline__ int skc_warp_id() {
+  return skc_thread_rank() / 32;
+}",
+    },
+    Helper {
+        name: "skc_global_thread_id",
+        needs: &["skc_thread_rank"],
+        code: "\
+// Linear index of the calling thread in the whole grid (x fastest).
+__device__ __forceinline__ int skc_global_thread_id() {
+  const int block = (int)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
+  const int threads_per_block = (int)(blockDim.x * blockDim.y * blockDim.z);
+  return block * threads_per_block + skc_thread_rank();
+}",
+    },
+    Helper {
+        name: "skc_warp_mask",
+        needs: &["skc_thread_rank"],
+        code: "\
+// The lanes of the calling thread's warp that exist in the block: all 32, except in the last warp of a block
+// whose thread count is not a multiple of 32. The convergence analysis proved that every warp collective is
+// reached in warp-uniform control flow, so every existing lane of the warp executes the collective together:
+// this mask is exact (it names no absent lane, as __activemask() could under divergence, and omits none).
+__device__ __forceinline__ unsigned int skc_warp_mask() {
+  const int threads = (int)(blockDim.x * blockDim.y * blockDim.z);
+  const int lanes = threads - (skc_thread_rank() & ~31);
+  return lanes >= 32 ? 0xFFFFFFFFu : ((1u << lanes) - 1u);
+}",
+    },
+    Helper {
+        name: "skc_abs",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ int skc_abs(int x) { return x < 0 ? -x : x; }
+__device__ __forceinline__ long long skc_abs(long long x) { return x < 0 ? -x : x; }
+__device__ __forceinline__ unsigned int skc_abs(unsigned int x) { return x; }
+__device__ __forceinline__ unsigned long long skc_abs(unsigned long long x) { return x; }
+__device__ __forceinline__ float skc_abs(float x) { return fabsf(x); }
+__device__ __forceinline__ double skc_abs(double x) { return fabs(x); }",
+    },
+    Helper {
+        name: "skc_min",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ int skc_min(int a, int b) { return a < b ? a : b; }
+__device__ __forceinline__ long long skc_min(long long a, long long b) { return a < b ? a : b; }
+__device__ __forceinline__ unsigned int skc_min(unsigned int a, unsigned int b) { return a < b ? a : b; }
+__device__ __forceinline__ unsigned long long skc_min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+__device__ __forceinline__ float skc_min(float a, float b) { return fminf(a, b); }
+__device__ __forceinline__ double skc_min(double a, double b) { return fmin(a, b); }",
+    },
+    Helper {
+        name: "skc_max",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ int skc_max(int a, int b) { return a > b ? a : b; }
+__device__ __forceinline__ long long skc_max(long long a, long long b) { return a > b ? a : b; }
+__device__ __forceinline__ unsigned int skc_max(unsigned int a, unsigned int b) { return a > b ? a : b; }
+__device__ __forceinline__ unsigned long long skc_max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+__device__ __forceinline__ float skc_max(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ double skc_max(double a, double b) { return fmax(a, b); }",
+    },
+    Helper {
+        name: "skc_uniform_load",
+        needs: &[],
+        code: "\
+// a[i], read between two block barriers: every thread of the block gets the same value (the first barrier
+// orders earlier writes before the read, the second keeps later writes after every thread has read).
+template <typename T>
+__device__ __forceinline__ T skc_uniform_load(const T* a, int i) {
+  __syncthreads();
+  const T value = a[i];
+  __syncthreads();
+  return value;
+}",
+    },
+];
+
+/// The prelude for code whose text is `code`: every helper it calls, with their dependencies, in table order.
+/// `overloads` lists the (helper, C argument type) pairs the code uses; an overloaded helper prints only those.
+pub fn prelude_for(code: &str, overloads: &BTreeSet<(String, String)>) -> String {
+    let mut wanted: Vec<&str> = HELPERS
+        .iter()
+        .filter(|h| code.contains(&format!("{}(", h.name)))
+        .map(|h| h.name)
+        .collect();
+    let mut i = 0;
+    while i < wanted.len() {
+        if let Some(h) = HELPERS.iter().find(|h| h.name == wanted[i]) {
+            for need in h.needs {
+                if !wanted.contains(need) {
+                    wanted.push(need);
+                }
+            }
+        }
+        i += 1;
+    }
+    let blocks: Vec<String> =
+        HELPERS.iter().filter(|h| wanted.contains(&h.name)).map(|h| helper_code(h, overloads)).collect();
+    if blocks.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("// ---- skc prelude ----\n\n");
+    out.push_str(&blocks.join("\n\n"));
+    out.push('\n');
+    out
+}
+
+/// The code of a helper; of an overloaded one, the overloads for the types in `overloads` (all if none is listed).
+fn helper_code(helper: &Helper, overloads: &BTreeSet<(String, String)>) -> String {
+    let types: Vec<&str> =
+        overloads.iter().filter(|(name, _)| name == helper.name).map(|(_, ty)| ty.as_str()).collect();
+    let lines: Vec<&str> = helper.code.lines().collect();
+    let is_overloaded = lines.len() > 1 && lines.iter().all(|l| l.starts_with("__device__"));
+    if !is_overloaded || types.is_empty() {
+        return helper.code.to_string();
+    }
+    let chosen: Vec<&str> = lines
+        .into_iter()
+        .filter(|l| types.iter().any(|ty| l.contains(&format!("({ty} "))))
+        .collect();
+    if chosen.is_empty() {
+        helper.code.to_string()
+    } else {
+        chosen.join("\n")
+    }
+}
+
+/// Every helper, as one block (for tests and documentation).
+pub fn full_prelude() -> String {
+    let all: String = HELPERS.iter().map(|h| format!("{}(", h.name)).collect();
+    prelude_for(&all, &BTreeSet::new())
+}

@@ -1,0 +1,354 @@
+//! Lowering of expressions as statements: `let` (declarations, shared and local arrays), sequences, `if` with
+//! and without a value, `for` (inclusive, end bound evaluated once), `while`, `break`, `continue`, `return`,
+//! assignments, supersteps (`{ body } __syncthreads();`) and `pragma`. A value that a construct produces is
+//! delivered to a [`Dest`]: discarded, assigned to a variable, or returned.
+
+use crate::codegen::lower::{prec, CExpr, Dest, FnLowering, Operand};
+use crate::codegen::output::{Stmt, StmtKind};
+use crate::source::Span;
+use crate::syntax::ast::{Binder, ExprId, ExprKind, MemorySpace};
+use crate::types::{ArraySize, LocalId, Resolution, Type};
+
+/// The shape of an assignment target `x`, `a.(i)`, `r.f`, `a.(i).f`, over lowered operands.
+enum Place {
+    Operand(usize),
+    Index(usize, usize),
+    Field(Box<Place>, String),
+}
+
+impl Place {
+    fn render(&self, values: &[CExpr]) -> String {
+        match self {
+            Place::Operand(i) => values[*i].at(prec::PRIMARY),
+            Place::Index(a, i) => format!("{}[{}]", values[*a].at(prec::PRIMARY), values[*i].text),
+            Place::Field(inner, field) => format!("{}.{field}", inner.render(values)),
+        }
+    }
+}
+
+impl FnLowering<'_, '_> {
+    /// Lowers `e` as statements, delivering its value to `dest`.
+    pub fn lower_to(&mut self, e: ExprId, dest: Dest) {
+        let kind = self.g.kind(e).clone();
+        match kind {
+            ExprKind::Seq(first, rest) => {
+                self.lower_to(first, Dest::Discard);
+                self.lower_to(rest, dest);
+            }
+            ExprKind::Let { body, .. } | ExprKind::LetArray { body, .. } => {
+                self.lower_binding(e);
+                self.lower_to(body, dest);
+            }
+            ExprKind::If { cond, then_branch, else_branch } => {
+                if !matches!(dest, Dest::Discard) && self.g.is_conditional_expression(e) {
+                    let value = self.lower_expr(e);
+                    self.deliver(e, value, dest);
+                } else {
+                    self.lower_if(e, cond, then_branch, else_branch, dest);
+                }
+            }
+            ExprKind::For { start, end, downto, body, .. } => self.lower_for(e, start, end, downto, body),
+            ExprKind::While { cond, body } => self.lower_while(e, cond, body),
+            ExprKind::Superstep { name, divergent, body } => {
+                self.lower_superstep(e, name.map(|n| n.name), divergent, body)
+            }
+            ExprKind::Pragma { options, body } => self.lower_pragma(e, &options, body, dest),
+            ExprKind::Annot { expr, .. } => self.lower_to(expr, dest),
+            ExprKind::Return(value) => self.lower_return(e, value),
+            ExprKind::Break => self.emit_simple("break;", self.g.span(e)),
+            ExprKind::Continue => self.emit_simple("continue;", self.g.span(e)),
+            ExprKind::Assign { value, .. } => self.lower_assign(e, value),
+            ExprKind::IndexSet { array, index, value } => {
+                let ops = self.lower_operands(&[Operand::value(array), Operand::value(index), Operand::value(value)]);
+                if !ops[2].is_unit() {
+                    let text = format!("{}[{}] = {};", ops[0].at(prec::PRIMARY), ops[1].text, ops[2].text);
+                    self.emit_simple(text, self.g.span(e));
+                }
+            }
+            ExprKind::FieldSet { record, field, value } => {
+                let mut ops = Vec::new();
+                let target = self.place_of(record, &mut ops);
+                let target = Place::Field(Box::new(target), self.g.field_name(self.g.ty(record), &field.name));
+                ops.push(Operand::value(value));
+                let values = self.lower_operands(&ops);
+                let text = format!("{} = {};", target.render(&values), values[values.len() - 1].text);
+                self.emit_simple(text, self.g.span(e));
+            }
+            _ => {
+                let value = self.lower_expr(e);
+                self.deliver(e, value, dest);
+            }
+        }
+    }
+
+    /// Sends a value to its destination.
+    fn deliver(&mut self, e: ExprId, value: CExpr, dest: Dest) {
+        let origin = self.g.span(e);
+        match dest {
+            _ if value.is_unit() => {}
+            Dest::Assign(target) => self.emit_simple(format!("{target} = {};", value.text), origin),
+            Dest::Return if self.returns_value => self.emit_simple(format!("return {};", value.text), origin),
+            Dest::Discard | Dest::Return => {
+                if value.is_effectful() {
+                    self.emit_simple(format!("{};", value.text), origin);
+                }
+            }
+        }
+    }
+
+    fn place_of(&self, e: ExprId, ops: &mut Vec<Operand>) -> Place {
+        let e = self.g.strip_annot(e);
+        match self.g.kind(e) {
+            ExprKind::Var(_) => {
+                ops.push(Operand::place(e));
+                Place::Operand(ops.len() - 1)
+            }
+            ExprKind::Index { array, index } => {
+                ops.push(Operand::value(*array));
+                ops.push(Operand::value(*index));
+                Place::Index(ops.len() - 2, ops.len() - 1)
+            }
+            ExprKind::Field { record, field } => {
+                let inner = self.place_of(*record, ops);
+                Place::Field(Box::new(inner), self.g.field_name(self.g.ty(*record), &field.name))
+            }
+            _ => {
+                ops.push(Operand::value(e));
+                Place::Operand(ops.len() - 1)
+            }
+        }
+    }
+
+    // --- bindings -------------------------------------------------------------------------------------------
+
+    /// Declares what a `Let` or `LetArray` binds (the body is lowered by the caller).
+    pub fn lower_binding(&mut self, e: ExprId) {
+        match self.g.kind(e).clone() {
+            ExprKind::Let { binder, value, .. } => self.lower_let(e, &binder, value),
+            ExprKind::LetArray { space, .. } => self.lower_let_array(e, space),
+            _ => {}
+        }
+    }
+
+    fn lower_let(&mut self, e: ExprId, binder: &Binder, value: ExprId) {
+        let local = self.g.types.declared_local.get(&e).copied();
+        let id = match (binder, local) {
+            (Binder::Name(_), Some(id)) if self.g.facts.is_used(id) && self.local_type(id) != Type::Unit => id,
+            _ => {
+                // `_`, `()`, or a variable never read: only the effects of the value remain.
+                self.lower_to(value, Dest::Discard);
+                return;
+            }
+        };
+        let origin = self.g.span(e);
+        let decl_type = self.let_declared_type(id, value);
+        if self.g.is_simple_tail(value) || decl_type.ends_with('&') {
+            let v = self.lower_expr(value);
+            let name = self.declare_local(id);
+            self.emit_simple(format!("{decl_type} {name} = {};", v.text), origin);
+        } else {
+            let name = self.declare_local(id);
+            self.emit_simple(format!("{decl_type} {name};"), origin);
+            self.lower_to(value, Dest::Assign(name));
+        }
+    }
+
+    /// The C type a `let` declares: the contents of a new `ref` cell, a reference for an alias of a cell, a
+    /// pointer to const for an array nobody writes through.
+    fn let_declared_type(&self, id: LocalId, value: ExprId) -> String {
+        let mut ty = self.local_type(id);
+        if matches!(ty, Type::Var(_) | Type::Error) {
+            ty = self.g.ty(value).clone();
+        }
+        match &ty {
+            Type::Ref(inner) => {
+                let creates_cell = matches!(self.g.kind(self.g.strip_annot(value)), ExprKind::Ref(_));
+                if creates_cell {
+                    self.c_type(inner)
+                } else {
+                    format!("{}&", self.c_type(inner))
+                }
+            }
+            Type::Vector(elem) | Type::Array { elem, .. } if self.g.facts.written.contains(&id) => {
+                format!("{}*", self.c_type(elem))
+            }
+            Type::Vector(elem) | Type::Array { elem, .. } | Type::ConstArray { elem, .. } => {
+                format!("const {}*", self.c_type(elem))
+            }
+            other => self.c_type(other),
+        }
+    }
+
+    fn lower_let_array(&mut self, e: ExprId, space: MemorySpace) {
+        let Some(id) = self.g.types.declared_local.get(&e).copied() else { return };
+        if !self.g.facts.is_used(id) {
+            return;
+        }
+        let origin = self.g.span(e);
+        let (elem, space, size) = match self.local_type(id) {
+            Type::Array { elem, space, size } => (self.c_type(&elem), space, size),
+            _ => ("int".to_string(), space, ArraySize::Const(1)),
+        };
+        let name = self.declare_local(id);
+        let length = self.array_length(e, size);
+        match (space, size) {
+            (MemorySpace::Shared, ArraySize::Const(_)) => self.emit_simple(format!("__shared__ {elem} {name}[{length}];"), origin),
+            (MemorySpace::Shared, ArraySize::Dynamic) => {
+                self.emit_simple("extern __shared__ __align__(16) unsigned char skc_dynamic_shared[];", origin);
+                self.emit_simple(format!("{elem}* {name} = reinterpret_cast<{elem}*>(skc_dynamic_shared);"), origin);
+            }
+            (MemorySpace::Local, ArraySize::Const(_)) => self.emit_simple(format!("{elem} {name}[{length}];"), origin),
+            (MemorySpace::Local, ArraySize::Dynamic) => {
+                self.emit_simple(format!("{elem} {name}[1]; // a local array needs a constant size"), origin)
+            }
+        }
+    }
+
+    /// The length of a fixed-size array as written (`tile * (tile + 1)`) when it is made of literals and
+    /// constants, else the value the type checker computed.
+    fn array_length(&mut self, e: ExprId, size: ArraySize) -> String {
+        let n = match size {
+            ArraySize::Const(n) => n.max(1),
+            ArraySize::Dynamic => 1,
+        };
+        let ExprKind::LetArray { size: size_expr, .. } = *self.g.kind(e) else { return n.to_string() };
+        let is_literal = matches!(self.g.kind(self.g.strip_annot(size_expr)), ExprKind::Int { .. });
+        if n > 0 && !is_literal && self.g.is_compile_time_constant(size_expr) && self.g.ty(size_expr).is_integer() {
+            return self.lower_expr(size_expr).text;
+        }
+        n.to_string()
+    }
+
+    // --- control flow ---------------------------------------------------------------------------------------
+
+    fn lower_if(&mut self, e: ExprId, cond: ExprId, then_branch: ExprId, else_branch: Option<ExprId>, dest: Dest) {
+        let c = self.lower_expr(cond);
+        let branch_dest = if else_branch.is_some() { dest } else { Dest::Discard };
+        let (then_body, ()) = self.in_block(|s| s.lower_to(then_branch, branch_dest.clone()));
+        let else_body = match else_branch {
+            Some(b) => self.in_block(|s| s.lower_to(b, branch_dest)).0,
+            None => Vec::new(),
+        };
+        self.emit_kind(StmtKind::If { cond: c.text, then_body, else_body }, self.g.span(e));
+    }
+
+    fn lower_for(&mut self, e: ExprId, start: ExprId, end: ExprId, downto: bool, body: ExprId) {
+        let origin = self.g.span(e);
+        let constant_bounds = self.g.is_compile_time_constant(start) && self.g.is_compile_time_constant(end);
+        let pragma = self.pending_pragma.take().or_else(|| constant_bounds.then(|| "#pragma unroll".to_string()));
+        let bounds = self.lower_operands(&[Operand::value(start), Operand::value(end)]);
+        let local = self.g.types.declared_local.get(&e).copied();
+        let (name, ty) = match local {
+            Some(id) => (self.declare_local(id), self.local_type(id)),
+            None => (self.names.fresh("i"), Type::Int32),
+        };
+        let c_ty = if ty.is_integer() { self.c_type(&ty) } else { "int".to_string() };
+        // OCaml evaluates the end bound once, before the first iteration.
+        let end_text = if bounds[1].is_stable() {
+            bounds[1].text.clone()
+        } else {
+            let end_name = self.names.fresh(&format!("{name}_end"));
+            self.emit_simple(format!("{c_ty} {end_name} = {};", bounds[1].text), self.g.span(end));
+            end_name
+        };
+        let (compare, step) = if downto { (">=", "--") } else { ("<=", "++") };
+        let end_operand = CExpr::new(end_text, if bounds[1].is_stable() { bounds[1].prec } else { prec::PRIMARY });
+        let header = format!(
+            "for ({c_ty} {name} = {}; {name} {compare} {}; {name}{step})",
+            bounds[0].text,
+            end_operand.at(prec::REL + 1)
+        );
+        let (body, ()) = self.in_block(|s| s.lower_to(body, Dest::Discard));
+        self.emit_kind(StmtKind::Loop { pragma, header, body }, origin);
+    }
+
+    fn lower_while(&mut self, e: ExprId, cond: ExprId, body: ExprId) {
+        let pragma = self.pending_pragma.take();
+        let (cond_stmts, c) = self.in_block(|s| s.lower_expr(cond));
+        if cond_stmts.is_empty() {
+            let (body, ()) = self.in_block(|s| s.lower_to(body, Dest::Discard));
+            self.emit_kind(StmtKind::Loop { pragma, header: format!("while ({})", c.text), body }, self.g.span(e));
+            return;
+        }
+        // The condition needs statements: they run at the start of every iteration.
+        let (body, ()) = self.in_block(|s| {
+            for stmt in cond_stmts {
+                s.emit(stmt);
+            }
+            s.emit_simple(format!("if (!{}) break;", c.at(prec::UNARY)), s.g.span(cond));
+            s.lower_to(body, Dest::Discard);
+        });
+        self.emit_kind(StmtKind::Loop { pragma, header: "while (true)".into(), body }, self.g.span(e));
+    }
+
+    fn lower_superstep(&mut self, e: ExprId, name: Option<String>, divergent: bool, body: ExprId) {
+        let origin = self.g.span(e);
+        let mut comment = match name {
+            Some(n) => format!("superstep `{n}`"),
+            None => "superstep".to_string(),
+        };
+        if divergent {
+            comment.push_str(" (divergent)");
+        }
+        let (stmts, ()) = self.in_block(|s| s.lower_to(body, Dest::Discard));
+        self.emit_kind(StmtKind::Block { comment: Some(comment), body: stmts }, origin);
+        // The implicit barrier belongs to the end of the superstep.
+        let end = origin.map(|s| Span { start: s.end.saturating_sub(1).max(s.start), ..s });
+        self.emit_simple("__syncthreads();", end);
+    }
+
+    fn lower_pragma(&mut self, e: ExprId, options: &[String], body: ExprId, dest: Dest) {
+        let mut pragma = None;
+        for option in options {
+            let words: Vec<&str> = option.split_whitespace().collect();
+            match words.as_slice() {
+                ["unroll"] => pragma = Some("#pragma unroll".to_string()),
+                ["unroll", n] if n.parse::<u32>().is_ok() => pragma = Some(format!("#pragma unroll {n}")),
+                ["nounroll"] => pragma = Some("#pragma unroll 1".to_string()),
+                _ => {
+                    let text = option.replace(['\n', '\r'], " ");
+                    self.emit(Stmt {
+                        kind: StmtKind::Comment(format!("pragma \"{text}\" ignored: skc knows \"unroll\" and \"unroll N\"")),
+                        origin: self.g.span(e),
+                    });
+                }
+            }
+        }
+        if pragma.is_some() {
+            self.pending_pragma = pragma;
+        }
+        self.lower_to(body, dest);
+        self.pending_pragma = None;
+    }
+
+    fn lower_return(&mut self, e: ExprId, value: Option<ExprId>) {
+        match value {
+            Some(v) if self.returns_value => self.lower_to(v, Dest::Return),
+            Some(v) => {
+                self.lower_to(v, Dest::Discard);
+                self.emit_simple("return;", self.g.span(e));
+            }
+            None => self.emit_simple("return;", self.g.span(e)),
+        }
+    }
+
+    fn lower_assign(&mut self, e: ExprId, value: ExprId) {
+        let Some(Resolution::Local(id)) = self.g.types.resolution(e) else {
+            self.lower_to(value, Dest::Discard);
+            return;
+        };
+        let Some(name) = self.locals.get(&id).cloned() else {
+            // A variable that is never read was not declared: only the effects of the value remain.
+            self.lower_to(value, Dest::Discard);
+            return;
+        };
+        if self.g.is_simple(value) {
+            let v = self.lower_expr(value);
+            if !v.is_unit() {
+                self.emit_simple(format!("{name} = {};", v.text), self.g.span(e));
+            }
+        } else {
+            self.lower_to(value, Dest::Assign(name));
+        }
+    }
+}

@@ -1,0 +1,241 @@
+//! Rules for the forms that declare or assign locals: `let` (immutable, `mut`, `ref`, `_`, `()`), shared and
+//! local arrays (`LetArray`, with the classification of their size as constant or dynamic), `for` counters, and
+//! `x := e`.
+
+use crate::diagnostic::Diagnostic;
+use crate::source::Span;
+use crate::syntax::ast::{BinaryOp, Binder, ExprId, ExprKind, Ident, LetKind, MemorySpace, Path, TypeExpr, UnaryOp};
+use crate::types::{ArraySize, Mutability, Resolution, Type};
+
+use super::consts::EvalError;
+use super::infer::Class;
+use super::report::Because;
+use super::scope::{Named, ValueItem};
+use super::{Checker, Owner};
+
+/// Most nodes a dynamic-size expression may have (defence against huge inputs).
+const MAX_SIZE_NODES: usize = 10_000;
+
+impl Checker<'_> {
+    pub(crate) fn check_let(
+        &mut self,
+        id: ExprId,
+        binder: &Binder,
+        annotation: Option<&TypeExpr>,
+        kind: LetKind,
+        value: ExprId,
+        body: ExprId,
+    ) -> Type {
+        let found = self.check_expr(value);
+        let declared = match annotation {
+            Some(annotation) => {
+                let expected = self.lower_type(annotation);
+                let why = Because::of(annotation.span(), "expected because of this annotation");
+                self.expect_type_because(value, &found, &expected, why);
+                expected
+            }
+            None => found,
+        };
+        match binder {
+            Binder::Name(name) => self.bind_local(id, name, declared, kind, value, body),
+            Binder::Wildcard(_) => self.check_expr(body),
+            Binder::Unit(span) => {
+                let why = Because::of(*span, "`()` only matches unit");
+                self.expect_type_because(value, &declared, &Type::Unit, why);
+                self.check_expr(body)
+            }
+        }
+    }
+
+    fn bind_local(&mut self, id: ExprId, name: &Ident, ty: Type, kind: LetKind, value: ExprId, body: ExprId) -> Type {
+        let mutability = match (kind, self.kind(value)) {
+            (LetKind::Mutable, _) => Mutability::Mutable,
+            (LetKind::Immutable, ExprKind::Ref(_)) => Mutability::RefCell,
+            (LetKind::Immutable, _) => Mutability::Immutable,
+        };
+        let local = self.new_local(&name.name, ty, mutability, name.span, None);
+        self.info.declared_local.insert(id, local);
+        if mutability == Mutability::Immutable {
+            self.note_alias(local, value);
+        }
+        self.check_in_scope(&name.name, local, body)
+    }
+
+    /// `let%shared (t : T) = n in`, `let%local`, `let t = create_array n Shared in`.
+    pub(crate) fn check_let_array(
+        &mut self,
+        id: ExprId,
+        name: &Ident,
+        elem: Option<&TypeExpr>,
+        space: MemorySpace,
+        size: ExprId,
+        body: ExprId,
+    ) -> Type {
+        let elem = match elem {
+            Some(ty) => self.lower_element_type(ty),
+            None => self.vars.fresh(Class::Any),
+        };
+        let size_ty = self.check_expr(size);
+        let integer = self.vars.fresh(Class::Integer);
+        let size = if self.expect_type(size, &size_ty, &integer) {
+            self.array_size(size, space, &elem, name.span)
+        } else {
+            ArraySize::Const(1)
+        };
+        let ty = Type::Array { elem: Box::new(elem), space, size };
+        let local = self.new_local(&name.name, ty, Mutability::Immutable, name.span, None);
+        self.info.declared_local.insert(id, local);
+        self.check_in_scope(&name.name, local, body)
+    }
+
+    /// A constant size, or (shared arrays in kernels only) a size computed from the kernel's scalar parameters.
+    fn array_size(&mut self, size: ExprId, space: MemorySpace, elem: &Type, declared: Span) -> ArraySize {
+        let culprit = match self.eval_const(size) {
+            Ok(value) => return self.positive_size(size, &value),
+            Err(EvalError::NotConstant(culprit)) => culprit,
+            Err(error) => {
+                self.report_size_error(size, error, None);
+                return ArraySize::Const(1);
+            }
+        };
+        let kernel = match self.ctx.owner {
+            Owner::Kernel(k) if space == MemorySpace::Shared && self.is_launch_time_size(size) => k,
+            _ => {
+                let help = self.size_help(space);
+                self.report_size_error(size, EvalError::NotConstant(culprit), help);
+                return ArraySize::Const(1);
+            }
+        };
+        if let Some(first) = self.ctx.dynamic_shared {
+            let d = Diagnostic::error("E0203", "a kernel can have only one dynamic shared array")
+                .primary(self.span(size), "a second size known only at launch")
+                .secondary(first, "the first dynamic shared array")
+                .help("give this array a constant size, or carve both out of one dynamic array");
+            self.diagnostics.push(d);
+            return ArraySize::Const(1);
+        }
+        self.ctx.dynamic_shared = Some(declared);
+        if let Some(info) = self.info.kernels.get_mut(kernel) {
+            info.dynamic_shared = Some(elem.clone());
+        }
+        ArraySize::Dynamic
+    }
+
+    fn size_help(&self, space: MemorySpace) -> Option<&'static str> {
+        match (space, self.ctx.owner) {
+            (MemorySpace::Local, _) => Some("a local array needs a constant size; use a top-level constant"),
+            (MemorySpace::Shared, Owner::Kernel(_)) => {
+                Some("a shared array's size may use only literals, constants and the kernel's scalar parameters")
+            }
+            (MemorySpace::Shared, _) => Some("a shared array outside a kernel needs a constant size"),
+        }
+    }
+
+    /// Is `size` made only of literals, constants and the current kernel's parameters (known at launch)?
+    fn is_launch_time_size(&self, size: ExprId) -> bool {
+        let mut stack = vec![size];
+        let mut visited = 0;
+        while let Some(id) = stack.pop() {
+            visited += 1;
+            if visited > MAX_SIZE_NODES {
+                return false;
+            }
+            match self.kind(id) {
+                ExprKind::Int { .. } => {}
+                ExprKind::Var(_) | ExprKind::Global(_) if self.is_launch_time_name(id) => {}
+                ExprKind::Binary { op, lhs, rhs }
+                    if !op.is_comparison() && !op.is_logical() && *op != BinaryOp::Pow =>
+                {
+                    stack.extend([*lhs, *rhs]);
+                }
+                ExprKind::Unary { op: UnaryOp::Neg, operand } => stack.push(*operand),
+                ExprKind::Annot { expr, .. } => stack.push(*expr),
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    fn is_launch_time_name(&self, id: ExprId) -> bool {
+        match self.info.resolution(id) {
+            Some(Resolution::Constant(_)) => true,
+            Some(Resolution::Local(local)) => {
+                let Owner::Kernel(k) = self.ctx.owner else {
+                    return false;
+                };
+                self.info.kernels.get(k).is_some_and(|kernel| kernel.params.iter().any(|p| p.local == local))
+            }
+            _ => false,
+        }
+    }
+
+    pub(crate) fn check_for(&mut self, id: ExprId, var: &Ident, start: ExprId, end: ExprId, body: ExprId) -> Type {
+        let counter = self.vars.fresh(Class::Integer);
+        let start_ty = self.check_expr(start);
+        let start_ok = self.expect_type(start, &start_ty, &counter);
+        let end_ty = self.check_expr(end);
+        if start_ok {
+            let why = Because::of(self.span(start), format!("the first bound is {}", self.describe(&counter)));
+            self.expect_type_because(end, &end_ty, &counter, why);
+        } else {
+            self.vars.unify(&end_ty, &counter);
+        }
+        let local = self.new_local(&var.name, counter, Mutability::Immutable, var.span, None);
+        self.info.declared_local.insert(id, local);
+        self.scopes.push();
+        self.scopes.declare(&var.name, local);
+        self.check_loop_body(body);
+        self.scopes.pop();
+        Type::Unit
+    }
+
+    /// `x := e` on a `mut` variable or a `ref` cell.
+    pub(crate) fn check_assign(&mut self, id: ExprId, target: &Path, value: ExprId) -> Type {
+        let found = self.check_expr(value);
+        let Some(named) = self.resolve_path(target, id) else {
+            return Type::Unit;
+        };
+        let what = match named {
+            Named::Local(local) => {
+                self.assign_local(local, target, value, &found);
+                return Type::Unit;
+            }
+            Named::Item(ValueItem::Constant(_)) => "it is a constant",
+            Named::Item(ValueItem::Function(_)) => "it is a function",
+            Named::Item(ValueItem::Kernel(_)) => "it is a kernel",
+            Named::Builtin(_) => "it is a builtin",
+        };
+        self.report_not_assignable(target, what, None);
+        Type::Unit
+    }
+
+    fn assign_local(&mut self, local: crate::types::LocalId, target: &Path, value: ExprId, found: &Type) {
+        let Some(info) = self.local_info(local) else {
+            return;
+        };
+        let (declared_at, mutability, ty) = (info.span, info.mutability, info.ty.clone());
+        let why = Because::of(declared_at, format!("`{}` is declared here", target.name.name));
+        match (mutability, self.vars.resolve(&ty)) {
+            (Mutability::Mutable, _) => {
+                self.expect_type_because(value, found, &ty, why);
+            }
+            (_, Type::Ref(inner)) => {
+                self.expect_type_because(value, found, &inner, why);
+            }
+            (_, Type::Error) => {}
+            (Mutability::RefCell | Mutability::Immutable, _) => {
+                let help = format!("declare it with `let {} = mut ... in`", target.name.name);
+                self.report_not_assignable(target, "it is immutable", Some((declared_at, help)));
+            }
+        }
+    }
+
+    fn report_not_assignable(&mut self, target: &Path, what: &str, declared: Option<(Span, String)>) {
+        let mut d = Diagnostic::error("E0204", format!("cannot assign to `{}`: {what}", target.display()))
+            .primary(target.span(), "cannot be assigned");
+        if let Some((span, help)) = declared {
+            d = d.secondary(span, "declared here").help(help);
+        }
+        self.diagnostics.push(d);
+    }
+}

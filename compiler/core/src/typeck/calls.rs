@@ -1,0 +1,302 @@
+//! Rules for names and calls: a variable or constant read, `[%global name]`, a builtin used bare or applied
+//! (its signature instantiated afresh at each use), and calls of device functions (exact arity, no partial
+//! application). Calls also feed the effects table (writes through atomics, arguments passed, the call graph).
+
+use std::collections::HashMap;
+
+use crate::builtins::{Builtin, SigType};
+use crate::diagnostic::Diagnostic;
+use crate::source::Span;
+use crate::syntax::ast::{ExprId, ExprKind, Ident, Path};
+use crate::types::{FunctionId, Resolution, Type};
+
+use super::infer::Class;
+use super::report::Because;
+use super::scope::{is_bogus_name, Named, ValueItem};
+use super::{suggest, Checker, Owner};
+
+/// The generic slots of one use of a builtin's signature.
+type Slots = HashMap<u8, Type>;
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+fn was_were(n: usize) -> &'static str {
+    if n == 1 {
+        "was"
+    } else {
+        "were"
+    }
+}
+
+impl Checker<'_> {
+    pub(crate) fn check_var(&mut self, id: ExprId, path: &Path) -> Type {
+        match self.resolve_path(path, id) {
+            None => Type::Error,
+            Some(Named::Local(local)) => self.local_type(local),
+            Some(Named::Item(ValueItem::Constant(c))) => self.constant_type(c.0 as usize),
+            Some(Named::Item(ValueItem::Function(f))) => {
+                self.report_function_not_called(path, f);
+                Type::Error
+            }
+            Some(Named::Item(ValueItem::Kernel(_))) => {
+                self.report_kernel_use(path);
+                Type::Error
+            }
+            Some(Named::Builtin(builtin)) if builtin.params.is_empty() => {
+                self.instantiate(builtin.ret, &mut Slots::new())
+            }
+            Some(Named::Builtin(builtin)) => {
+                let help = format!("call it: `{} {}`", path.display(), self.placeholder_args(builtin.params.len()));
+                self.report_arity(path, builtin.params.len(), 0, None, Some(help));
+                Type::Error
+            }
+        }
+    }
+
+    /// Where function `f`'s name is written.
+    fn function_name_span(&self, f: FunctionId) -> Option<Span> {
+        let item = self.info.functions.get(f.0 as usize)?.item;
+        self.module.items.get(item).map(|i| i.name().span)
+    }
+
+    fn constant_type(&self, index: usize) -> Type {
+        self.info.constants.get(index).map(|c| c.ty.clone()).unwrap_or(Type::Error)
+    }
+
+    fn placeholder_args(&self, count: usize) -> String {
+        ["x", "y", "z", "w"].iter().take(count.min(4)).copied().collect::<Vec<_>>().join(" ")
+    }
+
+    fn report_function_not_called(&mut self, path: &Path, f: FunctionId) {
+        let count = self.info.functions.get(f.0 as usize).map(|f| f.params.len()).unwrap_or(0);
+        let help = if count == 0 {
+            format!("call it: `{} ()`", path.display())
+        } else {
+            format!("call it with its arguments: `{} {}`", path.display(), self.placeholder_args(count))
+        };
+        let declared = self.function_name_span(f);
+        self.report_arity(path, count, 0, declared, Some(help));
+    }
+
+    fn report_kernel_use(&mut self, path: &Path) {
+        let d = Diagnostic::error("E0210", format!("`{}` is a kernel, not a device function", path.display()))
+            .primary(path.span(), "kernels are launched from the host, not called or used as values")
+            .help("move the shared code into a device function that both can call");
+        self.diagnostics.push(d);
+    }
+
+    /// `E0202`: "`f` takes 2 arguments but 1 was given".
+    fn report_arity(
+        &mut self,
+        path: &Path,
+        expected: usize,
+        given: usize,
+        declared: Option<Span>,
+        help: Option<String>,
+    ) {
+        let takes = if expected == 0 { "no arguments".to_string() } else { plural(expected, "argument") };
+        let mut d = Diagnostic::error(
+            "E0202",
+            format!("`{}` takes {takes} but {given} {} given", path.display(), was_were(given)),
+        )
+        .primary(path.span(), format!("expected {}", plural(expected, "argument")));
+        if let Some(span) = declared {
+            d = d.secondary(span, "defined here");
+        }
+        if let Some(help) = help {
+            d = d.help(help);
+        }
+        self.diagnostics.push(d);
+    }
+
+    /// `[%global name]`: a top-level constant.
+    pub(crate) fn check_global(&mut self, id: ExprId, name: &Ident) -> Type {
+        if let Some(ValueItem::Constant(c)) = self.items.value(&name.name) {
+            self.info.resolutions.insert(id, Resolution::Constant(c));
+            return self.constant_type(c.0 as usize);
+        }
+        if is_bogus_name(&name.name) {
+            return Type::Error;
+        }
+        let constants: Vec<String> = self.info.constants.iter().map(|c| c.name.clone()).collect();
+        let mut d = Diagnostic::error("E0200", format!("`[%global {}]` must name a top-level constant", name.name))
+            .primary(name.span, "no constant of this name");
+        if let Some(s) = suggest::closest(&name.name, constants.iter().map(String::as_str)) {
+            d = d.help(format!("did you mean `{s}`?"));
+        }
+        self.diagnostics.push(d);
+        Type::Error
+    }
+
+    pub(crate) fn check_call(&mut self, id: ExprId, callee: &Path, args: &[ExprId]) -> Type {
+        let found: Vec<Type> = args.iter().map(|a| self.check_expr(*a)).collect();
+        let what = match self.resolve_path(callee, id) {
+            None => return Type::Error,
+            Some(Named::Builtin(builtin)) => return self.check_builtin_call(callee, builtin, args, &found),
+            Some(Named::Item(ValueItem::Function(f))) => return self.check_function_call(id, callee, f, args, &found),
+            Some(Named::Item(ValueItem::Kernel(_))) => {
+                self.report_kernel_use(callee);
+                return Type::Error;
+            }
+            Some(Named::Item(ValueItem::Constant(c))) => {
+                format!("a constant of type {}", self.describe(&self.constant_type(c.0 as usize)))
+            }
+            Some(Named::Local(local)) => format!("a local variable of type {}", self.describe(&self.local_type(local))),
+        };
+        let d = Diagnostic::error("E0210", format!("`{}` is not a function", callee.display()))
+            .primary(callee.span(), format!("this is {what}"))
+            .help("if this ends a statement, insert `;` after it");
+        self.diagnostics.push(d);
+        Type::Error
+    }
+
+    /// The arguments that count: `f ()` passes none to a function without parameters.
+    fn effective_args<'x>(
+        &self,
+        param_count: usize,
+        args: &'x [ExprId],
+        found: &'x [Type],
+    ) -> (&'x [ExprId], &'x [Type]) {
+        if param_count == 0 && args.len() == 1 && matches!(self.kind(args[0]), ExprKind::Unit) {
+            (&[], &[])
+        } else {
+            (args, found)
+        }
+    }
+
+    fn check_builtin_call(
+        &mut self,
+        callee: &Path,
+        builtin: &'static Builtin,
+        args: &[ExprId],
+        found: &[Type],
+    ) -> Type {
+        let (args, found) = self.effective_args(builtin.params.len(), args, found);
+        let mut slots = Slots::new();
+        if args.len() != builtin.params.len() {
+            self.report_arity(callee, builtin.params.len(), args.len(), None, None);
+            return match builtin.ret {
+                SigType::Var(..) | SigType::ArrayOf(..) => Type::Error,
+                concrete => self.instantiate(concrete, &mut slots),
+            };
+        }
+        for ((param, arg), found) in builtin.params.iter().zip(args).zip(found) {
+            match *param {
+                SigType::ArrayOf(slot, class) => {
+                    let elem = self.slot_type(slot, class, &mut slots);
+                    self.expect_array_of(*arg, found, &elem);
+                }
+                other => {
+                    let expected = self.instantiate(other, &mut slots);
+                    self.expect_type(*arg, found, &expected);
+                }
+            }
+        }
+        if builtin.writes_first_arg {
+            if let (Some(first), Some(found)) = (args.first(), found.first()) {
+                self.check_array_writable(*first, found);
+                self.note_write(*first);
+            }
+        }
+        self.instantiate(builtin.ret, &mut slots)
+    }
+
+    fn slot_type(&mut self, slot: u8, class: crate::builtins::TypeClass, slots: &mut Slots) -> Type {
+        if let Some(ty) = slots.get(&slot) {
+            return ty.clone();
+        }
+        let ty = self.vars.fresh(Class::of_builtin(class));
+        slots.insert(slot, ty.clone());
+        ty
+    }
+
+    /// A signature type with its generic slots replaced by this use's variables.
+    fn instantiate(&mut self, sig: SigType, slots: &mut Slots) -> Type {
+        match sig {
+            SigType::Int32 => Type::Int32,
+            SigType::Int64 => Type::Int64,
+            SigType::UInt32 => Type::UInt32,
+            SigType::UInt64 => Type::UInt64,
+            SigType::Float32 => Type::Float32,
+            SigType::Float64 => Type::Float64,
+            SigType::Bool => Type::Bool,
+            SigType::Unit => Type::Unit,
+            SigType::Var(slot, class) => self.slot_type(slot, class, slots),
+            SigType::ArrayOf(slot, class) => {
+                let elem = self.slot_type(slot, class, slots);
+                self.vars.fresh_array(elem)
+            }
+        }
+    }
+
+    /// An argument that must be an array (vector, shared, local or constant) whose elements are `elem`.
+    fn expect_array_of(&mut self, arg: ExprId, found: &Type, elem: &Type) {
+        let actual = match self.vars.resolve(found) {
+            Type::Var(_) if self.vars.class_of(found) == Some(Class::Any) => {
+                let some_array = self.vars.fresh_array(elem.clone());
+                self.vars.unify(found, &some_array);
+                return;
+            }
+            Type::Var(_) if self.vars.class_of(found) == Some(Class::Array) => {
+                self.vars.array_element(found).unwrap_or(Type::Error)
+            }
+            Type::Vector(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => *e,
+            Type::Error => return,
+            other => {
+                let shown = self.describe(&other);
+                let d = Diagnostic::error("E0201", format!("mismatched types: expected an array, found {shown}"))
+                    .primary(self.span(arg), format!("this is {shown}"));
+                self.diagnostics.push(d);
+                return;
+            }
+        };
+        if !self.vars.unify(&actual, elem) {
+            let (expected, shown) = (self.describe(elem), self.describe(found));
+            let d =
+                Diagnostic::error("E0201", format!("mismatched types: expected an array of {expected}, found {shown}"))
+                    .primary(self.span(arg), format!("this is {shown}"));
+            self.diagnostics.push(d);
+        }
+    }
+
+    fn check_function_call(
+        &mut self,
+        id: ExprId,
+        callee: &Path,
+        f: FunctionId,
+        args: &[ExprId],
+        found: &[Type],
+    ) -> Type {
+        if let Owner::Constant(_) = self.ctx.owner {
+            // Signatures are not known yet; a call is never a compile-time value (reported as `E0212`).
+            return Type::Error;
+        }
+        let Some(info) = self.info.functions.get(f.0 as usize) else {
+            return Type::Error;
+        };
+        let (params, ret) = (info.params.clone(), info.ret.clone());
+        let declared = self.function_name_span(f).unwrap_or(info.span);
+        let (args, found) = self.effective_args(params.len(), args, found);
+        self.note_call(f, args, self.span(id));
+        if args.len() != params.len() {
+            let help = (params.is_empty()).then(|| format!("call it: `{} ()`", callee.display()));
+            self.report_arity(callee, params.len(), args.len(), Some(declared), help);
+            return ret;
+        }
+        for ((param, arg), found) in params.iter().zip(args).zip(found) {
+            let Some(local) = self.local_info(*param) else {
+                continue;
+            };
+            let why = Because::of(local.span, format!("parameter `{}` is declared here", local.name));
+            let expected = local.ty.clone();
+            self.expect_type_because(*arg, found, &expected, why);
+        }
+        ret
+    }
+}

@@ -1,0 +1,179 @@
+//! Facts about what bodies do, gathered while checking them: which locals are written through (`a.(i) <- v`,
+//! `a.(i).f <- v`, atomics), which locals are passed to which function parameters, and which functions call
+//! which. After checking, writes are propagated through calls to a fixpoint (a kernel parameter handed to a
+//! function that writes its parameter is written), and cycles in the call graph are reported as recursion.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::diagnostic::Diagnostic;
+use crate::source::Span;
+use crate::syntax::ast::{ExprId, ExprKind};
+use crate::types::{FunctionId, LocalId, Resolution};
+
+use super::{Checker, Owner};
+
+/// A local passed as argument `param_index` of a call to `callee`.
+#[derive(Clone, Debug)]
+pub(crate) struct ArgPass {
+    pub(crate) callee: FunctionId,
+    pub(crate) param_index: usize,
+    pub(crate) local: LocalId,
+}
+
+/// A call from one device function to another.
+#[derive(Clone, Debug)]
+pub(crate) struct CallEdge {
+    pub(crate) caller: FunctionId,
+    pub(crate) callee: FunctionId,
+    pub(crate) span: Span,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Effects {
+    /// Locals written through (elements or fields).
+    pub(crate) written: HashSet<LocalId>,
+    /// `let b = a in`: `b` names the same array as `a`.
+    pub(crate) aliases: HashMap<LocalId, LocalId>,
+    pub(crate) passes: Vec<ArgPass>,
+    pub(crate) calls: Vec<CallEdge>,
+}
+
+/// How many alias links are followed at most (aliases never form cycles; this is defence only).
+const MAX_ALIAS_CHAIN: usize = 1000;
+
+impl Checker<'_> {
+    /// The local that `expr` names, through annotations and `let` aliases; with `through_elements`, also the
+    /// array or record an element or field belongs to.
+    pub(crate) fn root_local(&self, mut expr: ExprId, through_elements: bool) -> Option<LocalId> {
+        for _ in 0..MAX_ALIAS_CHAIN {
+            expr = match self.kind(expr) {
+                ExprKind::Annot { expr, .. } => *expr,
+                ExprKind::Index { array, .. } if through_elements => *array,
+                ExprKind::Field { record, .. } if through_elements => *record,
+                ExprKind::Var(_) => return self.local_behind(expr),
+                _ => return None,
+            };
+        }
+        None
+    }
+
+    fn local_behind(&self, var: ExprId) -> Option<LocalId> {
+        let Some(Resolution::Local(mut local)) = self.info.resolution(var) else {
+            return None;
+        };
+        for _ in 0..MAX_ALIAS_CHAIN {
+            match self.effects.aliases.get(&local) {
+                Some(next) => local = *next,
+                None => return Some(local),
+            }
+        }
+        Some(local)
+    }
+
+    /// Records that the array or record behind `target` is written.
+    pub(crate) fn note_write(&mut self, target: ExprId) {
+        if let Some(local) = self.root_local(target, true) {
+            self.effects.written.insert(local);
+        }
+    }
+
+    /// Records `let local = value in` when `value` names another local (so writes through `local` count).
+    pub(crate) fn note_alias(&mut self, local: LocalId, value: ExprId) {
+        if let Some(original) = self.root_local(value, false) {
+            if original != local {
+                self.effects.aliases.insert(local, original);
+            }
+        }
+    }
+
+    /// Records a call to device function `callee` with `args`.
+    pub(crate) fn note_call(&mut self, callee: FunctionId, args: &[ExprId], span: Span) {
+        if let Owner::Function(caller) = self.ctx.owner {
+            self.effects.calls.push(CallEdge { caller, callee, span });
+        }
+        for (param_index, arg) in args.iter().enumerate() {
+            if let Some(local) = self.root_local(*arg, false) {
+                self.effects.passes.push(ArgPass { callee, param_index, local });
+            }
+        }
+    }
+
+    /// Propagates writes through calls until nothing changes, then marks the written kernel parameters.
+    pub(crate) fn propagate_writes(&mut self) {
+        loop {
+            let mut changed = false;
+            for pass in &self.effects.passes {
+                let callee_param =
+                    self.info.functions.get(pass.callee.0 as usize).and_then(|f| f.params.get(pass.param_index));
+                if callee_param.is_some_and(|p| self.effects.written.contains(p)) {
+                    changed |= self.effects.written.insert(pass.local);
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        for kernel in &mut self.info.kernels {
+            for param in &mut kernel.params {
+                let is_vector = matches!(self.vars.resolve(&param.ty), crate::types::Type::Vector(_));
+                param.written = is_vector && self.effects.written.contains(&param.local);
+            }
+        }
+    }
+
+    /// Reports every cycle of the call graph once (`E0206`).
+    pub(crate) fn report_recursion(&mut self) {
+        let count = self.info.functions.len();
+        let mut callees: Vec<Vec<usize>> = vec![Vec::new(); count];
+        for edge in &self.effects.calls {
+            if let Some(list) = callees.get_mut(edge.caller.0 as usize) {
+                list.push(edge.callee.0 as usize);
+            }
+        }
+        let reach: Vec<Vec<bool>> = (0..count).map(|f| reachable_from(f, &callees)).collect();
+        let mut reported = vec![false; count];
+        for f in 0..count {
+            if reported[f] || !reach[f][f] {
+                continue;
+            }
+            let cycle: Vec<usize> = (0..count).filter(|&g| reach[f][g] && reach[g][f]).collect();
+            for &g in &cycle {
+                reported[g] = true;
+            }
+            self.report_cycle(&cycle);
+        }
+    }
+
+    fn report_cycle(&mut self, cycle: &[usize]) {
+        let names: Vec<String> =
+            cycle.iter().filter_map(|&f| self.info.functions.get(f)).map(|f| format!("`{}`", f.name)).collect();
+        let message = match names.as_slice() {
+            [one] => format!("recursion is not supported: {one} calls itself"),
+            [a, b] => format!("recursion is not supported: {a} and {b} call each other"),
+            _ => format!("recursion is not supported: {} call each other in a cycle", names.join(", ")),
+        };
+        let in_cycle = |f: FunctionId| cycle.contains(&(f.0 as usize));
+        let edges: Vec<&CallEdge> =
+            self.effects.calls.iter().filter(|e| in_cycle(e.caller) && in_cycle(e.callee)).collect();
+        let Some(first) = edges.first() else { return };
+        let mut d = Diagnostic::error("E0206", message).primary(first.span, "recursive call");
+        for edge in edges.iter().skip(1) {
+            let caller = self.info.functions.get(edge.caller.0 as usize).map(|f| f.name.as_str()).unwrap_or("?");
+            d = d.secondary(edge.span, format!("`{caller}` calls here"));
+        }
+        self.diagnostics.push(d.help("GPU device functions cannot recurse; rewrite the computation as a loop"));
+    }
+}
+
+/// Which functions `start` reaches through one or more calls.
+fn reachable_from(start: usize, callees: &[Vec<usize>]) -> Vec<bool> {
+    let mut seen = vec![false; callees.len()];
+    let mut stack: Vec<usize> = callees.get(start).cloned().unwrap_or_default();
+    while let Some(f) = stack.pop() {
+        if f < seen.len() && !seen[f] {
+            seen[f] = true;
+            stack.extend(callees[f].iter().copied());
+        }
+    }
+    seen
+}

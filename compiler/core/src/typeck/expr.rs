@@ -1,0 +1,307 @@
+//! The per-expression rules: [`Checker::check_expr`] dispatches on every `ExprKind` (no wildcard arm, so a new
+//! kind cannot slip past the checker) to one helper each. This file holds the dispatcher, literals, operators and
+//! control flow; bindings, element and field access, and calls have their own files.
+
+use crate::diagnostic::Diagnostic;
+use crate::syntax::ast::{BinaryOp, ExprId, ExprKind, FloatSuffix, IntSuffix, TypeExpr, UnaryOp};
+use crate::types::{Mutability, Resolution, Type};
+
+use super::infer::Class;
+use super::report::Because;
+use super::{Checker, Deferred, MAX_DEPTH};
+
+impl Checker<'_> {
+    /// Infers the type of expression `id` (recording it, and the types of its sub-expressions).
+    pub(crate) fn check_expr(&mut self, id: ExprId) -> Type {
+        if self.depth >= MAX_DEPTH {
+            self.report_too_deep(id);
+            self.set_type(id, Type::Error);
+            return Type::Error;
+        }
+        self.depth += 1;
+        let ty = self.check_expr_kind(id);
+        self.depth -= 1;
+        self.set_type(id, ty.clone());
+        ty
+    }
+
+    fn check_expr_kind(&mut self, id: ExprId) -> Type {
+        match self.kind(id) {
+            ExprKind::Int { suffix, .. } => self.check_int(*suffix),
+            ExprKind::Float { suffix, .. } => self.check_float(*suffix),
+            ExprKind::Bool(_) => Type::Bool,
+            ExprKind::Unit => Type::Unit,
+            ExprKind::Var(path) => self.check_var(id, path),
+            ExprKind::Global(name) => self.check_global(id, name),
+            ExprKind::Call { callee, args } => self.check_call(id, callee, args),
+            ExprKind::Unary { op, operand } => self.check_unary(*op, *operand),
+            ExprKind::Binary { op, lhs, rhs } => self.check_binary(*op, *lhs, *rhs),
+            ExprKind::Let { binder, ty, kind, value, body } => {
+                self.check_let(id, binder, ty.as_ref(), *kind, *value, *body)
+            }
+            ExprKind::Ref(inner) => Type::Ref(Box::new(self.check_expr(*inner))),
+            ExprKind::LetArray { name, elem, space, size, body } => {
+                self.check_let_array(id, name, elem.as_ref(), *space, *size, *body)
+            }
+            ExprKind::Assign { target, value } => self.check_assign(id, target, *value),
+            ExprKind::If { cond, then_branch, else_branch } => self.check_if(*cond, *then_branch, *else_branch),
+            ExprKind::For { var, start, end, body, .. } => self.check_for(id, var, *start, *end, *body),
+            ExprKind::While { cond, body } => self.check_while(*cond, *body),
+            ExprKind::Seq(..) => self.check_seq(id),
+            ExprKind::Index { array, index } => self.check_index(*array, *index),
+            ExprKind::IndexSet { array, index, value } => self.check_index_set(*array, *index, *value),
+            ExprKind::Field { record, field } => self.check_field(*record, field),
+            ExprKind::FieldSet { record, field, value } => self.check_field_set(*record, field, *value),
+            ExprKind::Record(fields) => self.check_record_literal(id, fields),
+            ExprKind::ArrayLit(items) => self.check_array_literal(id, items),
+            ExprKind::Superstep { body, .. } => self.check_superstep(*body),
+            ExprKind::Annot { expr, ty } => self.check_annot(*expr, ty),
+            ExprKind::Pragma { body, .. } => self.check_expr(*body),
+            ExprKind::Return(value) => self.check_return(id, *value),
+            ExprKind::Break => self.check_loop_exit(id, "break"),
+            ExprKind::Continue => self.check_loop_exit(id, "continue"),
+            ExprKind::Error => Type::Error,
+        }
+    }
+
+    fn report_too_deep(&mut self, id: ExprId) {
+        if !self.too_deep_reported {
+            self.too_deep_reported = true;
+            let d = Diagnostic::error("E0104", "expression nested too deeply")
+                .primary(self.span(id), format!("more than {MAX_DEPTH} levels of nesting here"));
+            self.diagnostics.push(d);
+        }
+    }
+
+    fn check_int(&mut self, suffix: Option<IntSuffix>) -> Type {
+        match suffix {
+            None => self.vars.fresh(Class::Integer),
+            Some(IntSuffix::L32) => Type::Int32,
+            Some(IntSuffix::L64) => Type::Int64,
+            Some(IntSuffix::U32) => Type::UInt32,
+            Some(IntSuffix::U64) => Type::UInt64,
+        }
+    }
+
+    fn check_float(&mut self, suffix: Option<FloatSuffix>) -> Type {
+        match suffix {
+            None => self.vars.fresh(Class::Float),
+            Some(FloatSuffix::F32) => Type::Float32,
+            Some(FloatSuffix::F64) => Type::Float64,
+        }
+    }
+
+    fn check_unary(&mut self, op: UnaryOp, operand: ExprId) -> Type {
+        if op == UnaryOp::Deref {
+            return self.check_deref(operand);
+        }
+        let found = self.check_expr(operand);
+        let expected = match op {
+            UnaryOp::Neg => self.vars.fresh(Class::Numeric),
+            UnaryOp::FNeg => self.vars.fresh(Class::Float),
+            UnaryOp::Lnot => self.vars.fresh(Class::Integer),
+            UnaryOp::Not | UnaryOp::Deref => Type::Bool,
+        };
+        if self.expect_type(operand, &found, &expected) {
+            found
+        } else {
+            Type::Error
+        }
+    }
+
+    /// `!r`: the content of a `ref` cell. A `mut` variable is read without `!`.
+    fn check_deref(&mut self, operand: ExprId) -> Type {
+        let found = self.check_expr(operand);
+        if let Some(Resolution::Local(local)) = self.info.resolution(operand) {
+            let mutable = self.local_info(local).is_some_and(|l| l.mutability == Mutability::Mutable);
+            if mutable && !matches!(self.vars.resolve(&found), Type::Ref(_)) {
+                let text = self.snippet(operand).to_string();
+                let why = Because::help(format!("`{text}` is a `mut` variable: read it as `{text}`, without `!`"));
+                let cell = Type::Ref(Box::new(found.clone()));
+                self.expect_type_because(operand, &found, &cell, why);
+                return found;
+            }
+        }
+        let inner = self.vars.fresh(Class::Any);
+        if self.expect_type(operand, &found, &Type::Ref(Box::new(inner.clone()))) {
+            inner
+        } else {
+            Type::Error
+        }
+    }
+
+    fn check_binary(&mut self, op: BinaryOp, lhs: ExprId, rhs: ExprId) -> Type {
+        use BinaryOp::*;
+        let left = self.check_expr(lhs);
+        let right = self.check_expr(rhs);
+        match op {
+            Add | Sub | Mul | Div => self.check_arithmetic(op, Class::Numeric, (lhs, left), (rhs, right)),
+            FAdd | FSub | FMul | FDiv | Pow => self.check_arithmetic(op, Class::Float, (lhs, left), (rhs, right)),
+            Mod | Land | Lor | Lxor => self.check_arithmetic(op, Class::Integer, (lhs, left), (rhs, right)),
+            Lsl | Lsr | Asr => self.check_shift((lhs, left), (rhs, right)),
+            Eq | Ne | Lt | Le | Gt | Ge => self.check_comparison((lhs, left), (rhs, right)),
+            And | Or => {
+                self.expect_type(lhs, &left, &Type::Bool);
+                self.expect_type(rhs, &right, &Type::Bool);
+                Type::Bool
+            }
+        }
+    }
+
+    /// Both operands of the same type, of class `class`; the result has that type.
+    fn check_arithmetic(&mut self, op: BinaryOp, class: Class, lhs: (ExprId, Type), rhs: (ExprId, Type)) -> Type {
+        let operand = self.vars.fresh(class);
+        if !self.expect_type_because(lhs.0, &lhs.1, &operand, self.operator_hint(op, &lhs.1)) {
+            // One report per operator: the right operand is not checked against a left one already wrong.
+            self.vars.unify(&operand, &rhs.1);
+            return Type::Error;
+        }
+        let why = Because::of(self.span(lhs.0), format!("this is {}", self.describe(&lhs.1)));
+        if self.expect_type_because(rhs.0, &rhs.1, &operand, why) {
+            operand
+        } else {
+            Type::Error
+        }
+    }
+
+    /// For `+.` on integers or `mod` on floats: the operator that fits.
+    fn operator_hint(&self, op: BinaryOp, operand: &Type) -> Because {
+        let operand = self.vars.resolve(operand);
+        let integer_version = match op {
+            BinaryOp::FAdd => "+",
+            BinaryOp::FSub => "-",
+            BinaryOp::FMul => "*",
+            BinaryOp::FDiv => "/",
+            _ => "",
+        };
+        if !integer_version.is_empty() && (operand.is_integer() || self.vars.class_of(&operand) == Some(Class::Integer))
+        {
+            return Because::help(format!("`{}` is for floats; use `{integer_version}` for integers", op.symbol()));
+        }
+        if op == BinaryOp::Mod && operand.is_float() {
+            return Because::help("`mod` is for integers; use `fmod` for floats");
+        }
+        Because::default()
+    }
+
+    fn check_shift(&mut self, lhs: (ExprId, Type), rhs: (ExprId, Type)) -> Type {
+        let value = self.vars.fresh(Class::Integer);
+        let amount = self.vars.fresh(Class::Integer);
+        let left_ok = self.expect_type(lhs.0, &lhs.1, &value);
+        self.expect_type(rhs.0, &rhs.1, &amount);
+        if left_ok {
+            value
+        } else {
+            Type::Error
+        }
+    }
+
+    fn check_comparison(&mut self, lhs: (ExprId, Type), rhs: (ExprId, Type)) -> Type {
+        let why = Because::of(self.span(lhs.0), format!("this is {}", self.describe(&lhs.1)));
+        self.expect_type_because(rhs.0, &rhs.1, &lhs.1, why);
+        self.deferred.push(Deferred::Comparable { ty: lhs.1, expr: lhs.0 });
+        Type::Bool
+    }
+
+    fn check_if(&mut self, cond: ExprId, then_branch: ExprId, else_branch: Option<ExprId>) -> Type {
+        let cond_ty = self.check_expr(cond);
+        self.expect_type(cond, &cond_ty, &Type::Bool);
+        let then_ty = self.check_expr(then_branch);
+        let Some(else_branch) = else_branch else {
+            let tail = self.tail(then_branch);
+            let why = Because::help("an `if` without `else` has type unit; add an `else` branch to produce a value");
+            self.expect_type_because(tail, &then_ty, &Type::Unit, why);
+            return Type::Unit;
+        };
+        let else_ty = self.check_expr(else_branch);
+        let why = Because::of(self.span(then_branch), format!("the `then` branch is {}", self.describe(&then_ty)));
+        let tail = self.tail(else_branch);
+        if self.expect_type_because(tail, &else_ty, &then_ty, why) {
+            then_ty
+        } else {
+            Type::Error
+        }
+    }
+
+    fn check_while(&mut self, cond: ExprId, body: ExprId) -> Type {
+        let cond_ty = self.check_expr(cond);
+        self.expect_type(cond, &cond_ty, &Type::Bool);
+        self.check_loop_body(body);
+        Type::Unit
+    }
+
+    /// A loop body: checked one loop deeper, and must be unit.
+    pub(crate) fn check_loop_body(&mut self, body: ExprId) {
+        self.ctx.loop_depth += 1;
+        let ty = self.check_expr(body);
+        self.ctx.loop_depth -= 1;
+        let tail = self.tail(body);
+        self.expect_type_because(tail, &ty, &Type::Unit, Because::help("a loop body must have type unit"));
+    }
+
+    /// `e1; e2; ...`: walked as a list (long sequences nest deeply to the left), each value but the last discarded.
+    fn check_seq(&mut self, id: ExprId) -> Type {
+        let mut nodes = Vec::new();
+        let mut first = id;
+        while let ExprKind::Seq(left, right) = self.kind(first) {
+            nodes.push((first, *right));
+            first = *left;
+        }
+        self.check_expr(first);
+        self.deferred.push(Deferred::Discarded { expr: first });
+        let mut last = Type::Unit;
+        for (index, (node, right)) in nodes.iter().rev().enumerate() {
+            last = self.check_expr(*right);
+            self.set_type(*node, last.clone());
+            if index + 1 < nodes.len() {
+                self.deferred.push(Deferred::Discarded { expr: *right });
+            }
+        }
+        last
+    }
+
+    fn check_superstep(&mut self, body: ExprId) -> Type {
+        let ty = self.check_expr(body);
+        let tail = self.tail(body);
+        self.expect_type_because(tail, &ty, &Type::Unit, Because::help("a superstep's body must have type unit"));
+        Type::Unit
+    }
+
+    fn check_annot(&mut self, expr: ExprId, ty: &TypeExpr) -> Type {
+        let found = self.check_expr(expr);
+        let expected = self.lower_type(ty);
+        let why = Because::of(ty.span(), "expected because of this annotation");
+        if self.expect_type_because(expr, &found, &expected, why) {
+            expected
+        } else {
+            Type::Error
+        }
+    }
+
+    fn check_return(&mut self, id: ExprId, value: Option<ExprId>) -> Type {
+        let expected = self.ctx.return_type.clone();
+        let why = match self.ctx.return_annotation {
+            Some(span) => Because::of(span, "return type declared here"),
+            None => Because::default(),
+        };
+        match value {
+            Some(value) => {
+                let found = self.check_expr(value);
+                self.expect_type_because(value, &found, &expected, why);
+            }
+            None => {
+                self.expect_type_because(id, &Type::Unit, &expected, why);
+            }
+        }
+        self.vars.fresh(Class::Any)
+    }
+
+    fn check_loop_exit(&mut self, id: ExprId, keyword: &str) -> Type {
+        if self.ctx.loop_depth == 0 {
+            let d = Diagnostic::error("E0213", format!("`{keyword}` outside a loop"))
+                .primary(self.span(id), format!("`{keyword}` must be inside a `for` or `while` loop"));
+            self.diagnostics.push(d);
+        }
+        self.vars.fresh(Class::Any)
+    }
+}

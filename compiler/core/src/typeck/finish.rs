@@ -1,0 +1,186 @@
+//! The last phase: report recursion and the locals whose type could not be inferred (`E0209`), default the
+//! remaining variables by class, propagate writes through calls, run the checks that need final types
+//! (comparison operands, discarded values, writes to constant arrays, kernel parameter types), and substitute
+//! every variable in the result.
+
+use crate::diagnostic::Diagnostic;
+use crate::syntax::ast::{ExprId, ExprKind};
+use crate::types::{Resolution, Type, TypeInfo};
+
+use super::{Checker, Deferred};
+
+impl Checker<'_> {
+    pub(crate) fn finish(mut self) -> (TypeInfo, Vec<crate::diagnostic::Diagnostic>) {
+        self.report_recursion();
+        self.report_uninferred_locals();
+        self.vars.default_all(Type::Unit);
+        self.propagate_writes();
+        self.run_deferred();
+        self.check_kernel_params();
+        self.type_orphans();
+        self.substitute_all();
+        (self.info, self.diagnostics)
+    }
+
+    /// `E0209` for each local whose type still holds an unconstrained variable (reported once per variable).
+    fn report_uninferred_locals(&mut self) {
+        for index in 0..self.info.locals.len() {
+            let local = &self.info.locals[index];
+            let unbound: Vec<_> = self
+                .vars
+                .unbound_vars(&local.ty)
+                .into_iter()
+                .filter(|v| self.vars.var_class(*v) == Some(super::infer::Class::Any))
+                .collect();
+            if unbound.is_empty() {
+                continue;
+            }
+            let d = Diagnostic::error("E0209", format!("cannot infer the type of `{}`", local.name))
+                .primary(local.span, "type unknown")
+                .help(format!("annotate it: `({} : float32)`", local.name));
+            self.diagnostics.push(d);
+            for var in unbound {
+                self.vars.force_bind(var, Type::Error);
+            }
+        }
+    }
+
+    fn run_deferred(&mut self) {
+        for deferred in std::mem::take(&mut self.deferred) {
+            match deferred {
+                Deferred::Comparable { ty, expr } => self.check_comparable(&ty, expr),
+                Deferred::Discarded { expr } => self.check_discarded(expr),
+                Deferred::Written { ty, expr } => {
+                    if matches!(self.vars.resolve(&ty), Type::ConstArray { .. }) {
+                        self.report_constant_array_write(expr);
+                    }
+                }
+            }
+        }
+    }
+
+    fn check_comparable(&mut self, ty: &Type, expr: crate::syntax::ast::ExprId) {
+        let ty = self.vars.zonk(ty);
+        if ty.is_numeric() || matches!(ty, Type::Bool | Type::Error) {
+            return;
+        }
+        let shown = self.info.display(&ty);
+        let d = Diagnostic::error("E0201", format!("mismatched types: expected a number or bool, found {shown}"))
+            .primary(self.span(expr), format!("cannot compare values of type {shown}"));
+        self.diagnostics.push(d);
+    }
+
+    fn check_discarded(&mut self, expr: crate::syntax::ast::ExprId) {
+        let ty = self.vars.zonk(&self.type_of(expr));
+        if matches!(ty, Type::Unit | Type::Error) {
+            return;
+        }
+        let shown = self.info.display(&ty);
+        let d = Diagnostic::warning("W0003", "this value is discarded")
+            .primary(self.span(expr), format!("this is {shown}, not unit"))
+            .help("bind it with `let _ = ... in` if discarding it is intended");
+        self.diagnostics.push(d);
+    }
+
+    /// `E0214` for kernel parameters that are not scalars, records or vectors of those.
+    fn check_kernel_params(&mut self) {
+        let mut found = Vec::new();
+        for kernel in &self.info.kernels {
+            for param in &kernel.params {
+                let ty = self.vars.zonk(&param.ty);
+                if !is_kernel_param_type(&ty) {
+                    let span = self.local_info(param.local).map(|l| l.span).unwrap_or_default();
+                    found.push((param.name.clone(), ty, span));
+                }
+            }
+        }
+        for (name, ty, span) in found {
+            let shown = self.info.display(&ty);
+            let d = Diagnostic::error("E0214", format!("kernel parameter `{name}` cannot have type {shown}"))
+                .primary(span, format!("this is {shown}"))
+                .help("kernel parameters are scalars, records or vectors (`float32 vector`)");
+            self.diagnostics.push(d);
+        }
+    }
+
+    /// Types, without diagnostics, the expressions no rule visited: the parser replaces `a.(i)`, `r.f` and `x`
+    /// by `a.(i) <- v`, `r.f <- v` and `x := v` but keeps the originals in the arena, where a hover may find them.
+    fn type_orphans(&mut self) {
+        let assign_targets: std::collections::HashMap<crate::source::Span, ExprId> = (0..self.module.exprs.len())
+            .map(|i| ExprId(i as u32))
+            .filter_map(|id| match self.kind(id) {
+                ExprKind::Assign { target, .. } => Some((target.span(), id)),
+                _ => None,
+            })
+            .collect();
+        for index in 0..self.types.len() {
+            if self.types[index].is_some() {
+                continue;
+            }
+            let id = ExprId(index as u32);
+            let ty = match self.kind(id) {
+                ExprKind::Index { array, .. } => self.vars.resolve(&self.type_of(*array)).element().cloned(),
+                ExprKind::Field { record, field } => self.quiet_field_type(*record, &field.name),
+                ExprKind::Var(path) => {
+                    assign_targets.get(&path.span()).and_then(|a| self.info.resolution(*a)).map(|r| match r {
+                        Resolution::Local(l) => self.local_type(l),
+                        _ => Type::Error,
+                    })
+                }
+                _ => None,
+            };
+            self.types[index] = Some(ty.unwrap_or(Type::Error));
+        }
+    }
+
+    fn quiet_field_type(&self, record: ExprId, field: &str) -> Option<Type> {
+        let Type::Record(id) = self.vars.resolve(&self.type_of(record)) else { return None };
+        let info = self.info.records.get(id.0 as usize)?;
+        info.fields.iter().find(|(name, _)| name == field).map(|(_, ty)| ty.clone())
+    }
+
+    /// Replaces every variable in the result by its (defaulted) type.
+    fn substitute_all(&mut self) {
+        let vars = &self.vars;
+        let final_type = |ty: &Type| strip_vars(vars.zonk(ty));
+        self.info.expr_types = self.types.iter().map(|t| t.as_ref().map(final_type).unwrap_or(Type::Error)).collect();
+        for local in &mut self.info.locals {
+            local.ty = final_type(&local.ty);
+        }
+        for function in &mut self.info.functions {
+            function.ret = final_type(&function.ret);
+        }
+        for kernel in &mut self.info.kernels {
+            for param in &mut kernel.params {
+                param.ty = final_type(&param.ty);
+            }
+            kernel.dynamic_shared = kernel.dynamic_shared.as_ref().map(final_type);
+        }
+        for constant in &mut self.info.constants {
+            constant.ty = final_type(&constant.ty);
+        }
+    }
+}
+
+fn is_scalar_or_record(ty: &Type) -> bool {
+    ty.is_numeric() || matches!(ty, Type::Bool | Type::Record(_) | Type::Error)
+}
+
+fn is_kernel_param_type(ty: &Type) -> bool {
+    match ty {
+        Type::Vector(elem) => is_scalar_or_record(elem),
+        other => is_scalar_or_record(other),
+    }
+}
+
+/// Defence: a variable left after defaulting (none should be) becomes `Type::Error`.
+fn strip_vars(ty: Type) -> Type {
+    match ty {
+        Type::Var(_) => Type::Error,
+        Type::Vector(e) => Type::Vector(Box::new(strip_vars(*e))),
+        Type::Ref(e) => Type::Ref(Box::new(strip_vars(*e))),
+        Type::Array { elem, space, size } => Type::Array { elem: Box::new(strip_vars(*elem)), space, size },
+        Type::ConstArray { elem, size } => Type::ConstArray { elem: Box::new(strip_vars(*elem)), size },
+        other => other,
+    }
+}

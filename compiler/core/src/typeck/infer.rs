@@ -1,0 +1,366 @@
+//! Inference variables and unification. Types under inference are ordinary [`Type`]s that may contain
+//! `Type::Var`; this table says, for every variable, either the class of types it may still become or the type it
+//! was bound to. Unification is monomorphic (no generalisation): every variable ends up as one concrete type,
+//! either through a constraint or through defaulting by class at the end of checking.
+//!
+//! A value indexed before its type is known gets the class `Array` (with an element type kept beside it): it
+//! becomes whichever array it is used as (a vector, a shared or local array, a constant array), and a vector if
+//! nothing decides, as untyped kernel parameters do.
+
+use std::collections::HashMap;
+
+use crate::builtins::TypeClass;
+use crate::types::{Type, TypeVarId};
+
+/// Which types an unbound variable may still become.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Class {
+    /// Anything (an unannotated parameter, the element of an unannotated array, the value of `return`).
+    Any,
+    /// int32, int64, uint32, uint64, float32, float64.
+    Numeric,
+    /// int32, int64, uint32, uint64 (an unsuffixed integer literal).
+    Integer,
+    /// float32, float64 (an unsuffixed float literal).
+    Float,
+    /// Some array (vector, shared, local or constant) whose element type is recorded in the table.
+    Array,
+}
+
+impl Class {
+    /// The class of a generic slot in a builtin's signature.
+    pub(crate) fn of_builtin(class: TypeClass) -> Class {
+        match class {
+            TypeClass::Numeric | TypeClass::AtomicWord => Class::Numeric,
+            TypeClass::Integer => Class::Integer,
+            TypeClass::Float => Class::Float,
+            TypeClass::Any => Class::Any,
+        }
+    }
+
+    fn admits(self, ty: &Type) -> bool {
+        match self {
+            Class::Any => true,
+            Class::Numeric => ty.is_numeric(),
+            Class::Integer => ty.is_integer(),
+            Class::Float => ty.is_float(),
+            Class::Array => ty.element().is_some(),
+        }
+    }
+
+    /// The classes both admit, if any.
+    fn meet(self, other: Class) -> Option<Class> {
+        match (self, other) {
+            (Class::Any, c) | (c, Class::Any) => Some(c),
+            (a, b) if a == b => Some(a),
+            (Class::Array, _) | (_, Class::Array) => None,
+            (Class::Numeric, c) | (c, Class::Numeric) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// How a diagnostic names a variable of this class (`expected an integer, found float32`).
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Class::Any => "_",
+            Class::Numeric => "a number",
+            Class::Integer => "an integer",
+            Class::Float => "a float",
+            Class::Array => "an array",
+        }
+    }
+
+    /// The type an unconstrained variable of this class becomes; `None` for `Any` (which cannot be guessed) and
+    /// `Array` (a vector of its element, see [`VarTable::default_all`]).
+    pub(crate) fn default_type(self) -> Option<Type> {
+        match self {
+            Class::Any | Class::Array => None,
+            Class::Numeric | Class::Integer => Some(Type::Int32),
+            Class::Float => Some(Type::Float32),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Slot {
+    Unbound(Class),
+    Bound(Type),
+}
+
+/// Every inference variable created while checking one module.
+#[derive(Debug, Default)]
+pub(crate) struct VarTable {
+    slots: Vec<Slot>,
+    /// The element type of each variable of class `Array`.
+    elems: HashMap<u32, Type>,
+}
+
+/// How deep `occurs` looks before it assumes a cycle (types are shallow; this is defence only).
+const MAX_OCCURS_DEPTH: u32 = 64;
+
+impl VarTable {
+    pub(crate) fn fresh(&mut self, class: Class) -> Type {
+        if class == Class::Array {
+            let elem = self.fresh(Class::Any);
+            return self.fresh_array(elem);
+        }
+        self.slots.push(Slot::Unbound(class));
+        Type::Var(TypeVarId(self.slots.len() as u32 - 1))
+    }
+
+    /// A variable for "some array of `elem`".
+    pub(crate) fn fresh_array(&mut self, elem: Type) -> Type {
+        self.slots.push(Slot::Unbound(Class::Array));
+        let id = self.slots.len() as u32 - 1;
+        self.elems.insert(id, elem);
+        Type::Var(TypeVarId(id))
+    }
+
+    /// The element type of `ty` if it is (bound to) an unbound variable of class `Array`.
+    pub(crate) fn array_element(&self, ty: &Type) -> Option<Type> {
+        match self.resolve(ty) {
+            Type::Var(v) if self.var_class(v) == Some(Class::Array) => self.elems.get(&v.0).cloned(),
+            _ => None,
+        }
+    }
+
+    fn slot(&self, var: TypeVarId) -> Option<&Slot> {
+        self.slots.get(var.0 as usize)
+    }
+
+    /// Follows bound variables until a type that is not a bound variable.
+    pub(crate) fn resolve(&self, ty: &Type) -> Type {
+        let mut current = ty.clone();
+        while let Type::Var(v) = current {
+            match self.slot(v) {
+                Some(Slot::Bound(t)) => current = t.clone(),
+                Some(Slot::Unbound(_)) => return Type::Var(v),
+                None => return Type::Error,
+            }
+        }
+        current
+    }
+
+    /// The class of `ty` if it is (bound to) an unbound variable.
+    pub(crate) fn class_of(&self, ty: &Type) -> Option<Class> {
+        match self.resolve(ty) {
+            Type::Var(v) => match self.slot(v) {
+                Some(Slot::Unbound(c)) => Some(*c),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `ty` with every bound variable replaced by its binding, recursively.
+    pub(crate) fn zonk(&self, ty: &Type) -> Type {
+        match self.resolve(ty) {
+            Type::Vector(e) => Type::Vector(Box::new(self.zonk(&e))),
+            Type::Ref(e) => Type::Ref(Box::new(self.zonk(&e))),
+            Type::Array { elem, space, size } => Type::Array { elem: Box::new(self.zonk(&elem)), space, size },
+            Type::ConstArray { elem, size } => Type::ConstArray { elem: Box::new(self.zonk(&elem)), size },
+            other => other,
+        }
+    }
+
+    /// The unbound variables in `ty`, in order of appearance.
+    pub(crate) fn unbound_vars(&self, ty: &Type) -> Vec<TypeVarId> {
+        let mut out = Vec::new();
+        self.collect_unbound(&self.zonk(ty), &mut out);
+        out
+    }
+
+    fn collect_unbound(&self, ty: &Type, out: &mut Vec<TypeVarId>) {
+        match ty {
+            Type::Var(v) if out.contains(v) => {}
+            Type::Var(v) => {
+                out.push(*v);
+                if let Some(elem) = self.elems.get(&v.0) {
+                    self.collect_unbound(&self.zonk(elem), out);
+                }
+            }
+            Type::Vector(e) | Type::Ref(e) => self.collect_unbound(e, out),
+            Type::Array { elem, .. } | Type::ConstArray { elem, .. } => self.collect_unbound(elem, out),
+            _ => {}
+        }
+    }
+
+    pub(crate) fn var_class(&self, var: TypeVarId) -> Option<Class> {
+        match self.slot(var) {
+            Some(Slot::Unbound(c)) => Some(*c),
+            _ => None,
+        }
+    }
+
+    /// Binds an unbound variable without any check (defaulting, error recovery).
+    pub(crate) fn force_bind(&mut self, var: TypeVarId, ty: Type) {
+        if let Some(slot @ Slot::Unbound(_)) = self.slots.get_mut(var.0 as usize) {
+            *slot = Slot::Bound(ty);
+        }
+    }
+
+    /// Binds every still-unbound variable to its class's default: `Any` variables become `any_default`,
+    /// `Array` variables vectors of their element.
+    pub(crate) fn default_all(&mut self, any_default: Type) {
+        for (index, slot) in self.slots.iter_mut().enumerate() {
+            if let Slot::Unbound(class) = slot {
+                let ty = match class {
+                    Class::Array => {
+                        let elem = self.elems.get(&(index as u32)).cloned().unwrap_or_else(|| any_default.clone());
+                        Type::Vector(Box::new(elem))
+                    }
+                    _ => class.default_type().unwrap_or_else(|| any_default.clone()),
+                };
+                *slot = Slot::Bound(ty);
+            }
+        }
+    }
+
+    fn occurs(&self, var: TypeVarId, ty: &Type, depth: u32) -> bool {
+        if depth > MAX_OCCURS_DEPTH {
+            return true;
+        }
+        match self.resolve(ty) {
+            Type::Var(v) if v == var => true,
+            Type::Var(v) => self.elems.get(&v.0).is_some_and(|e| self.occurs(var, e, depth + 1)),
+            Type::Vector(e) | Type::Ref(e) => self.occurs(var, &e, depth + 1),
+            Type::Array { elem, .. } | Type::ConstArray { elem, .. } => self.occurs(var, &elem, depth + 1),
+            _ => false,
+        }
+    }
+
+    /// Makes `a` and `b` the same type. `Type::Error` unifies with anything (and absorbs variables), so an earlier
+    /// error never causes another. Array sizes and memory spaces are not part of an array's identity (a device
+    /// function taking an array accepts shared and local arrays of any size, as a C pointer does).
+    pub(crate) fn unify(&mut self, a: &Type, b: &Type) -> bool {
+        let a = self.resolve(a);
+        let b = self.resolve(b);
+        match (a, b) {
+            (Type::Error, Type::Var(v)) | (Type::Var(v), Type::Error) => {
+                self.force_bind(v, Type::Error);
+                true
+            }
+            (Type::Error, _) | (_, Type::Error) => true,
+            (Type::Var(x), Type::Var(y)) => self.unify_vars(x, y),
+            (Type::Var(v), t) | (t, Type::Var(v)) => self.bind_checked(v, t),
+            (Type::Vector(x), Type::Vector(y)) | (Type::Ref(x), Type::Ref(y)) => self.unify(&x, &y),
+            (Type::Array { elem: x, .. }, Type::Array { elem: y, .. }) => self.unify(&x, &y),
+            (Type::ConstArray { elem: x, .. }, Type::ConstArray { elem: y, .. }) => self.unify(&x, &y),
+            (x, y) => x == y,
+        }
+    }
+
+    /// Would `a` and `b` unify? (Tries on a copy; used only to word diagnostics.)
+    pub(crate) fn clone_unifies(&self, a: &Type, b: &Type) -> bool {
+        let mut copy = VarTable { slots: self.slots.clone(), elems: self.elems.clone() };
+        copy.unify(a, b)
+    }
+
+    fn unify_vars(&mut self, x: TypeVarId, y: TypeVarId) -> bool {
+        if x == y {
+            return true;
+        }
+        let (Some(cx), Some(cy)) = (self.var_class(x), self.var_class(y)) else {
+            return false;
+        };
+        let Some(class) = cx.meet(cy) else {
+            return false;
+        };
+        match (cx, cy) {
+            (Class::Array, Class::Array) => {
+                let (ex, ey) = (self.elems.get(&x.0).cloned(), self.elems.get(&y.0).cloned());
+                if self.occurs(x, &Type::Var(y), 0) || self.occurs(y, &Type::Var(x), 0) {
+                    return false;
+                }
+                self.force_bind(x, Type::Var(y));
+                match (ex, ey) {
+                    (Some(ex), Some(ey)) => self.unify(&ex, &ey),
+                    _ => true,
+                }
+            }
+            (Class::Array, _) => {
+                if self.occurs(y, &Type::Var(x), 0) {
+                    return false;
+                }
+                self.force_bind(y, Type::Var(x));
+                true
+            }
+            _ => {
+                if self.occurs(x, &Type::Var(y), 0) {
+                    return false;
+                }
+                self.slots[y.0 as usize] = Slot::Unbound(class);
+                self.force_bind(x, Type::Var(y));
+                true
+            }
+        }
+    }
+
+    fn bind_checked(&mut self, var: TypeVarId, ty: Type) -> bool {
+        let Some(class) = self.var_class(var) else {
+            return false;
+        };
+        if !class.admits(&ty) || self.occurs(var, &ty, 0) {
+            return false;
+        }
+        let elem = self.elems.get(&var.0).cloned();
+        self.force_bind(var, ty.clone());
+        match (elem, ty.element()) {
+            (Some(elem), Some(actual)) => self.unify(&elem, actual),
+            _ => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_meet_and_default() {
+        let mut vars = VarTable::default();
+        let n = vars.fresh(Class::Numeric);
+        let i = vars.fresh(Class::Integer);
+        assert!(vars.unify(&n, &i));
+        assert_eq!(vars.class_of(&n), Some(Class::Integer));
+        let f = vars.fresh(Class::Float);
+        assert!(!vars.unify(&n, &f));
+        vars.default_all(Type::Unit);
+        assert_eq!(vars.zonk(&n), Type::Int32);
+        assert_eq!(vars.zonk(&f), Type::Float32);
+    }
+
+    #[test]
+    fn occurs_check_and_error_absorption() {
+        let mut vars = VarTable::default();
+        let a = vars.fresh(Class::Any);
+        assert!(!vars.unify(&a, &Type::Vector(Box::new(a.clone()))));
+        assert!(vars.unify(&a, &Type::Error));
+        assert_eq!(vars.zonk(&a), Type::Error);
+        let i = vars.fresh(Class::Integer);
+        assert!(!vars.unify(&i, &Type::Bool));
+        assert!(vars.unify(&Type::Vector(Box::new(i.clone())), &Type::Vector(Box::new(Type::Int64))));
+        assert_eq!(vars.zonk(&i), Type::Int64);
+    }
+
+    #[test]
+    fn array_variables_become_the_array_they_meet_or_vectors() {
+        let mut vars = VarTable::default();
+        let elem = vars.fresh(Class::Any);
+        let some_array = vars.fresh_array(elem.clone());
+        assert!(!vars.unify(&some_array, &Type::Int32));
+        let shared = Type::Array {
+            elem: Box::new(Type::Float32),
+            space: crate::syntax::ast::MemorySpace::Shared,
+            size: crate::types::ArraySize::Const(8),
+        };
+        assert!(vars.unify(&some_array, &shared));
+        assert_eq!(vars.zonk(&elem), Type::Float32);
+        let other_elem = vars.fresh(Class::Integer);
+        let other = vars.fresh_array(other_elem.clone());
+        let any = vars.fresh(Class::Any);
+        assert!(vars.unify(&any, &other));
+        vars.default_all(Type::Unit);
+        assert_eq!(vars.zonk(&any), Type::Vector(Box::new(Type::Int32)));
+    }
+}

@@ -1,0 +1,284 @@
+//! The phases over top-level items: registering every name (duplicates are `E0207`), lowering record
+//! declarations, collecting the signatures of functions and kernels, and checking their bodies. Constants have
+//! their own phase, in dependency order (`constants.rs`).
+
+use crate::diagnostic::Diagnostic;
+use crate::source::Span;
+use crate::syntax::ast::{Function, Ident, Item, Kernel, Param};
+use crate::types::{
+    ConstValue, ConstantId, ConstantInfo, FunctionId, FunctionInfo, KernelInfo, KernelParamInfo, LocalId, Mutability,
+    RecordId, RecordInfo, Type,
+};
+
+use super::infer::Class;
+use super::report::Because;
+use super::scope::{is_bogus_name, ValueItem};
+use super::{BodyContext, Checker, Owner};
+
+/// What an entry of `Module::items` became.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ItemRef {
+    Kernel(usize),
+    Function(FunctionId),
+    Constant(ConstantId),
+    Record(RecordId),
+    Open,
+}
+
+impl Checker<'_> {
+    /// Registers every item's name and allocates its entry in `TypeInfo` (signatures come later).
+    pub(crate) fn collect_items(&mut self) {
+        let module = self.module;
+        for (index, item) in module.items.iter().enumerate() {
+            let item_ref = match item {
+                Item::Kernel(k) => self.register_kernel(k, index),
+                Item::Function(f) => self.register_function(f, index),
+                Item::Constant(c) => self.register_constant(&c.name, c.span, index),
+                Item::Record(r) => self.register_record(&r.name, r.span),
+                Item::Open(_) => ItemRef::Open,
+            };
+            self.item_refs.push(item_ref);
+        }
+    }
+
+    fn register_kernel(&mut self, kernel: &Kernel, item: usize) -> ItemRef {
+        let id = self.info.kernels.len();
+        self.info.kernels.push(KernelInfo {
+            name: kernel.name.name.clone(),
+            params: Vec::new(),
+            span: kernel.span,
+            item,
+            dynamic_shared: None,
+        });
+        self.register_value(&kernel.name, ValueItem::Kernel(id));
+        ItemRef::Kernel(id)
+    }
+
+    fn register_function(&mut self, function: &Function, item: usize) -> ItemRef {
+        let id = FunctionId(self.info.functions.len() as u32);
+        self.info.functions.push(FunctionInfo {
+            name: function.name.name.clone(),
+            params: Vec::new(),
+            ret: Type::Error,
+            span: function.span,
+            item,
+        });
+        self.register_value(&function.name, ValueItem::Function(id));
+        ItemRef::Function(id)
+    }
+
+    fn register_constant(&mut self, name: &Ident, span: Span, item: usize) -> ItemRef {
+        let id = ConstantId(self.info.constants.len() as u32);
+        self.info.constants.push(ConstantInfo {
+            name: name.name.clone(),
+            ty: Type::Error,
+            value: ConstValue::Int(0),
+            span,
+            item,
+        });
+        self.failed_constants.push(false);
+        self.evaluated_constants.push(false);
+        self.register_value(name, ValueItem::Constant(id));
+        ItemRef::Constant(id)
+    }
+
+    fn register_record(&mut self, name: &Ident, span: Span) -> ItemRef {
+        let id = RecordId(self.info.records.len() as u32);
+        self.info.records.push(RecordInfo { name: name.name.clone(), fields: Vec::new(), span });
+        if is_bogus_name(&name.name) {
+            return ItemRef::Record(id);
+        }
+        if let Some((_, first)) = self.items.records.get(&name.name) {
+            let first = *first;
+            self.report_duplicate("type", name, first);
+        } else {
+            self.items.records.insert(name.name.clone(), (id, name.span));
+        }
+        ItemRef::Record(id)
+    }
+
+    fn register_value(&mut self, name: &Ident, item: ValueItem) {
+        if is_bogus_name(&name.name) {
+            return;
+        }
+        if let Some((_, first)) = self.items.values.get(&name.name) {
+            let first = *first;
+            self.report_duplicate("name", name, first);
+            return;
+        }
+        self.items.values.insert(name.name.clone(), (item, name.span));
+        self.items.value_names.push(name.name.clone());
+    }
+
+    fn report_duplicate(&mut self, what: &str, name: &Ident, first: Span) {
+        self.diagnostics.push(
+            Diagnostic::error("E0207", format!("the {what} `{}` is defined more than once", name.name))
+                .primary(name.span, "defined again here")
+                .secondary(first, "first defined here")
+                .help("rename one of them"),
+        );
+    }
+
+    /// Lowers the field types of every record declaration.
+    pub(crate) fn lower_records(&mut self) {
+        let module = self.module;
+        for (index, item) in module.items.iter().enumerate() {
+            let (Item::Record(decl), Some(ItemRef::Record(id))) = (item, self.item_refs.get(index).copied()) else {
+                continue;
+            };
+            let mut fields: Vec<(String, Type)> = Vec::new();
+            for (name, ty) in &decl.fields {
+                let ty = self.lower_type(ty);
+                if fields.iter().any(|(n, _)| *n == name.name) {
+                    let d = Diagnostic::error("E0207", format!("the field `{}` is declared twice", name.name))
+                        .primary(name.span, "declared again here");
+                    self.diagnostics.push(d);
+                    continue;
+                }
+                if ty == Type::Record(id) {
+                    let d = Diagnostic::error("E0206", format!("the record `{}` contains itself", decl.name.name))
+                        .primary(name.span, "a record cannot contain itself");
+                    self.diagnostics.push(d);
+                }
+                fields.push((name.name.clone(), ty));
+            }
+            if let Some(info) = self.info.records.get_mut(id.0 as usize) {
+                info.fields = fields;
+            }
+        }
+    }
+
+    /// Collects parameter and return types of functions and kernels (unannotated ones become variables).
+    pub(crate) fn collect_signatures(&mut self) {
+        let module = self.module;
+        self.ctx = BodyContext::top_level();
+        for (index, item) in module.items.iter().enumerate() {
+            match (item, self.item_refs.get(index).copied()) {
+                (Item::Function(f), Some(ItemRef::Function(id))) => self.function_signature(f, id),
+                (Item::Kernel(k), Some(ItemRef::Kernel(id))) => self.kernel_signature(k, id),
+                _ => {}
+            }
+        }
+    }
+
+    fn function_signature(&mut self, function: &Function, id: FunctionId) {
+        let params = self.declare_params(&function.params);
+        let ret = match &function.ret {
+            Some(ty) => self.lower_type(ty),
+            None => self.vars.fresh(Class::Any),
+        };
+        if let Some(info) = self.info.functions.get_mut(id.0 as usize) {
+            info.params = params;
+            info.ret = ret;
+        }
+    }
+
+    fn kernel_signature(&mut self, kernel: &Kernel, id: usize) {
+        let locals = self.declare_params(&kernel.params);
+        let params = kernel
+            .params
+            .iter()
+            .zip(&locals)
+            .map(|(p, l)| KernelParamInfo {
+                name: p.name.name.clone(),
+                ty: self.local_type(*l),
+                local: *l,
+                written: false,
+            })
+            .collect();
+        if let Some(info) = self.info.kernels.get_mut(id) {
+            info.params = params;
+        }
+    }
+
+    /// One local per parameter; duplicate names are `E0207`.
+    fn declare_params(&mut self, params: &[Param]) -> Vec<LocalId> {
+        let mut locals = Vec::new();
+        for (index, param) in params.iter().enumerate() {
+            let ty = match &param.ty {
+                Some(ty) => self.lower_type(ty),
+                None => self.vars.fresh(Class::Any),
+            };
+            if let Some(earlier) =
+                params[..index].iter().find(|p| p.name.name == param.name.name && !is_bogus_name(&p.name.name))
+            {
+                let d = Diagnostic::error("E0207", format!("the parameter `{}` is declared twice", param.name.name))
+                    .primary(param.name.span, "declared again here")
+                    .secondary(earlier.name.span, "first declared here");
+                self.diagnostics.push(d);
+            }
+            locals.push(self.new_local(&param.name.name, ty, Mutability::Immutable, param.name.span, Some(index)));
+        }
+        locals
+    }
+
+    /// Checks the body of every function, then of every kernel.
+    pub(crate) fn check_bodies(&mut self) {
+        let module = self.module;
+        for (index, item) in module.items.iter().enumerate() {
+            if let (Item::Function(f), Some(ItemRef::Function(id))) = (item, self.item_refs.get(index).copied()) {
+                self.check_function_body(f, id);
+            }
+        }
+        for (index, item) in module.items.iter().enumerate() {
+            if let (Item::Kernel(k), Some(ItemRef::Kernel(id))) = (item, self.item_refs.get(index).copied()) {
+                self.check_kernel_body(k, id);
+            }
+        }
+    }
+
+    fn check_function_body(&mut self, function: &Function, id: FunctionId) {
+        let Some(info) = self.info.functions.get(id.0 as usize) else {
+            return;
+        };
+        let (params, ret) = (info.params.clone(), info.ret.clone());
+        let annotation = function.ret.as_ref().map(|t| t.span());
+        self.ctx = BodyContext {
+            owner: Owner::Function(id),
+            return_type: ret.clone(),
+            return_annotation: annotation,
+            loop_depth: 0,
+            dynamic_shared: None,
+        };
+        let body_ty = self.check_body_with_params(&function.params, &params, function.body);
+        let why = match annotation {
+            Some(span) => Because::of(span, "return type declared here"),
+            None => Because::default(),
+        };
+        let tail = self.tail(function.body);
+        self.expect_type_because(tail, &body_ty, &ret, why);
+    }
+
+    fn check_kernel_body(&mut self, kernel: &Kernel, id: usize) {
+        let Some(info) = self.info.kernels.get(id) else {
+            return;
+        };
+        let params: Vec<LocalId> = info.params.iter().map(|p| p.local).collect();
+        self.ctx = BodyContext {
+            owner: Owner::Kernel(id),
+            return_type: Type::Unit,
+            return_annotation: None,
+            loop_depth: 0,
+            dynamic_shared: None,
+        };
+        let body_ty = self.check_body_with_params(&kernel.params, &params, kernel.body);
+        let tail = self.tail(kernel.body);
+        self.expect_type_because(tail, &body_ty, &Type::Unit, Because::help("a kernel's body must have type unit"));
+    }
+
+    fn check_body_with_params(
+        &mut self,
+        params: &[Param],
+        locals: &[LocalId],
+        body: crate::syntax::ast::ExprId,
+    ) -> Type {
+        self.scopes.clear();
+        self.scopes.push();
+        for (param, local) in params.iter().zip(locals) {
+            self.scopes.declare(&param.name.name, *local);
+        }
+        let ty = self.check_expr(body);
+        self.scopes.clear();
+        ty
+    }
+}

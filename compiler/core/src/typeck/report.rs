@@ -1,0 +1,125 @@
+//! The wording of type mismatches (`E0201`): how types under inference are named, where the labels go, and the
+//! hints that fix the common cases (a float literal where an integer was written, a missing conversion, a `ref`
+//! cell read without `!`).
+
+use crate::diagnostic::Diagnostic;
+use crate::source::Span;
+use crate::syntax::ast::{ExprId, ExprKind};
+use crate::types::Type;
+
+use super::Checker;
+
+/// Why an expression was expected to have some type: a label on the cause, and optionally a hint.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Because {
+    pub(crate) cause: Option<(Span, String)>,
+    pub(crate) help: Option<String>,
+}
+
+impl Because {
+    pub(crate) fn of(span: Span, why: impl Into<String>) -> Because {
+        Because { cause: Some((span, why.into())), help: None }
+    }
+
+    pub(crate) fn help(help: impl Into<String>) -> Because {
+        Because { cause: None, help: Some(help.into()) }
+    }
+}
+
+impl Checker<'_> {
+    /// How a diagnostic names `ty` now: a class for an unbound variable, else the source form.
+    pub(crate) fn describe(&self, ty: &Type) -> String {
+        if let Some(class) = self.vars.class_of(ty) {
+            return class.describe().to_string();
+        }
+        let unknown = |inner: &Type| self.vars.class_of(inner).is_some();
+        match self.vars.zonk(ty) {
+            Type::Ref(inner) if unknown(&inner) => "a `ref` cell".to_string(),
+            Type::Vector(inner) if unknown(&inner) => "a vector".to_string(),
+            zonked => self.info.display(&zonked),
+        }
+    }
+
+    /// Unifies `found` (the type of `expr`) with `expected`; on failure reports `E0201` and returns false.
+    pub(crate) fn expect_type(&mut self, expr: ExprId, found: &Type, expected: &Type) -> bool {
+        self.expect_type_because(expr, found, expected, Because::default())
+    }
+
+    pub(crate) fn expect_type_because(&mut self, expr: ExprId, found: &Type, expected: &Type, why: Because) -> bool {
+        if self.vars.unify(expected, found) {
+            return true;
+        }
+        let expected_text = self.describe(expected);
+        let found_text = self.describe(found);
+        let mut d =
+            Diagnostic::error("E0201", format!("mismatched types: expected {expected_text}, found {found_text}"))
+                .primary(self.span(expr), format!("this is {found_text}"));
+        if let Some((span, label)) = why.cause {
+            d = d.secondary(span, label);
+        }
+        if let Some(help) = why.help.or_else(|| self.mismatch_help(expr, found, expected)) {
+            d = d.help(help);
+        }
+        self.diagnostics.push(d);
+        false
+    }
+
+    /// A hint for the usual causes of a mismatch.
+    fn mismatch_help(&self, expr: ExprId, found: &Type, expected: &Type) -> Option<String> {
+        let found = self.vars.zonk(found);
+        let expected_resolved = self.vars.zonk(expected);
+        if let Type::Ref(inner) = &found {
+            if self.vars.clone_unifies(inner, &expected_resolved) {
+                let text = self.snippet(expr);
+                return Some(format!("this is a `ref` cell: read its value with `!{text}`"));
+            }
+        }
+        if let Some(help) = self.literal_help(expr, &expected_resolved) {
+            return Some(help);
+        }
+        let class = self.vars.class_of(&expected_resolved);
+        let target = match (&expected_resolved, class) {
+            (t, _) if t.is_numeric() => Some(self.info.display(t)),
+            (_, Some(super::infer::Class::Float)) => Some("float32".to_string()),
+            _ => None,
+        };
+        if found.is_numeric() {
+            if let Some(target) = target {
+                let text = self.snippet(expr);
+                return Some(format!("convert it: `{target} ({text})`"));
+            }
+        }
+        None
+    }
+
+    /// For a literal of the wrong kind: how to write one of the expected type.
+    fn literal_help(&self, expr: ExprId, expected: &Type) -> Option<String> {
+        let wants_float = expected.is_float() || self.vars.class_of(expected) == Some(super::infer::Class::Float);
+        match self.kind(expr) {
+            ExprKind::Int { value, .. } if wants_float => {
+                let suffix = if *expected == Type::Float64 { "d" } else { "" };
+                Some(format!("write a float literal: `{value}.0{suffix}`"))
+            }
+            ExprKind::Int { value, .. } if expected.is_integer() => {
+                let suffix = integer_suffix(expected);
+                Some(format!("write `{value}{suffix}` for a literal of type {}", self.info.display(expected)))
+            }
+            ExprKind::Float { .. } if expected.is_float() => {
+                let text = self.snippet(expr);
+                let digits = text.trim_end_matches(['f', 'd']);
+                let suffix = if *expected == Type::Float64 { "d" } else { "f" };
+                Some(format!("write `{digits}{suffix}` for a literal of type {}", self.info.display(expected)))
+            }
+            _ => None,
+        }
+    }
+}
+
+fn integer_suffix(ty: &Type) -> &'static str {
+    match ty {
+        Type::Int64 => "L",
+        Type::UInt32 => "u",
+        Type::UInt64 => "UL",
+        _ => "l",
+    }
+}

@@ -1,0 +1,188 @@
+//! Name resolution: lexical scopes of locals, the table of top-level items, and the lookup of a (possibly
+//! qualified) name among locals, items and builtins, in that order. Unknown names are reported here, with a
+//! "did you mean" over every visible name.
+
+use std::collections::HashMap;
+
+use crate::builtins::{self, Builtin};
+use crate::diagnostic::Diagnostic;
+use crate::source::Span;
+use crate::syntax::ast::{ExprId, Path};
+use crate::types::{ConstantId, FunctionId, LocalId, RecordId, Resolution};
+
+use super::suggest;
+use super::Checker;
+
+/// A top-level item that names a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ValueItem {
+    Constant(ConstantId),
+    Function(FunctionId),
+    /// Index in `TypeInfo::kernels`.
+    Kernel(usize),
+}
+
+/// What a name denotes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Named {
+    Local(LocalId),
+    Item(ValueItem),
+    Builtin(&'static Builtin),
+}
+
+impl Named {
+    pub(crate) fn resolution(self) -> Option<Resolution> {
+        match self {
+            Named::Local(l) => Some(Resolution::Local(l)),
+            Named::Item(ValueItem::Constant(c)) => Some(Resolution::Constant(c)),
+            Named::Item(ValueItem::Function(f)) => Some(Resolution::Function(f)),
+            Named::Item(ValueItem::Kernel(_)) => None,
+            Named::Builtin(b) => Some(Resolution::Builtin(b)),
+        }
+    }
+}
+
+/// The top-level names of the module (values and record types live in separate namespaces, as in OCaml).
+#[derive(Debug, Default)]
+pub(crate) struct ItemTable {
+    /// The first definition of each value name, with the span of its name.
+    pub(crate) values: HashMap<String, (ValueItem, Span)>,
+    pub(crate) value_names: Vec<String>,
+    /// The first definition of each record name.
+    pub(crate) records: HashMap<String, (RecordId, Span)>,
+}
+
+impl ItemTable {
+    pub(crate) fn value(&self, name: &str) -> Option<ValueItem> {
+        self.values.get(name).map(|(item, _)| *item)
+    }
+
+    pub(crate) fn record(&self, name: &str) -> Option<RecordId> {
+        self.records.get(name).map(|(id, _)| *id)
+    }
+}
+
+/// Nested lexical scopes of locals; the innermost binding of a name wins.
+#[derive(Debug, Default)]
+pub(crate) struct Scopes {
+    frames: Vec<Vec<(String, LocalId)>>,
+}
+
+impl Scopes {
+    pub(crate) fn push(&mut self) {
+        self.frames.push(Vec::new());
+    }
+
+    pub(crate) fn pop(&mut self) {
+        self.frames.pop();
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.frames.clear();
+    }
+
+    pub(crate) fn declare(&mut self, name: &str, local: LocalId) {
+        if self.frames.is_empty() {
+            self.frames.push(Vec::new());
+        }
+        if let Some(frame) = self.frames.last_mut() {
+            frame.push((name.to_string(), local));
+        }
+    }
+
+    pub(crate) fn lookup(&self, name: &str) -> Option<LocalId> {
+        self.frames.iter().rev().flat_map(|f| f.iter().rev()).find(|(n, _)| n == name).map(|(_, l)| *l)
+    }
+
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.frames.iter().rev().flat_map(|f| f.iter().rev()).map(|(n, _)| n.as_str())
+    }
+}
+
+/// Is this a name the parser invented while recovering (never reported again)?
+pub(crate) fn is_bogus_name(name: &str) -> bool {
+    name.is_empty() || name.starts_with('{') || name == "_"
+}
+
+impl Checker<'_> {
+    /// What `path` denotes, without reporting anything.
+    pub(crate) fn lookup_path(&self, path: &Path) -> Option<Named> {
+        let name = path.name.name.as_str();
+        match &path.module {
+            Some(m) if builtins::BUILTIN_MODULES.contains(&m.name.as_str()) => {
+                builtins::lookup(name).map(Named::Builtin)
+            }
+            Some(_) => self.items.value(name).map(Named::Item),
+            None => self
+                .scopes
+                .lookup(name)
+                .map(Named::Local)
+                .or_else(|| self.items.value(name).map(Named::Item))
+                .or_else(|| builtins::lookup(name).map(Named::Builtin)),
+        }
+    }
+
+    /// Resolves the name of expression `expr`, recording the resolution; reports an unknown name.
+    pub(crate) fn resolve_path(&mut self, path: &Path, expr: ExprId) -> Option<Named> {
+        let Some(named) = self.lookup_path(path) else {
+            self.report_unknown_name(path);
+            return None;
+        };
+        if let Some(resolution) = named.resolution() {
+            self.info.resolutions.insert(expr, resolution);
+        }
+        Some(named)
+    }
+
+    pub(crate) fn report_unknown_name(&mut self, path: &Path) {
+        if is_bogus_name(&path.name.name) || path.module.as_ref().is_some_and(|m| is_bogus_name(&m.name)) {
+            return;
+        }
+        let suggestion = self.suggest_value(path);
+        let mut d = Diagnostic::error("E0200", format!("unknown name `{}`", path.display()))
+            .primary(path.span(), "not found in this scope");
+        if let Some(s) = suggestion {
+            d = d.help(format!("did you mean `{s}`?"));
+        }
+        self.diagnostics.push(d);
+    }
+
+    /// The visible name closest to `path`'s, spelt as it would be written (qualified when `path` is).
+    fn suggest_value(&self, path: &Path) -> Option<String> {
+        let name = path.name.name.as_str();
+        match &path.module {
+            Some(m) if builtins::BUILTIN_MODULES.contains(&m.name.as_str()) => {
+                suggest::closest(name, builtins::all_names()).map(|s| format!("{}.{s}", m.name))
+            }
+            Some(m) => suggest::closest(name, self.items.value_names.iter().map(String::as_str))
+                .map(|s| format!("{}.{s}", m.name)),
+            None => {
+                let mut candidates: Vec<&str> = self.scopes.names().collect();
+                candidates.extend(self.items.value_names.iter().map(String::as_str));
+                for builtin in builtins::all_names() {
+                    candidates.push(builtin);
+                }
+                suggest::closest(name, candidates).map(str::to_string)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inner_scopes_shadow_outer_ones() {
+        let mut scopes = Scopes::default();
+        scopes.push();
+        scopes.declare("x", LocalId(0));
+        scopes.push();
+        scopes.declare("x", LocalId(1));
+        assert_eq!(scopes.lookup("x"), Some(LocalId(1)));
+        scopes.pop();
+        assert_eq!(scopes.lookup("x"), Some(LocalId(0)));
+        scopes.pop();
+        assert_eq!(scopes.lookup("x"), None);
+    }
+}

@@ -1,0 +1,221 @@
+//! Tests of the CUDA C emitter over `tests/codegen/*.sk`: snapshots that hold the `.sk` source, the emitted CUDA C
+//! and the kernel signatures side by side; a check that barriers and collectives appear in the C exactly as often
+//! as in the source; and (ignored by default, it needs NVRTC) a compile of every output with NVRTC.
+
+use std::path::Path;
+
+use skc_core::builtins::Requirement;
+use skc_core::codegen::{emit_cuda, CudaOutput, EmitOptions};
+use skc_core::syntax::ast::ExprKind;
+use skc_core::types::Resolution;
+use skc_core::{check, Checked, NoModules};
+
+/// Checks a `.sk` file, which must have no errors, and emits its CUDA C.
+fn emit(path: &Path, options: &EmitOptions) -> (Checked, CudaOutput) {
+    let text = std::fs::read_to_string(path).expect("readable input");
+    let name = path.file_name().unwrap().to_string_lossy().to_string();
+    let checked = check(&name, &text, &NoModules, &Default::default());
+    let errors: Vec<String> = checked
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| skc_core::diagnostic::render(d, &checked.sources, skc_core::diagnostic::ColorChoice::Never))
+        .collect();
+    assert!(errors.is_empty(), "{name} does not check:\n{}", errors.join("\n"));
+    let output = emit_cuda(&checked.module, &checked.types, &checked.sources, options);
+    (checked, output)
+}
+
+fn inputs() -> Vec<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/codegen");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/codegen exists")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().map(|e| e == "sk").unwrap_or(false))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn codegen_snapshots() {
+    insta::glob!("../../../tests/codegen", "*.sk", |path| {
+        let (checked, output) = emit(path, &EmitOptions::default());
+        let name = path.file_name().unwrap().to_string_lossy();
+        let source = &checked.sources.file(checked.root).text;
+        let kernels: Vec<String> = output.kernels.iter().map(|k| serde_json::to_string(k).unwrap()).collect();
+        let snapshot = format!(
+            "==== {name} ====\n{}\n==== CUDA C ====\n{}\n==== kernels ====\n{}\n",
+            source.trim_end(),
+            output.source.trim_end(),
+            kernels.join("\n")
+        );
+        insta::with_settings!({ prepend_module_to_snapshot => false, omit_expression => true }, {
+            insta::assert_snapshot!(snapshot);
+        });
+    });
+}
+
+/// The emitted code outside the prelude.
+fn code_after_prelude(source: &str) -> &str {
+    match source.find("// ---- end of prelude ----") {
+        Some(i) => &source[i..],
+        None => source,
+    }
+}
+
+/// The C function a builtin's template calls (`__shfl_down_sync`, `__syncthreads`, `skc_uniform_load`).
+fn template_function(template: &str) -> String {
+    template.trim_start_matches('(').split('(').next().unwrap().to_string()
+}
+
+/// Every barrier and collective of the source appears exactly once in the C: no pass duplicated, dropped or
+/// merged one (a superstep adds one `__syncthreads()`).
+#[test]
+fn barriers_and_collectives_are_emitted_exactly_once() {
+    let synchronising: Vec<String> = skc_core::builtins::BUILTINS
+        .iter()
+        .filter(|b| b.requirement != Requirement::None)
+        .map(|b| template_function(b.cuda))
+        .collect();
+    for path in inputs() {
+        let (checked, output) = emit(&path, &EmitOptions::default());
+        let code = code_after_prelude(&output.source);
+        let mut expected: std::collections::BTreeMap<String, usize> =
+            synchronising.iter().map(|s| (s.clone(), 0)).collect();
+        for (i, kind) in checked.module.exprs.iter().enumerate() {
+            let e = skc_core::syntax::ast::ExprId(i as u32);
+            if matches!(kind, ExprKind::Superstep { .. }) {
+                *expected.entry("__syncthreads".into()).or_default() += 1;
+            }
+            if let (ExprKind::Var(_) | ExprKind::Call { .. }, Some(Resolution::Builtin(b))) =
+                (kind, checked.types.resolution(e))
+            {
+                if b.requirement != Requirement::None {
+                    *expected.entry(template_function(b.cuda)).or_default() += 1;
+                }
+            }
+        }
+        for (function, count) in &expected {
+            let found = code.matches(&format!("{function}(")).count();
+            assert_eq!(found, *count, "{}: `{function}` appears {found} times, expected {count}", path.display());
+        }
+    }
+}
+
+#[test]
+fn line_directives_can_be_turned_off() {
+    for path in inputs() {
+        let (_, with) = emit(&path, &EmitOptions::default());
+        let (_, without) = emit(&path, &EmitOptions { line_directives: false });
+        assert!(with.source.contains("#line "), "{}", path.display());
+        assert!(!without.source.contains("#line"), "{}", path.display());
+        let strip = |s: &str| s.lines().filter(|l| !l.starts_with("#line")).collect::<Vec<_>>().join("\n");
+        assert_eq!(strip(&with.source), strip(&without.source));
+    }
+}
+
+/// Writes every output to a folder and compiles it with NVRTC through `scripts/nvrtc_check.py` (needs python3
+/// and the NVRTC wheel; run with `cargo test -- --ignored`).
+#[test]
+#[ignore]
+fn emitted_cuda_compiles_with_nvrtc() {
+    let dir = std::env::temp_dir().join(format!("skc-codegen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for path in inputs() {
+        let (_, output) = emit(&path, &EmitOptions::default());
+        let stem = path.file_stem().unwrap().to_string_lossy();
+        std::fs::write(dir.join(format!("{stem}.cu")), &output.source).unwrap();
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/nvrtc_check.py");
+    let status = std::process::Command::new("python3").arg(script).arg(&dir).status().expect("python3 runs");
+    assert!(status.success(), "NVRTC rejected some output (see above); files in {}", dir.display());
+}
+
+/// The emitter never panics, whatever the front end made of the input (it is only meant for programs without
+/// errors, but the language server may call it on anything).
+#[test]
+fn odd_input_does_not_panic() {
+    let inputs = [
+        "kernel k (a : float32 vector) = a.(0) <- ",
+        "kernel k = let x = in x",
+        "let f x = f x\nkernel k (a : int32 vector) = a.(0) <- f 1",
+        "kernel k (a : int32 vector) = let%shared (t : int32) = 0 in t.(0) <- undefined_name",
+        "type r = { x : r }\nkernel k (a : r vector) = a.(0) <- a.(1)",
+        "kernel k (a : int32 vector) = a.(0) <- (return 1)",
+        "kernel k () = while true do break done; for i = 10 downto 0 do continue done",
+        "let c = [| |]\nkernel k (a : int32 vector) = a.(0) <- c.(0)",
+        "kernel k (a : int32 vector) = a.(0) <- select true (shfl 1 0) (shfl 2 0); let _ = activemask in ()",
+        "kernel class (new : int32 vector) = let x' = 1 in let x' = x' + 1 in new.(0) <- x'",
+    ];
+    for text in inputs {
+        let checked = check("odd.sk", text, &NoModules, &Default::default());
+        let output = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
+        assert!(output.source.starts_with("// Generated by skc"), "{text}");
+    }
+}
+
+/// A loader that knows one module, `Geometry` (file `geometry.sk`).
+struct GeometryModule;
+
+impl skc_core::ModuleLoader for GeometryModule {
+    fn load(&self, module: &str, _importer: &str) -> Result<(String, String), String> {
+        match module {
+            "Geometry" => Ok((
+                "lib/geometry.sk".into(),
+                "type point = { x : float32; y : float32 }\n\nlet norm2 (p : point) : float32 =\n  p.x *. p.x +. p.y *. p.y\n"
+                    .into(),
+            )),
+            _ => Err(format!("no module {module}")),
+        }
+    }
+}
+
+/// Items of an opened module keep `#line` directives that name their own file.
+#[test]
+fn opened_modules_keep_their_file_names() {
+    let root = "open Geometry\n\nkernel lengths (ps : point vector) (out : float32 vector) =\n  let i = global_idx_x in\n  out.(i) <- sqrt (norm2 ps.(i))\n";
+    let checked = check("main \"dir\"\\lengths.sk", root, &GeometryModule, &Default::default());
+    assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+    let output = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
+    insta::with_settings!({ prepend_module_to_snapshot => false, omit_expression => true }, {
+        insta::assert_snapshot!(output.source);
+    });
+    assert!(output.source.contains("#line 1 \"lib/geometry.sk\""));
+    assert!(output.source.contains("#line 3 \"main \\\"dir\\\"\\\\lengths.sk\""));
+}
+
+/// The runtime reads the signatures as JSON; a kernel whose name C reserves gets another symbol.
+#[test]
+fn kernel_signatures_as_json() {
+    let text = "type pair = { a : int32; b : float64 }\nkernel main (xs : pair vector) (n : int64) (p : pair) (ok : bool) =\n  xs.(0) <- p";
+    let checked = check("main.sk", text, &NoModules, &Default::default());
+    assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+    let output = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
+    let json = serde_json::to_value(&output).unwrap();
+    assert_eq!(
+        json["kernels"],
+        serde_json::json!([{
+            "name": "main",
+            "symbol": "main_",
+            "params": [
+                { "name": "xs", "kind": { "vector": { "elem": { "record": "pair" }, "writable": true } } },
+                { "name": "n", "kind": { "scalar": "int64" } },
+                { "name": "p", "kind": { "record": "pair" } },
+                { "name": "ok", "kind": { "scalar": "bool" } }
+            ],
+            "dynamic_shared_elem": null
+        }])
+    );
+    assert_eq!(
+        json["records"],
+        serde_json::json!([{
+            "name": "pair", "c_name": "pair", "size": 16, "align": 8,
+            "fields": [
+                { "name": "a", "ty": { "scalar": "int32" }, "offset": 0 },
+                { "name": "b", "ty": { "scalar": "float64" }, "offset": 8 }
+            ]
+        }])
+    );
+    assert!(output.source.contains("extern \"C\" __global__ void main_(pair* __restrict__ xs, long long n, pair p, bool ok)"));
+}
