@@ -20,8 +20,6 @@ pub enum RuntimeError {
     Driver { call: &'static str, code: String, description: String, kernel: Option<String> },
     /// The `.sk` program has errors; `rendered` holds the diagnostics as `skc check` prints them.
     Frontend { file: String, error_count: usize, rendered: String },
-    /// This build of the compiler core has no CUDA C emitter yet.
-    CodegenUnavailable,
     /// NVRTC could not be loaded or rejected the generated CUDA C.
     Nvrtc { module: String, source: NvrtcError },
     /// A file could not be read.
@@ -110,10 +108,6 @@ impl fmt::Display for RuntimeError {
                 let plural = if *error_count == 1 { "" } else { "s" };
                 write!(f, "{file} has {error_count} error{plural}:\n{}", rendered.trim_end())
             }
-            RuntimeError::CodegenUnavailable => f.write_str(
-                "this build of skc-core has no CUDA C emitter (`skc_core::codegen::emit_cuda`); \
-                 load CUDA C with `Module::from_cuda` or rebuild with the emitter merged",
-            ),
             RuntimeError::Nvrtc { module, source } => write!(f, "cannot compile `{module}`: {source}"),
             RuntimeError::Io { path, source } => write!(f, "cannot read {}: {source}", path.display()),
             RuntimeError::NoSuchKernel { module, kernel, available } => write!(

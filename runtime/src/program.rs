@@ -69,17 +69,11 @@ impl Program {
     }
 }
 
-#[cfg(skc_codegen)]
 fn emit(name: &str, checked: &skc_core::Checked) -> Result<Program> {
     use skc_core::codegen::{emit_cuda, EmitOptions};
     let output = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
     let kernels = output.kernels.iter().map(|k| crate::signature::from_codegen(k, &output.records)).collect();
     Ok(Program { name: name.to_string(), cuda_source: output.source, kernels })
-}
-
-#[cfg(not(skc_codegen))]
-fn emit(_name: &str, _checked: &skc_core::Checked) -> Result<Program> {
-    Err(RuntimeError::CodegenUnavailable)
 }
 
 /// Finds opened modules: `m.sk` or `M.sk` next to the importing file, then in `$SKC_STDLIB`.

@@ -162,7 +162,6 @@ mod tests {
 }
 
 /// The runtime's view of a signature the emitter produced; records get their sizes from the emitter's layouts.
-#[cfg(skc_codegen)]
 pub(crate) fn from_codegen(
     kernel: &skc_core::codegen::KernelSignature,
     records: &[skc_core::codegen::RecordLayout],
@@ -199,7 +198,6 @@ pub(crate) fn from_codegen(
     }
 }
 
-#[cfg(skc_codegen)]
 fn scalar_from_codegen(kind: skc_core::codegen::ScalarKind) -> ScalarType {
     use skc_core::codegen::ScalarKind as K;
     match kind {
