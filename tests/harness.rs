@@ -14,7 +14,9 @@ pub struct DirLoader;
 
 impl ModuleLoader for DirLoader {
     fn load(&self, module: &str, importer: &str) -> Result<(String, String), String> {
-        let dir = Path::new(importer).parent().unwrap_or(Path::new("."));
+        // Importers are named from the repository root (see `display_name`).
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let dir = repo.join(Path::new(importer).parent().unwrap_or(Path::new(".")));
         let mut lower = module.to_string();
         lower[..1].make_ascii_lowercase();
         for name in [format!("{lower}.sk"), format!("{module}.sk")] {
@@ -30,7 +32,7 @@ impl ModuleLoader for DirLoader {
 /// A stable, machine-independent file name for snapshots: the path from the `tests/` folder on.
 pub fn display_name(path: &Path) -> String {
     let text = path.to_string_lossy().replace('\\', "/");
-    match text.find("/tests/") {
+    match text.rfind("/tests/") {
         Some(i) => text[i + 1..].to_string(),
         None => text,
     }
@@ -53,8 +55,12 @@ pub fn render_all(checked: &Checked) -> String {
     out
 }
 
-/// `(line, "error"|"warning", code)` triples written in the root file's comments.
-pub fn expected(text: &str) -> BTreeSet<(usize, String, String)> {
+/// Where a diagnostic is expected: a line of the root file, or `file.sk:LINE` in an opened module.
+pub type Expectation = (String, String, String);
+
+/// `(place, "error"|"warning", code)` triples written in the root file's comments: `(* error: E0001 *)` on the
+/// offending line, or `(* error: E0001 at vecmath.sk:6 *)` for a diagnostic inside an opened module.
+pub fn expected(text: &str) -> BTreeSet<Expectation> {
     let mut out = BTreeSet::new();
     for (number, line) in text.lines().enumerate() {
         for (kind, marker) in [("error", "(* error: "), ("warning", "(* warning: ")] {
@@ -62,28 +68,41 @@ pub fn expected(text: &str) -> BTreeSet<(usize, String, String)> {
             while let Some(i) = rest.find(marker) {
                 rest = &rest[i + marker.len()..];
                 let code: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
-                out.insert((number + 1, kind.to_string(), code));
+                let after = &rest[code.len()..];
+                let place = match after.strip_prefix(" at ") {
+                    Some(place) => place.split_whitespace().next().unwrap_or("").to_string(),
+                    None => (number + 1).to_string(),
+                };
+                out.insert((place, kind.to_string(), code));
             }
         }
     }
     out
 }
 
-/// The same triples for what the compiler reported in the root file.
-pub fn actual(checked: &Checked) -> BTreeSet<(usize, String, String)> {
+/// The same triples for what the compiler reported, in every file.
+pub fn actual(checked: &Checked) -> BTreeSet<Expectation> {
     checked
         .diagnostics
         .iter()
-        .filter(|d| d.severity != Severity::Note && d.primary_span().file == checked.root)
+        .filter(|d| d.severity != Severity::Note)
         .map(|d| {
-            let (line, _) = checked.sources.file(checked.root).line_col(d.primary_span().start as usize);
-            (line + 1, d.severity.as_str().to_string(), d.code.to_string())
+            let span = d.primary_span();
+            let file = checked.sources.file(span.file);
+            let (line, _) = file.line_col(span.start as usize);
+            let place = if span.file == checked.root {
+                (line + 1).to_string()
+            } else {
+                let base = file.name.rsplit('/').next().unwrap_or(&file.name).to_string();
+                format!("{base}:{}", line + 1)
+            };
+            (place, d.severity.as_str().to_string(), d.code.to_string())
         })
         .collect()
 }
 
 /// A readable account of the differences, empty when they agree.
-pub fn compare(expected: &BTreeSet<(usize, String, String)>, actual: &BTreeSet<(usize, String, String)>) -> String {
+pub fn compare(expected: &BTreeSet<Expectation>, actual: &BTreeSet<Expectation>) -> String {
     let mut out = String::new();
     for (line, kind, code) in expected.difference(actual) {
         out.push_str(&format!("  missing {kind} {code} on line {line}\n"));

@@ -1,6 +1,7 @@
 //! `skc`: the command line. Diagnostics go to stderr; artifacts and JSON to stdout. Exit status: 0 clean, 1 errors
 //! in the input, 2 usage or I/O errors.
 
+mod build;
 mod check;
 mod loader;
 mod output;
@@ -21,6 +22,10 @@ struct Cli {
 enum Command {
     /// Parse, type-check and run the convergence analysis; print diagnostics.
     Check(check::CheckArgs),
+    /// Check, emit CUDA C, compile with NVRTC, write artifacts and print each kernel's resources.
+    Build(build::BuildArgs),
+    /// Print an intermediate form (CUDA C or PTX) on stdout.
+    Emit(build::EmitArgs),
     /// Print the explanation of a diagnostic code (for example `skc explain E0001`).
     Explain {
         /// The code, such as E0001.
@@ -62,7 +67,22 @@ pub enum Color {
     Never,
 }
 
+/// The front end walks nested expressions recursively; a large stack keeps very long `let` chains and deep
+/// nesting from overflowing it (as rustc does).
+const STACK_BYTES: usize = 256 << 20;
+
 fn main() -> ExitCode {
+    let worker = std::thread::Builder::new().name("skc".into()).stack_size(STACK_BYTES).spawn(run);
+    match worker.map(|handle| handle.join()) {
+        Ok(Ok(code)) => code,
+        _ => {
+            eprintln!("error: internal compiler error (the compiler thread failed); please report it with the input");
+            ExitCode::from(101)
+        }
+    }
+}
+
+fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -72,6 +92,8 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Build(args) => build::build(&args),
+        Command::Emit(args) => build::emit(&args),
         Command::Explain { code } => explain(&code),
     }
 }

@@ -137,7 +137,8 @@ pub fn render(diagnostic: &Diagnostic, sources: &SourceMap, color: ColorChoice) 
         .with_message(&diagnostic.message);
     // Labels print in source order (top to bottom); the JSON keeps the explanation's order.
     let mut labels: Vec<&Label> = diagnostic.labels.iter().collect();
-    labels.sort_by_key(|l| (l.span.file, l.span.start, l.span.end));
+    // The primary label's file first: ariadne titles the report with the first group's position.
+    labels.sort_by_key(|l| (l.span.file != primary.file, l.span.file, l.span.start, l.span.end));
     for label in labels {
         let mut l = AriadneLabel::new((name(label.span), label.span.range())).with_message(&label.message);
         if colored {
@@ -209,7 +210,10 @@ pub fn to_json(diagnostic: &Diagnostic, sources: &SourceMap) -> serde_json::Valu
     }
     json!({
         "message": diagnostic.message,
-        "code": {"code": diagnostic.code, "explanation": crate::explain::explain(diagnostic.code).map(|e| e.title)},
+        "code": {
+            "code": diagnostic.code,
+            "explanation": crate::explain::explain(diagnostic.code).map(|e| format!("{}\n\n{}", e.title, e.body.trim_end())),
+        },
         "level": diagnostic.severity.as_str(),
         "spans": spans,
         "children": children,

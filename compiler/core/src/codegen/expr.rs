@@ -363,7 +363,10 @@ impl FnLowering<'_, '_> {
                 }
             }
         }
-        if let Some(helper) = b.cuda.strip_suffix("({0})").or_else(|| b.cuda.strip_suffix("({0}, {1})")) {
+        let atomic_helper = b.cuda.starts_with("skc_atomic_").then(|| b.cuda.split('(').next().unwrap_or(""));
+        if let Some(helper) =
+            b.cuda.strip_suffix("({0})").or_else(|| b.cuda.strip_suffix("({0}, {1})")).or(atomic_helper)
+        {
             if helper.starts_with("skc_") {
                 let ty = self.c_type(self.g.ty(e));
                 self.g.helper_overloads.borrow_mut().insert((helper.to_string(), ty));

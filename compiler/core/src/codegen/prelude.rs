@@ -112,6 +112,73 @@ __device__ __forceinline__ T skc_uniform_load(const T* a, int i) {
   return value;
 }",
     },
+    Helper {
+        name: "skc_atomic_add",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ int skc_atomic_add(int* p, int v) { return atomicAdd(p, v); }
+__device__ __forceinline__ unsigned int skc_atomic_add(unsigned int* p, unsigned int v) { return atomicAdd(p, v); }
+__device__ __forceinline__ long long skc_atomic_add(long long* p, long long v) { return (long long)atomicAdd((unsigned long long*)p, (unsigned long long)v); }
+__device__ __forceinline__ unsigned long long skc_atomic_add(unsigned long long* p, unsigned long long v) { return atomicAdd(p, v); }
+__device__ __forceinline__ float skc_atomic_add(float* p, float v) { return atomicAdd(p, v); }
+__device__ __forceinline__ double skc_atomic_add(double* p, double v) { return atomicAdd(p, v); }",
+    },
+    Helper {
+        name: "skc_atomic_sub",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ int skc_atomic_sub(int* p, int v) { return atomicSub(p, v); }
+__device__ __forceinline__ unsigned int skc_atomic_sub(unsigned int* p, unsigned int v) { return atomicSub(p, v); }
+__device__ __forceinline__ long long skc_atomic_sub(long long* p, long long v) { return (long long)atomicAdd((unsigned long long*)p, 0ull - (unsigned long long)v); }
+__device__ __forceinline__ unsigned long long skc_atomic_sub(unsigned long long* p, unsigned long long v) { return atomicAdd(p, 0ull - v); }",
+    },
+    Helper {
+        name: "skc_atomic_exch",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ int skc_atomic_exch(int* p, int v) { return atomicExch(p, v); }
+__device__ __forceinline__ unsigned int skc_atomic_exch(unsigned int* p, unsigned int v) { return atomicExch(p, v); }
+__device__ __forceinline__ long long skc_atomic_exch(long long* p, long long v) { return (long long)atomicExch((unsigned long long*)p, (unsigned long long)v); }
+__device__ __forceinline__ unsigned long long skc_atomic_exch(unsigned long long* p, unsigned long long v) { return atomicExch(p, v); }
+__device__ __forceinline__ float skc_atomic_exch(float* p, float v) { return atomicExch(p, v); }
+__device__ __forceinline__ double skc_atomic_exch(double* p, double v) { return __longlong_as_double((long long)atomicExch((unsigned long long*)p, (unsigned long long)__double_as_longlong(v))); }",
+    },
+    Helper {
+        name: "skc_atomic_cas",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ int skc_atomic_cas(int* p, int expected, int v) { return atomicCAS(p, expected, v); }
+__device__ __forceinline__ unsigned int skc_atomic_cas(unsigned int* p, unsigned int expected, unsigned int v) { return atomicCAS(p, expected, v); }
+__device__ __forceinline__ long long skc_atomic_cas(long long* p, long long expected, long long v) { return (long long)atomicCAS((unsigned long long*)p, (unsigned long long)expected, (unsigned long long)v); }
+__device__ __forceinline__ unsigned long long skc_atomic_cas(unsigned long long* p, unsigned long long expected, unsigned long long v) { return atomicCAS(p, expected, v); }",
+    },
+    Helper {
+        name: "skc_atomic_and",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ int skc_atomic_and(int* p, int v) { return atomicAnd(p, v); }
+__device__ __forceinline__ unsigned int skc_atomic_and(unsigned int* p, unsigned int v) { return atomicAnd(p, v); }
+__device__ __forceinline__ long long skc_atomic_and(long long* p, long long v) { return (long long)atomicAnd((unsigned long long*)p, (unsigned long long)v); }
+__device__ __forceinline__ unsigned long long skc_atomic_and(unsigned long long* p, unsigned long long v) { return atomicAnd(p, v); }",
+    },
+    Helper {
+        name: "skc_atomic_or",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ int skc_atomic_or(int* p, int v) { return atomicOr(p, v); }
+__device__ __forceinline__ unsigned int skc_atomic_or(unsigned int* p, unsigned int v) { return atomicOr(p, v); }
+__device__ __forceinline__ long long skc_atomic_or(long long* p, long long v) { return (long long)atomicOr((unsigned long long*)p, (unsigned long long)v); }
+__device__ __forceinline__ unsigned long long skc_atomic_or(unsigned long long* p, unsigned long long v) { return atomicOr(p, v); }",
+    },
+    Helper {
+        name: "skc_atomic_xor",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ int skc_atomic_xor(int* p, int v) { return atomicXor(p, v); }
+__device__ __forceinline__ unsigned int skc_atomic_xor(unsigned int* p, unsigned int v) { return atomicXor(p, v); }
+__device__ __forceinline__ long long skc_atomic_xor(long long* p, long long v) { return (long long)atomicXor((unsigned long long*)p, (unsigned long long)v); }
+__device__ __forceinline__ unsigned long long skc_atomic_xor(unsigned long long* p, unsigned long long v) { return atomicXor(p, v); }",
+    },
 ];
 
 /// The prelude for code whose text is `code`: every helper it calls, with their dependencies, in table order.
@@ -155,7 +222,7 @@ fn helper_code(helper: &Helper, overloads: &BTreeSet<(String, String)>) -> Strin
     }
     let chosen: Vec<&str> = lines
         .into_iter()
-        .filter(|l| types.iter().any(|ty| l.contains(&format!("({ty} "))))
+        .filter(|l| types.iter().any(|ty| l.contains(&format!("({ty} ")) || l.contains(&format!("({ty}* "))))
         .collect();
     if chosen.is_empty() {
         helper.code.to_string()

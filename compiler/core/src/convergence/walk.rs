@@ -487,10 +487,8 @@ impl<'a> Walker<'a> {
     }
 
     fn builtin(&mut self, builtin: &'static Builtin, e: ExprId, args: &[ExprId], span: Span) -> Value {
-        let mut joined = Value::uniform();
-        for &arg in args {
-            joined = joined.join(self.expr(arg));
-        }
+        let values: Vec<Value> = args.iter().map(|&arg| self.expr(arg)).collect();
+        let joined = values.iter().cloned().fold(Value::uniform(), Value::join);
         let control = self.effective_control();
         if builtin.requirement != Requirement::None {
             let name = self.written_name(e, builtin);
@@ -501,8 +499,10 @@ impl<'a> Walker<'a> {
             // Another block may write a global vector between two threads' loads: only shared memory (and data
             // nobody writes) comes back block-uniform.
             ResultUniformity::BlockUniform if self.is_written_global(args.first().copied()) => joined,
+            // Block-uniform only if every thread reads the same element: join the arguments (the index).
             ResultUniformity::BlockUniform => {
-                Value::new(Uniformity::BlockUniform, OriginKind::Builtin(e), span, None)
+                let indices = values.iter().skip(1).cloned().fold(Value::uniform(), Value::join);
+                Value::new(Uniformity::BlockUniform, OriginKind::Builtin(e), span, None).join(indices)
             }
             ResultUniformity::WarpUniform => {
                 Value::new(Uniformity::WarpUniform, OriginKind::Builtin(e), span, None)

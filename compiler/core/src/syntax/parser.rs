@@ -606,8 +606,8 @@ impl<'a> Parser<'a> {
         let mut statements = vec![self.parse_statement()];
         while self.peek() == Token::Semi {
             self.bump();
-            if is_closer(self.peek()) || (self.at_item_start() && self.peek() != Token::Let) {
-                break; // trailing `;`
+            if is_closer(self.peek()) || self.at_item_start() {
+                break; // trailing `;` (a `let` in column 0 starts the next item)
             }
             statements.push(self.parse_statement());
         }
@@ -617,6 +617,16 @@ impl<'a> Parser<'a> {
             expr = self.module.alloc(ExprKind::Seq(first, expr), span);
         }
         expr
+    }
+
+    /// A `let` body: in tail position, so a chain of `let`s does not count towards the nesting limit (later
+    /// passes walk such chains on the CLI's and language server's large stacks).
+    fn parse_tail_seq(&mut self) -> ExprId {
+        let depth = self.depth;
+        self.depth = self.depth.saturating_sub(1);
+        let body = self.parse_seq();
+        self.depth = depth;
+        body
     }
 
     /// One element of a sequence; on a syntax error, skips to the next `;` or closing token.
@@ -729,7 +739,14 @@ impl<'a> Parser<'a> {
             _ => return self.parse_application(),
         };
         self.bump();
-        let operand = self.parse_binary(UNARY_OPERAND_LEVEL);
+        // `-2147483648`: the magnitude of a negated literal may be one past the positive maximum.
+        let operand = if op == UnaryOp::Neg && self.peek() == Token::Int && binary_operator(self.peek_at(1)).map(|o| o.0 < 7).unwrap_or(true) {
+            let lexeme = self.bump();
+            let kind = self.int_literal_negated(lexeme, true);
+            self.module.alloc(kind, self.span_of(lexeme))
+        } else {
+            self.parse_binary(UNARY_OPERAND_LEVEL)
+        };
         self.module.alloc(ExprKind::Unary { op, operand }, self.span_from(start))
     }
 
@@ -958,9 +975,14 @@ impl<'a> Parser<'a> {
     }
 
     fn int_literal(&mut self, lexeme: Lexeme) -> ExprKind {
+        self.int_literal_negated(lexeme, false)
+    }
+
+    fn int_literal_negated(&mut self, lexeme: Lexeme, negated: bool) -> ExprKind {
         let text = self.text_of(lexeme);
         let (digits, suffix) = split_int_suffix(text);
         let digits: String = digits.chars().filter(|&c| c != '_').collect();
+        let decimal = !digits.starts_with("0x") && !digits.starts_with("0X") && !digits.starts_with("0b") && !digits.starts_with("0B");
         let parsed = if let Some(hex) = digits.strip_prefix("0x").or(digits.strip_prefix("0X")) {
             u64::from_str_radix(hex, 16)
         } else if let Some(bin) = digits.strip_prefix("0b").or(digits.strip_prefix("0B")) {
@@ -968,13 +990,17 @@ impl<'a> Parser<'a> {
         } else {
             digits.parse::<u64>()
         };
+        // An int32 literal written in decimal must fit int32; in hex or binary it may spell any 32-bit pattern.
         let limit = match suffix {
-            None | Some(IntSuffix::L32) => u32::MAX as u64, // int32, two's complement bits allowed for hex
+            None | Some(IntSuffix::L32) if decimal => i32::MAX as u64 + negated as u64,
+            None | Some(IntSuffix::L32) => u32::MAX as u64,
             Some(IntSuffix::U32) => u32::MAX as u64,
             Some(IntSuffix::L64) | Some(IntSuffix::U64) => u64::MAX,
         };
         match parsed {
-            Ok(value) if value <= limit => ExprKind::Int { value, suffix },
+            Ok(value) if value <= limit && !(decimal && suffix == Some(IntSuffix::L64) && value > i64::MAX as u64 + negated as u64) => {
+                ExprKind::Int { value, suffix }
+            }
             _ => {
                 let d = Diagnostic::error("E0102", "integer literal out of range")
                     .primary(self.span_of(lexeme), "does not fit its type")
@@ -1168,7 +1194,7 @@ impl<'a> Parser<'a> {
         };
         let value = self.parse_seq();
         self.expect(Token::In);
-        let body = self.parse_seq();
+        let body = self.parse_tail_seq();
         self.module.alloc(ExprKind::Let { binder, ty, kind, value, body }, self.span_from(start))
     }
 

@@ -144,10 +144,8 @@ impl Checker<'_> {
                 self.report_kernel_use(callee);
                 return Type::Error;
             }
-            Some(Named::Item(ValueItem::Constant(c))) => {
-                format!("a constant of type {}", self.describe(&self.constant_type(c.0 as usize)))
-            }
-            Some(Named::Local(local)) => format!("a local variable of type {}", self.describe(&self.local_type(local))),
+            Some(Named::Item(ValueItem::Constant(_))) => "a constant",
+            Some(Named::Local(_)) => "a local variable",
         };
         let d = Diagnostic::error("E0210", format!("`{}` is not a function", callee.display()))
             .primary(callee.span(), format!("this is {what}"))

@@ -239,25 +239,33 @@ impl Checker<'_> {
         self.expect_type_because(tail, &ty, &Type::Unit, Because::help("a loop body must have type unit"));
     }
 
-    /// `e1; e2; ...`: walked as a list (long sequences nest deeply to the left), each value but the last discarded.
+    /// `e1; e2; ...`: walked as a list (a long sequence is a deep chain of `Seq` nodes, nested either way); every
+    /// value but the last is discarded.
     fn check_seq(&mut self, id: ExprId) -> Type {
-        let mut nodes = Vec::new();
-        let mut first = id;
-        while let ExprKind::Seq(left, right) = self.kind(first) {
-            nodes.push((first, *right));
-            first = *left;
-        }
-        self.check_expr(first);
-        self.deferred.push(Deferred::Discarded { expr: first });
-        let mut last = Type::Unit;
-        for (index, (node, right)) in nodes.iter().rev().enumerate() {
-            last = self.check_expr(*right);
-            self.set_type(*node, last.clone());
-            if index + 1 < nodes.len() {
-                self.deferred.push(Deferred::Discarded { expr: *right });
+        let mut statements = Vec::new();
+        let mut seq_nodes = Vec::new();
+        let mut stack = vec![id];
+        while let Some(node) = stack.pop() {
+            match self.kind(node) {
+                ExprKind::Seq(first, rest) => {
+                    seq_nodes.push((node, *rest));
+                    stack.extend([*rest, *first]);
+                }
+                _ => statements.push(node),
             }
         }
-        last
+        let Some((&last, discarded)) = statements.split_last() else { return Type::Error };
+        for statement in discarded {
+            self.check_expr(*statement);
+            self.deferred.push(Deferred::Discarded { expr: *statement });
+        }
+        let ty = self.check_expr(last);
+        // Children were pushed after their parents: in reverse, each node's `rest` is typed before it.
+        for (node, rest) in seq_nodes.into_iter().rev() {
+            let rest_ty = self.type_of(rest);
+            self.set_type(node, rest_ty);
+        }
+        ty
     }
 
     fn check_superstep(&mut self, body: ExprId) -> Type {
@@ -280,9 +288,10 @@ impl Checker<'_> {
 
     fn check_return(&mut self, id: ExprId, value: Option<ExprId>) -> Type {
         let expected = self.ctx.return_type.clone();
-        let why = match self.ctx.return_annotation {
-            Some(span) => Because::of(span, "return type declared here"),
-            None => Because::default(),
+        let why = match (self.ctx.return_annotation, self.ctx.owner) {
+            (Some(span), _) => Because::of(span, "return type declared here"),
+            (None, super::Owner::Kernel(_)) => Because::help("a kernel returns no value: write `return`"),
+            (None, _) => Because::default(),
         };
         match value {
             Some(value) => {

@@ -227,14 +227,18 @@ impl<'a> Checker<'a> {
 
     /// The expression whose value a block yields: the last of a sequence, the body of a `let`.
     pub(crate) fn tail(&self, mut id: ExprId) -> ExprId {
-        for _ in 0..MAX_DEPTH {
-            id = match self.kind(id) {
+        loop {
+            let next = match self.kind(id) {
                 ExprKind::Seq(_, last) => *last,
                 ExprKind::Let { body, .. } | ExprKind::LetArray { body, .. } => *body,
                 _ => return id,
             };
+            // Children are allocated before their parents, so this always terminates; stop on anything else.
+            if next >= id {
+                return id;
+            }
+            id = next;
         }
-        id
     }
 
     pub(crate) fn error_count(&self) -> usize {

@@ -27,10 +27,12 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len() * width + b.len()]
 }
 
-/// The candidate closest to `name`, if one is close enough to be a plausible typo (a third of the name's length,
-/// at least one edit). Ties go to the earliest candidate.
+/// The candidate closest to `name`, if one is close enough to be a plausible typo. Ties go to the earliest
+/// candidate.
 pub(crate) fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
-    let limit = (name.chars().count() / 3).max(1);
+    let length = name.chars().count();
+    // A third of the name, at least one edit, and never every character (`z` does not suggest `x`).
+    let limit = (length / 3).max(1).min(length.saturating_sub(1));
     let mut best: Option<(usize, &str)> = None;
     for candidate in candidates {
         if candidate == name || candidate.starts_with('{') {
@@ -62,5 +64,6 @@ mod tests {
         assert_eq!(closest("thread_id_x", names), Some("thread_idx_x"));
         assert_eq!(closest("sqtr", names), Some("sqrt"));
         assert_eq!(closest("zzzzzzzz", names), None);
+        assert_eq!(closest("z", ["x", "y"]), None);
     }
 }

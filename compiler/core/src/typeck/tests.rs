@@ -784,3 +784,13 @@ fn opened_modules_are_reached_bare_and_qualified() {
         checked.diagnostics.iter().map(|d| (d.code, checked.sources.snippet(d.primary_span()).to_string())).collect();
     assert_eq!(found, [("E0200", "Weno.missing".to_string())]);
 }
+
+#[test]
+fn long_sequences_are_checked_without_deep_recursion() {
+    let body: Vec<String> = (0..20_000).map(|i| format!("  a.({}) <- {i}", i % 7)).collect();
+    let src = format!("let k = [%kernel fun (a : int32 vector) ->\n{};\n  a.(0) + 1\n]\n", body.join(";\n"));
+    let (info, diagnostics) = check_info(&src);
+    let codes: Vec<&str> = diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["E0201"]);
+    assert!(written(&info, 0)[0]);
+}
