@@ -48,6 +48,7 @@ step() {
 
 step "tests: runtime" "$BIN/gpu" --test-threads=1
 step "tests: examples" "$BIN/gpu_examples" --test-threads=1
+step "tests: typed wrappers" "$BIN/wrappers" --test-threads=1
 
 # Small sizes that are not multiples of the block: the sanitizers slow kernels down a lot.
 EXAMPLES=("vector_add 100003" "reduce 100003" "warp_reduce 1000003" "scan 100003" "histogram 1000003"

@@ -66,7 +66,7 @@ impl Rng {
     }
 
     pub fn below(&mut self, n: u32) -> u32 {
-        ((self.next_u64() >> 32) * n as u64 >> 32) as u32
+        (((self.next_u64() >> 32) * n as u64) >> 32) as u32
     }
 
     pub fn f32s(&mut self, n: usize, lo: f32, hi: f32) -> Vec<f32> {

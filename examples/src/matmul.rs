@@ -22,7 +22,7 @@ impl Matmul {
 
     /// `c = a * b` for n x n row-major matrices.
     pub fn run(&self, a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>, c: &mut DeviceBuffer<f32>, n: usize) -> Result<()> {
-        if n == 0 || n % TILE != 0 {
+        if n == 0 || !n.is_multiple_of(TILE) {
             return Err(RuntimeError::LaunchConfig {
                 kernel: "matmul".into(),
                 reason: format!("n = {n}: this kernel needs a positive multiple of {TILE}"),

@@ -1,25 +1,32 @@
-//! `c = a + b` (kernels/vector_add.sk): one thread per element.
+//! `c = a + b` (kernels/vector_add.sk): one thread per element. Launched through the typed wrapper that
+//! `build.rs` generates with skc-build: `launch_vector_add(&config, &a, &b, &mut c, n)` only accepts the
+//! kernel's types, checked by rustc.
 
-use skc_runtime::{args, Context, DeviceBuffer, Extent, Kernel, LaunchConfig, Result};
+use skc_runtime::{Context, DeviceBuffer, Extent, LaunchConfig, Result};
 
 use crate::common::{gb_per_s, int32, max_abs_diff, Outcome, Rng};
-use crate::kernels;
+
+/// Generated from kernels/vector_add.sk at build time.
+pub mod generated {
+    include!(concat!(env!("OUT_DIR"), "/vector_add.rs"));
+}
 
 pub struct VectorAdd {
-    kernel: Kernel,
+    kernels: generated::VectorAdd,
 }
 
 impl VectorAdd {
     pub fn load(ctx: &Context) -> Result<VectorAdd> {
-        let kernel = kernels::VECTOR_ADD.load(ctx)?.kernel("vector_add")?;
-        let n = Extent::param("n");
-        let kernel = kernel.require_len("a", n.clone())?.require_len("b", n.clone())?.require_len("c", n)?;
-        Ok(VectorAdd { kernel })
+        let mut kernels = generated::VectorAdd::load(ctx)?;
+        for vector in ["a", "b", "c"] {
+            kernels.vector_add.set_len(vector, Extent::param("n"))?;
+        }
+        Ok(VectorAdd { kernels })
     }
 
     pub fn run(&self, a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>, c: &mut DeviceBuffer<f32>) -> Result<()> {
         let n = a.len();
-        self.kernel.launch(&LaunchConfig::for_elements(n, 256), args![a, b, c, int32(n)])
+        self.kernels.launch_vector_add(&LaunchConfig::for_elements(n, 256), a, b, c, int32(n))
     }
 }
 

@@ -189,7 +189,7 @@ fn check_shared(sig: &KernelSignature, config: &LaunchConfig, limits: &Limits) -
                 "the kernel has a dynamic shared array of {elem}: give its size with `LaunchConfig::with_shared_elems`"
             ))
         }
-        Some(elem) if bytes as usize % elem.size() != 0 => {
+        Some(elem) if !(bytes as usize).is_multiple_of(elem.size()) => {
             return fail(format!("{bytes} bytes of dynamic shared memory is not a whole number of {elem} elements"))
         }
         _ => {}
@@ -309,11 +309,11 @@ mod tests {
         let sig = vec_add();
         let config = LaunchConfig::new(1, 64);
         let rule = check_rule(&sig, "c", &Extent::GridThreads).unwrap();
-        assert!(check_lengths(&sig, &good_args(1), &[rule.clone()], &config).is_ok());
+        assert!(check_lengths(&sig, &good_args(1), std::slice::from_ref(&rule), &config).is_ok());
         let err = check_lengths(&sig, &good_args(1), &[rule], &LaunchConfig::new(2, 64)).unwrap_err();
         assert!(matches!(err, RuntimeError::BufferTooShort { required: 128, .. }), "{err:?}");
         let rule = check_rule(&sig, "a", &Extent::product(&["n", "n"])).unwrap();
-        assert!(check_lengths(&sig, &good_args(10), &[rule.clone()], &config).is_ok());
+        assert!(check_lengths(&sig, &good_args(10), std::slice::from_ref(&rule), &config).is_ok());
         assert!(check_lengths(&sig, &good_args(11), &[rule], &config).is_err());
     }
 

@@ -109,12 +109,19 @@ impl Kernel {
         &self.signature.name
     }
 
-    /// Declares that vector parameter `param` must hold at least `extent` elements at every launch.
+    /// Declares that vector parameter `param` must hold at least `extent` elements at every launch (replacing
+    /// an earlier declaration for it). Chains: `module.kernel("k")?.require_len("xs", Extent::param("n"))?`.
     pub fn require_len(mut self, param: &str, extent: Extent) -> Result<Kernel> {
+        self.set_len(param, extent)?;
+        Ok(self)
+    }
+
+    /// [`require_len`](Self::require_len) in place.
+    pub fn set_len(&mut self, param: &str, extent: Extent) -> Result<()> {
         let rule = check::check_rule(&self.signature, param, &extent)?;
         self.rules.retain(|r| r.param != rule.param);
         self.rules.push(rule);
-        Ok(self)
+        Ok(())
     }
 
     /// The most threads a block of this kernel may have (its registers may lower the device's 1024).

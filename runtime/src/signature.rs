@@ -146,20 +146,6 @@ macro_rules! sk_record {
     };
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn describes_parameters_in_sk_terms() {
-        let sig = KernelSignature::new(
-            "saxpy",
-            vec![ParamSignature::vector("x", ScalarType::Float32, false), ParamSignature::scalar("n", ScalarType::Int32)],
-        );
-        assert_eq!(sig.describe(), "saxpy (x : float32 vector (read-only), n : int32)");
-        assert_eq!(sig.param_index("n"), Some(1));
-    }
-}
 
 /// The runtime's view of a signature the emitter produced; records get their sizes from the emitter's layouts.
 pub(crate) fn from_codegen(
@@ -208,5 +194,20 @@ fn scalar_from_codegen(kind: skc_core::codegen::ScalarKind) -> ScalarType {
         K::Float32 => ScalarType::Float32,
         K::Float64 => ScalarType::Float64,
         K::Bool => ScalarType::Bool,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn describes_parameters_in_sk_terms() {
+        let sig = KernelSignature::new(
+            "saxpy",
+            vec![ParamSignature::vector("x", ScalarType::Float32, false), ParamSignature::scalar("n", ScalarType::Int32)],
+        );
+        assert_eq!(sig.describe(), "saxpy (x : float32 vector (read-only), n : int32)");
+        assert_eq!(sig.param_index("n"), Some(1));
     }
 }
