@@ -25,6 +25,11 @@ pub const TRANSPOSE: KernelSource = source!("transpose.sk");
 pub const MATMUL: KernelSource = source!("matmul.sk");
 pub const EMPTY: KernelSource = source!("empty.sk");
 
+/// Variants the benchmark compares with the examples' kernels (kernels/bench/).
+pub const TRANSPOSE_ROWS: KernelSource = source!("bench/transpose_rows.sk");
+pub const MATMUL_K16: KernelSource = source!("bench/matmul_k16.sk");
+pub const BENCH_VARIANTS: [KernelSource; 2] = [TRANSPOSE_ROWS, MATMUL_K16];
+
 pub const ALL: [KernelSource; 8] = [VECTOR_ADD, REDUCE, WARP_REDUCE, SCAN, HISTOGRAM, TRANSPOSE, MATMUL, EMPTY];
 
 impl KernelSource {

@@ -16,7 +16,7 @@ fn nvrtc_required() -> bool {
 
 #[test]
 fn every_example_compiles_for_sm_90_without_spills() {
-    for source in kernels::ALL {
+    for source in kernels::ALL.into_iter().chain(kernels::BENCH_VARIANTS) {
         let program = front_end(&source);
         let output = match program.compile("sm_90") {
             Ok(output) => output,
