@@ -11,7 +11,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use cudarc::driver::sys::CUfunction_attribute;
-use cudarc::driver::CudaFunction;
+use cudarc::driver::{CudaFunction, CudaStream};
+use smallvec::SmallVec;
 
 use crate::buffer::{DeviceBuffer, RawBuffer};
 use crate::check::{self, ArgInfo, LengthRule, Limits};
@@ -151,35 +152,45 @@ impl Kernel {
 
     /// Checks and launches on the context's stream. Returns once the launch is queued.
     pub fn launch<'a>(&self, config: &LaunchConfig, mut args: impl AsMut<[Arg<'a>]>) -> Result<()> {
-        self.launch_on(&self.module.ctx.stream(), config, args.as_mut())
+        self.launch_inner(self.module.ctx.cuda_stream(), config, args.as_mut())
     }
 
     /// Checks and launches on `stream`.
     pub fn launch_on(&self, stream: &Stream, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Result<()> {
-        let infos: Vec<ArgInfo> = args.iter().map(Arg::info).collect();
+        if !stream.context().same(&self.module.ctx) {
+            return Err(self.foreign_context());
+        }
+        self.launch_inner(stream.cuda(), config, args)
+    }
+
+    fn launch_inner(&self, stream: &CudaStream, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Result<()> {
+        let infos: SmallVec<[ArgInfo; 8]> = args.iter().map(Arg::info).collect();
         check::check_arguments(&self.signature, &infos)?;
         check::check_config(&self.signature, config, &self.limits)?;
         check::check_lengths(&self.signature, &infos, &self.rules, config)?;
-        self.check_contexts(stream, args)?;
+        self.check_contexts(args)?;
         self.allow_shared(config.dynamic_shared_bytes)?;
         self.module.ctx.cuda().bind_to_thread().map_err(|e| self.error("cuCtxSetCurrent", e))?;
         self.launch_checked(stream, config, args)
     }
 
-    fn check_contexts(&self, stream: &Stream, args: &[Arg<'_>]) -> Result<()> {
+    fn foreign_context(&self) -> RuntimeError {
+        RuntimeError::LaunchConfig {
+            kernel: self.name().to_string(),
+            reason: "a buffer or the stream belongs to another context than the kernel's module".into(),
+        }
+    }
+
+    fn check_contexts(&self, args: &[Arg<'_>]) -> Result<()> {
         let ctx = &self.module.ctx;
         let foreign = |c: &crate::Context| !c.same(ctx);
-        let wrong = foreign(stream.context())
-            || args.iter().any(|a| match a {
+        let wrong = args.iter().any(|a| match a {
                 Arg::Buffer(b) => foreign(b.raw_context()),
                 Arg::BufferMut(b) => foreign(b.raw_context()),
                 _ => false,
             });
         if wrong {
-            return Err(RuntimeError::LaunchConfig {
-                kernel: self.name().to_string(),
-                reason: "a buffer or the stream belongs to another context than the kernel's module".into(),
-            });
+            return Err(self.foreign_context());
         }
         Ok(())
     }
@@ -195,11 +206,10 @@ impl Kernel {
         Ok(())
     }
 
-    fn launch_checked(&self, stream: &Stream, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Result<()> {
-        let cuda_stream = stream.cuda();
-        let mut slots: Vec<u64> = Vec::with_capacity(args.len());
-        let mut records: Vec<(usize, *const u8)> = Vec::new();
-        let mut guards = Vec::with_capacity(args.len());
+    fn launch_checked(&self, cuda_stream: &CudaStream, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Result<()> {
+        let mut slots: SmallVec<[u64; 8]> = SmallVec::with_capacity(args.len());
+        let mut records: SmallVec<[(usize, *const u8); 2]> = SmallVec::new();
+        let mut guards: SmallVec<[_; 8]> = SmallVec::with_capacity(args.len());
         for (index, arg) in args.iter_mut().enumerate() {
             match arg {
                 Arg::Scalar(v) => slots.push(v.to_slot()),
@@ -219,7 +229,7 @@ impl Kernel {
                 }
             }
         }
-        let mut params: Vec<*mut c_void> = slots.iter_mut().map(|s| s as *mut u64 as *mut c_void).collect();
+        let mut params: SmallVec<[*mut c_void; 8]> = slots.iter_mut().map(|s| s as *mut u64 as *mut c_void).collect();
         for (index, ptr) in records {
             params[index] = ptr as *mut c_void;
         }
@@ -268,7 +278,7 @@ impl<'k, 'a> Call<'k, 'a> {
     pub fn launch(mut self, config: &LaunchConfig) -> Result<()> {
         match self.stream {
             Some(stream) => self.kernel.launch_on(stream, config, &mut self.args),
-            None => self.kernel.launch_on(&self.kernel.module.ctx.stream(), config, &mut self.args),
+            None => self.kernel.launch_inner(self.kernel.module.ctx.cuda_stream(), config, &mut self.args),
         }
     }
 }
