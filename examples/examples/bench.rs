@@ -178,29 +178,35 @@ fn launch_overhead(ctx: &Context) -> Outcome<()> {
         unsafe { stream.launch_builder(&raw).arg(xs.cuda_slice()).arg(&zero).launch(raw_config) }?;
         Ok(())
     };
-    for (name, launch) in [("runtime (checked)", &mut checked as &mut dyn FnMut() -> Outcome<()>), ("raw cudarc", &mut raw_launch)] {
-        // Host cost of one launch: batches shorter than the driver's queue, synchronised between batches.
-        let (batches, batch) = (200, 256);
-        let mut host = 0.0;
-        for _ in 0..batches {
+    // Three alternating rounds of each; the medians are reported.
+    let mut results: [(Vec<f64>, Vec<f64>); 2] = Default::default();
+    for _round in 0..3 {
+        for (which, launch) in [&mut checked as &mut dyn FnMut() -> Outcome<()>, &mut raw_launch].into_iter().enumerate() {
+            // Host cost of one launch: batches shorter than the driver's queue, synchronised between batches.
+            let (batches, batch) = (200, 256);
+            let mut host = 0.0;
+            for _ in 0..batches {
+                let started = Instant::now();
+                for _ in 0..batch {
+                    launch()?;
+                }
+                host += started.elapsed().as_secs_f64();
+                ctx.synchronize()?;
+            }
+            results[which].0.push(host / (batches * batch) as f64 * 1e6);
+            // Sustained rate: many launches back to back, until the device has run them all.
+            let count = 100_000;
             let started = Instant::now();
-            for _ in 0..batch {
+            for _ in 0..count {
                 launch()?;
             }
-            host += started.elapsed().as_secs_f64();
             ctx.synchronize()?;
+            results[which].1.push(count as f64 / started.elapsed().as_secs_f64());
         }
-        let host_us = host / (batches * batch) as f64 * 1e6;
-        // Sustained rate: many launches back to back, until the device has run them all.
-        let count = 100_000;
-        let started = Instant::now();
-        for _ in 0..count {
-            launch()?;
-        }
-        ctx.synchronize()?;
-        let rate = count as f64 / started.elapsed().as_secs_f64();
+    }
+    for (which, (name, key)) in [("runtime (checked)", "runtime"), ("raw cudarc", "raw")].into_iter().enumerate() {
+        let (host_us, rate) = (median(results[which].0.clone()), median(results[which].1.clone()));
         println!("launch      empty kernel, {name:<18} {host_us:6.2} us host time per launch, {rate:9.0} launches/s sustained");
-        let key = if name.starts_with("raw") { "raw" } else { "runtime" };
         println!("RESULT launch_{key}_host_us={host_us:.3} launch_{key}_per_s={rate:.0}");
     }
     Ok(())
