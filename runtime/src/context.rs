@@ -5,6 +5,7 @@
 //! next synchronising call) are attributed to the last kernel launched on the context.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags};
@@ -36,8 +37,11 @@ struct ContextInner {
     cuda: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     device: DeviceInfo,
-    /// The last kernel launched, to name it in errors that surface later.
-    last_kernel: Mutex<Option<String>>,
+    /// Names of the kernels looked up on this context; a kernel is launched by its index here.
+    kernel_names: Mutex<Vec<String>>,
+    /// Index in `kernel_names` of the last kernel launched (`usize::MAX`: none yet), to name it in errors that
+    /// surface later. An atomic, so a launch pays no lock.
+    last_kernel: AtomicUsize,
 }
 
 /// An opened CUDA device. Cheap to clone (shared).
@@ -68,7 +72,14 @@ impl Context {
         let cuda = guarded("cuDevicePrimaryCtxRetain", || CudaContext::new(ordinal))?;
         let device = device_info(&cuda).map_err(|e| RuntimeError::driver("cuDeviceGetAttribute", e, None))?;
         let stream = cuda.default_stream();
-        Ok(Context { inner: Arc::new(ContextInner { cuda, stream, device, last_kernel: Mutex::new(None) }) })
+        let inner = ContextInner {
+            cuda,
+            stream,
+            device,
+            kernel_names: Mutex::new(Vec::new()),
+            last_kernel: AtomicUsize::new(usize::MAX),
+        };
+        Ok(Context { inner: Arc::new(inner) })
     }
 
     pub fn device(&self) -> &DeviceInfo {
@@ -101,16 +112,23 @@ impl Context {
         &self.inner.stream
     }
 
-    pub(crate) fn set_last_kernel(&self, name: &str) {
-        let mut last = self.inner.last_kernel.lock().unwrap_or_else(|p| p.into_inner());
-        if last.as_deref() != Some(name) {
-            *last = Some(name.to_string());
-        }
+    /// The index a kernel named `name` is launched under (see `set_last_kernel`).
+    pub(crate) fn kernel_id(&self, name: &str) -> usize {
+        let mut names = self.inner.kernel_names.lock().unwrap_or_else(|p| p.into_inner());
+        names.iter().position(|n| n == name).unwrap_or_else(|| {
+            names.push(name.to_string());
+            names.len() - 1
+        })
+    }
+
+    pub(crate) fn set_last_kernel(&self, id: usize) {
+        self.inner.last_kernel.store(id, Ordering::Relaxed);
     }
 
     /// A driver error from a call that may report an earlier kernel's fault: names the last kernel launched.
     pub(crate) fn error(&self, call: &'static str, error: DriverError) -> RuntimeError {
-        let last = self.inner.last_kernel.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let id = self.inner.last_kernel.load(Ordering::Relaxed);
+        let last = self.inner.kernel_names.lock().unwrap_or_else(|p| p.into_inner()).get(id).cloned();
         RuntimeError::driver(call, error, last)
     }
 

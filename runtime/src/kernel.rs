@@ -89,6 +89,8 @@ pub struct Kernel {
     rules: Vec<LengthRule>,
     /// The dynamic shared memory the function may use (raised on demand up to the device's opt-in limit).
     shared_allowed: Arc<AtomicU32>,
+    /// This kernel's name index on the context (recorded at each launch for later error reports).
+    name_id: usize,
 }
 
 impl Kernel {
@@ -99,7 +101,8 @@ impl Kernel {
         limits: Limits,
         shared_allowed: Arc<AtomicU32>,
     ) -> Kernel {
-        Kernel { module, signature, function, limits, rules: Vec::new(), shared_allowed }
+        let name_id = module.ctx.kernel_id(&signature.name);
+        Kernel { module, signature, function, limits, rules: Vec::new(), shared_allowed, name_id }
     }
 
     pub fn signature(&self) -> &KernelSignature {
@@ -248,7 +251,7 @@ impl Kernel {
             )
         };
         drop(guards);
-        self.module.ctx.set_last_kernel(&self.signature.name);
+        self.module.ctx.set_last_kernel(self.name_id);
         launched.map_err(|e| self.error("cuLaunchKernel", e))
     }
 
