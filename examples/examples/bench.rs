@@ -34,8 +34,15 @@ fn time_ms(reps: usize, mut measure: impl FnMut() -> Result<f64>) -> Result<f64>
     Ok(median(samples))
 }
 
-fn main() -> Outcome<()> {
-    let ctx = Context::new(0)?;
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Outcome<()> {
+    let ctx = skc_examples::common::gpu_or_exit();
     let device = ctx.device();
     println!("device: {} ({}, {} SMs, {:.1} GiB)", device.name, device.arch, device.multiprocessors, device.total_memory as f64 / (1u64 << 30) as f64);
     println!("RESULT device={}", device.name.replace(' ', "_"));

@@ -2,7 +2,7 @@
 
 fn main() {
     let n = skc_examples::common::size_arg(16777216);
-    let ctx = skc_runtime::Context::new(0).unwrap_or_else(|e| panic!("{e}"));
+    let ctx = skc_examples::common::gpu_or_exit();
     println!("{}: {}", ctx.device().name, ctx.device().arch);
     match skc_examples::reduce::check(&ctx, n) {
         Ok(outcome) => {

@@ -4,7 +4,7 @@
 fn main() {
     let width = skc_examples::common::size_arg(4096);
     let height = std::env::args().nth(2).map(|a| a.parse().expect("HEIGHT must be a whole number")).unwrap_or(width);
-    let ctx = skc_runtime::Context::new(0).unwrap_or_else(|e| panic!("{e}"));
+    let ctx = skc_examples::common::gpu_or_exit();
     println!("{}: {}", ctx.device().name, ctx.device().arch);
     match skc_examples::transpose::check(&ctx, width, height) {
         Ok(outcome) => {

@@ -100,3 +100,11 @@ pub fn mismatches<T: PartialEq>(gpu: &[T], cpu: &[T]) -> usize {
 pub fn size_arg(default: usize) -> usize {
     std::env::args().nth(1).map(|a| a.parse().expect("the size must be a whole number")).unwrap_or(default)
 }
+
+/// GPU 0, or the reason there is none on stderr and exit status 2.
+pub fn gpu_or_exit() -> skc_runtime::Context {
+    skc_runtime::Context::new(0).unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(2)
+    })
+}
