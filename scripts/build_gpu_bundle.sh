@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds, on a machine with cargo (x86-64 Linux), everything scripts/gpu_check.sh runs on the GPU machine, and
-# puts it in one folder (default: .carry/ of this checkout, which git ignores): release builds of the examples
-# and the benchmark, the GPU test executables, the check script and the CuPy script. Debug info is stripped so
-# the bundle stays small.
+# puts it in one folder (default: .carry/runtime/ of this checkout; .carry/ is git-ignored): release builds of
+# the examples and the benchmark, the GPU test executables, the check script and the CuPy script. Debug info is
+# stripped so the bundle stays small (about 25 MB).
 #
 #   bash scripts/build_gpu_bundle.sh [DEST]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DEST="${1:-$PWD/.carry}"
+DEST="${1:-$PWD/.carry/runtime}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 EXAMPLES=(vector_add reduce warp_reduce scan histogram transpose matmul bench)
 

@@ -3,7 +3,7 @@
 # scripts/build_gpu_bundle.sh built (the GPU tests, the examples, the benchmark), every example under
 # compute-sanitizer (memcheck, racecheck, synccheck: all must be clean), and CuPy's numbers for comparison.
 #
-#   bash .carry/gpu_check.sh            # the bundle is the folder this script is in
+#   bash .carry/runtime/gpu_check.sh    # the bundle is the folder this script is in
 #
 # Logs go to $OUT (default /tmp/skc-gpu-check): gpu_check.log (everything), summary.txt, bench.txt,
 # bench_cupy.txt. Exit status 0 only if every step passed.
