@@ -9,7 +9,7 @@ use std::sync::Arc;
 use cudarc::driver::CudaModule;
 
 use crate::build::{read_manifest, Resources};
-use crate::device::{global_tables, launch_box, launch_momentum, launch_shell, Buffers, CellBox, Gpu, GpuResult, Layout, Real};
+use crate::device::{global_tables, launch_box, launch_momentum, launch_split, Buffers, CellBox, Gpu, GpuResult, Layout, Real};
 use crate::problem::Rng;
 use crate::variants::{Precision, Variant, STRATEGIES, TABLES};
 
@@ -86,12 +86,8 @@ fn run_variant<T: Real>(gpu: &Gpu, module: &Arc<CudaModule>, v: &Variant, f: &mu
     let fun = |name: &str| module.load_function(name).map_err(|e| format!("{name}: {e:?}"));
     let whole = CellBox::whole(&layout);
     let tracer = if v.strategy == 3 {
-        let (interior, shell) = (fun("tracer_tendency_interior")?, fun("tracer_tendency_shell")?);
-        let inner = CellBox::interior(&layout, v.k as i32);
-        timed(gpu, || {
-            launch_box(gpu, &interior, &mut f.b, &layout, spacing, &inner)?;
-            launch_shell(gpu, &shell, &mut f.b, &layout, spacing, v.k as i32)
-        })?
+        let (interior, boundary) = (fun("tracer_tendency_interior")?, fun("tracer_tendency_boundary")?);
+        timed(gpu, || launch_split(gpu, &interior, &boundary, &mut f.b, &layout, spacing, v.k as i32))?
     } else {
         let t = fun("tracer_tendency")?;
         timed(gpu, || launch_box(gpu, &t, &mut f.b, &layout, spacing, &whole))?
@@ -112,7 +108,7 @@ pub fn sass_counts(cubin: &Path, kernel: &str, single: bool) -> Option<(usize, u
 }
 
 fn resources_of(res: &[Resources], v: &Variant) -> (u32, u32) {
-    let names: &[&str] = if v.strategy == 3 { &["tracer_tendency_interior", "tracer_tendency_shell"] } else { &["tracer_tendency"] };
+    let names: &[&str] = if v.strategy == 3 { &["tracer_tendency_interior", "tracer_tendency_boundary"] } else { &["tracer_tendency"] };
     let rs: Vec<&Resources> = res.iter().filter(|r| names.contains(&r.kernel.as_str())).collect();
     (rs.iter().map(|r| r.registers).max().unwrap_or(0), rs.iter().map(|r| r.spill_stores + r.spill_loads).sum())
 }

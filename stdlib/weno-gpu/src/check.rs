@@ -8,7 +8,7 @@ use cudarc::driver::CudaFunction;
 use skc_weno_tables::reference::Boundary;
 
 use crate::build::read_manifest;
-use crate::device::{global_tables, launch_1d, launch_box, launch_momentum, launch_shell, Buffers, CellBox, Gpu, GpuResult, Real};
+use crate::device::{global_tables, launch_1d, launch_box, launch_momentum, launch_split, Buffers, CellBox, Gpu, GpuResult, Real};
 use crate::problem::{Problem, Problem1d};
 use crate::variants::{Precision, Variant};
 
@@ -75,8 +75,8 @@ fn check_variant<T: Real>(gpu: &Gpu, dir: &Path, v: &Variant) -> GpuResult<Outco
     errors.push(("tracer".to_string() + if fixed { " (interior)" } else { "" }, relative_error(&g, &reference, if fixed { &interior } else { &all })));
     if v.strategy == 3 {
         b.g = gpu.zeros(p.layout.len())?;
-        launch_box(gpu, &function(&module, "tracer_tendency_interior")?, &mut b, &p.layout, p.spacing, &CellBox::interior(&p.layout, k as i32))?;
-        launch_shell(gpu, &function(&module, "tracer_tendency_shell")?, &mut b, &p.layout, p.spacing, k as i32)?;
+        let (interior, boundary) = (function(&module, "tracer_tendency_interior")?, function(&module, "tracer_tendency_boundary")?);
+        launch_split(gpu, &interior, &boundary, &mut b, &p.layout, p.spacing, k as i32)?;
         let g = to_f64(&gpu.download(&b.g)?);
         errors.push(("split".into(), relative_error(&g, &reference, &all)));
     }

@@ -144,19 +144,15 @@ impl CellBox {
     pub fn whole(layout: &Layout) -> CellBox {
         CellBox { start: [0; 3], size: layout.n }
     }
-
-    /// Cells at least k away from every bounded wall.
-    pub fn interior(layout: &Layout, k: i32) -> CellBox {
-        let w = |d: usize| if layout.bounded[d] != 0 { k } else { 0 };
-        CellBox { start: [w(0), w(1), w(2)], size: [layout.n[0] - 2 * w(0), layout.n[1] - 2 * w(1), layout.n[2] - 2 * w(2)] }
-    }
 }
 
-/// Number of threads of tracer_tendency_shell.
-pub fn shell_count(layout: &Layout, k: i32) -> i32 {
-    let w = |d: usize| if layout.bounded[d] != 0 { k } else { 0 };
+/// Number of threads of tracer_tendency_boundary for direction `dir` (0 when that direction is periodic).
+pub fn boundary_count(layout: &Layout, k: i32, dir: usize) -> i32 {
+    if layout.bounded[dir] == 0 {
+        return 0;
+    }
     let [nx, ny, nz] = layout.n;
-    2 * w(2) * nx * ny + 2 * w(1) * nx * (nz - 2 * w(2)) + 2 * w(0) * (ny - 2 * w(1)) * (nz - 2 * w(2))
+    2 * k * [ny * nz, nx * nz, nx * ny][dir]
 }
 
 fn box_config(cells: &CellBox) -> LaunchConfig {
@@ -180,21 +176,40 @@ pub fn launch_box<T: Real>(gpu: &Gpu, f: &CudaFunction, b: &mut Buffers<T>, layo
     unsafe { l.launch(box_config(cells)) }.map(|_| ()).map_err(err)
 }
 
-/// Launches `tracer_tendency_shell` over every cell within k of a bounded wall.
-pub fn launch_shell<T: Real>(gpu: &Gpu, f: &CudaFunction, b: &mut Buffers<T>, layout: &Layout, spacing: [f64; 3], k: i32) -> GpuResult<()> {
-    let count = shell_count(layout, k);
-    if count == 0 {
-        return Ok(());
-    }
+/// Launches `tracer_tendency_boundary` for each bounded direction in turn (after `tracer_tendency_interior`
+/// over the whole grid: together, the region split).
+pub fn launch_boundaries<T: Real>(gpu: &Gpu, f: &CudaFunction, b: &mut Buffers<T>, layout: &Layout, spacing: [f64; 3], k: i32) -> GpuResult<()> {
     let (sy, sz, off) = (layout.sy(), layout.sz(), layout.off());
     let inv = spacing.map(|d| T::from_f64(1.0 / d));
-    let mut l = gpu.stream.launch_builder(f);
-    l.arg(&b.c).arg(&b.vel[0]).arg(&b.vel[1]).arg(&b.vel[2]).arg(&b.act).arg(&mut b.g).arg(&b.gtab);
-    l.arg(&layout.n[0]).arg(&layout.n[1]).arg(&layout.n[2]).arg(&sy).arg(&sz).arg(&off);
-    l.arg(&layout.bounded[0]).arg(&layout.bounded[1]).arg(&layout.bounded[2]);
-    l.arg(&inv[0]).arg(&inv[1]).arg(&inv[2]);
-    let cfg = LaunchConfig { grid_dim: ((count as u32).div_ceil(256), 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-    unsafe { l.launch(cfg) }.map(|_| ()).map_err(err)
+    for dir in 0..3 {
+        let count = boundary_count(layout, k, dir);
+        if count == 0 {
+            continue;
+        }
+        let dir_arg = dir as i32;
+        let mut l = gpu.stream.launch_builder(f);
+        l.arg(&b.c).arg(&b.vel[0]).arg(&b.vel[1]).arg(&b.vel[2]).arg(&b.act).arg(&mut b.g).arg(&b.gtab);
+        l.arg(&layout.n[0]).arg(&layout.n[1]).arg(&layout.n[2]).arg(&sy).arg(&sz).arg(&off);
+        l.arg(&layout.bounded[0]).arg(&layout.bounded[1]).arg(&layout.bounded[2]);
+        l.arg(&inv[0]).arg(&inv[1]).arg(&inv[2]).arg(&dir_arg);
+        let cfg = LaunchConfig { grid_dim: ((count as u32).div_ceil(256), 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+        unsafe { l.launch(cfg) }.map_err(err)?;
+    }
+    Ok(())
+}
+
+/// The region split: tracer_tendency_interior over the whole grid, then the boundary parts.
+pub fn launch_split<T: Real>(
+    gpu: &Gpu,
+    interior: &CudaFunction,
+    boundary: &CudaFunction,
+    b: &mut Buffers<T>,
+    layout: &Layout,
+    spacing: [f64; 3],
+    k: i32,
+) -> GpuResult<()> {
+    launch_box(gpu, interior, b, layout, spacing, &CellBox::whole(layout))?;
+    launch_boundaries(gpu, boundary, b, layout, spacing, k)
 }
 
 /// Launches `momentum_tendency`: q and gq hold three components of `layout.len()` each.

@@ -1,8 +1,8 @@
 //! CPU-only checks of the GPU test problems: the references run for every order (with and without solids),
-//! a constant tracer gives -c div(u) exactly, and the shell of the region split counts every cell within k of
-//! a wall once.
+//! a constant tracer gives -c div(u) exactly, and the boundary parts of the region split count 2k layers per
+//! bounded direction.
 
-use skc_weno_gpu::device::{shell_count, CellBox, Layout};
+use skc_weno_gpu::device::{boundary_count, Layout};
 use skc_weno_gpu::problem::Problem;
 
 #[test]
@@ -25,11 +25,9 @@ fn references_run_and_constants_are_exact() {
 }
 
 #[test]
-fn interior_and_shell_partition_the_grid() {
-    for k in 2..=6 {
-        let layout = Layout { n: [37, 23, 17], h: 6, bounded: [1, 1, 1] };
-        let inner = CellBox::interior(&layout, k);
-        let interior: i32 = inner.size.iter().product();
-        assert_eq!(interior + shell_count(&layout, k), 37 * 23 * 17);
-    }
+fn boundary_slabs_hold_2k_layers() {
+    let layout = Layout { n: [37, 23, 17], h: 6, bounded: [1, 0, 1] };
+    assert_eq!(boundary_count(&layout, 5, 0), 10 * 23 * 17);
+    assert_eq!(boundary_count(&layout, 5, 1), 0);
+    assert_eq!(boundary_count(&layout, 5, 2), 10 * 37 * 23);
 }
