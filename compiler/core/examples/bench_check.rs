@@ -1,6 +1,7 @@
 //! Benchmark (not a test): `skc check` throughput on a generated file of about 100,000 lines.
-//! Run: `cargo run --release -p skc-core --example bench_check [LINES]`. Prints lines per second for the whole
-//! front end and for each stage. Target: 1,000,000 lines/s on one core.
+//! Run: `cargo run --release -p skc-core --example bench_check [LINES] [--once]`. Prints lines per second for the
+//! whole front end and for each stage. Target: 1,000,000 lines/s on one core. `--once` runs every stage a single
+//! time, so an instruction counter (`valgrind --tool=callgrind`, `perf stat`) sees one run of each.
 
 use std::time::Instant;
 
@@ -43,7 +44,9 @@ kernel reduce_{i} (input : float32 vector) (output : float32 vector) (n : int32)
 }
 
 fn main() {
-    let target_lines: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(100_000);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let target_lines: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(100_000);
+    let once = args.iter().any(|a| a == "--once");
     let mut text = String::new();
     let mut i = 0;
     let mut lines = 0;
@@ -54,7 +57,7 @@ fn main() {
         i += 1;
     }
     let lines = text.lines().count();
-    let runs = 5;
+    let runs = if once { 1 } else { 5 };
     let mut best_total = f64::MAX;
     let mut best_parse = f64::MAX;
     let mut errors = 0;
