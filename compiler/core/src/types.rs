@@ -2,11 +2,9 @@
 //! to, and the signatures of kernels, functions, constants and records. This is the contract between the type
 //! checker (`typeck`) and the passes after it (convergence analysis, CUDA emission, the language server).
 
-use std::collections::HashMap;
-
 use crate::builtins::Builtin;
 use crate::source::Span;
-use crate::syntax::ast::{ExprId, MemorySpace};
+use crate::syntax::ast::{ExprId, ExprMap, MemorySpace};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RecordId(pub u32);
@@ -166,10 +164,10 @@ pub struct TypeInfo {
     /// The type of each expression, indexed by `ExprId`.
     pub expr_types: Vec<Type>,
     /// What each name-bearing expression refers to (`Var`, `Call`, `Assign`, `Global`).
-    pub resolutions: HashMap<ExprId, Resolution>,
+    pub resolutions: ExprMap<Resolution>,
     pub locals: Vec<LocalInfo>,
     /// The local declared by a `Let`, `LetArray` or `For` expression.
-    pub declared_local: HashMap<ExprId, LocalId>,
+    pub declared_local: ExprMap<LocalId>,
     pub records: Vec<RecordInfo>,
     pub functions: Vec<FunctionInfo>,
     pub kernels: Vec<KernelInfo>,

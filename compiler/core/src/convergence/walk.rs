@@ -7,13 +7,13 @@
 //! Branches merge the locals they assign; loops iterate to a fixpoint with reporting off, then run once more
 //! with reporting on, so each problem is reported once with its final explanation.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::rc::Rc;
 
 use crate::builtins::{Builtin, Requirement, ResultUniformity};
 use crate::diagnostic::Diagnostic;
 use crate::source::Span;
-use crate::syntax::ast::{ExprId, ExprKind, MemorySpace, Module};
+use crate::syntax::ast::{ExprId, ExprKind, ExprMap, MemorySpace, Module};
 use crate::types::{FunctionId, LocalId, Resolution, Type, TypeInfo};
 
 use super::lattice::{Control, DivergenceKind, OriginKind, Uniformity, Value};
@@ -46,8 +46,8 @@ pub struct Walker<'a> {
     reporting: bool,
     recording: bool,
     call_stack: Vec<FunctionId>,
-    assigned_cache: HashMap<ExprId, Rc<Vec<LocalId>>>,
-    straight_cache: HashMap<ExprId, bool>,
+    assigned_cache: ExprMap<Rc<Vec<LocalId>>>,
+    straight_cache: ExprMap<bool>,
     pub diagnostics: Vec<Diagnostic>,
     seen: HashSet<(&'static str, Span, Option<Span>)>,
     pub info: UniformityInfo,
@@ -68,8 +68,8 @@ impl<'a> Walker<'a> {
             reporting: true,
             recording: true,
             call_stack: Vec::new(),
-            assigned_cache: HashMap::new(),
-            straight_cache: HashMap::new(),
+            assigned_cache: ExprMap::with_expr_count(module.exprs.len()),
+            straight_cache: ExprMap::with_expr_count(module.exprs.len()),
             diagnostics: Vec::new(),
             seen: HashSet::new(),
             info: UniformityInfo::new(module.exprs.len()),

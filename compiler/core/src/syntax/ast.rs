@@ -7,6 +7,8 @@
 
 use crate::source::Span;
 
+pub use super::expr_map::ExprMap;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ExprId(pub u32);
 

@@ -2,6 +2,7 @@
 //! `ExprKind::Error` nodes where it recovered, and the syntax diagnostics.
 
 pub mod ast;
+pub mod expr_map;
 pub mod lexer;
 pub mod parser;
 

@@ -38,7 +38,7 @@ mod tests;
 
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceMap, Span};
-use crate::syntax::ast::{ExprId, ExprKind, Module};
+use crate::syntax::ast::{ExprId, ExprKind, ExprMap, Module};
 use crate::types::{ConstantId, FunctionId, LocalId, LocalInfo, Mutability, Type, TypeInfo};
 
 use effects::Effects;
@@ -149,7 +149,11 @@ impl<'a> Checker<'a> {
             module,
             sources,
             options,
-            info: TypeInfo::default(),
+            info: TypeInfo {
+                resolutions: ExprMap::with_expr_count(module.exprs.len()),
+                declared_local: ExprMap::with_expr_count(module.exprs.len()),
+                ..TypeInfo::default()
+            },
             types: vec![None; module.exprs.len()],
             vars: VarTable::default(),
             diagnostics: Vec::new(),
