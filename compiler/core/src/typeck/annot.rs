@@ -1,6 +1,8 @@
 //! Types as written (`TypeExpr`) lowered to [`Type`]: scalar names and their aliases, record names, the postfix
 //! constructors `vector`, `ref` and `array`, and sized local arrays `T[N]` whose size is a constant.
 
+use std::sync::Arc;
+
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{ExprId, Ident, MemorySpace, TypeExpr};
 use crate::types::{ArraySize, ConstValue, Type};
@@ -39,7 +41,7 @@ impl Checker<'_> {
             TypeExpr::Sized { elem, size, .. } => {
                 let elem = self.lower_type(elem);
                 let size = self.constant_array_size(*size);
-                Type::Array { elem: Box::new(elem), space: MemorySpace::Local, size }
+                Type::Array { elem: Arc::new(elem), space: MemorySpace::Local, size }
             }
         }
     }
@@ -73,7 +75,7 @@ impl Checker<'_> {
     }
 
     fn apply_constructor(&mut self, inner: Type, constructor: &Ident) -> Type {
-        let elem = Box::new(inner);
+        let elem = Arc::new(inner);
         match constructor.name.as_str() {
             "vector" => Type::Vector(elem),
             "ref" => Type::Ref(elem),

@@ -2,6 +2,8 @@
 //! local arrays (`LetArray`, with the classification of their size as constant or dynamic), `for` counters, and
 //! `x := e`.
 
+use std::sync::Arc;
+
 use crate::diagnostic::Diagnostic;
 use crate::source::Span;
 use crate::syntax::ast::{BinaryOp, Binder, ExprId, ExprKind, Ident, LetKind, MemorySpace, Path, TypeExpr, UnaryOp};
@@ -82,7 +84,7 @@ impl Checker<'_> {
         } else {
             ArraySize::Const(1)
         };
-        let ty = Type::Array { elem: Box::new(elem), space, size };
+        let ty = Type::Array { elem: Arc::new(elem), space, size };
         let local = self.new_local(&name.name, ty, Mutability::Immutable, name.span, None);
         self.info.declared_local.insert(id, local);
         self.check_in_scope(&name.name, local, body)
@@ -175,7 +177,7 @@ impl Checker<'_> {
         let start_ok = self.expect_type(start, &start_ty, &counter);
         let end_ty = self.check_expr(end);
         if start_ok {
-            let why = Because::of(self.span(start), format!("the first bound is {}", self.describe(&counter)));
+            let why = Because::describing(self.span(start), "the first bound is ", &counter);
             self.expect_type_because(end, &end_ty, &counter, why);
         } else {
             self.vars.unify(&end_ty, &counter);

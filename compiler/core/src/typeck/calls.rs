@@ -244,7 +244,7 @@ impl Checker<'_> {
             Type::Var(_) if self.vars.class_of(found) == Some(Class::Array) => {
                 self.vars.array_element(found).unwrap_or(Type::Error)
             }
-            Type::Vector(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => *e,
+            Type::Vector(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => Type::clone(&e),
             Type::Error => return,
             other => {
                 let shown = self.describe(&other);

@@ -2,6 +2,8 @@
 //! kind cannot slip past the checker) to one helper each. This file holds the dispatcher, literals, operators and
 //! control flow; bindings, element and field access, and calls have their own files.
 
+use std::sync::Arc;
+
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{BinaryOp, ExprId, ExprKind, FloatSuffix, IntSuffix, TypeExpr, UnaryOp};
 use crate::types::{Mutability, Resolution, Type};
@@ -39,7 +41,7 @@ impl Checker<'_> {
             ExprKind::Let { binder, ty, kind, value, body } => {
                 self.check_let(id, binder, ty.as_ref(), *kind, *value, *body)
             }
-            ExprKind::Ref(inner) => Type::Ref(Box::new(self.check_expr(*inner))),
+            ExprKind::Ref(inner) => Type::Ref(Arc::new(self.check_expr(*inner))),
             ExprKind::LetArray { name, elem, space, size, body } => {
                 self.check_let_array(id, name, elem.as_ref(), *space, *size, *body)
             }
@@ -117,13 +119,13 @@ impl Checker<'_> {
             if mutable && !matches!(self.vars.resolve(&found), Type::Ref(_)) {
                 let text = self.snippet(operand).to_string();
                 let why = Because::help(format!("`{text}` is a `mut` variable: read it as `{text}`, without `!`"));
-                let cell = Type::Ref(Box::new(found.clone()));
+                let cell = Type::Ref(Arc::new(found.clone()));
                 self.expect_type_because(operand, &found, &cell, why);
                 return found;
             }
         }
         let inner = self.vars.fresh(Class::Any);
-        if self.expect_type(operand, &found, &Type::Ref(Box::new(inner.clone()))) {
+        if self.expect_type(operand, &found, &Type::Ref(Arc::new(inner.clone()))) {
             inner
         } else {
             Type::Error
@@ -156,7 +158,7 @@ impl Checker<'_> {
             self.vars.unify(&operand, &rhs.1);
             return Type::Error;
         }
-        let why = Because::of(self.span(lhs.0), format!("this is {}", self.describe(&lhs.1)));
+        let why = Because::describing(self.span(lhs.0), "this is ", &lhs.1);
         if self.expect_type_because(rhs.0, &rhs.1, &operand, why) {
             operand
         } else {
@@ -197,7 +199,7 @@ impl Checker<'_> {
     }
 
     fn check_comparison(&mut self, lhs: (ExprId, Type), rhs: (ExprId, Type)) -> Type {
-        let why = Because::of(self.span(lhs.0), format!("this is {}", self.describe(&lhs.1)));
+        let why = Because::describing(self.span(lhs.0), "this is ", &lhs.1);
         self.expect_type_because(rhs.0, &rhs.1, &lhs.1, why);
         self.deferred.push(Deferred::Comparable { ty: lhs.1, expr: lhs.0 });
         Type::Bool
@@ -214,7 +216,7 @@ impl Checker<'_> {
             return Type::Unit;
         };
         let else_ty = self.check_expr(else_branch);
-        let why = Because::of(self.span(then_branch), format!("the `then` branch is {}", self.describe(&then_ty)));
+        let why = Because::describing(self.span(then_branch), "the `then` branch is ", &then_ty);
         let tail = self.tail(else_branch);
         if self.expect_type_because(tail, &else_ty, &then_ty, why) {
             then_ty

@@ -3,6 +3,8 @@
 //! (comparison operands, discarded values, writes to constant arrays, kernel parameter types), and substitute
 //! every variable in the result.
 
+use std::sync::Arc;
+
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{ExprId, ExprKind};
 use crate::types::{Resolution, Type, TypeInfo};
@@ -175,12 +177,23 @@ fn is_kernel_param_type(ty: &Type) -> bool {
 
 /// Defence: a variable left after defaulting (none should be) becomes `Type::Error`.
 fn strip_vars(ty: Type) -> Type {
+    if !contains_var(&ty) {
+        return ty;
+    }
     match ty {
         Type::Var(_) => Type::Error,
-        Type::Vector(e) => Type::Vector(Box::new(strip_vars(*e))),
-        Type::Ref(e) => Type::Ref(Box::new(strip_vars(*e))),
-        Type::Array { elem, space, size } => Type::Array { elem: Box::new(strip_vars(*elem)), space, size },
-        Type::ConstArray { elem, size } => Type::ConstArray { elem: Box::new(strip_vars(*elem)), size },
+        Type::Vector(e) => Type::Vector(Arc::new(strip_vars(Type::clone(&e)))),
+        Type::Ref(e) => Type::Ref(Arc::new(strip_vars(Type::clone(&e)))),
+        Type::Array { elem, space, size } => Type::Array { elem: Arc::new(strip_vars(Type::clone(&elem))), space, size },
+        Type::ConstArray { elem, size } => Type::ConstArray { elem: Arc::new(strip_vars(Type::clone(&elem))), size },
         other => other,
+    }
+}
+
+fn contains_var(ty: &Type) -> bool {
+    match ty {
+        Type::Var(_) => true,
+        Type::Vector(e) | Type::Ref(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => contains_var(e),
+        _ => false,
     }
 }

@@ -7,7 +7,7 @@
 //! becomes whichever array it is used as (a vector, a shared or local array, a constant array), and a vector if
 //! nothing decides, as untyped kernel parameters do.
 
-use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::builtins::TypeClass;
 use crate::types::{Type, TypeVarId};
@@ -91,12 +91,17 @@ enum Slot {
 #[derive(Debug, Default)]
 pub(crate) struct VarTable {
     slots: Vec<Slot>,
-    /// The element type of each variable of class `Array`.
-    elems: HashMap<u32, Type>,
+    /// The element type of each variable of class `Array` (indexed by variable; `None` for the others).
+    elems: Vec<Option<Type>>,
+    /// While [`VarTable::unify_or_undo`] runs: the previous content of every slot it overwrote.
+    trail: Option<Vec<(u32, Slot)>>,
 }
 
 /// How deep `occurs` looks before it assumes a cycle (types are shallow; this is defence only).
 const MAX_OCCURS_DEPTH: u32 = 64;
+
+/// What `Type::Error` resolves to when a variable is unknown.
+const ERROR: &Type = &Type::Error;
 
 impl VarTable {
     pub(crate) fn fresh(&mut self, class: Class) -> Type {
@@ -104,22 +109,28 @@ impl VarTable {
             let elem = self.fresh(Class::Any);
             return self.fresh_array(elem);
         }
-        self.slots.push(Slot::Unbound(class));
-        Type::Var(TypeVarId(self.slots.len() as u32 - 1))
+        self.push_slot(Slot::Unbound(class), None)
     }
 
     /// A variable for "some array of `elem`".
     pub(crate) fn fresh_array(&mut self, elem: Type) -> Type {
-        self.slots.push(Slot::Unbound(Class::Array));
-        let id = self.slots.len() as u32 - 1;
-        self.elems.insert(id, elem);
-        Type::Var(TypeVarId(id))
+        self.push_slot(Slot::Unbound(Class::Array), Some(elem))
+    }
+
+    fn push_slot(&mut self, slot: Slot, elem: Option<Type>) -> Type {
+        self.slots.push(slot);
+        self.elems.push(elem);
+        Type::Var(TypeVarId(self.slots.len() as u32 - 1))
+    }
+
+    fn elem(&self, var: TypeVarId) -> Option<&Type> {
+        self.elems.get(var.0 as usize).and_then(Option::as_ref)
     }
 
     /// The element type of `ty` if it is (bound to) an unbound variable of class `Array`.
     pub(crate) fn array_element(&self, ty: &Type) -> Option<Type> {
-        match self.resolve(ty) {
-            Type::Var(v) if self.var_class(v) == Some(Class::Array) => self.elems.get(&v.0).cloned(),
+        match self.resolve_ref(ty) {
+            Type::Var(v) if self.var_class(*v) == Some(Class::Array) => self.elem(*v).cloned(),
             _ => None,
         }
     }
@@ -128,14 +139,27 @@ impl VarTable {
         self.slots.get(var.0 as usize)
     }
 
+    /// Overwrites a slot, remembering the old content while a [`VarTable::unify_or_undo`] runs.
+    fn set_slot(&mut self, index: usize, slot: Slot) {
+        let old = std::mem::replace(&mut self.slots[index], slot);
+        if let Some(trail) = &mut self.trail {
+            trail.push((index as u32, old));
+        }
+    }
+
     /// Follows bound variables until a type that is not a bound variable.
     pub(crate) fn resolve(&self, ty: &Type) -> Type {
-        let mut current = ty.clone();
+        self.resolve_ref(ty).clone()
+    }
+
+    /// [`VarTable::resolve`] without the copy.
+    pub(crate) fn resolve_ref<'t>(&'t self, ty: &'t Type) -> &'t Type {
+        let mut current = ty;
         while let Type::Var(v) = current {
-            match self.slot(v) {
-                Some(Slot::Bound(t)) => current = t.clone(),
-                Some(Slot::Unbound(_)) => return Type::Var(v),
-                None => return Type::Error,
+            match self.slot(*v) {
+                Some(Slot::Bound(t)) => current = t,
+                Some(Slot::Unbound(_)) => return current,
+                None => return ERROR,
             }
         }
         current
@@ -143,24 +167,31 @@ impl VarTable {
 
     /// The class of `ty` if it is (bound to) an unbound variable.
     pub(crate) fn class_of(&self, ty: &Type) -> Option<Class> {
-        match self.resolve(ty) {
-            Type::Var(v) => match self.slot(v) {
-                Some(Slot::Unbound(c)) => Some(*c),
-                _ => None,
-            },
+        match self.resolve_ref(ty) {
+            Type::Var(v) => self.var_class(*v),
             _ => None,
         }
     }
 
     /// `ty` with every bound variable replaced by its binding, recursively.
     pub(crate) fn zonk(&self, ty: &Type) -> Type {
-        match self.resolve(ty) {
-            Type::Vector(e) => Type::Vector(Box::new(self.zonk(&e))),
-            Type::Ref(e) => Type::Ref(Box::new(self.zonk(&e))),
-            Type::Array { elem, space, size } => Type::Array { elem: Box::new(self.zonk(&elem)), space, size },
-            Type::ConstArray { elem, size } => Type::ConstArray { elem: Box::new(self.zonk(&elem)), size },
-            other => other,
-        }
+        let resolved = self.resolve_ref(ty);
+        self.zonk_inner(resolved).unwrap_or_else(|| resolved.clone())
+    }
+
+    /// The zonked form of a resolved type, or `None` when zonking changes nothing (so nothing is rebuilt).
+    fn zonk_inner(&self, ty: &Type) -> Option<Type> {
+        let elem = match ty {
+            Type::Vector(e) | Type::Ref(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => e,
+            _ => return None,
+        };
+        let resolved = self.resolve_ref(elem);
+        let zonked = match self.zonk_inner(resolved) {
+            Some(zonked) => zonked,
+            None if std::ptr::eq(resolved, &**elem) => return None,
+            None => resolved.clone(),
+        };
+        Some(with_element(ty, zonked))
     }
 
     /// The unbound variables in `ty`, in order of appearance.
@@ -175,7 +206,7 @@ impl VarTable {
             Type::Var(v) if out.contains(v) => {}
             Type::Var(v) => {
                 out.push(*v);
-                if let Some(elem) = self.elems.get(&v.0) {
+                if let Some(elem) = self.elem(*v) {
                     self.collect_unbound(&self.zonk(elem), out);
                 }
             }
@@ -194,8 +225,8 @@ impl VarTable {
 
     /// Binds an unbound variable without any check (defaulting, error recovery).
     pub(crate) fn force_bind(&mut self, var: TypeVarId, ty: Type) {
-        if let Some(slot @ Slot::Unbound(_)) = self.slots.get_mut(var.0 as usize) {
-            *slot = Slot::Bound(ty);
+        if let Some(Slot::Unbound(_)) = self.slots.get(var.0 as usize) {
+            self.set_slot(var.0 as usize, Slot::Bound(ty));
         }
     }
 
@@ -206,8 +237,8 @@ impl VarTable {
             if let Slot::Unbound(class) = slot {
                 let ty = match class {
                     Class::Array => {
-                        let elem = self.elems.get(&(index as u32)).cloned().unwrap_or_else(|| any_default.clone());
-                        Type::Vector(Box::new(elem))
+                        let elem = self.elems[index].clone().unwrap_or_else(|| any_default.clone());
+                        Type::Vector(Arc::new(elem))
                     }
                     _ => class.default_type().unwrap_or_else(|| any_default.clone()),
                 };
@@ -220,11 +251,11 @@ impl VarTable {
         if depth > MAX_OCCURS_DEPTH {
             return true;
         }
-        match self.resolve(ty) {
-            Type::Var(v) if v == var => true,
-            Type::Var(v) => self.elems.get(&v.0).is_some_and(|e| self.occurs(var, e, depth + 1)),
-            Type::Vector(e) | Type::Ref(e) => self.occurs(var, &e, depth + 1),
-            Type::Array { elem, .. } | Type::ConstArray { elem, .. } => self.occurs(var, &elem, depth + 1),
+        match self.resolve_ref(ty) {
+            Type::Var(v) if *v == var => true,
+            Type::Var(v) => self.elem(*v).is_some_and(|e| self.occurs(var, e, depth + 1)),
+            Type::Vector(e) | Type::Ref(e) => self.occurs(var, e, depth + 1),
+            Type::Array { elem, .. } | Type::ConstArray { elem, .. } => self.occurs(var, elem, depth + 1),
             _ => false,
         }
     }
@@ -233,8 +264,13 @@ impl VarTable {
     /// error never causes another. Array sizes and memory spaces are not part of an array's identity (a device
     /// function taking an array accepts shared and local arrays of any size, as a C pointer does).
     pub(crate) fn unify(&mut self, a: &Type, b: &Type) -> bool {
-        let a = self.resolve(a);
-        let b = self.resolve(b);
+        let (a, b) = (self.resolve_ref(a), self.resolve_ref(b));
+        // The common case, two equal concrete scalars, touches no table.
+        if is_scalar(a) && a == b {
+            return true;
+        }
+        // Copies are cheap (element types are shared), and free the table for the bindings below.
+        let (a, b) = (a.clone(), b.clone());
         match (a, b) {
             (Type::Error, Type::Var(v)) | (Type::Var(v), Type::Error) => {
                 self.force_bind(v, Type::Error);
@@ -250,9 +286,23 @@ impl VarTable {
         }
     }
 
+    /// [`VarTable::unify`], but a failed attempt leaves the table as it found it (callers word their diagnostic
+    /// in the state before the attempt, then repeat it with `unify` so that its partial bindings stay).
+    pub(crate) fn unify_or_undo(&mut self, a: &Type, b: &Type) -> bool {
+        let outer = self.trail.replace(Vec::new());
+        let unified = self.unify(a, b);
+        let trail = std::mem::replace(&mut self.trail, outer).unwrap_or_default();
+        if !unified {
+            for (index, old) in trail.into_iter().rev() {
+                self.slots[index as usize] = old;
+            }
+        }
+        unified
+    }
+
     /// Would `a` and `b` unify? (Tries on a copy; used only to word diagnostics.)
     pub(crate) fn clone_unifies(&self, a: &Type, b: &Type) -> bool {
-        let mut copy = VarTable { slots: self.slots.clone(), elems: self.elems.clone() };
+        let mut copy = VarTable { slots: self.slots.clone(), elems: self.elems.clone(), trail: None };
         copy.unify(a, b)
     }
 
@@ -268,7 +318,7 @@ impl VarTable {
         };
         match (cx, cy) {
             (Class::Array, Class::Array) => {
-                let (ex, ey) = (self.elems.get(&x.0).cloned(), self.elems.get(&y.0).cloned());
+                let (ex, ey) = (self.elem(x).cloned(), self.elem(y).cloned());
                 if self.occurs(x, &Type::Var(y), 0) || self.occurs(y, &Type::Var(x), 0) {
                     return false;
                 }
@@ -289,7 +339,7 @@ impl VarTable {
                 if self.occurs(x, &Type::Var(y), 0) {
                     return false;
                 }
-                self.slots[y.0 as usize] = Slot::Unbound(class);
+                self.set_slot(y.0 as usize, Slot::Unbound(class));
                 self.force_bind(x, Type::Var(y));
                 true
             }
@@ -303,12 +353,33 @@ impl VarTable {
         if !class.admits(&ty) || self.occurs(var, &ty, 0) {
             return false;
         }
-        let elem = self.elems.get(&var.0).cloned();
-        self.force_bind(var, ty.clone());
-        match (elem, ty.element()) {
-            (Some(elem), Some(actual)) => self.unify(&elem, actual),
+        let elem = self.elem(var).cloned();
+        let actual = ty.element().cloned();
+        self.force_bind(var, ty);
+        match (elem, actual) {
+            (Some(elem), Some(actual)) => self.unify(&elem, &actual),
             _ => true,
         }
+    }
+}
+
+/// A type without element types or variables: equal ones unify without consulting the table.
+fn is_scalar(ty: &Type) -> bool {
+    matches!(
+        ty,
+        Type::Int32 | Type::Int64 | Type::UInt32 | Type::UInt64 | Type::Float32 | Type::Float64 | Type::Bool | Type::Unit
+    ) || matches!(ty, Type::Record(_))
+}
+
+/// `container` (a vector, ref or array type) with its element type replaced.
+fn with_element(container: &Type, elem: Type) -> Type {
+    let elem = Arc::new(elem);
+    match container {
+        Type::Vector(_) => Type::Vector(elem),
+        Type::Ref(_) => Type::Ref(elem),
+        Type::Array { space, size, .. } => Type::Array { elem, space: *space, size: *size },
+        Type::ConstArray { size, .. } => Type::ConstArray { elem, size: *size },
+        other => other.clone(),
     }
 }
 
@@ -334,12 +405,12 @@ mod tests {
     fn occurs_check_and_error_absorption() {
         let mut vars = VarTable::default();
         let a = vars.fresh(Class::Any);
-        assert!(!vars.unify(&a, &Type::Vector(Box::new(a.clone()))));
+        assert!(!vars.unify(&a, &Type::Vector(Arc::new(a.clone()))));
         assert!(vars.unify(&a, &Type::Error));
         assert_eq!(vars.zonk(&a), Type::Error);
         let i = vars.fresh(Class::Integer);
         assert!(!vars.unify(&i, &Type::Bool));
-        assert!(vars.unify(&Type::Vector(Box::new(i.clone())), &Type::Vector(Box::new(Type::Int64))));
+        assert!(vars.unify(&Type::Vector(Arc::new(i.clone())), &Type::Vector(Arc::new(Type::Int64))));
         assert_eq!(vars.zonk(&i), Type::Int64);
     }
 
@@ -350,7 +421,7 @@ mod tests {
         let some_array = vars.fresh_array(elem.clone());
         assert!(!vars.unify(&some_array, &Type::Int32));
         let shared = Type::Array {
-            elem: Box::new(Type::Float32),
+            elem: Arc::new(Type::Float32),
             space: crate::syntax::ast::MemorySpace::Shared,
             size: crate::types::ArraySize::Const(8),
         };
@@ -361,6 +432,6 @@ mod tests {
         let any = vars.fresh(Class::Any);
         assert!(vars.unify(&any, &other));
         vars.default_all(Type::Unit);
-        assert_eq!(vars.zonk(&any), Type::Vector(Box::new(Type::Int32)));
+        assert_eq!(vars.zonk(&any), Type::Vector(Arc::new(Type::Int32)));
     }
 }
