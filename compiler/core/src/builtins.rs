@@ -4,6 +4,10 @@
 //!
 //! Builtins are visible bare (`thread_idx_x`), and qualified by `Gpu.` or `Std.`.
 
+use std::sync::OnceLock;
+
+use crate::fxhash::FxHashMap;
+
 /// A type pattern in a builtin's signature. Generic slots (`Var`) are numbered per signature: every occurrence of
 /// the same number is the same type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -431,9 +435,24 @@ pub static BUILTINS: &[Builtin] = &[
 /// Modules whose qualified names reach the builtins (`Gpu.block_barrier`, `Std.sqrt`).
 pub const BUILTIN_MODULES: &[&str] = &["Gpu", "Std", "Math", "Float32", "Float64"];
 
-/// Finds a builtin by name or alias.
+/// Finds a builtin by name or alias (the first in table order that has it).
 pub fn lookup(name: &str) -> Option<&'static Builtin> {
-    BUILTINS.iter().find(|b| b.name == name || b.aliases.contains(&name))
+    by_spelling().get(name).copied()
+}
+
+/// Every spelling (name or alias) of a builtin, to the first builtin that has it: a name resolved to a builtin
+/// is looked up here once per use, and a scan of the table was a visible part of type checking.
+fn by_spelling() -> &'static FxHashMap<&'static str, &'static Builtin> {
+    static TABLE: OnceLock<FxHashMap<&'static str, &'static Builtin>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = FxHashMap::default();
+        for builtin in BUILTINS {
+            for spelling in std::iter::once(builtin.name).chain(builtin.aliases.iter().copied()) {
+                table.entry(spelling).or_insert(builtin);
+            }
+        }
+        table
+    })
 }
 
 /// Every spelling of every builtin, for "did you mean" suggestions.

@@ -10,9 +10,8 @@ pub mod lattice;
 pub mod report;
 pub mod walk;
 
-use std::collections::HashMap;
-
 use crate::diagnostic::Diagnostic;
+use crate::fxhash::FxHashMap;
 use crate::source::Span;
 use crate::syntax::ast::{ExprId, Module};
 use crate::types::{FunctionId, TypeInfo};
@@ -35,7 +34,7 @@ pub struct UniformityInfo {
     source_of: Vec<u32>,
     roots: Vec<ValueSource>,
     /// Roots already described, by the address of their `Origin` (so each is formatted once).
-    root_index: HashMap<usize, u32>,
+    root_index: FxHashMap<usize, u32>,
 }
 
 const NO_SOURCE: u32 = u32::MAX;
@@ -46,7 +45,7 @@ impl UniformityInfo {
             levels: vec![Uniformity::Uniform; expr_count],
             source_of: vec![NO_SOURCE; expr_count],
             roots: Vec::new(),
-            root_index: HashMap::new(),
+            root_index: FxHashMap::default(),
         }
     }
 

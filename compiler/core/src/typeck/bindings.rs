@@ -18,11 +18,11 @@ use super::{Checker, Owner};
 /// Most nodes a dynamic-size expression may have (defence against huge inputs).
 const MAX_SIZE_NODES: usize = 10_000;
 
-impl Checker<'_> {
+impl<'a> Checker<'a> {
     pub(crate) fn check_let(
         &mut self,
         id: ExprId,
-        binder: &Binder,
+        binder: &'a Binder,
         annotation: Option<&TypeExpr>,
         kind: LetKind,
         value: ExprId,
@@ -49,7 +49,7 @@ impl Checker<'_> {
         }
     }
 
-    fn bind_local(&mut self, id: ExprId, name: &Ident, ty: Type, kind: LetKind, value: ExprId, body: ExprId) -> Type {
+    fn bind_local(&mut self, id: ExprId, name: &'a Ident, ty: Type, kind: LetKind, value: ExprId, body: ExprId) -> Type {
         let mutability = match (kind, self.kind(value)) {
             (LetKind::Mutable, _) => Mutability::Mutable,
             (LetKind::Immutable, ExprKind::Ref(_)) => Mutability::RefCell,
@@ -67,7 +67,7 @@ impl Checker<'_> {
     pub(crate) fn check_let_array(
         &mut self,
         id: ExprId,
-        name: &Ident,
+        name: &'a Ident,
         elem: Option<&TypeExpr>,
         space: MemorySpace,
         size: ExprId,
@@ -171,7 +171,7 @@ impl Checker<'_> {
         }
     }
 
-    pub(crate) fn check_for(&mut self, id: ExprId, var: &Ident, start: ExprId, end: ExprId, body: ExprId) -> Type {
+    pub(crate) fn check_for(&mut self, id: ExprId, var: &'a Ident, start: ExprId, end: ExprId, body: ExprId) -> Type {
         let counter = self.vars.fresh(Class::Integer);
         let start_ty = self.check_expr(start);
         let start_ok = self.expect_type(start, &start_ty, &counter);

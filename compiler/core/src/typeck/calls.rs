@@ -2,8 +2,6 @@
 //! (its signature instantiated afresh at each use), and calls of device functions (exact arity, no partial
 //! application). Calls also feed the effects table (writes through atomics, arguments passed, the call graph).
 
-use std::collections::HashMap;
-
 use crate::builtins::{Builtin, SigType};
 use crate::diagnostic::Diagnostic;
 use crate::source::Span;
@@ -15,8 +13,26 @@ use super::report::Because;
 use super::scope::{is_bogus_name, Named, ValueItem};
 use super::{suggest, Checker, Owner};
 
-/// The generic slots of one use of a builtin's signature.
-type Slots = HashMap<u8, Type>;
+/// The generic slots of one use of a builtin's signature: a short list (signatures use one or two slots), so an
+/// instantiation allocates nothing until a slot is filled and never hashes.
+#[derive(Default)]
+struct Slots {
+    filled: Vec<(u8, Type)>,
+}
+
+impl Slots {
+    fn new() -> Slots {
+        Slots::default()
+    }
+
+    fn get(&self, slot: u8) -> Option<&Type> {
+        self.filled.iter().find(|(s, _)| *s == slot).map(|(_, ty)| ty)
+    }
+
+    fn insert(&mut self, slot: u8, ty: Type) {
+        self.filled.push((slot, ty));
+    }
+}
 
 fn plural(n: usize, word: &str) -> String {
     if n == 1 {
@@ -206,7 +222,7 @@ impl Checker<'_> {
     }
 
     fn slot_type(&mut self, slot: u8, class: crate::builtins::TypeClass, slots: &mut Slots) -> Type {
-        if let Some(ty) = slots.get(&slot) {
+        if let Some(ty) = slots.get(slot) {
             return ty.clone();
         }
         let ty = self.vars.fresh(Class::of_builtin(class));

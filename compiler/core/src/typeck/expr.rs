@@ -12,7 +12,7 @@ use super::infer::Class;
 use super::report::Because;
 use super::{Checker, Deferred, MAX_DEPTH};
 
-impl Checker<'_> {
+impl<'a> Checker<'a> {
     /// Infers the type of expression `id` (recording it, and the types of its sub-expressions).
     pub(crate) fn check_expr(&mut self, id: ExprId) -> Type {
         if self.depth >= MAX_DEPTH {

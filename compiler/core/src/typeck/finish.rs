@@ -108,7 +108,7 @@ impl Checker<'_> {
     /// Types, without diagnostics, the expressions no rule visited: the parser replaces `a.(i)`, `r.f` and `x`
     /// by `a.(i) <- v`, `r.f <- v` and `x := v` but keeps the originals in the arena, where a hover may find them.
     fn type_orphans(&mut self) {
-        let assign_targets: std::collections::HashMap<crate::source::Span, ExprId> = (0..self.module.exprs.len())
+        let assign_targets: crate::fxhash::FxHashMap<crate::source::Span, ExprId> = (0..self.module.exprs.len())
             .map(|i| ExprId(i as u32))
             .filter_map(|id| match self.kind(id) {
                 ExprKind::Assign { target, .. } => Some((target.span(), id)),

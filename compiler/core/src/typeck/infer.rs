@@ -93,8 +93,9 @@ pub(crate) struct VarTable {
     slots: Vec<Slot>,
     /// The element type of each variable of class `Array` (indexed by variable; `None` for the others).
     elems: Vec<Option<Type>>,
-    /// While [`VarTable::unify_or_undo`] runs: the previous content of every slot it overwrote.
-    trail: Option<Vec<(u32, Slot)>>,
+    /// While [`VarTable::unify_or_undo`] runs (`trailing`): the previous content of every slot it overwrote.
+    trail: Vec<(u32, Slot)>,
+    trailing: bool,
 }
 
 /// How deep `occurs` looks before it assumes a cycle (types are shallow; this is defence only).
@@ -142,8 +143,8 @@ impl VarTable {
     /// Overwrites a slot, remembering the old content while a [`VarTable::unify_or_undo`] runs.
     fn set_slot(&mut self, index: usize, slot: Slot) {
         let old = std::mem::replace(&mut self.slots[index], slot);
-        if let Some(trail) = &mut self.trail {
-            trail.push((index as u32, old));
+        if self.trailing {
+            self.trail.push((index as u32, old));
         }
     }
 
@@ -289,11 +290,12 @@ impl VarTable {
     /// [`VarTable::unify`], but a failed attempt leaves the table as it found it (callers word their diagnostic
     /// in the state before the attempt, then repeat it with `unify` so that its partial bindings stay).
     pub(crate) fn unify_or_undo(&mut self, a: &Type, b: &Type) -> bool {
-        let outer = self.trail.replace(Vec::new());
+        self.trail.clear();
+        self.trailing = true;
         let unified = self.unify(a, b);
-        let trail = std::mem::replace(&mut self.trail, outer).unwrap_or_default();
+        self.trailing = false;
         if !unified {
-            for (index, old) in trail.into_iter().rev() {
+            while let Some((index, old)) = self.trail.pop() {
                 self.slots[index as usize] = old;
             }
         }
@@ -302,7 +304,7 @@ impl VarTable {
 
     /// Would `a` and `b` unify? (Tries on a copy; used only to word diagnostics.)
     pub(crate) fn clone_unifies(&self, a: &Type, b: &Type) -> bool {
-        let mut copy = VarTable { slots: self.slots.clone(), elems: self.elems.clone(), trail: None };
+        let mut copy = VarTable { slots: self.slots.clone(), elems: self.elems.clone(), ..VarTable::default() };
         copy.unify(a, b)
     }
 

@@ -25,7 +25,7 @@ pub(crate) enum ItemRef {
     Open,
 }
 
-impl Checker<'_> {
+impl<'a> Checker<'a> {
     /// Registers every item's name and allocates its entry in `TypeInfo` (signatures come later).
     pub(crate) fn collect_items(&mut self) {
         let module = self.module;
@@ -227,7 +227,7 @@ impl Checker<'_> {
         }
     }
 
-    fn check_function_body(&mut self, function: &Function, id: FunctionId) {
+    fn check_function_body(&mut self, function: &'a Function, id: FunctionId) {
         let Some(info) = self.info.functions.get(id.0 as usize) else {
             return;
         };
@@ -249,7 +249,7 @@ impl Checker<'_> {
         self.expect_type_because(tail, &body_ty, &ret, why);
     }
 
-    fn check_kernel_body(&mut self, kernel: &Kernel, id: usize) {
+    fn check_kernel_body(&mut self, kernel: &'a Kernel, id: usize) {
         let Some(info) = self.info.kernels.get(id) else {
             return;
         };
@@ -268,7 +268,7 @@ impl Checker<'_> {
 
     fn check_body_with_params(
         &mut self,
-        params: &[Param],
+        params: &'a [Param],
         locals: &[LocalId],
         body: crate::syntax::ast::ExprId,
     ) -> Type {

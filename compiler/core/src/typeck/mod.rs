@@ -129,7 +129,7 @@ pub(crate) struct Checker<'a> {
     pub(crate) items: ItemTable,
     /// For each entry of `module.items`, what it became.
     pub(crate) item_refs: Vec<ItemRef>,
-    pub(crate) scopes: Scopes,
+    pub(crate) scopes: Scopes<'a>,
     pub(crate) ctx: BodyContext,
     pub(crate) effects: Effects,
     pub(crate) deferred: Vec<Deferred>,
@@ -221,7 +221,7 @@ impl<'a> Checker<'a> {
     }
 
     /// Checks `body` in a new scope in which `local` is visible as `name`.
-    pub(crate) fn check_in_scope(&mut self, name: &str, local: LocalId, body: ExprId) -> Type {
+    pub(crate) fn check_in_scope(&mut self, name: &'a str, local: LocalId, body: ExprId) -> Type {
         self.scopes.push();
         self.scopes.declare(name, local);
         let ty = self.check_expr(body);
