@@ -5,7 +5,7 @@
 use crate::convergence::{self, UniformityInfo};
 use crate::diagnostic::{self, Diagnostic};
 use crate::source::{FileId, SourceMap};
-use crate::syntax::ast::{Item, Module};
+use crate::syntax::ast::{Item, Module, Name};
 use crate::syntax::parse;
 use crate::typeck::{self, TypeckOptions};
 use crate::types::TypeInfo;
@@ -76,7 +76,7 @@ pub fn parse_all(file_name: &str, text: &str, loader: &dyn ModuleLoader) -> (Sou
     let root = sources.add(file_name, text);
     diagnostics.extend(parse(text, root, &mut module, &file_stem(file_name)));
     item_files.resize(module.items.len(), root);
-    let mut loaded: Vec<String> = Vec::new();
+    let mut loaded: Vec<Name> = Vec::new();
     let mut next_item = 0;
     while next_item < module.items.len() {
         let item = module.items[next_item].clone();

@@ -264,7 +264,7 @@ impl FnLowering<'_, '_> {
             Type::Record(id) => self.g.types.records.get(id.0 as usize).map(|r| r.fields.iter().map(|f| f.0.clone()).collect()),
             _ => None,
         }
-        .unwrap_or_else(|| fields.iter().map(|(f, _)| f.name.clone()).collect());
+        .unwrap_or_else(|| fields.iter().map(|(f, _)| f.name.to_string()).collect());
         // C++ aggregate initialisation takes the fields in declaration order.
         let mut texts = Vec::new();
         for name in &declared {

@@ -50,7 +50,7 @@ impl FnLowering<'_, '_> {
             ExprKind::For { start, end, downto, body, .. } => self.lower_for(e, start, end, downto, body),
             ExprKind::While { cond, body } => self.lower_while(e, cond, body),
             ExprKind::Superstep { name, divergent, body } => {
-                self.lower_superstep(e, name.map(|n| n.name), divergent, body)
+                self.lower_superstep(e, name.map(|n| n.name.to_string()), divergent, body)
             }
             ExprKind::Pragma { options, body } => self.lower_pragma(e, &options, body, dest),
             ExprKind::Annot { expr, .. } => self.lower_to(expr, dest),

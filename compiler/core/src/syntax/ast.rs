@@ -8,6 +8,7 @@
 use crate::source::Span;
 
 pub use super::expr_map::ExprMap;
+pub use super::name::Name;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ExprId(pub u32);
@@ -21,7 +22,7 @@ impl ExprId {
 /// A name with its span.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ident {
-    pub name: String,
+    pub name: Name,
     pub span: Span,
 }
 
@@ -44,7 +45,7 @@ impl Path {
     pub fn display(&self) -> String {
         match &self.module {
             Some(m) => format!("{}.{}", m.name, self.name.name),
-            None => self.name.name.clone(),
+            None => self.name.name.to_string(),
         }
     }
 }

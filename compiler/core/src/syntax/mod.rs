@@ -3,6 +3,7 @@
 
 pub mod ast;
 pub mod expr_map;
+pub mod name;
 pub mod lexer;
 pub mod parser;
 

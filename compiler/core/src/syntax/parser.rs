@@ -332,13 +332,13 @@ impl<'a> Parser<'a> {
             format!("{}_{}", self.default_kernel_name, self.bare_kernels)
         };
         self.bare_kernels += 1;
-        Ident { name, span: Span { file: self.file, start, end: start } }
+        Ident { name: name.into(), span: Span { file: self.file, start, end: start } }
     }
 
     fn expect_ident(&mut self) -> Option<Ident> {
         if self.peek() == Token::Ident {
             let l = self.bump();
-            return Some(Ident { name: self.text_of(l).to_string(), span: self.span_of(l) });
+            return Some(Ident { name: Name::new(self.text_of(l)), span: self.span_of(l) });
         }
         self.error_here("a name");
         None
@@ -347,7 +347,7 @@ impl<'a> Parser<'a> {
     fn expect_uident(&mut self) -> Option<Ident> {
         if self.peek() == Token::UIdent {
             let l = self.bump();
-            return Some(Ident { name: self.text_of(l).to_string(), span: self.span_of(l) });
+            return Some(Ident { name: Name::new(self.text_of(l)), span: self.span_of(l) });
         }
         self.error_here("a module name");
         None
@@ -375,7 +375,7 @@ impl<'a> Parser<'a> {
             self.bump();
         }
         self.expect_closing(Token::RBracket, open);
-        Ident { name, span }
+        Ident { name: name.into(), span }
     }
 
     /// Attributes accepted on `let` items: `[@sarek.module]` (a device function) and `[@inline]`-style hints.
@@ -510,7 +510,7 @@ impl<'a> Parser<'a> {
             match self.peek() {
                 Token::Ident => {
                     let l = self.bump();
-                    let name = Ident { name: self.text_of(l).to_string(), span: self.span_of(l) };
+                    let name = Ident { name: Name::new(self.text_of(l)), span: self.span_of(l) };
                     params.push(Param { name, ty: None, span: self.span_of(l) });
                 }
                 Token::LParen if self.peek_at(1) == Token::RParen => {
@@ -572,7 +572,7 @@ impl<'a> Parser<'a> {
             }
             Token::Ident => {
                 let l = self.bump();
-                TypeExpr::Named(Ident { name: self.text_of(l).to_string(), span: self.span_of(l) })
+                TypeExpr::Named(Ident { name: Name::new(self.text_of(l)), span: self.span_of(l) })
             }
             _ => {
                 self.error_here("a type");
@@ -583,7 +583,7 @@ impl<'a> Parser<'a> {
             match self.peek() {
                 Token::Ident => {
                     let l = self.bump();
-                    let constructor = Ident { name: self.text_of(l).to_string(), span: self.span_of(l) };
+                    let constructor = Ident { name: Name::new(self.text_of(l)), span: self.span_of(l) };
                     ty = TypeExpr::Apply { arg: Box::new(ty), constructor };
                 }
                 Token::LBracket => {
@@ -830,7 +830,7 @@ impl<'a> Parser<'a> {
                 Token::Ident => {
                     self.bump();
                     let l = self.bump();
-                    let field = Ident { name: self.text_of(l).to_string(), span: self.span_of(l) };
+                    let field = Ident { name: Name::new(self.text_of(l)), span: self.span_of(l) };
                     expr = self.module.alloc(ExprKind::Field { record: expr, field }, self.span_from(start));
                 }
                 _ => {
@@ -864,7 +864,7 @@ impl<'a> Parser<'a> {
             }
             Token::Ident => {
                 self.bump();
-                let name = Ident { name: self.text_of(lexeme).to_string(), span };
+                let name = Ident { name: Name::new(self.text_of(lexeme)), span };
                 self.module.alloc(ExprKind::Var(Path { module: None, name }), span)
             }
             Token::UIdent => self.parse_qualified_name(),
@@ -899,11 +899,11 @@ impl<'a> Parser<'a> {
     /// `Gpu.block_barrier`, `Std.sqrt`, `Weno.coeffs`, or a bare constructor such as `Shared`.
     fn parse_qualified_name(&mut self) -> ExprId {
         let l = self.bump();
-        let first = Ident { name: self.text_of(l).to_string(), span: self.span_of(l) };
+        let first = Ident { name: Name::new(self.text_of(l)), span: self.span_of(l) };
         if self.peek() == Token::Dot && self.peek_at(1) == Token::Ident {
             self.bump();
             let n = self.bump();
-            let name = Ident { name: self.text_of(n).to_string(), span: self.span_of(n) };
+            let name = Ident { name: Name::new(self.text_of(n)), span: self.span_of(n) };
             let span = first.span.to(name.span);
             return self.module.alloc(ExprKind::Var(Path { module: Some(first), name }), span);
         }
@@ -1232,7 +1232,7 @@ impl<'a> Parser<'a> {
             }
             Token::Ident => {
                 self.bump();
-                (Binder::Name(Ident { name: self.text[span.range()].to_string(), span }), None)
+                (Binder::Name(Ident { name: Name::new(&self.text[span.range()]), span }), None)
             }
             Token::LParen if self.peek_at(1) == Token::RParen => {
                 self.bump();

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::diagnostic::Diagnostic;
-use crate::syntax::ast::{ExprId, Ident, MemorySpace, TypeExpr};
+use crate::syntax::ast::{ExprId, Ident, MemorySpace, Name, TypeExpr};
 use crate::types::{ArraySize, ConstValue, Type};
 
 use super::consts::EvalError;
@@ -62,7 +62,7 @@ impl Checker<'_> {
             return Type::Record(record);
         }
         if !is_bogus_name(&name.name) {
-            let records: Vec<String> = self.items.records.keys().cloned().collect();
+            let records: Vec<String> = self.items.records.keys().map(Name::to_string).collect();
             let candidates = SCALAR_TYPES.iter().map(|(n, _)| *n).chain(records.iter().map(String::as_str));
             let mut d = Diagnostic::error("E0200", format!("unknown type `{}`", name.name))
                 .primary(name.span, "not a type in scope");

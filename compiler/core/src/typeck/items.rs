@@ -44,7 +44,7 @@ impl<'a> Checker<'a> {
     fn register_kernel(&mut self, kernel: &Kernel, item: usize) -> ItemRef {
         let id = self.info.kernels.len();
         self.info.kernels.push(KernelInfo {
-            name: kernel.name.name.clone(),
+            name: kernel.name.name.to_string(),
             params: Vec::new(),
             span: kernel.span,
             item,
@@ -57,7 +57,7 @@ impl<'a> Checker<'a> {
     fn register_function(&mut self, function: &Function, item: usize) -> ItemRef {
         let id = FunctionId(self.info.functions.len() as u32);
         self.info.functions.push(FunctionInfo {
-            name: function.name.name.clone(),
+            name: function.name.name.to_string(),
             params: Vec::new(),
             ret: Type::Error,
             span: function.span,
@@ -70,7 +70,7 @@ impl<'a> Checker<'a> {
     fn register_constant(&mut self, name: &Ident, span: Span, item: usize) -> ItemRef {
         let id = ConstantId(self.info.constants.len() as u32);
         self.info.constants.push(ConstantInfo {
-            name: name.name.clone(),
+            name: name.name.to_string(),
             ty: Type::Error,
             value: ConstValue::Int(0),
             span,
@@ -84,11 +84,11 @@ impl<'a> Checker<'a> {
 
     fn register_record(&mut self, name: &Ident, span: Span) -> ItemRef {
         let id = RecordId(self.info.records.len() as u32);
-        self.info.records.push(RecordInfo { name: name.name.clone(), fields: Vec::new(), span });
+        self.info.records.push(RecordInfo { name: name.name.to_string(), fields: Vec::new(), span });
         if is_bogus_name(&name.name) {
             return ItemRef::Record(id);
         }
-        if let Some((_, first)) = self.items.records.get(&name.name) {
+        if let Some((_, first)) = self.items.records.get(name.name.as_str()) {
             let first = *first;
             self.report_duplicate("type", name, first);
         } else {
@@ -101,13 +101,13 @@ impl<'a> Checker<'a> {
         if is_bogus_name(&name.name) {
             return;
         }
-        if let Some((_, first)) = self.items.values.get(&name.name) {
+        if let Some((_, first)) = self.items.values.get(name.name.as_str()) {
             let first = *first;
             self.report_duplicate("name", name, first);
             return;
         }
         self.items.values.insert(name.name.clone(), (item, name.span));
-        self.items.value_names.push(name.name.clone());
+        self.items.value_names.push(name.name.to_string());
     }
 
     fn report_duplicate(&mut self, what: &str, name: &Ident, first: Span) {
@@ -140,7 +140,7 @@ impl<'a> Checker<'a> {
                         .primary(name.span, "a record cannot contain itself");
                     self.diagnostics.push(d);
                 }
-                fields.push((name.name.clone(), ty));
+                fields.push((name.name.to_string(), ty));
             }
             if let Some(info) = self.info.records.get_mut(id.0 as usize) {
                 info.fields = fields;
@@ -180,7 +180,7 @@ impl<'a> Checker<'a> {
             .iter()
             .zip(&locals)
             .map(|(p, l)| KernelParamInfo {
-                name: p.name.name.clone(),
+                name: p.name.name.to_string(),
                 ty: self.local_type(*l),
                 local: *l,
                 written: false,

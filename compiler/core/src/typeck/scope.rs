@@ -6,7 +6,7 @@ use crate::builtins::{self, Builtin};
 use crate::fxhash::FxHashMap;
 use crate::diagnostic::Diagnostic;
 use crate::source::Span;
-use crate::syntax::ast::{ExprId, Path};
+use crate::syntax::ast::{ExprId, Name, Path};
 use crate::types::{ConstantId, FunctionId, LocalId, RecordId, Resolution};
 
 use super::suggest;
@@ -45,10 +45,10 @@ impl Named {
 #[derive(Debug, Default)]
 pub(crate) struct ItemTable {
     /// The first definition of each value name, with the span of its name.
-    pub(crate) values: FxHashMap<String, (ValueItem, Span)>,
+    pub(crate) values: FxHashMap<Name, (ValueItem, Span)>,
     pub(crate) value_names: Vec<String>,
     /// The first definition of each record name.
-    pub(crate) records: FxHashMap<String, (RecordId, Span)>,
+    pub(crate) records: FxHashMap<Name, (RecordId, Span)>,
 }
 
 impl ItemTable {
