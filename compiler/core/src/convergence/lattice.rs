@@ -46,7 +46,7 @@ impl Uniformity {
 
 /// One step of the explanation of why a value is not uniform. Steps hold ids, not names: names are looked up only
 /// when a diagnostic or a hover is printed, which keeps the analysis free of allocations on the hot path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OriginKind {
     /// A builtin whose result varies (`thread_idx_x`, `shfl_down`, an atomic); the expression that names it.
     Builtin(ExprId),

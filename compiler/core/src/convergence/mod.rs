@@ -35,6 +35,9 @@ pub struct UniformityInfo {
     roots: Vec<ValueSource>,
     /// Roots already described, by the address of their `Origin` (so each is formatted once).
     root_index: FxHashMap<usize, u32>,
+    /// Sentences already formatted: many roots read the same (every `thread_idx_x` of a file is "`thread_idx_x`
+    /// is thread-varying"), and formatting each was a visible part of the analysis.
+    messages: FxHashMap<report::MessageKey, String>,
 }
 
 const NO_SOURCE: u32 = u32::MAX;
@@ -46,6 +49,7 @@ impl UniformityInfo {
             source_of: vec![NO_SOURCE; expr_count],
             roots: Vec::new(),
             root_index: FxHashMap::default(),
+            messages: FxHashMap::default(),
         }
     }
 
@@ -57,12 +61,22 @@ impl UniformityInfo {
         *slot = (*slot).max(value.level);
         let Some(root) = value.root() else { return };
         let key = root as *const lattice::Origin as usize;
-        let roots = &mut self.roots;
-        let index = *self.root_index.entry(key).or_insert_with(|| {
-            roots.push(ValueSource { span: root.span, message: report::origin_message(root, names) });
-            roots.len() as u32 - 1
-        });
+        let index = match self.root_index.get(&key) {
+            Some(&index) => index,
+            None => {
+                let message = self.message(root, names);
+                self.roots.push(ValueSource { span: root.span, message });
+                let index = self.roots.len() as u32 - 1;
+                self.root_index.insert(key, index);
+                index
+            }
+        };
         self.source_of[e.index()] = index;
+    }
+
+    fn message(&mut self, root: &lattice::Origin, names: report::Names) -> String {
+        let key = report::MessageKey::of(root, names);
+        self.messages.entry(key).or_insert_with(|| report::origin_message(root, names)).clone()
     }
 
     pub fn level(&self, e: ExprId) -> Uniformity {

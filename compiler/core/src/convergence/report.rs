@@ -3,7 +3,7 @@
 
 use crate::diagnostic::{Diagnostic, Label};
 use crate::source::Span;
-use crate::syntax::ast::{ExprKind, Module};
+use crate::syntax::ast::{ExprKind, Module, Name};
 use crate::types::{FunctionId, LocalId, TypeInfo};
 
 use super::lattice::{Control, Divergence, DivergenceKind, Origin, OriginKind, Uniformity, Value};
@@ -29,6 +29,30 @@ impl Names<'_> {
         match self.module.exprs.get(e.index()) {
             Some(ExprKind::Var(path)) | Some(ExprKind::Call { callee: path, .. }) => path.display(),
             _ => "?".into(),
+        }
+    }
+}
+
+/// What the sentence of an explanation step depends on: its kind and level, with a builtin named by its spelling
+/// rather than by the expression that uses it (so equal sentences are formatted once).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum MessageKey {
+    Builtin { module: Option<Name>, name: Name, level: Uniformity },
+    Other(OriginKind, Uniformity),
+}
+
+impl MessageKey {
+    pub fn of(origin: &Origin, names: Names) -> MessageKey {
+        match origin.kind {
+            OriginKind::Builtin(e) => match names.module.exprs.get(e.index()) {
+                Some(ExprKind::Var(path)) | Some(ExprKind::Call { callee: path, .. }) => MessageKey::Builtin {
+                    module: path.module.as_ref().map(|m| m.name.clone()),
+                    name: path.name.name.clone(),
+                    level: origin.level,
+                },
+                _ => MessageKey::Other(origin.kind, origin.level),
+            },
+            kind => MessageKey::Other(kind, origin.level),
         }
     }
 }

@@ -13,7 +13,8 @@ use std::rc::Rc;
 use crate::builtins::{Builtin, Requirement, ResultUniformity};
 use crate::diagnostic::Diagnostic;
 use crate::source::Span;
-use crate::syntax::ast::{ExprId, ExprKind, ExprMap, MemorySpace, Module};
+use crate::fxhash::FxHashMap;
+use crate::syntax::ast::{ExprId, ExprKind, MemorySpace, Module};
 use crate::types::{FunctionId, LocalId, Resolution, Type, TypeInfo};
 
 use super::lattice::{Control, DivergenceKind, OriginKind, Uniformity, Value};
@@ -46,8 +47,13 @@ pub struct Walker<'a> {
     reporting: bool,
     recording: bool,
     call_stack: Vec<FunctionId>,
-    assigned_cache: ExprMap<Rc<Vec<LocalId>>>,
-    straight_cache: ExprMap<bool>,
+    /// Syntactic summaries of `if`s and loops, computed once per node (few nodes: a hash map, not a table).
+    assigned_cache: FxHashMap<ExprId, Rc<Vec<LocalId>>>,
+    straight_cache: FxHashMap<ExprId, bool>,
+    /// The summary of the (many) subtrees that assign nothing, shared.
+    assigns_nothing: Rc<Vec<LocalId>>,
+    /// Scratch stack of the syntactic walks.
+    pending: Vec<ExprId>,
     pub diagnostics: Vec<Diagnostic>,
     seen: HashSet<(&'static str, Span, Option<Span>)>,
     pub info: UniformityInfo,
@@ -68,8 +74,10 @@ impl<'a> Walker<'a> {
             reporting: true,
             recording: true,
             call_stack: Vec::new(),
-            assigned_cache: ExprMap::with_expr_count(module.exprs.len()),
-            straight_cache: ExprMap::with_expr_count(module.exprs.len()),
+            assigned_cache: FxHashMap::default(),
+            straight_cache: FxHashMap::default(),
+            assigns_nothing: Rc::new(Vec::new()),
+            pending: Vec::new(),
             diagnostics: Vec::new(),
             seen: HashSet::new(),
             info: UniformityInfo::new(module.exprs.len()),
@@ -250,11 +258,10 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn call(&mut self, e: ExprId, args: &[ExprId], span: Span) -> Value {
-        let args = args.to_vec();
+    fn call(&mut self, e: ExprId, args: &'a [ExprId], span: Span) -> Value {
         match self.types.resolution(e) {
-            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, &args, span),
-            Some(Resolution::Function(f)) => self.call_function(f, &args, span),
+            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, args, span),
+            Some(Resolution::Function(f)) => self.call_function(f, args, span),
             _ => args.iter().fold(Value::uniform(), |acc, a| acc.join(self.expr(*a))),
         }
     }
@@ -487,8 +494,15 @@ impl<'a> Walker<'a> {
     }
 
     fn builtin(&mut self, builtin: &'static Builtin, e: ExprId, args: &[ExprId], span: Span) -> Value {
-        let values: Vec<Value> = args.iter().map(|&arg| self.expr(arg)).collect();
-        let joined = values.iter().cloned().fold(Value::uniform(), Value::join);
+        // The join of all arguments, and of all but the first (the indices of a load).
+        let (mut joined, mut indices) = (Value::uniform(), Value::uniform());
+        for (position, &arg) in args.iter().enumerate() {
+            let value = self.expr(arg);
+            if position > 0 {
+                indices = indices.join(value.clone());
+            }
+            joined = joined.join(value);
+        }
         let control = self.effective_control();
         if builtin.requirement != Requirement::None {
             let name = self.written_name(e, builtin);
@@ -501,7 +515,6 @@ impl<'a> Walker<'a> {
             ResultUniformity::BlockUniform if self.is_written_global(args.first().copied()) => joined,
             // Block-uniform only if every thread reads the same element: join the arguments (the index).
             ResultUniformity::BlockUniform => {
-                let indices = values.iter().skip(1).cloned().fold(Value::uniform(), Value::join);
                 Value::new(Uniformity::BlockUniform, OriginKind::Builtin(e), span, None).join(indices)
             }
             ResultUniformity::WarpUniform => {
@@ -708,7 +721,8 @@ impl<'a> Walker<'a> {
             return found.clone();
         }
         let mut out = Vec::new();
-        let mut stack = vec![e];
+        let mut stack = std::mem::take(&mut self.pending);
+        stack.push(e);
         while let Some(x) = stack.pop() {
             match self.module.expr(x) {
                 ExprKind::Assign { .. } => {
@@ -721,11 +735,12 @@ impl<'a> Walker<'a> {
                 }
                 _ => {}
             }
-            stack.extend(self.module.children(x));
+            self.module.push_children(x, &mut stack);
         }
+        self.pending = stack;
         out.sort();
         out.dedup();
-        let out = Rc::new(out);
+        let out = if out.is_empty() { self.assigns_nothing.clone() } else { Rc::new(out) };
         self.assigned_cache.insert(e, out.clone());
         out
     }
@@ -735,7 +750,8 @@ impl<'a> Walker<'a> {
         if let Some(&known) = self.straight_cache.get(&e) {
             return known;
         }
-        let mut stack = vec![e];
+        let mut stack = std::mem::take(&mut self.pending);
+        stack.push(e);
         let mut straight = true;
         while let Some(x) = stack.pop() {
             let breaks_line = match self.module.expr(x) {
@@ -750,8 +766,10 @@ impl<'a> Walker<'a> {
                 straight = false;
                 break;
             }
-            stack.extend(self.module.children(x));
+            self.module.push_children(x, &mut stack);
         }
+        stack.clear();
+        self.pending = stack;
         self.straight_cache.insert(e, straight);
         straight
     }

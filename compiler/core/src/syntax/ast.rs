@@ -407,34 +407,41 @@ impl Module {
 
     /// The direct children of an expression, in evaluation order.
     pub fn children(&self, id: ExprId) -> Vec<ExprId> {
+        let mut children = Vec::new();
+        self.push_children(id, &mut children);
+        children
+    }
+
+    /// Appends the direct children of an expression to `out`, in evaluation order (what [`Module::children`]
+    /// returns, without allocating a vector per node for walkers that keep their own stack).
+    pub fn push_children(&self, id: ExprId, out: &mut Vec<ExprId>) {
         use ExprKind::*;
         match self.expr(id) {
-            Int { .. } | Float { .. } | Bool(_) | Unit | Var(_) | Global(_) | Break | Continue | Error => vec![],
-            Return(e) => e.iter().copied().collect(),
-            Call { args, .. } => args.clone(),
-            Unary { operand, .. } => vec![*operand],
-            Binary { lhs, rhs, .. } => vec![*lhs, *rhs],
-            Let { value, body, .. } => vec![*value, *body],
-            Ref(e) => vec![*e],
-            LetArray { size, body, .. } => vec![*size, *body],
-            Assign { value, .. } => vec![*value],
+            Int { .. } | Float { .. } | Bool(_) | Unit | Var(_) | Global(_) | Break | Continue | Error => {}
+            Return(e) => out.extend(e),
+            Call { args, .. } => out.extend_from_slice(args),
+            Unary { operand, .. } => out.push(*operand),
+            Binary { lhs, rhs, .. } => out.extend([*lhs, *rhs]),
+            Let { value, body, .. } => out.extend([*value, *body]),
+            Ref(e) => out.push(*e),
+            LetArray { size, body, .. } => out.extend([*size, *body]),
+            Assign { value, .. } => out.push(*value),
             If { cond, then_branch, else_branch } => {
-                let mut v = vec![*cond, *then_branch];
-                v.extend(else_branch);
-                v
+                out.extend([*cond, *then_branch]);
+                out.extend(else_branch);
             }
-            For { start, end, body, .. } => vec![*start, *end, *body],
-            While { cond, body } => vec![*cond, *body],
-            Seq(a, b) => vec![*a, *b],
-            Index { array, index } => vec![*array, *index],
-            IndexSet { array, index, value } => vec![*array, *index, *value],
-            Field { record, .. } => vec![*record],
-            FieldSet { record, value, .. } => vec![*record, *value],
-            Record(fields) => fields.iter().map(|(_, e)| *e).collect(),
-            ArrayLit(items) => items.clone(),
-            Superstep { body, .. } => vec![*body],
-            Annot { expr, .. } => vec![*expr],
-            Pragma { body, .. } => vec![*body],
+            For { start, end, body, .. } => out.extend([*start, *end, *body]),
+            While { cond, body } => out.extend([*cond, *body]),
+            Seq(a, b) => out.extend([*a, *b]),
+            Index { array, index } => out.extend([*array, *index]),
+            IndexSet { array, index, value } => out.extend([*array, *index, *value]),
+            Field { record, .. } => out.push(*record),
+            FieldSet { record, value, .. } => out.extend([*record, *value]),
+            Record(fields) => out.extend(fields.iter().map(|(_, e)| *e)),
+            ArrayLit(items) => out.extend_from_slice(items),
+            Superstep { body, .. } => out.push(*body),
+            Annot { expr, .. } => out.push(*expr),
+            Pragma { body, .. } => out.push(*body),
         }
     }
 }

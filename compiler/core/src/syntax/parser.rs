@@ -19,6 +19,9 @@ use crate::syntax::lexer::{lex, Lexeme, Token};
 /// `default_kernel_name` names a bare `fun ... -> ...` kernel (the CLI passes the file stem).
 pub fn parse(text: &str, file: FileId, module: &mut Module, default_kernel_name: &str) -> Vec<Diagnostic> {
     let tokens = lex(text);
+    // About one expression per two tokens: reserving them up front saves growing (and copying) the arena.
+    module.exprs.reserve(tokens.len() / 2);
+    module.expr_spans.reserve(tokens.len() / 2);
     let mut parser = Parser {
         text,
         file,
@@ -29,6 +32,7 @@ pub fn parse(text: &str, file: FileId, module: &mut Module, default_kernel_name:
         default_kernel_name: default_kernel_name.to_string(),
         bare_kernels: 0,
         depth: 0,
+        statements: Vec::new(),
     };
     parser.parse_items();
     parser.diagnostics
@@ -47,6 +51,8 @@ struct Parser<'a> {
     default_kernel_name: String,
     bare_kernels: u32,
     depth: u32,
+    /// Statements of the sequences being parsed (see `parse_seq`).
+    statements: Vec<ExprId>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -603,16 +609,25 @@ impl<'a> Parser<'a> {
     /// `e1; e2; ...` (with statement-level recovery).
     /// Sequences nest to the right (`a; (b; c)`) so walkers can follow the spine in a loop.
     fn parse_seq(&mut self) -> ExprId {
-        let mut statements = vec![self.parse_statement()];
+        let first = self.parse_statement();
+        if self.peek() != Token::Semi {
+            return first;
+        }
+        // The statements wait on a stack shared by all sequences (nested ones push and pop above this one's
+        // base), so a sequence costs no allocation of its own.
+        let base = self.statements.len();
+        self.statements.push(first);
         while self.peek() == Token::Semi {
             self.bump();
             if is_closer(self.peek()) || self.at_item_start() {
                 break; // trailing `;` (a `let` in column 0 starts the next item)
             }
-            statements.push(self.parse_statement());
+            let statement = self.parse_statement();
+            self.statements.push(statement);
         }
-        let mut expr = statements.pop().expect("at least one statement");
-        while let Some(first) = statements.pop() {
+        let mut expr = self.statements.pop().expect("at least one statement");
+        while self.statements.len() > base {
+            let first = self.statements.pop().expect("above the base");
             let span = self.module.span(first).to(self.module.span(expr));
             expr = self.module.alloc(ExprKind::Seq(first, expr), span);
         }
@@ -981,7 +996,7 @@ impl<'a> Parser<'a> {
     fn int_literal_negated(&mut self, lexeme: Lexeme, negated: bool) -> ExprKind {
         let text = self.text_of(lexeme);
         let (digits, suffix) = split_int_suffix(text);
-        let digits: String = digits.chars().filter(|&c| c != '_').collect();
+        let digits = without_underscores(digits);
         let decimal = !digits.starts_with("0x") && !digits.starts_with("0X") && !digits.starts_with("0b") && !digits.starts_with("0B");
         let parsed = if let Some(hex) = digits.strip_prefix("0x").or(digits.strip_prefix("0X")) {
             u64::from_str_radix(hex, 16)
@@ -1018,7 +1033,7 @@ impl<'a> Parser<'a> {
             Some(b'd') => (&text[..text.len() - 1], Some(FloatSuffix::F64)),
             _ => (text, None),
         };
-        let digits: String = digits.chars().filter(|&c| c != '_').collect();
+        let digits = without_underscores(digits);
         match digits.parse::<f64>() {
             Ok(value) => ExprKind::Float { value, suffix },
             Err(_) => {
@@ -1315,6 +1330,15 @@ impl<'a> Parser<'a> {
         let body = self.parse_seq();
         let _ = start;
         body
+    }
+}
+
+/// The digits of a literal without its `_` separators (borrowed when it has none, as nearly every literal).
+fn without_underscores(digits: &str) -> std::borrow::Cow<'_, str> {
+    if digits.contains('_') {
+        std::borrow::Cow::Owned(digits.chars().filter(|&c| c != '_').collect())
+    } else {
+        std::borrow::Cow::Borrowed(digits)
     }
 }
 

@@ -65,7 +65,7 @@ impl<'a> Checker<'a> {
             if let Some(ValueItem::Constant(dep)) = name.and_then(|n| self.items.value(n)) {
                 deps.push(dep);
             }
-            stack.extend(self.module.children(id));
+            self.module.push_children(id, &mut stack);
         }
         deps
     }
