@@ -11,7 +11,7 @@ use crate::types::{ArraySize, Mutability, Resolution, Type};
 
 use super::consts::EvalError;
 use super::infer::Class;
-use super::report::Because;
+use super::report::{Because, Reason};
 use super::scope::{Named, ValueItem};
 use super::{Checker, Owner};
 
@@ -216,7 +216,7 @@ impl<'a> Checker<'a> {
             return;
         };
         let (declared_at, mutability, ty) = (info.span, info.mutability, info.ty.clone());
-        let why = Because::of(declared_at, format!("`{}` is declared here", target.name.name));
+        let why = Because::of(declared_at, Reason::Declared(target.name.name.clone()));
         match (mutability, self.vars.resolve(&ty)) {
             (Mutability::Mutable, _) => {
                 self.expect_type_because(value, found, &ty, why);

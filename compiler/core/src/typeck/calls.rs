@@ -9,7 +9,7 @@ use crate::syntax::ast::{ExprId, ExprKind, Ident, Path};
 use crate::types::{FunctionId, Resolution, Type};
 
 use super::infer::Class;
-use super::report::Because;
+use super::report::{Because, Reason};
 use super::scope::{is_bogus_name, Named, ValueItem};
 use super::{suggest, Checker, Owner};
 
@@ -307,7 +307,7 @@ impl Checker<'_> {
             let Some(local) = self.local_info(*param) else {
                 continue;
             };
-            let why = Because::of(local.span, format!("parameter `{}` is declared here", local.name));
+            let why = Because::of(local.span, Reason::Parameter(*param));
             let expected = local.ty.clone();
             self.expect_type_because(*arg, found, &expected, why);
         }

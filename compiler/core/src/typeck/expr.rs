@@ -244,30 +244,45 @@ impl<'a> Checker<'a> {
     /// `e1; e2; ...`: walked as a list (a long sequence is a deep chain of `Seq` nodes, nested either way); every
     /// value but the last is discarded.
     fn check_seq(&mut self, id: ExprId) -> Type {
-        let mut statements = Vec::new();
-        let mut seq_nodes = Vec::new();
-        let mut stack = vec![id];
-        while let Some(node) = stack.pop() {
-            match self.kind(node) {
-                ExprKind::Seq(first, rest) => {
-                    seq_nodes.push((node, *rest));
-                    stack.extend([*rest, *first]);
-                }
-                _ => statements.push(node),
-            }
+        // The statements and `Seq` nodes go on stacks shared by all sequences: a nested sequence (checked below)
+        // pushes above this one's part and truncates back, so a sequence allocates nothing of its own.
+        let (statements_base, nodes_base) = (self.seq_statements.len(), self.seq_nodes.len());
+        self.flatten_seq(id);
+        let statement_count = self.seq_statements.len() - statements_base;
+        if statement_count == 0 {
+            self.seq_nodes.truncate(nodes_base);
+            return Type::Error;
         }
-        let Some((&last, discarded)) = statements.split_last() else { return Type::Error };
-        for statement in discarded {
-            self.check_expr(*statement);
-            self.deferred.push(Deferred::Discarded { expr: *statement });
+        for index in statements_base..statements_base + statement_count - 1 {
+            let statement = self.seq_statements[index];
+            self.check_expr(statement);
+            self.deferred.push(Deferred::Discarded { expr: statement });
         }
-        let ty = self.check_expr(last);
+        let ty = self.check_expr(self.seq_statements[statements_base + statement_count - 1]);
+        self.seq_statements.truncate(statements_base);
         // Children were pushed after their parents: in reverse, each node's `rest` is typed before it.
-        for (node, rest) in seq_nodes.into_iter().rev() {
+        while self.seq_nodes.len() > nodes_base {
+            let (node, rest) = self.seq_nodes.pop().expect("above the base");
             let rest_ty = self.type_of(rest);
             self.set_type(node, rest_ty);
         }
         ty
+    }
+
+    /// Pushes the statements of the sequence `id` (in order) and its `Seq` nodes (parents first).
+    fn flatten_seq(&mut self, id: ExprId) {
+        let mut stack = std::mem::take(&mut self.seq_pending);
+        stack.push(id);
+        while let Some(node) = stack.pop() {
+            match self.kind(node) {
+                ExprKind::Seq(first, rest) => {
+                    self.seq_nodes.push((node, *rest));
+                    stack.extend([*rest, *first]);
+                }
+                _ => self.seq_statements.push(node),
+            }
+        }
+        self.seq_pending = stack;
     }
 
     fn check_superstep(&mut self, body: ExprId) -> Type {

@@ -9,6 +9,7 @@ use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{ExprId, ExprKind};
 use crate::types::{Resolution, Type, TypeInfo};
 
+use super::infer::VarTable;
 use super::{Checker, Deferred};
 
 impl Checker<'_> {
@@ -144,8 +145,10 @@ impl Checker<'_> {
     /// Replaces every variable in the result by its (defaulted) type.
     fn substitute_all(&mut self) {
         let vars = &self.vars;
-        let final_type = |ty: &Type| strip_vars(vars.zonk(ty));
-        self.info.expr_types = self.types.iter().map(|t| t.as_ref().map(final_type).unwrap_or(Type::Error)).collect();
+        let final_type = |ty: &Type| final_type(vars, ty);
+        // In place: `Option<Type>` and `Type` have the same layout, so the vector is reused.
+        let types = std::mem::take(&mut self.types);
+        self.info.expr_types = types.into_iter().map(|t| t.as_ref().map(final_type).unwrap_or(Type::Error)).collect();
         for local in &mut self.info.locals {
             local.ty = final_type(&local.ty);
         }
@@ -161,6 +164,16 @@ impl Checker<'_> {
         for constant in &mut self.info.constants {
             constant.ty = final_type(&constant.ty);
         }
+    }
+}
+
+/// `ty` with its variables substituted (and any left, none should be, made `Type::Error`); most types are
+/// scalars, which need nothing rebuilt.
+fn final_type(vars: &VarTable, ty: &Type) -> Type {
+    match vars.resolve_ref(ty) {
+        Type::Var(_) => Type::Error,
+        resolved if !contains_var(resolved) => resolved.clone(),
+        _ => strip_vars(vars.zonk(ty)),
     }
 }
 

@@ -198,6 +198,9 @@ impl VarTable {
     /// The unbound variables in `ty`, in order of appearance.
     pub(crate) fn unbound_vars(&self, ty: &Type) -> Vec<TypeVarId> {
         let mut out = Vec::new();
+        if is_scalar(self.resolve_ref(ty)) {
+            return out;
+        }
         self.collect_unbound(&self.zonk(ty), &mut out);
         out
     }

@@ -44,7 +44,7 @@ impl<'a> Checker<'a> {
     fn register_kernel(&mut self, kernel: &Kernel, item: usize) -> ItemRef {
         let id = self.info.kernels.len();
         self.info.kernels.push(KernelInfo {
-            name: kernel.name.name.to_string(),
+            name: String::from(kernel.name.name.as_str()),
             params: Vec::new(),
             span: kernel.span,
             item,
@@ -57,7 +57,7 @@ impl<'a> Checker<'a> {
     fn register_function(&mut self, function: &Function, item: usize) -> ItemRef {
         let id = FunctionId(self.info.functions.len() as u32);
         self.info.functions.push(FunctionInfo {
-            name: function.name.name.to_string(),
+            name: String::from(function.name.name.as_str()),
             params: Vec::new(),
             ret: Type::Error,
             span: function.span,
@@ -70,7 +70,7 @@ impl<'a> Checker<'a> {
     fn register_constant(&mut self, name: &Ident, span: Span, item: usize) -> ItemRef {
         let id = ConstantId(self.info.constants.len() as u32);
         self.info.constants.push(ConstantInfo {
-            name: name.name.to_string(),
+            name: String::from(name.name.as_str()),
             ty: Type::Error,
             value: ConstValue::Int(0),
             span,
@@ -84,7 +84,7 @@ impl<'a> Checker<'a> {
 
     fn register_record(&mut self, name: &Ident, span: Span) -> ItemRef {
         let id = RecordId(self.info.records.len() as u32);
-        self.info.records.push(RecordInfo { name: name.name.to_string(), fields: Vec::new(), span });
+        self.info.records.push(RecordInfo { name: String::from(name.name.as_str()), fields: Vec::new(), span });
         if is_bogus_name(&name.name) {
             return ItemRef::Record(id);
         }
@@ -107,7 +107,7 @@ impl<'a> Checker<'a> {
             return;
         }
         self.items.values.insert(name.name.clone(), (item, name.span));
-        self.items.value_names.push(name.name.to_string());
+        self.items.value_names.push(String::from(name.name.as_str()));
     }
 
     fn report_duplicate(&mut self, what: &str, name: &Ident, first: Span) {
@@ -140,7 +140,7 @@ impl<'a> Checker<'a> {
                         .primary(name.span, "a record cannot contain itself");
                     self.diagnostics.push(d);
                 }
-                fields.push((name.name.to_string(), ty));
+                fields.push((String::from(name.name.as_str()), ty));
             }
             if let Some(info) = self.info.records.get_mut(id.0 as usize) {
                 info.fields = fields;
@@ -180,7 +180,7 @@ impl<'a> Checker<'a> {
             .iter()
             .zip(&locals)
             .map(|(p, l)| KernelParamInfo {
-                name: p.name.name.to_string(),
+                name: String::from(p.name.name.as_str()),
                 ty: self.local_type(*l),
                 local: *l,
                 written: false,

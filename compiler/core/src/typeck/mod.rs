@@ -141,6 +141,10 @@ pub(crate) struct Checker<'a> {
     pub(crate) evaluated_constants: Vec<bool>,
     pub(crate) depth: u32,
     pub(crate) too_deep_reported: bool,
+    /// Statements, `(Seq node, rest)` pairs and the walk stack of the sequences being checked (see `check_seq`).
+    pub(crate) seq_statements: Vec<ExprId>,
+    pub(crate) seq_nodes: Vec<(ExprId, ExprId)>,
+    pub(crate) seq_pending: Vec<ExprId>,
 }
 
 impl<'a> Checker<'a> {
@@ -168,6 +172,9 @@ impl<'a> Checker<'a> {
             evaluated_constants: Vec::new(),
             depth: 0,
             too_deep_reported: false,
+            seq_statements: Vec::new(),
+            seq_nodes: Vec::new(),
+            seq_pending: Vec::new(),
         }
     }
 

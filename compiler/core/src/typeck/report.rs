@@ -6,8 +6,8 @@ use std::borrow::Cow;
 
 use crate::diagnostic::Diagnostic;
 use crate::source::Span;
-use crate::syntax::ast::{ExprId, ExprKind};
-use crate::types::Type;
+use crate::syntax::ast::{ExprId, ExprKind, Name};
+use crate::types::{LocalId, Type};
 
 use super::Checker;
 
@@ -25,6 +25,10 @@ pub(crate) enum Reason {
     Text(Cow<'static, str>),
     /// `prefix` followed by how the checker describes `ty` (`the first bound is an integer`).
     Describe(&'static str, Type),
+    /// "`x` is declared here".
+    Declared(Name),
+    /// "parameter `x` is declared here".
+    Parameter(LocalId),
 }
 
 impl From<&'static str> for Reason {
@@ -72,6 +76,11 @@ impl Checker<'_> {
         match reason {
             Reason::Text(text) => text.into_owned(),
             Reason::Describe(prefix, ty) => format!("{prefix}{}", self.describe(&ty)),
+            Reason::Declared(name) => format!("`{name}` is declared here"),
+            Reason::Parameter(local) => {
+                let name = self.local_info(local).map(|l| l.name.as_str()).unwrap_or_default();
+                format!("parameter `{name}` is declared here")
+            }
         }
     }
 
