@@ -33,8 +33,9 @@ pub struct UniformityInfo {
     /// Index into `roots` of each expression's first source, `u32::MAX` for none.
     source_of: Vec<u32>,
     roots: Vec<ValueSource>,
-    /// Roots already described, by the address of their `Origin` (so each is formatted once).
-    root_index: FxHashMap<usize, u32>,
+    /// Index into `roots` of each explanation step already met as a root, by handle (`NO_SOURCE` for none), so
+    /// each is described once.
+    root_of_origin: Vec<u32>,
     /// Sentences already formatted: many roots read the same (every `thread_idx_x` of a file is "`thread_idx_x`
     /// is thread-varying"), and formatting each was a visible part of the analysis.
     messages: FxHashMap<report::MessageKey, String>,
@@ -48,7 +49,7 @@ impl UniformityInfo {
             levels: vec![Uniformity::Uniform; expr_count],
             source_of: vec![NO_SOURCE; expr_count],
             roots: Vec::new(),
-            root_index: FxHashMap::default(),
+            root_of_origin: Vec::new(),
             messages: FxHashMap::default(),
         }
     }
@@ -59,24 +60,22 @@ impl UniformityInfo {
             return;
         }
         *slot = (*slot).max(value.level);
-        let Some(root) = value.root() else { return };
-        let key = root as *const lattice::Origin as usize;
-        let index = match self.root_index.get(&key) {
-            Some(&index) => index,
-            None => {
-                let message = self.message(root, names);
-                self.roots.push(ValueSource { span: root.span, message });
-                let index = self.roots.len() as u32 - 1;
-                self.root_index.insert(key, index);
-                index
-            }
-        };
-        self.source_of[e.index()] = index;
+        let Some((id, root)) = names.facts.root(*value) else { return };
+        if id.index() >= self.root_of_origin.len() {
+            self.root_of_origin.resize(id.index() + 1, NO_SOURCE);
+        }
+        if self.root_of_origin[id.index()] == NO_SOURCE {
+            self.root_of_origin[id.index()] = self.root_index(root, names);
+        }
+        self.source_of[e.index()] = self.root_of_origin[id.index()];
     }
 
-    fn message(&mut self, root: &lattice::Origin, names: report::Names) -> String {
+    /// Describes a root met for the first time; returns its index in `roots`.
+    fn root_index(&mut self, root: &lattice::Origin, names: report::Names) -> u32 {
         let key = report::MessageKey::of(root, names);
-        self.messages.entry(key).or_insert_with(|| report::origin_message(root, names)).clone()
+        let message = self.messages.entry(key).or_insert_with(|| report::origin_message(root, names)).clone();
+        self.roots.push(ValueSource { span: root.span, message });
+        self.roots.len() as u32 - 1
     }
 
     pub fn level(&self, e: ExprId) -> Uniformity {

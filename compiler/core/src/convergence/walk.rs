@@ -17,7 +17,7 @@ use crate::fxhash::FxHashMap;
 use crate::syntax::ast::{ExprId, ExprKind, MemorySpace, Module};
 use crate::types::{FunctionId, LocalId, Resolution, Type, TypeInfo};
 
-use super::lattice::{Control, DivergenceKind, OriginKind, Uniformity, Value};
+use super::lattice::{Control, DivergenceKind, Facts, OriginKind, Uniformity, Value};
 use super::report::{divergence_error, Names};
 use super::UniformityInfo;
 
@@ -37,6 +37,8 @@ struct PlainSuperstep {
 pub struct Walker<'a> {
     module: &'a Module,
     types: &'a TypeInfo,
+    /// The steps of every explanation this walk created (values and control states refer to them).
+    facts: Facts,
     locals: Vec<Value>,
     control: Control,
     returned: Control,
@@ -64,6 +66,7 @@ impl<'a> Walker<'a> {
         Walker {
             module,
             types,
+            facts: Facts::default(),
             locals: vec![Value::uniform(); types.locals.len()],
             control: Control::converged(),
             returned: Control::converged(),
@@ -97,7 +100,7 @@ impl<'a> Walker<'a> {
         for param in &info.params {
             let value = if matches!(param.ty, Type::Vector(_)) && param.written {
                 let span = self.types.local(param.local).span;
-                Value::new(Uniformity::ThreadVarying, OriginKind::SharedLoad(param.local), span, None)
+                self.facts.value(Uniformity::ThreadVarying, OriginKind::SharedLoad(param.local), span, None)
             } else {
                 Value::uniform()
             };
@@ -139,7 +142,7 @@ impl<'a> Walker<'a> {
     // --- state helpers ------------------------------------------------------------------------------------
 
     fn local(&self, id: LocalId) -> Value {
-        self.locals.get(id.0 as usize).cloned().unwrap_or_else(Value::uniform)
+        self.locals.get(id.0 as usize).copied().unwrap_or_else(Value::uniform)
     }
 
     fn set_local(&mut self, id: LocalId, value: Value) {
@@ -150,33 +153,34 @@ impl<'a> Walker<'a> {
 
     /// How converged control flow is here: the enclosing branches and loops, and any early exits before.
     fn effective_control(&self) -> Control {
-        self.control.join(&self.returned).join(&self.broke).join(&self.continued)
+        self.control.join(self.returned).join(self.broke).join(self.continued)
     }
 
     /// The value that diverged control flow gives to what is assigned in it.
-    fn control_value(&self, control: &Control, kind: OriginKind, span: Span) -> Value {
+    fn control_value(&mut self, control: Control, kind: OriginKind, span: Span) -> Value {
         if control.level == Uniformity::Uniform {
             return Value::uniform();
         }
-        let mut next = control.why.as_deref();
+        let mut next = control.why;
         let mut cause = None;
-        while let Some(d) = next {
+        while let Some(id) = next {
+            let d = self.facts.divergence(id);
             if d.cause.origin.is_some() {
-                cause = d.cause.origin.clone();
+                cause = d.cause.origin;
                 break;
             }
-            next = d.outer.as_deref();
+            next = d.outer;
         }
-        Value::new(control.level, kind, span, cause)
+        self.facts.value(control.level, kind, span, cause)
     }
 
-    fn names(&self) -> Names<'a> {
-        Names { module: self.module, types: self.types }
+    fn names(&self) -> Names<'_> {
+        Names { module: self.module, types: self.types, facts: &self.facts }
     }
 
     fn record(&mut self, e: ExprId, value: &Value) {
         if self.recording && self.reporting {
-            let names = self.names();
+            let names = Names { module: self.module, types: self.types, facts: &self.facts };
             self.info.set(e, value, names);
         }
     }
@@ -272,8 +276,9 @@ impl<'a> Walker<'a> {
             return left.join(self.expr(rhs));
         }
         // `a && b`: `b` runs only in the threads where `a` allows it.
-        let saved = self.control.clone();
-        self.control = self.effective_control().enter(DivergenceKind::ShortCircuit, self.module.span(lhs), &left);
+        let saved = self.control;
+        let control = self.effective_control();
+        self.control = self.facts.enter(control, DivergenceKind::ShortCircuit, self.module.span(lhs), left);
         let right = self.expr(rhs);
         self.control = saved;
         left.join(right)
@@ -282,7 +287,8 @@ impl<'a> Walker<'a> {
     fn let_(&mut self, e: ExprId, binder_span: Span, value: ExprId, body: ExprId) -> Value {
         let v = self.expr(value);
         if let Some(&local) = self.types.declared_local.get(&e) {
-            self.set_local(local, v.through(OriginKind::Let(local), binder_span));
+            let bound = self.facts.through(v, OriginKind::Let(local), binder_span);
+            self.set_local(local, bound);
         }
         self.expr(body)
     }
@@ -292,7 +298,7 @@ impl<'a> Walker<'a> {
         if let Some(&local) = self.types.declared_local.get(&e) {
             let contents = match space {
                 MemorySpace::Shared => {
-                    Value::new(Uniformity::ThreadVarying, OriginKind::SharedLoad(local), name_span, None)
+                    self.facts.value(Uniformity::ThreadVarying, OriginKind::SharedLoad(local), name_span, None)
                 }
                 MemorySpace::Local => Value::uniform(),
             };
@@ -305,8 +311,8 @@ impl<'a> Walker<'a> {
         let v = self.expr(value);
         if let Some(Resolution::Local(local)) = self.types.resolution(e) {
             let control = self.effective_control();
-            let assigned = v.through(OriginKind::Assign(local), span);
-            let diverged = self.control_value(&control, OriginKind::AssignInDivergence(local), span);
+            let assigned = self.facts.through(v, OriginKind::Assign(local), span);
+            let diverged = self.control_value(control, OriginKind::AssignInDivergence(local), span);
             self.set_local(local, assigned.join(diverged));
         }
         Value::uniform()
@@ -324,9 +330,9 @@ impl<'a> Walker<'a> {
                 && !matches!(self.types.local(local).ty, Type::Array { space: MemorySpace::Shared, .. });
             if is_local_memory {
                 let control = self.effective_control();
-                let diverged = self.control_value(&control, OriginKind::ElementWrite(local), span);
+                let diverged = self.control_value(control, OriginKind::ElementWrite(local), span);
                 let old = self.local(local);
-                let new = written.through(OriginKind::ElementWrite(local), span).join(diverged);
+                let new = self.facts.through(written, OriginKind::ElementWrite(local), span).join(diverged);
                 self.set_local(local, old.join(new));
             }
         }
@@ -356,14 +362,15 @@ impl<'a> Walker<'a> {
         let c = self.expr(cond);
         let cond_span = self.module.span(cond);
         self.check_plain_superstep_branch(e, &c, cond_span, then_branch, else_branch);
-        let saved = self.control.clone();
-        self.control = self.effective_control().enter(DivergenceKind::Branch, cond_span, &c);
+        let saved = self.control;
+        let control = self.effective_control();
+        self.control = self.facts.enter(control, DivergenceKind::Branch, cond_span, c);
         let assigned = self.assigned_locals(e);
         let before: Vec<Value> = assigned.iter().map(|&l| self.local(l)).collect();
         let then_value = self.expr(then_branch);
         let after_then: Vec<Value> = assigned.iter().map(|&l| self.local(l)).collect();
-        for (&l, v) in assigned.iter().zip(&before) {
-            self.set_local(l, v.clone());
+        for (&l, &v) in assigned.iter().zip(&before) {
+            self.set_local(l, v);
         }
         let else_value = match else_branch {
             Some(b) => self.expr(b),
@@ -375,17 +382,20 @@ impl<'a> Walker<'a> {
         }
         self.control = saved;
         let span = self.module.span(e);
-        then_value.join(else_value).join(c.through(OriginKind::IfValue, span))
+        let value_of_if = self.facts.through(c, OriginKind::IfValue, span);
+        then_value.join(else_value).join(value_of_if)
     }
 
     fn for_(&mut self, e: ExprId, var_span: Span, start: ExprId, end: ExprId, body: ExprId) -> Value {
         let bounds = self.expr(start).join(self.expr(end));
         let bounds_span = self.module.span(start).to(self.module.span(end));
         self.check_plain_superstep_loop(&bounds, bounds_span);
-        let saved = self.control.clone();
-        self.control = self.effective_control().enter(DivergenceKind::Loop, bounds_span, &bounds);
+        let saved = self.control;
+        let control = self.effective_control();
+        self.control = self.facts.enter(control, DivergenceKind::Loop, bounds_span, bounds);
         if let Some(&counter) = self.types.declared_local.get(&e) {
-            self.set_local(counter, bounds.through(OriginKind::LoopCounter(counter), var_span));
+            let value = self.facts.through(bounds, OriginKind::LoopCounter(counter), var_span);
+            self.set_local(counter, value);
         }
         self.fixpoint(e, |walker| {
             walker.expr(body);
@@ -396,11 +406,12 @@ impl<'a> Walker<'a> {
 
     fn while_(&mut self, e: ExprId, cond: ExprId, body: ExprId) -> Value {
         let cond_span = self.module.span(cond);
-        let saved = self.control.clone();
+        let saved = self.control;
         self.fixpoint(e, |walker| {
             let c = walker.expr(cond);
             walker.check_plain_superstep_loop(&c, cond_span);
-            walker.control = walker.effective_control().enter(DivergenceKind::Loop, cond_span, &c);
+            let control = walker.effective_control();
+            walker.control = walker.facts.enter(control, DivergenceKind::Loop, cond_span, c);
             walker.expr(body);
         });
         self.control = saved;
@@ -414,23 +425,25 @@ impl<'a> Walker<'a> {
         let saved_reporting = self.reporting;
         let saved_broke = std::mem::replace(&mut self.broke, Control::converged());
         let saved_continued = std::mem::replace(&mut self.continued, Control::converged());
-        let saved_control = self.control.clone();
+        let saved_control = self.control;
         let mut head: Vec<Value> = assigned.iter().map(|&l| self.local(l)).collect();
         self.reporting = false;
         for round_number in 0..MAX_LOOP_ROUNDS {
-            let levels_before = self.loop_levels(&head);
-            self.start_round(&assigned, &head, &saved_control);
+            let exits_before = (self.broke.level, self.returned.level);
+            self.start_round(&assigned, &head, saved_control);
             round(self);
-            head = head.into_iter().zip(assigned.iter()).map(|(h, &l)| h.join(self.local(l))).collect();
-            if self.loop_levels(&head) == levels_before {
+            let head_rose = self.join_into_head(&assigned, &mut head);
+            if !head_rose && (self.broke.level, self.returned.level) == exits_before {
                 break;
             }
             if round_number + 1 == MAX_LOOP_ROUNDS {
-                head = head.into_iter().map(|v| Value { level: Uniformity::ThreadVarying, ..v }).collect();
+                for value in &mut head {
+                    value.level = Uniformity::ThreadVarying;
+                }
             }
         }
         self.reporting = saved_reporting;
-        self.start_round(&assigned, &head, &saved_control);
+        self.start_round(&assigned, &head, saved_control);
         round(self);
         for (&l, h) in assigned.iter().zip(head) {
             let exit = h.join(self.local(l));
@@ -440,16 +453,23 @@ impl<'a> Walker<'a> {
         self.continued = saved_continued;
     }
 
-    fn start_round(&mut self, assigned: &[LocalId], head: &[Value], control: &Control) {
-        for (&l, v) in assigned.iter().zip(head) {
-            self.set_local(l, v.clone());
+    fn start_round(&mut self, assigned: &[LocalId], head: &[Value], control: Control) {
+        for (&l, &v) in assigned.iter().zip(head) {
+            self.set_local(l, v);
         }
         self.continued = Control::converged();
-        self.control = control.clone();
+        self.control = control;
     }
 
-    fn loop_levels(&self, head: &[Value]) -> (Vec<Uniformity>, Uniformity, Uniformity) {
-        (head.iter().map(|v| v.level).collect(), self.broke.level, self.returned.level)
+    /// Joins the back edge (the locals' values now) into the loop head; says whether any level rose.
+    fn join_into_head(&self, assigned: &[LocalId], head: &mut [Value]) -> bool {
+        let mut rose = false;
+        for (value, &l) in head.iter_mut().zip(assigned) {
+            let joined = value.join(self.local(l));
+            rose |= joined.level != value.level;
+            *value = joined;
+        }
+        rose
     }
 
     fn return_(&mut self, value: Option<ExprId>, span: Span) -> Value {
@@ -467,11 +487,11 @@ impl<'a> Walker<'a> {
         if control.level == Uniformity::Uniform {
             return Value::uniform();
         }
-        let taint = control.because_of(kind.clone(), span);
+        let taint = self.facts.because_of(control, kind, span);
         match kind {
-            DivergenceKind::Return => self.returned = self.returned.join(&taint),
-            DivergenceKind::Break => self.broke = self.broke.join(&taint),
-            _ => self.continued = self.continued.join(&taint),
+            DivergenceKind::Return => self.returned = self.returned.join(taint),
+            DivergenceKind::Break => self.broke = self.broke.join(taint),
+            _ => self.continued = self.continued.join(taint),
         }
         Value::uniform()
     }
@@ -499,14 +519,13 @@ impl<'a> Walker<'a> {
         for (position, &arg) in args.iter().enumerate() {
             let value = self.expr(arg);
             if position > 0 {
-                indices = indices.join(value.clone());
+                indices = indices.join(value);
             }
             joined = joined.join(value);
         }
         let control = self.effective_control();
         if builtin.requirement != Requirement::None {
-            let name = self.written_name(e, builtin);
-            self.check_requirement(builtin, &name, span, &control);
+            self.check_requirement(builtin, e, span, &control);
         }
         match builtin.result {
             ResultUniformity::Uniform => Value::uniform(),
@@ -515,26 +534,28 @@ impl<'a> Walker<'a> {
             ResultUniformity::BlockUniform if self.is_written_global(args.first().copied()) => joined,
             // Block-uniform only if every thread reads the same element: join the arguments (the index).
             ResultUniformity::BlockUniform => {
-                Value::new(Uniformity::BlockUniform, OriginKind::Builtin(e), span, None).join(indices)
+                self.facts.value(Uniformity::BlockUniform, OriginKind::Builtin(e), span, None).join(indices)
             }
             ResultUniformity::WarpUniform => {
-                Value::new(Uniformity::WarpUniform, OriginKind::Builtin(e), span, None)
+                self.facts.value(Uniformity::WarpUniform, OriginKind::Builtin(e), span, None)
             }
             ResultUniformity::ThreadVarying => {
-                Value::new(Uniformity::ThreadVarying, OriginKind::Builtin(e), span, None)
+                self.facts.value(Uniformity::ThreadVarying, OriginKind::Builtin(e), span, None)
             }
             ResultUniformity::OfArguments => joined,
             ResultUniformity::WarpUniformUnderControl => {
                 let level = control.level.max(Uniformity::WarpUniform);
-                Value::new(level, OriginKind::Builtin(e), span, None)
+                self.facts.value(level, OriginKind::Builtin(e), span, None)
             }
         }
     }
 
-    fn check_requirement(&mut self, builtin: &'static Builtin, name: &str, span: Span, control: &Control) {
+    /// `e` uses `builtin`; its name, as written, is looked up only for a diagnostic.
+    fn check_requirement(&mut self, builtin: &'static Builtin, e: ExprId, span: Span, control: &Control) {
         match builtin.requirement {
             Requirement::None => {}
             Requirement::BlockConverged if control.level > Uniformity::BlockUniform => {
+                let name = self.written_name(e, builtin);
                 let d = divergence_error(
                     "E0001",
                     "Barrier in potentially diverged control flow".into(),
@@ -551,6 +572,7 @@ impl<'a> Walker<'a> {
                 self.report(d);
             }
             Requirement::WarpConverged if control.level > Uniformity::WarpUniform => {
+                let name = self.written_name(e, builtin);
                 let d = divergence_error(
                     "E0002",
                     format!("Warp collective `{name}` in potentially diverged control flow"),
@@ -624,7 +646,7 @@ impl<'a> Walker<'a> {
         if straight {
             return;
         }
-        let control = Control::converged().enter(DivergenceKind::Branch, cond_span, cond);
+        let control = self.facts.enter(Control::converged(), DivergenceKind::Branch, cond_span, *cond);
         let d = divergence_error(
             "E0004",
             "Divergent control flow in a superstep not marked `~divergent`".into(),
@@ -643,7 +665,7 @@ impl<'a> Walker<'a> {
         if bounds.level <= Uniformity::BlockUniform {
             return;
         }
-        let control = Control::converged().enter(DivergenceKind::Loop, span, bounds);
+        let control = self.facts.enter(Control::converged(), DivergenceKind::Loop, span, *bounds);
         let d = divergence_error(
             "E0004",
             "Divergent control flow in a superstep not marked `~divergent`".into(),
@@ -665,7 +687,7 @@ impl<'a> Walker<'a> {
         let values: Vec<Value> = args.iter().map(|&a| self.expr(a)).collect();
         let control = self.effective_control();
         if self.call_stack.contains(&function) || self.call_stack.len() >= MAX_CALL_DEPTH {
-            return Value::new(Uniformity::ThreadVarying, OriginKind::CallResult(function), span, None);
+            return self.facts.value(Uniformity::ThreadVarying, OriginKind::CallResult(function), span, None);
         }
         let Some(body) = self.function_body(function) else { return Value::uniform() };
         let types = self.types;
@@ -673,9 +695,10 @@ impl<'a> Walker<'a> {
         let frame = self.save_frame();
         for ((&param, value), &arg) in params.iter().zip(&values).zip(args) {
             let kind = OriginKind::Argument { function, param };
-            self.set_local(param, value.through(kind, self.module.span(arg)));
+            let passed = self.facts.through(*value, kind, self.module.span(arg));
+            self.set_local(param, passed);
         }
-        self.control = control.because_of(DivergenceKind::Call(function), span);
+        self.control = self.facts.because_of(control, DivergenceKind::Call(function), span);
         self.returned = Control::converged();
         self.broke = Control::converged();
         self.continued = Control::converged();
@@ -685,19 +708,19 @@ impl<'a> Walker<'a> {
         self.call_stack.push(function);
         let result = self.expr(body);
         self.call_stack.pop();
-        let returned = self.control_value(&self.returned.clone(), OriginKind::IfValue, span);
-        let result = result.join(self.return_value.clone()).join(returned);
+        let returned = self.control_value(self.returned, OriginKind::IfValue, span);
+        let result = result.join(self.return_value).join(returned);
         self.restore_frame(frame);
-        result.through(OriginKind::CallResult(function), span)
+        self.facts.through(result, OriginKind::CallResult(function), span)
     }
 
     fn save_frame(&self) -> Frame {
         Frame {
-            control: self.control.clone(),
-            returned: self.returned.clone(),
-            broke: self.broke.clone(),
-            continued: self.continued.clone(),
-            return_value: self.return_value.clone(),
+            control: self.control,
+            returned: self.returned,
+            broke: self.broke,
+            continued: self.continued,
+            return_value: self.return_value,
             superstep: self.superstep,
             recording: self.recording,
         }
