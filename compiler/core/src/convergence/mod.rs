@@ -54,9 +54,11 @@ impl UniformityInfo {
         }
     }
 
+    #[inline]
     fn set(&mut self, e: ExprId, value: &lattice::Value, names: report::Names) {
         let Some(slot) = self.levels.get_mut(e.index()) else { return };
-        if value.level <= *slot && self.source_of[e.index()] != NO_SOURCE {
+        // Nothing to learn: no higher level, and either a source already or none to give (most expressions).
+        if value.level <= *slot && (value.origin.is_none() || self.source_of[e.index()] != NO_SOURCE) {
             return;
         }
         *slot = (*slot).max(value.level);

@@ -178,6 +178,7 @@ impl<'a> Walker<'a> {
         Names { module: self.module, types: self.types, facts: &self.facts }
     }
 
+    #[inline]
     fn record(&mut self, e: ExprId, value: &Value) {
         if self.recording && self.reporting {
             let names = Names { module: self.module, types: self.types, facts: &self.facts };

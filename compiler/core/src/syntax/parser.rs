@@ -19,9 +19,10 @@ use crate::syntax::lexer::{lex, Lexeme, Token};
 /// `default_kernel_name` names a bare `fun ... -> ...` kernel (the CLI passes the file stem).
 pub fn parse(text: &str, file: FileId, module: &mut Module, default_kernel_name: &str) -> Vec<Diagnostic> {
     let tokens = lex(text);
-    // About one expression per two tokens: reserving them up front saves growing (and copying) the arena.
-    module.exprs.reserve(tokens.len() / 2);
-    module.expr_spans.reserve(tokens.len() / 2);
+    // Typical code has a little over one expression per two tokens: reserving them up front saves growing (and
+    // copying) the arena.
+    module.exprs.reserve(tokens.len() * 3 / 5);
+    module.expr_spans.reserve(tokens.len() * 3 / 5);
     let mut parser = Parser {
         text,
         file,
@@ -920,7 +921,7 @@ impl<'a> Parser<'a> {
             let n = self.bump();
             let name = Ident { name: Name::new(self.text_of(n)), span: self.span_of(n) };
             let span = first.span.to(name.span);
-            return self.module.alloc(ExprKind::Var(Path { module: Some(first), name }), span);
+            return self.module.alloc(ExprKind::Var(Path { module: Some(Box::new(first)), name }), span);
         }
         let span = first.span;
         self.module.alloc(ExprKind::Var(Path { module: None, name: first }), span)
@@ -937,7 +938,7 @@ impl<'a> Parser<'a> {
         if self.eat(Token::Colon) {
             let ty = self.parse_type();
             self.expect_closing(Token::RParen, open);
-            return self.module.alloc(ExprKind::Annot { expr: inner, ty }, self.span_from(start));
+            return self.module.alloc(ExprKind::Annot { expr: inner, ty: Box::new(ty) }, self.span_from(start));
         }
         self.expect_closing(Token::RParen, open);
         inner
@@ -1210,6 +1211,7 @@ impl<'a> Parser<'a> {
         let value = self.parse_seq();
         self.expect(Token::In);
         let body = self.parse_tail_seq();
+        let ty = ty.map(Box::new);
         self.module.alloc(ExprKind::Let { binder, ty, kind, value, body }, self.span_from(start))
     }
 
@@ -1231,8 +1233,8 @@ impl<'a> Parser<'a> {
         self.expect(Token::In);
         let body = self.parse_seq();
         let elem = ty.map(|t| match t {
-            TypeExpr::Apply { arg, constructor } if constructor.name == "array" => *arg,
-            other => other,
+            TypeExpr::Apply { arg, constructor } if constructor.name == "array" => arg,
+            other => Box::new(other),
         });
         self.module.alloc(ExprKind::LetArray { name, elem, space, size, body }, self.span_from(start))
     }
@@ -1285,7 +1287,8 @@ impl<'a> Parser<'a> {
                 self.expect(Token::In);
                 let body = self.parse_seq();
                 let name = binder.name().cloned().unwrap_or(Ident { name: "_".into(), span: binder.span() });
-                self.module.alloc(ExprKind::LetArray { name, elem: ty, space, size, body }, self.span_from(start))
+                let elem = ty.map(Box::new);
+                self.module.alloc(ExprKind::LetArray { name, elem, space, size, body }, self.span_from(start))
             }
             "superstep" => self.parse_let_superstep(start),
             other => {

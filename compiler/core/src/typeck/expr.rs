@@ -39,11 +39,11 @@ impl<'a> Checker<'a> {
             ExprKind::Unary { op, operand } => self.check_unary(*op, *operand),
             ExprKind::Binary { op, lhs, rhs } => self.check_binary(*op, *lhs, *rhs),
             ExprKind::Let { binder, ty, kind, value, body } => {
-                self.check_let(id, binder, ty.as_ref(), *kind, *value, *body)
+                self.check_let(id, binder, ty.as_deref(), *kind, *value, *body)
             }
             ExprKind::Ref(inner) => Type::Ref(Arc::new(self.check_expr(*inner))),
             ExprKind::LetArray { name, elem, space, size, body } => {
-                self.check_let_array(id, name, elem.as_ref(), *space, *size, *body)
+                self.check_let_array(id, name, elem.as_deref(), *space, *size, *body)
             }
             ExprKind::Assign { target, value } => self.check_assign(id, target, *value),
             ExprKind::If { cond, then_branch, else_branch } => self.check_if(*cond, *then_branch, *else_branch),
