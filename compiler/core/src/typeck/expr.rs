@@ -124,6 +124,10 @@ impl<'a> Checker<'a> {
                 return found;
             }
         }
+        // Already a cell: its content, as a fresh variable unified with the cell's type would become.
+        if let Type::Ref(content) = self.vars.resolve_ref(&found) {
+            return Type::clone(content);
+        }
         let inner = self.vars.fresh(Class::Any);
         if self.expect_type(operand, &found, &Type::Ref(Arc::new(inner.clone()))) {
             inner

@@ -144,11 +144,12 @@ impl Checker<'_> {
 
     /// Replaces every variable in the result by its (defaulted) type.
     fn substitute_all(&mut self) {
-        let vars = &self.vars;
-        let final_type = |ty: &Type| final_type(vars, ty);
+        let mut finals = FinalTypes::new(&self.vars);
+        let mut final_type = |ty: &Type| finals.get(ty);
         // In place: `Option<Type>` and `Type` have the same layout, so the vector is reused.
         let types = std::mem::take(&mut self.types);
-        self.info.expr_types = types.into_iter().map(|t| t.as_ref().map(final_type).unwrap_or(Type::Error)).collect();
+        self.info.expr_types =
+            types.into_iter().map(|t| t.as_ref().map(&mut final_type).unwrap_or(Type::Error)).collect();
         for local in &mut self.info.locals {
             local.ty = final_type(&local.ty);
         }
@@ -159,11 +160,45 @@ impl Checker<'_> {
             for param in &mut kernel.params {
                 param.ty = final_type(&param.ty);
             }
-            kernel.dynamic_shared = kernel.dynamic_shared.as_ref().map(final_type);
+            kernel.dynamic_shared = kernel.dynamic_shared.as_ref().map(&mut final_type);
         }
         for constant in &mut self.info.constants {
             constant.ty = final_type(&constant.ty);
         }
+    }
+}
+
+/// Final types, remembered per variable: most expression types are a variable, many expressions share one (every
+/// use of a local has the local's type), and a vector type would be rebuilt at each.
+struct FinalTypes<'v> {
+    vars: &'v VarTable,
+    of_var: Vec<Option<Type>>,
+}
+
+impl<'v> FinalTypes<'v> {
+    fn new(vars: &'v VarTable) -> FinalTypes<'v> {
+        let mut of_var = Vec::new();
+        of_var.resize_with(vars.len(), || None);
+        FinalTypes { vars, of_var }
+    }
+
+    fn get(&mut self, ty: &Type) -> Type {
+        match ty {
+            Type::Var(var) => self.of_var(var.0 as usize, ty),
+            _ if !contains_var(ty) => ty.clone(),
+            _ => final_type(self.vars, ty),
+        }
+    }
+
+    fn of_var(&mut self, index: usize, ty: &Type) -> Type {
+        if let Some(Some(known)) = self.of_var.get(index) {
+            return known.clone();
+        }
+        let computed = final_type(self.vars, ty);
+        if let Some(slot) = self.of_var.get_mut(index) {
+            *slot = Some(computed.clone());
+        }
+        computed
     }
 }
 

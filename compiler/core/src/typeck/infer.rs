@@ -136,6 +136,11 @@ impl VarTable {
         }
     }
 
+    /// How many variables were created.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
     fn slot(&self, var: TypeVarId) -> Option<&Slot> {
         self.slots.get(var.0 as usize)
     }
@@ -269,9 +274,18 @@ impl VarTable {
     /// function taking an array accepts shared and local arrays of any size, as a C pointer does).
     pub(crate) fn unify(&mut self, a: &Type, b: &Type) -> bool {
         let (a, b) = (self.resolve_ref(a), self.resolve_ref(b));
-        // The common case, two equal concrete scalars, touches no table.
-        if is_scalar(a) && a == b {
-            return true;
+        // The common cases first, without copies: two variables, a variable and a scalar, two equal scalars.
+        match (a, b) {
+            (Type::Var(x), Type::Var(y)) => {
+                let (x, y) = (*x, *y);
+                return self.unify_vars(x, y);
+            }
+            (Type::Var(v), t) | (t, Type::Var(v)) if is_scalar(t) => {
+                let (v, t) = (*v, t.clone());
+                return self.bind_scalar(v, t);
+            }
+            _ if is_scalar(a) && a == b => return true,
+            _ => {}
         }
         // Copies are cheap (element types are shared), and free the table for the bindings below.
         let (a, b) = (a.clone(), b.clone());
@@ -348,6 +362,18 @@ impl VarTable {
                 self.force_bind(x, Type::Var(y));
                 true
             }
+        }
+    }
+
+    /// [`VarTable::bind_checked`] for a type without elements or variables: no occurrence to look for, and no
+    /// element to unify (a scalar is never an array, so an `Array` variable does not admit it).
+    fn bind_scalar(&mut self, var: TypeVarId, ty: Type) -> bool {
+        match self.var_class(var) {
+            Some(class) if class.admits(&ty) => {
+                self.force_bind(var, ty);
+                true
+            }
+            _ => false,
         }
     }
 
