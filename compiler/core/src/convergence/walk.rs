@@ -12,8 +12,8 @@ use std::rc::Rc;
 
 use crate::builtins::{Builtin, Requirement, ResultUniformity};
 use crate::diagnostic::Diagnostic;
-use crate::source::Span;
 use crate::fxhash::FxHashMap;
+use crate::source::Span;
 use crate::syntax::ast::{ExprId, ExprKind, MemorySpace, Module};
 use crate::types::{FunctionId, LocalId, Resolution, Type, TypeInfo};
 

@@ -49,7 +49,15 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn bind_local(&mut self, id: ExprId, name: &'a Ident, ty: Type, kind: LetKind, value: ExprId, body: ExprId) -> Type {
+    fn bind_local(
+        &mut self,
+        id: ExprId,
+        name: &'a Ident,
+        ty: Type,
+        kind: LetKind,
+        value: ExprId,
+        body: ExprId,
+    ) -> Type {
         let mutability = match (kind, self.kind(value)) {
             (LetKind::Mutable, _) => Mutability::Mutable,
             (LetKind::Immutable, ExprKind::Ref(_)) => Mutability::RefCell,

@@ -232,7 +232,9 @@ fn strip_vars(ty: Type) -> Type {
         Type::Var(_) => Type::Error,
         Type::Vector(e) => Type::Vector(Arc::new(strip_vars(Type::clone(&e)))),
         Type::Ref(e) => Type::Ref(Arc::new(strip_vars(Type::clone(&e)))),
-        Type::Array { elem, space, size } => Type::Array { elem: Arc::new(strip_vars(Type::clone(&elem))), space, size },
+        Type::Array { elem, space, size } => {
+            Type::Array { elem: Arc::new(strip_vars(Type::clone(&elem))), space, size }
+        }
         Type::ConstArray { elem, size } => Type::ConstArray { elem: Arc::new(strip_vars(Type::clone(&elem))), size },
         other => other,
     }
@@ -241,7 +243,9 @@ fn strip_vars(ty: Type) -> Type {
 fn contains_var(ty: &Type) -> bool {
     match ty {
         Type::Var(_) => true,
-        Type::Vector(e) | Type::Ref(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => contains_var(e),
+        Type::Vector(e) | Type::Ref(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => {
+            contains_var(e)
+        }
         _ => false,
     }
 }

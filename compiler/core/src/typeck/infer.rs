@@ -396,10 +396,8 @@ impl VarTable {
 
 /// A type without element types or variables: equal ones unify without consulting the table.
 fn is_scalar(ty: &Type) -> bool {
-    matches!(
-        ty,
-        Type::Int32 | Type::Int64 | Type::UInt32 | Type::UInt64 | Type::Float32 | Type::Float64 | Type::Bool | Type::Unit
-    ) || matches!(ty, Type::Record(_))
+    use Type::*;
+    matches!(ty, Int32 | Int64 | UInt32 | UInt64 | Float32 | Float64 | Bool | Unit | Record(_))
 }
 
 /// `container` (a vector, ref or array type) with its element type replaced.

@@ -3,8 +3,8 @@
 //! "did you mean" over every visible name.
 
 use crate::builtins::{self, Builtin};
-use crate::fxhash::FxHashMap;
 use crate::diagnostic::Diagnostic;
+use crate::fxhash::FxHashMap;
 use crate::source::Span;
 use crate::syntax::ast::{ExprId, Name, Path};
 use crate::types::{ConstantId, FunctionId, LocalId, RecordId, Resolution};
