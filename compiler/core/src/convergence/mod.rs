@@ -10,6 +10,8 @@ pub mod lattice;
 pub mod report;
 pub mod walk;
 
+use std::sync::Arc;
+
 use crate::diagnostic::Diagnostic;
 use crate::fxhash::FxHashMap;
 use crate::source::Span;
@@ -22,7 +24,8 @@ pub use lattice::Uniformity;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ValueSource {
     pub span: Span,
-    pub message: String,
+    /// Shared: many sources read the same (every `thread_idx_x` "is thread-varying").
+    pub message: Arc<str>,
 }
 
 /// The uniformity of every expression of every kernel and function, analysed on its own (parameters of device
@@ -38,7 +41,7 @@ pub struct UniformityInfo {
     root_of_origin: Vec<u32>,
     /// Sentences already formatted: many roots read the same (every `thread_idx_x` of a file is "`thread_idx_x`
     /// is thread-varying"), and formatting each was a visible part of the analysis.
-    messages: FxHashMap<report::MessageKey, String>,
+    messages: FxHashMap<report::MessageKey, Arc<str>>,
 }
 
 const NO_SOURCE: u32 = u32::MAX;
@@ -75,7 +78,7 @@ impl UniformityInfo {
     /// Describes a root met for the first time; returns its index in `roots`.
     fn root_index(&mut self, root: &lattice::Origin, names: report::Names) -> u32 {
         let key = report::MessageKey::of(root, names);
-        let message = self.messages.entry(key).or_insert_with(|| report::origin_message(root, names)).clone();
+        let message = self.messages.entry(key).or_insert_with(|| report::origin_message(root, names).into()).clone();
         self.roots.push(ValueSource { span: root.span, message });
         self.roots.len() as u32 - 1
     }
