@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use crate::diagnostic::Diagnostic;
+use crate::fxhash::FxHashMap;
 use crate::syntax::ast::{ExprId, ExprKind};
 use crate::types::{Resolution, Type, TypeInfo};
 
@@ -169,27 +170,47 @@ impl Checker<'_> {
 }
 
 /// Final types, remembered per variable: most expression types are a variable, many expressions share one (every
-/// use of a local has the local's type), and a vector type would be rebuilt at each.
+/// use of a local has the local's type), and a vector type would be rebuilt at each. Array and cell types that
+/// hold variables are remembered by their shared element (every use of a `ref` local holds the same one).
 struct FinalTypes<'v> {
     vars: &'v VarTable,
     of_var: Vec<Option<Type>>,
+    of_element: FxHashMap<*const Type, (Type, Type)>,
 }
 
 impl<'v> FinalTypes<'v> {
     fn new(vars: &'v VarTable) -> FinalTypes<'v> {
         let mut of_var = Vec::new();
         of_var.resize_with(vars.len(), || None);
-        FinalTypes { vars, of_var }
+        FinalTypes { vars, of_var, of_element: FxHashMap::default() }
     }
 
+    #[inline]
     fn get(&mut self, ty: &Type) -> Type {
         match ty {
             Type::Var(var) => self.of_var(var.0 as usize, ty),
-            _ if !contains_var(ty) => ty.clone(),
-            _ => final_type(self.vars, ty),
+            Type::Vector(e) | Type::Ref(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. }
+                if contains_var(e) =>
+            {
+                self.of_element(Arc::as_ptr(e), ty)
+            }
+            _ => ty.clone(),
         }
     }
 
+    fn of_element(&mut self, element: *const Type, ty: &Type) -> Type {
+        // The same element under another constructor (a vector and a cell of one type) is another entry's.
+        if let Some((original, known)) = self.of_element.get(&element) {
+            if original == ty {
+                return known.clone();
+            }
+        }
+        let computed = final_type(self.vars, ty);
+        self.of_element.insert(element, (ty.clone(), computed.clone()));
+        computed
+    }
+
+    #[inline]
     fn of_var(&mut self, index: usize, ty: &Type) -> Type {
         if let Some(Some(known)) = self.of_var.get(index) {
             return known.clone();
