@@ -24,16 +24,24 @@ impl FxHasher {
 }
 
 impl Hasher for FxHasher {
+    /// Eight bytes at a time, then four, two and one: no copy of a partial word (names are short).
     #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            self.add_to_hash(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+    fn write(&mut self, mut bytes: &[u8]) {
+        while let Some((word, rest)) = bytes.split_first_chunk::<8>() {
+            self.add_to_hash(u64::from_le_bytes(*word));
+            bytes = rest;
         }
-        let mut rest = [0u8; 8];
-        let tail = chunks.remainder();
-        rest[..tail.len()].copy_from_slice(tail);
-        self.add_to_hash(u64::from_le_bytes(rest) ^ tail.len() as u64);
+        if let Some((word, rest)) = bytes.split_first_chunk::<4>() {
+            self.add_to_hash(u32::from_le_bytes(*word) as u64);
+            bytes = rest;
+        }
+        if let Some((word, rest)) = bytes.split_first_chunk::<2>() {
+            self.add_to_hash(u16::from_le_bytes(*word) as u64);
+            bytes = rest;
+        }
+        if let Some(&byte) = bytes.first() {
+            self.add_to_hash(byte as u64);
+        }
     }
 
     #[inline]
