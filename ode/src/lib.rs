@@ -9,6 +9,7 @@
 pub mod config;
 pub mod method;
 pub mod order;
+pub mod program;
 pub mod reference;
 pub mod sk;
 pub mod tableau;

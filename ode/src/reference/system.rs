@@ -125,6 +125,36 @@ impl System for Manufactured {
     }
 }
 
+/// Lorenz-96 with `n` states: `x_i' = (x_{i+1} - x_{i-2}) x_{i-1} - x_i + F` (cyclic); the parameter is F.
+pub struct Lorenz96(pub usize);
+
+impl System for Lorenz96 {
+    fn n_states(&self) -> usize {
+        self.0
+    }
+    fn n_params(&self) -> usize {
+        1
+    }
+    fn rhs(&self, _t: f64, y: &[f64], p: &[f64], dy: &mut [f64]) {
+        let n = self.0;
+        for i in 0..n {
+            dy[i] = (y[(i + 1) % n] - y[(i + n - 2) % n]) * y[(i + n - 1) % n] - y[i] + p[0];
+        }
+    }
+    fn jacobian(&self, _t: f64, y: &[f64], _p: &[f64], j: &mut [f64]) -> bool {
+        let n = self.0;
+        j.iter_mut().for_each(|v| *v = 0.0);
+        for i in 0..n {
+            let (next, prev, prev2) = ((i + 1) % n, (i + n - 1) % n, (i + n - 2) % n);
+            j[i * n + next] += y[prev];
+            j[i * n + prev2] -= y[prev];
+            j[i * n + prev] += y[next] - y[prev2];
+            j[i * n + i] -= 1.0;
+        }
+        true
+    }
+}
+
 /// The Kepler problem `q'' = -q / |q|^3` (states q1, q2, p1, p2), started at the pericentre of an orbit of
 /// eccentricity `e`: the solution is periodic with period 2 pi, so after one period it is the initial state again.
 /// Its close approach gives the leading error term of every method the upper hand, so it measures orders well.
@@ -161,7 +191,9 @@ mod tests {
     /// The analytic Jacobians agree with central differences.
     #[test]
     fn jacobians_match_differences() {
-        let systems: [(&dyn System, Vec<f64>, Vec<f64>); 4] = [
+        let systems: [(&dyn System, Vec<f64>, Vec<f64>); 6] = [
+            (&Lorenz96(8), vec![1.0, 2.0, 3.0, -1.0, 0.5, 0.1, 4.0, -2.0], vec![8.0]),
+            (&Lorenz96(3), vec![1.0, 2.0, 3.0], vec![8.0]),
             (&Lorenz, vec![1.0, 2.0, 3.0], vec![21.0]),
             (&VanDerPol, vec![1.5, -0.3], vec![7.0]),
             (&Robertson, vec![0.9, 1e-4, 0.1], vec![0.04, 3e7, 1e4]),
