@@ -72,6 +72,16 @@ pub struct SolverProgram {
     pub root: String,
     pub defines: Vec<(String, String)>,
     pub cuda: CudaOutput,
+    /// The system's `n_states` and `n_params`, as compiled (after `-D`).
+    pub n_states: usize,
+    pub n_params: usize,
+}
+
+fn int_constant(types: &skc_core::types::TypeInfo, name: &str) -> Option<usize> {
+    types.constants.iter().find(|c| c.name == name).and_then(|c| match c.value {
+        skc_core::types::ConstValue::Int(v) if v >= 0 => Some(v as usize),
+        _ => None,
+    })
 }
 
 struct Loader {
@@ -129,7 +139,11 @@ impl SolverProgram {
                 checked.diagnostics.iter().map(|d| render(d, &checked.sources, ColorChoice::Never)).collect();
             return Err(FrontendError { rendered: rendered.join("\n") });
         }
+        let (Some(n_states), Some(n_params)) = (int_constant(&checked.types, "n_states"), int_constant(&checked.types, "n_params"))
+        else {
+            return Err(FrontendError { rendered: "the system defines no integer n_states and n_params".into() });
+        };
         let cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
-        Ok(SolverProgram { name, root, defines: all_defines, cuda })
+        Ok(SolverProgram { name, root, defines: all_defines, cuda, n_states, n_params })
     }
 }
