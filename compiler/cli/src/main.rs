@@ -31,6 +31,8 @@ enum Command {
         /// The code, such as E0001.
         code: String,
     },
+    /// Run the language server on standard input and output (editors start this).
+    Lsp,
 }
 
 /// Options every command that reads `.sk` files takes.
@@ -95,6 +97,7 @@ fn run() -> ExitCode {
         Command::Build(args) => build::build(&args),
         Command::Emit(args) => build::emit(&args),
         Command::Explain { code } => explain(&code),
+        Command::Lsp => skc_lsp::serve_stdio(),
     }
 }
 

@@ -63,7 +63,15 @@ impl FnLowering<'_, '_> {
                 CExpr::constant(self.g.ctypes.default_value(self.g.ty(e)))
             }
             ExprKind::Error => CExpr::constant(format!("{} /* error */", self.g.ctypes.default_value(self.g.ty(e)))),
-            _ => self.lower_as_statements(e),
+            // No wildcard: a new kind of expression must be placed on one side or the other.
+            ExprKind::If { .. }
+            | ExprKind::For { .. }
+            | ExprKind::While { .. }
+            | ExprKind::Superstep { .. }
+            | ExprKind::Pragma { .. }
+            | ExprKind::Assign { .. }
+            | ExprKind::IndexSet { .. }
+            | ExprKind::FieldSet { .. } => self.lower_as_statements(e),
         }
     }
 
@@ -189,7 +197,9 @@ impl FnLowering<'_, '_> {
             Le => ("<=", prec::REL),
             Gt => (">", prec::REL),
             Ge => (">=", prec::REL),
-            And | Or => unreachable_pair(),
+            // Handled above (they short-circuit).
+            And => ("&&", prec::LAND),
+            Or => ("||", prec::LOR),
         };
         binary_text(symbol, level, l, r)
     }
@@ -333,12 +343,9 @@ impl FnLowering<'_, '_> {
             let params: Vec<_> = f.params.iter().map(|p| self.local_type(*p)).filter(|t| *t != Type::Unit).collect();
             for (i, param) in params.iter().enumerate() {
                 let is_variable = passed.get(i).map(|a| matches!(self.g.kind(self.g.strip_annot(*a)), ExprKind::Var(_)));
-                if matches!(param, Type::Ref(_)) && is_variable == Some(false) {
+                if let (Type::Ref(contents), Some(false)) = (param, is_variable) {
                     let name = self.names.temporary("cell");
-                    let inner = match param {
-                        Type::Ref(t) => self.c_type(t),
-                        _ => unreachable_type(),
-                    };
+                    let inner = self.c_type(contents);
                     self.emit_simple(format!("{inner} {name} = {};", values[i].text), self.g.span(passed[i]));
                     values[i] = CExpr::constant(name);
                 }
@@ -352,13 +359,12 @@ impl FnLowering<'_, '_> {
     pub fn apply_builtin(&mut self, e: ExprId, b: &'static Builtin, args: Vec<CExpr>) -> CExpr {
         let mut args = args;
         if b.name == "select" && args.len() == 3 {
-            // Both operands are evaluated (a predicated select, not a branch): anything with an effect runs first.
-            for i in 1..3 {
-                if args[i].is_effectful() {
-                    if let ExprKind::Call { args: sources, .. } = self.g.kind(e).clone() {
-                        if let Some(src) = sources.get(i) {
-                            args[i] = self.spill(args[i].clone(), *src);
-                        }
+            // Both operands are evaluated (a predicated select, not a branch): anything with an effect runs first,
+            // in every lane, before the choice.
+            if let ExprKind::Call { args: sources, .. } = self.g.kind(e).clone() {
+                for (arg, source) in args.iter_mut().zip(sources).skip(1) {
+                    if arg.is_effectful() {
+                        *arg = self.spill(arg.clone(), source);
                     }
                 }
             }
@@ -432,7 +438,7 @@ pub fn substitute(template: &str, args: &[CExpr], float32: bool) -> String {
             }
             _ => match key.parse::<usize>().ok().and_then(|i| args.get(i)) {
                 Some(arg) => out.push_str(&arg.at(context_prec(before, after))),
-                None => out.push_str("0"),
+                None => out.push('0'),
             },
         }
         rest = &rest[close + 1..];
@@ -512,12 +518,4 @@ fn builtin_effects(b: &Builtin) -> (Access, Access, bool) {
     let sync = b.requirement == Requirement::WarpConverged
         || b.result == crate::builtins::ResultUniformity::WarpUniformUnderControl;
     (reads, writes, sync)
-}
-
-fn unreachable_pair() -> (&'static str, u8) {
-    ("&&", prec::LAND)
-}
-
-fn unreachable_type() -> String {
-    "int".into()
 }

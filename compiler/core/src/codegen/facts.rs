@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::syntax::ast::{ExprId, ExprKind, Module};
+use crate::syntax::ast::{BinaryOp, ExprId, ExprKind, Module};
 use crate::types::{LocalId, Resolution, Type, TypeInfo};
 
 pub struct ModuleFacts {
@@ -19,13 +19,16 @@ pub struct ModuleFacts {
 impl ModuleFacts {
     pub fn compute(module: &Module, types: &TypeInfo) -> ModuleFacts {
         let aliases = ref_aliases(module, types);
+        let (arrays, stores) = array_stores(module, types);
         let mut local_uses = HashMap::new();
         for (expr, resolution) in &types.resolutions {
             if let Resolution::Local(id) = resolution {
                 // An `Assign` names its target but does not read it, unless the target is another name for a
-                // cell declared elsewhere (`let y = x in y := 5` changes `x`).
+                // cell declared elsewhere (`let y = x in y := 5` changes `x`); a store into a shared or local
+                // array does not read the array.
                 let assign = matches!(module.exprs.get(expr.index()), Some(ExprKind::Assign { .. }));
-                if !assign || aliases.contains(id) {
+                let store = stores.contains(expr) && arrays.contains(id);
+                if (!assign || aliases.contains(id)) && !store {
                     *local_uses.entry(*id).or_insert(0) += 1;
                 }
             }
@@ -42,6 +45,62 @@ impl ModuleFacts {
     }
 }
 
+/// The shared and local arrays (`LetArray` locals), and the array names that stores (`a.(i) <- v`,
+/// `a.(i).f <- v`) write into.
+fn array_stores(module: &Module, types: &TypeInfo) -> (HashSet<LocalId>, HashSet<ExprId>) {
+    let mut arrays = HashSet::new();
+    let mut stores = HashSet::new();
+    for (index, kind) in module.exprs.iter().enumerate() {
+        let target = match kind {
+            ExprKind::LetArray { .. } => {
+                arrays.extend(types.declared_local.get(&ExprId(index as u32)).copied());
+                continue;
+            }
+            ExprKind::IndexSet { array, .. } => Some(*array),
+            ExprKind::FieldSet { record, .. } => place_array(module, *record),
+            _ => None,
+        };
+        if let Some(mut array) = target {
+            while let Some(ExprKind::Annot { expr, .. }) = module.exprs.get(array.index()) {
+                array = *expr;
+            }
+            if matches!(module.exprs.get(array.index()), Some(ExprKind::Var(_))) {
+                stores.insert(array);
+            }
+        }
+    }
+    (arrays, stores)
+}
+
+/// Is `e` the name of a shared or local array that nothing reads (so it is not declared, and stores into it
+/// are left out)?
+pub fn is_unread_array(module: &Module, types: &TypeInfo, facts: &ModuleFacts, mut e: ExprId) -> bool {
+    while let Some(ExprKind::Annot { expr, .. }) = module.exprs.get(e.index()) {
+        e = *expr;
+    }
+    match (module.exprs.get(e.index()), types.resolution(e)) {
+        (Some(ExprKind::Var(_)), Some(Resolution::Local(id))) => {
+            matches!(types.locals.get(id.0 as usize).map(|l| &l.ty), Some(Type::Array { .. }))
+                && types.locals.get(id.0 as usize).map(|l| l.param_index.is_none()) == Some(true)
+                && !facts.is_used(id)
+        }
+        _ => false,
+    }
+}
+
+/// Does the value of a `let` of type `T ref` name an existing cell (its last expression is a variable), rather
+/// than make a new one?
+pub fn is_cell_alias(module: &Module, mut value: ExprId) -> bool {
+    loop {
+        match module.exprs.get(value.index()) {
+            Some(ExprKind::Annot { expr: next, .. }) | Some(ExprKind::Seq(_, next)) => value = *next,
+            Some(ExprKind::Let { body, .. }) | Some(ExprKind::LetArray { body, .. }) => value = *body,
+            Some(ExprKind::Var(_)) => return true,
+            _ => return false,
+        }
+    }
+}
+
 /// Locals of type `T ref` bound to an existing cell (`let y = x in`), not to a new one (`let y = ref e in`).
 fn ref_aliases(module: &Module, types: &TypeInfo) -> HashSet<LocalId> {
     let mut aliases = HashSet::new();
@@ -49,11 +108,7 @@ fn ref_aliases(module: &Module, types: &TypeInfo) -> HashSet<LocalId> {
         let ExprKind::Let { value, .. } = kind else { continue };
         let Some(local) = types.declared_local.get(&ExprId(index as u32)) else { continue };
         let is_ref = matches!(types.locals.get(local.0 as usize).map(|l| &l.ty), Some(Type::Ref(_)));
-        let mut value = *value;
-        while let Some(ExprKind::Annot { expr, .. }) = module.exprs.get(value.index()) {
-            value = *expr;
-        }
-        if is_ref && !matches!(module.exprs.get(value.index()), Some(ExprKind::Ref(_))) {
+        if is_ref && is_cell_alias(module, *value) {
             aliases.insert(*local);
         }
     }
@@ -97,7 +152,7 @@ fn pointer_roots(module: &Module, types: &TypeInfo, e: ExprId, out: &mut Vec<Loc
 }
 
 /// The array an assignment target `a.(i)`, `a.(i).f` writes into.
-fn place_array(module: &Module, e: ExprId) -> Option<ExprId> {
+pub fn place_array(module: &Module, e: ExprId) -> Option<ExprId> {
     match module.exprs.get(e.index())? {
         ExprKind::Index { array, .. } => Some(*array),
         ExprKind::Field { record, .. } => place_array(module, *record),
@@ -165,9 +220,7 @@ pub fn is_unit_arg(module: &Module, types: &TypeInfo, arg: ExprId) -> bool {
 
 fn compares_records(module: &Module, types: &TypeInfo) -> bool {
     module.exprs.iter().any(|kind| match kind {
-        ExprKind::Binary { op, lhs, .. } if matches!(op, crate::syntax::ast::BinaryOp::Eq | crate::syntax::ast::BinaryOp::Ne) => {
-            matches!(types.type_of(*lhs), Type::Record(_))
-        }
+        ExprKind::Binary { op: BinaryOp::Eq | BinaryOp::Ne, lhs, .. } => matches!(types.type_of(*lhs), Type::Record(_)),
         _ => false,
     })
 }

@@ -309,6 +309,47 @@ impl Globals<'_> {
     }
 }
 
+impl Globals<'_> {
+    /// The value of an integer compile-time constant expression (literals, constants, `+ - * / mod`, negation).
+    pub fn constant_int(&self, e: ExprId) -> Option<i64> {
+        use crate::syntax::ast::{BinaryOp, UnaryOp};
+        match self.kind(e) {
+            ExprKind::Int { value, .. } => Some(match self.ty(e) {
+                Type::Int64 | Type::UInt64 => *value as i64,
+                _ => *value as u32 as i32 as i64,
+            }),
+            ExprKind::Var(_) | ExprKind::Global(_) => match self.types.resolution(e) {
+                Some(Resolution::Builtin(b)) if b.name == "warp_size" => Some(32),
+                Some(Resolution::Constant(id)) => match self.types.constants.get(id.0 as usize)?.value {
+                    crate::types::ConstValue::Int(v) => Some(v),
+                    _ => None,
+                },
+                _ => {
+                    let ExprKind::Global(name) = self.kind(e) else { return None };
+                    match self.types.constants.iter().find(|c| c.name == name.name)?.value {
+                        crate::types::ConstValue::Int(v) => Some(v),
+                        _ => None,
+                    }
+                }
+            },
+            ExprKind::Unary { op: UnaryOp::Neg, operand } => self.constant_int(*operand)?.checked_neg(),
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (l, r) = (self.constant_int(*lhs)?, self.constant_int(*rhs)?);
+                match op {
+                    BinaryOp::Add => l.checked_add(r),
+                    BinaryOp::Sub => l.checked_sub(r),
+                    BinaryOp::Mul => l.checked_mul(r),
+                    BinaryOp::Div => l.checked_div(r),
+                    BinaryOp::Mod => l.checked_rem(r),
+                    _ => None,
+                }
+            }
+            ExprKind::Annot { expr, .. } => self.constant_int(*expr),
+            _ => None,
+        }
+    }
+}
+
 /// A builtin whose call has no effect and whose value depends only on its arguments and the thread's position.
 pub fn builtin_is_pure(b: &Builtin) -> bool {
     b.requirement == Requirement::None
@@ -386,8 +427,18 @@ impl<'g, 'a> FnLowering<'g, 'a> {
         }
     }
 
-    /// Runs `f` with a fresh statement block and returns what it emitted.
+    /// Runs `f` with a fresh statement block that becomes a C block (`{ ... }`): the names it declares are free
+    /// again afterwards.
     pub fn in_block<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> (Vec<Stmt>, R) {
+        self.names.enter_scope();
+        let result = self.in_scratch(f);
+        self.names.leave_scope();
+        result
+    }
+
+    /// Runs `f` with a fresh statement block whose statements the caller will place in the current C block (or
+    /// in one that is still being built): its names stay taken.
+    pub fn in_scratch<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> (Vec<Stmt>, R) {
         self.blocks.push(Vec::new());
         let result = f(self);
         let stmts = self.blocks.pop().unwrap_or_default();

@@ -126,21 +126,43 @@ pub fn sanitize(name: &str, reserved: &HashSet<String>) -> String {
     out
 }
 
-/// Hands out names unique within one scope (the whole file for globals, one function for locals).
+/// Hands out names unique among the names live at a point: every global name, and the locals of the C blocks that
+/// enclose it. A name is released when the C block that declares it closes, so sibling loops can both use `i`;
+/// a name is never reused while a variable of that name is in scope, so no C declaration shadows another.
 #[derive(Clone, Debug)]
 pub struct NameAllocator {
     reserved: std::rc::Rc<HashSet<String>>,
     used: HashSet<String>,
+    /// Names claimed in each open C block, innermost last (names claimed with no block open are permanent).
+    scopes: Vec<Vec<String>>,
 }
 
 impl NameAllocator {
     pub fn new() -> NameAllocator {
-        NameAllocator { reserved: std::rc::Rc::new(reserved_names()), used: HashSet::new() }
+        NameAllocator { reserved: std::rc::Rc::new(reserved_names()), used: HashSet::new(), scopes: Vec::new() }
     }
 
     /// A fresh allocator that avoids everything this one has handed out (a function's locals avoid the globals).
     pub fn child(&self) -> NameAllocator {
-        self.clone()
+        NameAllocator { reserved: self.reserved.clone(), used: self.used.clone(), scopes: Vec::new() }
+    }
+
+    /// A C block opens: names claimed from now on are released by the matching [`NameAllocator::leave_scope`].
+    pub fn enter_scope(&mut self) {
+        self.scopes.push(Vec::new());
+    }
+
+    /// The C block closes: its names may be used again.
+    pub fn leave_scope(&mut self) {
+        for name in self.scopes.pop().unwrap_or_default() {
+            self.used.remove(&name);
+        }
+    }
+
+    fn record(&mut self, name: &str) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push(name.to_string());
+        }
     }
 
     /// A unique C name for the `.sk` name `name`: itself if free, else `name_1`, `name_2`...
@@ -156,6 +178,7 @@ impl NameAllocator {
             let candidate = format!("{base}{n}");
             if !self.used.contains(&candidate) && !self.reserved.contains(&candidate) {
                 self.used.insert(candidate.clone());
+                self.record(&candidate);
                 return candidate;
             }
             n += 1;
@@ -163,17 +186,15 @@ impl NameAllocator {
     }
 
     fn claim(&mut self, base: String) -> String {
-        if self.used.insert(base.clone()) {
-            return base;
-        }
-        let mut n = 1;
-        loop {
-            let candidate = format!("{base}_{n}");
-            if !self.reserved.contains(&candidate) && self.used.insert(candidate.clone()) {
-                return candidate;
-            }
+        let mut candidate = base.clone();
+        let mut n = 0;
+        while self.used.contains(&candidate) || (n > 0 && self.reserved.contains(&candidate)) {
             n += 1;
+            candidate = format!("{base}_{n}");
         }
+        self.used.insert(candidate.clone());
+        self.record(&candidate);
+        candidate
     }
 }
 
@@ -201,6 +222,21 @@ mod tests {
         assert_eq!(names.fresh("x"), "x_2");
         assert_eq!(names.temporary("tmp"), "tmp1");
         assert_eq!(names.temporary("tmp"), "tmp2");
+    }
+
+    #[test]
+    fn names_are_released_when_their_block_closes() {
+        let mut names = NameAllocator::new();
+        assert_eq!(names.fresh("n"), "n");
+        names.enter_scope();
+        assert_eq!(names.fresh("i"), "i");
+        assert_eq!(names.fresh("n"), "n_1");
+        names.leave_scope();
+        names.enter_scope();
+        assert_eq!(names.fresh("i"), "i");
+        assert_eq!(names.fresh("n"), "n_1");
+        names.leave_scope();
+        assert_eq!(names.fresh("n"), "n_1");
     }
 
     #[test]

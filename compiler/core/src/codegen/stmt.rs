@@ -9,6 +9,10 @@ use crate::source::Span;
 use crate::syntax::ast::{Binder, ExprId, ExprKind, MemorySpace};
 use crate::types::{ArraySize, LocalId, Resolution, Type};
 
+/// Loops with constant bounds and at most this many iterations are unrolled fully (`#pragma unroll`); longer
+/// ones are left to NVRTC's own unrolling, which does not blow up code size.
+const MAX_FULL_UNROLL: i64 = 64;
+
 /// The shape of an assignment target `x`, `a.(i)`, `r.f`, `a.(i).f`, over lowered operands.
 enum Place {
     Operand(usize),
@@ -58,6 +62,19 @@ impl FnLowering<'_, '_> {
             ExprKind::Break => self.emit_simple("break;", self.g.span(e)),
             ExprKind::Continue => self.emit_simple("continue;", self.g.span(e)),
             ExprKind::Assign { value, .. } => self.lower_assign(e, value),
+            ExprKind::IndexSet { array, index, value } if self.is_unread_array(array) => {
+                // Nothing reads this array: only the effects of the index and the value remain.
+                self.lower_to(index, Dest::Discard);
+                self.lower_to(value, Dest::Discard);
+            }
+            ExprKind::FieldSet { record, value, .. } if self.stores_into_unread_array(record) => {
+                let mut ops = Vec::new();
+                self.place_of(record, &mut ops);
+                for op in ops.into_iter().skip(1) {
+                    self.lower_to(op.expr, Dest::Discard);
+                }
+                self.lower_to(value, Dest::Discard);
+            }
             ExprKind::IndexSet { array, index, value } => {
                 let ops = self.lower_operands(&[Operand::value(array), Operand::value(index), Operand::value(value)]);
                 if !ops[2].is_unit() {
@@ -74,7 +91,22 @@ impl FnLowering<'_, '_> {
                 let text = format!("{} = {};", target.render(&values), values[values.len() - 1].text);
                 self.emit_simple(text, self.g.span(e));
             }
-            _ => {
+            // Expressions with a C expression form (no wildcard: `lower_expr` sends statement kinds back here).
+            ExprKind::Int { .. }
+            | ExprKind::Float { .. }
+            | ExprKind::Bool(_)
+            | ExprKind::Unit
+            | ExprKind::Var(_)
+            | ExprKind::Global(_)
+            | ExprKind::Call { .. }
+            | ExprKind::Unary { .. }
+            | ExprKind::Binary { .. }
+            | ExprKind::Ref(_)
+            | ExprKind::Index { .. }
+            | ExprKind::Field { .. }
+            | ExprKind::Record(_)
+            | ExprKind::ArrayLit(_)
+            | ExprKind::Error => {
                 let value = self.lower_expr(e);
                 self.deliver(e, value, dest);
             }
@@ -91,9 +123,22 @@ impl FnLowering<'_, '_> {
             Dest::Discard | Dest::Return => {
                 if value.is_effectful() {
                     self.emit_simple(format!("{};", value.text), origin);
+                } else {
+                    // Evaluated for nothing, as written; `(void)` keeps the names it reads used.
+                    self.emit_simple(format!("(void){};", value.at(prec::UNARY)), origin);
                 }
             }
         }
+    }
+
+    fn is_unread_array(&self, array: ExprId) -> bool {
+        crate::codegen::facts::is_unread_array(self.g.module, self.g.types, self.g.facts, array)
+    }
+
+    /// Is `record` an element of an array nothing reads, or a field of one (`a.(i).f <- v`, `a.(i).f.g <- v`)?
+    fn stores_into_unread_array(&self, record: ExprId) -> bool {
+        crate::codegen::facts::place_array(self.g.module, self.g.strip_annot(record))
+            .is_some_and(|array| self.is_unread_array(array))
     }
 
     fn place_of(&self, e: ExprId, ops: &mut Vec<Operand>) -> Place {
@@ -162,8 +207,9 @@ impl FnLowering<'_, '_> {
         }
         match &ty {
             Type::Ref(inner) => {
-                let creates_cell = matches!(self.g.kind(self.g.strip_annot(value)), ExprKind::Ref(_));
-                if creates_cell {
+                // `let y = x in` names the cell `x`; anything else (`ref e`, `f (); ref e`) makes a new one.
+                let alias = crate::codegen::facts::is_cell_alias(self.g.module, value);
+                if !alias {
                     self.c_type(inner)
                 } else {
                     format!("{}&", self.c_type(inner))
@@ -234,22 +280,25 @@ impl FnLowering<'_, '_> {
 
     fn lower_for(&mut self, e: ExprId, start: ExprId, end: ExprId, downto: bool, body: ExprId) {
         let origin = self.g.span(e);
-        let constant_bounds = self.g.is_compile_time_constant(start) && self.g.is_compile_time_constant(end);
-        let pragma = self.pending_pragma.take().or_else(|| constant_bounds.then(|| "#pragma unroll".to_string()));
+        let pragma = self.pending_pragma.take().or_else(|| self.full_unroll(start, end, downto));
         let bounds = self.lower_operands(&[Operand::value(start), Operand::value(end)]);
         let local = self.g.types.declared_local.get(&e).copied();
-        let (name, ty) = match local {
-            Some(id) => (self.declare_local(id), self.local_type(id)),
-            None => (self.names.fresh("i"), Type::Int32),
-        };
+        let ty = local.map(|id| self.local_type(id)).unwrap_or(Type::Int32);
         let c_ty = if ty.is_integer() { self.c_type(&ty) } else { "int".to_string() };
         // OCaml evaluates the end bound once, before the first iteration.
         let end_text = if bounds[1].is_stable() {
             bounds[1].text.clone()
         } else {
-            let end_name = self.names.fresh(&format!("{name}_end"));
+            let source = local.and_then(|id| self.g.local_info(id)).map(|l| l.name.clone()).unwrap_or("i".into());
+            let end_name = self.names.fresh(&format!("{source}_end"));
             self.emit_simple(format!("{c_ty} {end_name} = {};", bounds[1].text), self.g.span(end));
             end_name
+        };
+        // The loop variable lives in the `for` statement: its name is free again after the loop.
+        self.names.enter_scope();
+        let name = match local {
+            Some(id) => self.declare_local(id),
+            None => self.names.fresh("i"),
         };
         let (compare, step) = if downto { (">=", "--") } else { ("<=", "++") };
         let end_operand = CExpr::new(end_text, if bounds[1].is_stable() { bounds[1].prec } else { prec::PRIMARY });
@@ -259,26 +308,38 @@ impl FnLowering<'_, '_> {
             end_operand.at(prec::REL + 1)
         );
         let (body, ()) = self.in_block(|s| s.lower_to(body, Dest::Discard));
+        self.names.leave_scope();
         self.emit_kind(StmtKind::Loop { pragma, header, body }, origin);
+    }
+
+    /// `#pragma unroll` for a loop with compile-time constant bounds and at most `MAX_FULL_UNROLL` iterations.
+    fn full_unroll(&self, start: ExprId, end: ExprId, downto: bool) -> Option<String> {
+        if !(self.g.is_compile_time_constant(start) && self.g.is_compile_time_constant(end)) {
+            return None;
+        }
+        let (first, last) = (self.g.constant_int(start)?, self.g.constant_int(end)?);
+        let trips = if downto { first.checked_sub(last)? } else { last.checked_sub(first)? }.checked_add(1)?;
+        (1..=MAX_FULL_UNROLL).contains(&trips).then(|| "#pragma unroll".to_string())
     }
 
     fn lower_while(&mut self, e: ExprId, cond: ExprId, body: ExprId) {
         let pragma = self.pending_pragma.take();
-        let (cond_stmts, c) = self.in_block(|s| s.lower_expr(cond));
-        if cond_stmts.is_empty() {
-            let (body, ()) = self.in_block(|s| s.lower_to(body, Dest::Discard));
-            self.emit_kind(StmtKind::Loop { pragma, header: format!("while ({})", c.text), body }, self.g.span(e));
-            return;
-        }
-        // The condition needs statements: they run at the start of every iteration.
-        let (body, ()) = self.in_block(|s| {
+        // The condition is lowered inside the body's block: if it needs statements, they run at the start of
+        // every iteration (`while (true) { ...; if (!c) break; body }`).
+        let (body, header) = self.in_block(|s| {
+            let (cond_stmts, c) = s.in_scratch(|s| s.lower_expr(cond));
+            if cond_stmts.is_empty() {
+                s.lower_to(body, Dest::Discard);
+                return format!("while ({})", c.text);
+            }
             for stmt in cond_stmts {
                 s.emit(stmt);
             }
             s.emit_simple(format!("if (!{}) break;", c.at(prec::UNARY)), s.g.span(cond));
             s.lower_to(body, Dest::Discard);
+            "while (true)".to_string()
         });
-        self.emit_kind(StmtKind::Loop { pragma, header: "while (true)".into(), body }, self.g.span(e));
+        self.emit_kind(StmtKind::Loop { pragma, header, body }, self.g.span(e));
     }
 
     fn lower_superstep(&mut self, e: ExprId, name: Option<String>, divergent: bool, body: ExprId) {

@@ -1,0 +1,171 @@
+//! `skc lsp` end to end: the real binary over stdio, as an editor runs it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    messages: Receiver<Value>,
+}
+
+impl Server {
+    fn start() -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_skc"))
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("cannot start skc lsp");
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let (sender, messages) = channel();
+        std::thread::spawn(move || {
+            while let Some(message) = read_message(&mut stdout) {
+                if sender.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        Server { child, stdin, messages }
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, message: Value) {
+        let body = message.to_string();
+        self.send_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
+    }
+
+    /// The next message for which `wanted` holds (others are skipped).
+    fn expect(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let message = self.messages.recv_timeout(WAIT).expect("the server did not answer in time");
+            if wanted(&message) {
+                return message;
+            }
+        }
+    }
+
+    fn response(&mut self, id: i64) -> Value {
+        self.expect(|m| m["id"] == id && m.get("method").is_none())
+    }
+
+    fn initialize(&mut self) {
+        self.send(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "processId": null, "capabilities": {} } }));
+        let reply = self.response(1);
+        assert_eq!(reply["result"]["serverInfo"]["name"], "skc");
+        self.send(json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} }));
+    }
+
+    fn exit_status(mut self) -> i32 {
+        drop(self.stdin);
+        for _ in 0..200 {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code().unwrap_or(-1);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.child.kill().unwrap();
+        panic!("skc lsp did not exit");
+    }
+}
+
+fn read_message(reader: &mut impl BufRead) -> Option<Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(value) = line.strip_prefix("Content-Length: ") {
+            length = value.parse().ok();
+        }
+    }
+    let mut body = vec![0; length?];
+    reader.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
+
+const URI: &str = "file:///tmp/skc-e2e/barrier.sk";
+const BARRIER: &str = "kernel k (out : int32 vector) =\n  if thread_idx_x < 16 then Gpu.block_barrier\n";
+
+#[test]
+fn diagnostics_hover_and_clean_exit_over_stdio() {
+    let mut server = Server::start();
+    server.initialize();
+    server.send(json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": { "uri": URI, "languageId": "sk", "version": 1, "text": BARRIER } } }));
+    let published = server.expect(|m| m["method"] == "textDocument/publishDiagnostics");
+    let params = &published["params"];
+    assert_eq!((params["uri"].as_str(), params["version"].as_i64()), (Some(URI), Some(1)));
+    let error = &params["diagnostics"][0];
+    assert_eq!(error["code"], "E0001");
+    assert_eq!(error["severity"], 1);
+    assert_eq!(error["source"], "skc");
+    assert!(error["message"].as_str().unwrap().starts_with("Barrier in potentially diverged control flow"));
+    assert_eq!(
+        error["range"],
+        json!({ "start": { "line": 1, "character": 28 }, "end": { "line": 1, "character": 45 } })
+    );
+    assert_eq!(error["codeDescription"]["href"], "https://skc.dev/explain/E0001");
+    assert!(params["diagnostics"].as_array().unwrap().iter().any(|d| d["severity"] == 4), "no mirrored hint");
+
+    server.send(json!({ "jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": {
+        "textDocument": { "uri": URI }, "position": { "line": 1, "character": 18 } } }));
+    let hover = server.response(2);
+    let value = hover["result"]["contents"]["value"].as_str().unwrap();
+    assert!(value.contains("bool") && value.contains("thread-varying"), "{value}");
+
+    server.send(json!({ "jsonrpc": "2.0", "id": 3, "method": "shutdown" }));
+    assert_eq!(server.response(3)["result"], Value::Null);
+    server.send(json!({ "jsonrpc": "2.0", "method": "exit" }));
+    assert_eq!(server.exit_status(), 0);
+}
+
+#[test]
+fn garbage_unknown_methods_and_unknown_documents_over_stdio() {
+    let mut server = Server::start();
+    server.send_raw(b"Content-Length: 7\r\n\r\n{oops!}");
+    assert_eq!(server.expect(|m| m.get("error").is_some())["error"]["code"], -32700);
+    server.initialize();
+    server.send(json!({ "jsonrpc": "2.0", "id": 2, "method": "skc/unknown", "params": {} }));
+    assert_eq!(server.response(2)["error"]["code"], -32601);
+    server.send(json!({ "jsonrpc": "2.0", "id": 3, "method": "textDocument/hover", "params": {
+        "textDocument": { "uri": "file:///nowhere.sk" }, "position": { "line": 0, "character": 0 } } }));
+    let reply = server.response(3);
+    assert_eq!((reply["result"].clone(), reply.get("error")), (Value::Null, None));
+    server.send(json!({ "jsonrpc": "2.0", "id": 4, "method": "shutdown" }));
+    server.response(4);
+    server.send(json!({ "jsonrpc": "2.0", "method": "exit" }));
+    assert_eq!(server.exit_status(), 0);
+}
+
+#[test]
+fn exit_without_shutdown_exits_with_status_1() {
+    let mut server = Server::start();
+    server.initialize();
+    server.send(json!({ "jsonrpc": "2.0", "method": "exit" }));
+    assert_eq!(server.exit_status(), 1);
+}
+
+#[test]
+fn closed_input_ends_the_server() {
+    let mut server = Server::start();
+    server.initialize();
+    assert_eq!(server.exit_status(), 1);
+}

@@ -1,0 +1,227 @@
+//! Hover: what the name or expression under the cursor is (its type or signature, in a code block) and, for
+//! values inside kernels and functions, how uniform it is and where its variation comes from, so that a user
+//! can see why a barrier under it was rejected.
+
+use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
+use skc_core::builtins::{Builtin, Requirement, SigType};
+use skc_core::syntax::ast::{ExprId, ExprKind, Item};
+use skc_core::types::{ConstValue, FunctionInfo, KernelInfo, LocalId, Mutability, Type};
+use skc_core::Checked;
+
+use crate::cursor::{self, Target};
+use crate::position::range_of;
+
+pub fn hover(checked: &Checked, offset: usize) -> Option<Hover> {
+    let found = cursor::find(checked, offset)?;
+    let sections = describe(checked, &found.target)?;
+    let value = sections.into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join("\n\n---\n\n");
+    if value.is_empty() {
+        return None;
+    }
+    Some(Hover {
+        contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value }),
+        range: Some(range_of(checked.sources.file(checked.root), found.span)),
+    })
+}
+
+/// The hover's sections: a code block, then prose.
+fn describe(checked: &Checked, target: &Target) -> Option<Vec<String>> {
+    Some(match target {
+        Target::Local { local, expr } => local_hover(checked, *local, *expr),
+        Target::Function(id) => vec![code(&function_signature(checked, checked.types.function(*id)))],
+        Target::Builtin { builtin, expr } => {
+            let mut sections = builtin_hover(builtin);
+            sections.extend(expr.filter(|e| is_value(checked, *e)).map(|e| uniformity(checked, e)));
+            sections
+        }
+        Target::Constant(id) => vec![code(&constant_signature(checked, id.0 as usize))],
+        Target::ItemName(item) | Target::RecordType(item) => vec![code(&item_signature(checked, *item)?)],
+        Target::Field { record, name, expr, .. } => {
+            let ty =
+                record.and_then(|r| checked.types.record(r).fields.iter().find(|(f, _)| f == name).map(|(_, t)| t));
+            let mut sections = vec![code(&typed(name, ty.unwrap_or(&Type::Error), checked))];
+            sections.extend(expr.map(|e| uniformity(checked, e)));
+            sections
+        }
+        Target::Module(name) => vec![code(&format!("open {name}"))],
+        Target::Expr(expr) => expression_hover(checked, *expr)?,
+    })
+}
+
+/// Is `expr` a value worth a uniformity line (not a barrier or other `unit` statement)?
+fn is_value(checked: &Checked, expr: ExprId) -> bool {
+    !matches!(checked.types.type_of(expr), Type::Unit | Type::Error)
+}
+
+fn code(text: &str) -> String {
+    format!("```sk\n{text}\n```")
+}
+
+/// `name : type`, or just `name` when the type is unknown.
+fn typed(name: &str, ty: &Type, checked: &Checked) -> String {
+    match ty {
+        Type::Error => name.to_string(),
+        ty => format!("{name} : {}", checked.types.display(ty)),
+    }
+}
+
+fn local_hover(checked: &Checked, local: LocalId, expr: Option<ExprId>) -> Vec<String> {
+    let info = checked.types.local(local);
+    let prefix = match (info.mutability, info.param_index) {
+        (_, Some(_)) => "(parameter) ",
+        (Mutability::Mutable, _) => "mut ",
+        (Mutability::RefCell, _) => "ref ",
+        (Mutability::Immutable, _) => "",
+    };
+    let mut sections = vec![code(&format!("{prefix}{}", typed(&info.name, &info.ty, checked)))];
+    // At a use, the value there; at a `let`, the value bound.
+    let value = expr.or_else(|| match cursor::declaring_expr(checked, local).map(|e| checked.module.expr(e)) {
+        Some(ExprKind::Let { value, .. }) => Some(*value),
+        _ => None,
+    });
+    sections.extend(value.map(|e| uniformity(checked, e)));
+    sections
+}
+
+fn expression_hover(checked: &Checked, expr: ExprId) -> Option<Vec<String>> {
+    use ExprKind::*;
+    match checked.module.expr(expr) {
+        // Statements and binding forms: the cursor is on a keyword; their type says nothing useful.
+        Seq(..)
+        | Let { .. }
+        | LetArray { .. }
+        | For { .. }
+        | While { .. }
+        | Superstep { .. }
+        | Pragma { .. }
+        | Return(_)
+        | Break
+        | Continue
+        | Error => None,
+        _ => {
+            let ty = checked.types.type_of(expr);
+            let mut sections = Vec::new();
+            if *ty != Type::Error {
+                sections.push(code(&checked.types.display(ty)));
+            }
+            sections.push(uniformity(checked, expr));
+            Some(sections)
+        }
+    }
+}
+
+/// "**thread-varying**: from `thread_idx_x` at line 3", and the reason when it says more than that.
+fn uniformity(checked: &Checked, expr: ExprId) -> String {
+    let level = checked.uniformity.level(expr);
+    let mut text = format!("**{}**", level.hover());
+    // At the source itself (`thread_idx_x`), the level is the whole story.
+    let source = checked.uniformity.source(expr).filter(|s| s.span != checked.module.span(expr));
+    if let Some(source) = source {
+        let file = checked.sources.file(source.span.file);
+        let snippet = short(checked.sources.snippet(source.span));
+        let (line, _) = file.line_col(source.span.start as usize);
+        text.push_str(&format!(": from `{snippet}` at line {}", line + 1));
+        if source.span.file != checked.root {
+            text.push_str(&format!(" of `{}`", file.name));
+        }
+        if !source.message.starts_with(&format!("`{snippet}` is ")) {
+            text.push_str(&format!("  \n{}", source.message));
+        }
+    }
+    text
+}
+
+/// The first line of `text`, at most 40 characters.
+fn short(text: &str) -> String {
+    let line = text.lines().next().unwrap_or("").trim();
+    match line.char_indices().nth(40) {
+        Some((i, _)) => format!("{}...", &line[..i]),
+        None => line.to_string(),
+    }
+}
+
+fn builtin_hover(builtin: &Builtin) -> Vec<String> {
+    let requirement = match builtin.requirement {
+        Requirement::None => "",
+        Requirement::BlockConverged => {
+            "Must be reached by every thread of the block together (converged control flow)."
+        }
+        Requirement::WarpConverged => "Must be reached by every thread of the warp together (converged control flow).",
+    };
+    let mut signature: Vec<String> = builtin.params.iter().map(|p| sig_type(*p)).collect();
+    signature.push(sig_type(builtin.ret));
+    let code_text = format!("{} : {}", builtin.name, signature.join(" -> "));
+    vec![code(&code_text), builtin.doc.to_string(), requirement.to_string()]
+}
+
+fn sig_type(ty: SigType) -> String {
+    let var = |n: u8| format!("'{}", (b'a' + n % 26) as char);
+    match ty {
+        SigType::Int32 => "int32".into(),
+        SigType::Int64 => "int64".into(),
+        SigType::UInt32 => "uint32".into(),
+        SigType::UInt64 => "uint64".into(),
+        SigType::Float32 => "float32".into(),
+        SigType::Float64 => "float64".into(),
+        SigType::Bool => "bool".into(),
+        SigType::Unit => "unit".into(),
+        SigType::Var(n, _) => var(n),
+        SigType::ArrayOf(n, _) => format!("{} array", var(n)),
+    }
+}
+
+fn params(checked: &Checked, locals: impl Iterator<Item = LocalId>) -> String {
+    locals.map(|l| checked.types.local(l)).map(|p| format!(" ({})", typed(&p.name, &p.ty, checked))).collect()
+}
+
+fn function_signature(checked: &Checked, function: &FunctionInfo) -> String {
+    let params = params(checked, function.params.iter().copied());
+    let params = if params.is_empty() { " ()".to_string() } else { params };
+    match function.ret {
+        Type::Error => format!("let {}{params}", function.name),
+        ref ret => format!("let {}{params} : {}", function.name, checked.types.display(ret)),
+    }
+}
+
+fn kernel_signature(checked: &Checked, kernel: &KernelInfo) -> String {
+    format!("kernel {}{}", kernel.name, params(checked, kernel.params.iter().map(|p| p.local)))
+}
+
+fn constant_signature(checked: &Checked, index: usize) -> String {
+    let constant = &checked.types.constants[index];
+    let value = match &constant.value {
+        ConstValue::Int(i) => i.to_string(),
+        ConstValue::Float(f) => format!("{f:?}"),
+        ConstValue::Bool(b) => b.to_string(),
+        ConstValue::Array(items) => format!("[| {} elements |]", items.len()),
+    };
+    format!("let {} = {value}", typed(&constant.name, &constant.ty, checked))
+}
+
+/// The signature of the item defined by `module.items[item]`, from the type checker's tables when it has them.
+fn item_signature(checked: &Checked, item: usize) -> Option<String> {
+    let types = &checked.types;
+    Some(match checked.module.items.get(item)? {
+        Item::Kernel(k) => match types.kernels.iter().find(|info| info.item == item) {
+            Some(info) => kernel_signature(checked, info),
+            None => format!("kernel {}", k.name.name),
+        },
+        Item::Function(f) => match types.function_of_item(item) {
+            Some(id) => function_signature(checked, types.function(id)),
+            None => format!("let {}", f.name.name),
+        },
+        Item::Constant(c) => match types.constants.iter().position(|info| info.item == item) {
+            Some(index) => constant_signature(checked, index),
+            None => format!("let {}", c.name.name),
+        },
+        Item::Record(r) => match types.records.iter().find(|info| info.name == r.name.name) {
+            Some(info) => {
+                let fields: Vec<String> =
+                    info.fields.iter().map(|(f, t)| format!("  {f} : {};", types.display(t))).collect();
+                format!("type {} = {{\n{}\n}}", info.name, fields.join("\n"))
+            }
+            None => format!("type {}", r.name.name),
+        },
+        Item::Open(o) => format!("open {}", o.module.name),
+    })
+}

@@ -1,0 +1,69 @@
+//! Sum of float32 values with grid-stride loads, warp shuffles and one atomic per block
+//! (kernels/warp_reduce.sk): the fast reduction the benchmarks measure.
+
+use skc_runtime::{args, Context, DeviceBuffer, Extent, Kernel, LaunchConfig, Result};
+
+use crate::common::{gb_per_s, int32, Outcome, Rng};
+use crate::kernels;
+
+pub const BLOCK: u32 = 512;
+
+pub struct WarpReduce {
+    kernel: Kernel,
+    /// Blocks that fill the device once (all resident at the same time).
+    grid: u32,
+}
+
+impl WarpReduce {
+    pub fn load(ctx: &Context) -> Result<WarpReduce> {
+        let kernel = kernels::WARP_REDUCE.load(ctx)?.kernel("warp_reduce")?;
+        let kernel = kernel.require_len("xs", Extent::param("n"))?.require_len("out", Extent::Elements(1))?;
+        let per_sm = kernel.max_active_blocks_per_sm(BLOCK, 0)?.max(1);
+        let grid = ctx.device().multiprocessors * per_sm;
+        Ok(WarpReduce { kernel, grid })
+    }
+
+    /// Adds the sum of `xs` to `out[0]` (zero it first to get the sum).
+    pub fn run(&self, xs: &DeviceBuffer<f32>, out: &mut DeviceBuffer<f32>) -> Result<()> {
+        let n = xs.len();
+        let blocks = self.grid.min(n.div_ceil(BLOCK as usize).max(1) as u32);
+        self.kernel.launch(&LaunchConfig::new(blocks, BLOCK), args![xs, out, int32(n)])
+    }
+
+    /// Zeroes `out` and sums `xs` into it.
+    pub fn sum(&self, xs: &DeviceBuffer<f32>, out: &mut DeviceBuffer<f32>) -> Result<()> {
+        out.fill_zero()?;
+        self.run(xs, out)
+    }
+
+    pub fn grid(&self) -> u32 {
+        self.grid
+    }
+}
+
+pub fn cpu(xs: &[f32]) -> f64 {
+    xs.iter().map(|&x| x as f64).sum()
+}
+
+pub fn check(ctx: &Context, n: usize) -> Result<Outcome> {
+    let mut rng = Rng::new(3);
+    let xs = rng.f32s(n, 0.0, 1.0);
+    let example = WarpReduce::load(ctx)?;
+    let device_xs = ctx.upload(&xs)?;
+    let mut out = ctx.alloc_zeros::<f32>(1)?;
+    example.sum(&device_xs, &mut out)?;
+    let timer = ctx.stream().start_timer()?;
+    example.sum(&device_xs, &mut out)?;
+    let ms = timer.stop()? as f64;
+    let gpu = out.download()?[0] as f64;
+    let reference = cpu(&xs);
+    Ok(Outcome {
+        example: "warp_reduce",
+        size: format!("n={n}"),
+        error: (gpu - reference).abs() / reference.abs().max(1.0),
+        tolerance: 1e-5,
+        relative: true,
+        gpu_ms: ms,
+        rate: Some((gb_per_s(4.0 * n as f64, ms), "GB/s")),
+    })
+}

@@ -1,0 +1,65 @@
+//! Every example's kernels on a real GPU against the CPU, at sizes that are not multiples of the block
+//! (`cargo test -p skc-examples --features gpu-tests`). Without a GPU every test fails with a message saying so.
+
+use skc_examples::{histogram, matmul, reduce, scan, transpose, vector_add, warp_reduce, Outcome};
+use skc_runtime::{Context, Result};
+
+fn gpu() -> Context {
+    Context::new(0).unwrap_or_else(|e| {
+        panic!(
+            "the gpu-tests need a CUDA GPU and its driver, and this machine has none usable: {e}. \
+             Run them on a GPU machine (scripts/gpu_check.sh), or run `cargo test` without `--features gpu-tests`."
+        )
+    })
+}
+
+fn assert_passes(outcomes: impl IntoIterator<Item = Result<Outcome>>) {
+    for outcome in outcomes {
+        let outcome = outcome.unwrap_or_else(|e| panic!("{e}"));
+        println!("{outcome}");
+        assert!(outcome.passed(), "{outcome}");
+    }
+}
+
+#[test]
+fn vector_add_matches_the_cpu() {
+    let ctx = gpu();
+    assert_passes([1, 1000, 1 << 20, (1 << 20) + 7].map(|n| vector_add::check(&ctx, n)));
+}
+
+#[test]
+fn seed_tree_reduction_matches_the_cpu() {
+    let ctx = gpu();
+    assert_passes([1, 255, 256, 100_003, 1 << 22].map(|n| reduce::check(&ctx, n)));
+}
+
+#[test]
+fn warp_shuffle_reduction_matches_the_cpu() {
+    let ctx = gpu();
+    assert_passes([1, 31, 1000, 1 << 20, (1 << 24) + 3].map(|n| warp_reduce::check(&ctx, n)));
+}
+
+#[test]
+fn hillis_steele_scan_matches_the_cpu() {
+    let ctx = gpu();
+    assert_passes([1, 1023, 1024, 1025, 100_000, 1 << 20].map(|n| scan::check(&ctx, n)));
+}
+
+#[test]
+fn histogram_matches_the_cpu() {
+    let ctx = gpu();
+    assert_passes([1, 1000, 1 << 20, 10_000_019].map(|n| histogram::check(&ctx, n)));
+}
+
+#[test]
+fn transpose_matches_the_cpu() {
+    let ctx = gpu();
+    assert_passes([(1, 1), (32, 32), (1000, 777), (33, 1025), (2048, 2048)].map(|(w, h)| transpose::check(&ctx, w, h)));
+}
+
+#[test]
+fn matmul_matches_the_cpu() {
+    let ctx = gpu();
+    assert_passes([128, 256, 512].map(|n| matmul::check(&ctx, n)));
+    assert!(matmul::check(&ctx, 100).is_err(), "n must be a multiple of the tile");
+}

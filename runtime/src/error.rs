@@ -1,0 +1,156 @@
+//! The crate's one error type. Every failure a caller can cause or meet is a variant with the facts needed to
+//! act on it: which kernel, which parameter, which CUDA error (by its driver name, `CUDA_ERROR_ILLEGAL_ADDRESS`).
+
+use std::fmt;
+use std::path::PathBuf;
+
+use skc_nvrtc::NvrtcError;
+
+pub type Result<T, E = RuntimeError> = std::result::Result<T, E>;
+
+#[derive(Debug)]
+pub enum RuntimeError {
+    /// The CUDA driver library (libcuda) could not be loaded: no NVIDIA driver on this machine.
+    NoDriver { reason: String },
+    /// The driver is there but has no device with this ordinal.
+    NoDevice { ordinal: usize, count: usize },
+    /// A CUDA driver call failed. `kernel` is the kernel launched (or, for errors reported later by a
+    /// synchronising call, the last kernel launched on the context), so an asynchronous
+    /// `CUDA_ERROR_ILLEGAL_ADDRESS` names the kernel that most likely caused it.
+    Driver { call: &'static str, code: String, description: String, kernel: Option<String> },
+    /// The `.sk` program has errors; `rendered` holds the diagnostics as `skc check` prints them.
+    Frontend { file: String, error_count: usize, rendered: String },
+    /// NVRTC could not be loaded or rejected the generated CUDA C.
+    Nvrtc { module: String, source: NvrtcError },
+    /// A file could not be read.
+    Io { path: PathBuf, source: std::io::Error },
+    /// The module has no kernel of this name.
+    NoSuchKernel { module: String, kernel: String, available: Vec<String> },
+    /// A launch passed the wrong number of arguments.
+    ArgumentCount { kernel: String, expected: usize, found: usize, params: Vec<String> },
+    /// An argument does not have the parameter's type (scalar type, vector element type, or scalar vs vector).
+    ArgumentType { kernel: String, param: String, index: usize, expected: String, found: String },
+    /// The kernel writes through this vector but the argument lends the buffer read-only (`&buf`).
+    ReadOnlyBuffer { kernel: String, param: String },
+    /// A buffer has fewer elements than the length declared for its parameter.
+    BufferTooShort { kernel: String, param: String, len: usize, required: u64, rule: String },
+    /// A declared length refers to something the launch cannot evaluate (a negative count, a missing parameter).
+    InvalidLength { kernel: String, param: String, reason: String },
+    /// The grid, block or dynamic shared memory of a launch is not valid for this kernel on this device.
+    LaunchConfig { kernel: String, reason: String },
+    /// A host/device copy between buffers of different lengths.
+    CopyLength { operation: &'static str, device_len: usize, other_len: usize },
+}
+
+impl RuntimeError {
+    /// The CUDA driver's name for the error (`CUDA_ERROR_ILLEGAL_ADDRESS`), if it is one.
+    pub fn cuda_error_name(&self) -> Option<&str> {
+        match self {
+            RuntimeError::Driver { code, .. } => Some(code),
+            _ => None,
+        }
+    }
+
+    /// The kernel the error is about, if any.
+    pub fn kernel(&self) -> Option<&str> {
+        match self {
+            RuntimeError::Driver { kernel, .. } => kernel.as_deref(),
+            RuntimeError::NoSuchKernel { kernel, .. }
+            | RuntimeError::ArgumentCount { kernel, .. }
+            | RuntimeError::ArgumentType { kernel, .. }
+            | RuntimeError::ReadOnlyBuffer { kernel, .. }
+            | RuntimeError::BufferTooShort { kernel, .. }
+            | RuntimeError::InvalidLength { kernel, .. }
+            | RuntimeError::LaunchConfig { kernel, .. } => Some(kernel),
+            _ => None,
+        }
+    }
+
+    /// The parameter the error is about, if any.
+    pub fn param(&self) -> Option<&str> {
+        match self {
+            RuntimeError::ArgumentType { param, .. }
+            | RuntimeError::ReadOnlyBuffer { param, .. }
+            | RuntimeError::BufferTooShort { param, .. }
+            | RuntimeError::InvalidLength { param, .. } => Some(param),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn driver(call: &'static str, error: cudarc::driver::DriverError, kernel: Option<String>) -> Self {
+        let code = error.error_name().map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", error.0));
+        let description = error.error_string().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
+        RuntimeError::Driver { call, code, description, kernel }
+    }
+}
+
+impl fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuntimeError::NoDriver { reason } => write!(
+                f,
+                "no CUDA driver: {reason}. Kernels need an NVIDIA GPU with its driver (libcuda.so) installed"
+            ),
+            RuntimeError::NoDevice { ordinal, count } => {
+                write!(f, "no CUDA device {ordinal}: the driver reports {count} device(s)")
+            }
+            RuntimeError::Driver { call, code, description, kernel } => {
+                write!(f, "{code} from {call}")?;
+                if let Some(kernel) = kernel {
+                    write!(f, " (kernel `{kernel}`)")?;
+                }
+                if !description.is_empty() {
+                    write!(f, ": {description}")?;
+                }
+                Ok(())
+            }
+            RuntimeError::Frontend { file, error_count, rendered } => {
+                let plural = if *error_count == 1 { "" } else { "s" };
+                write!(f, "{file} has {error_count} error{plural}:\n{}", rendered.trim_end())
+            }
+            RuntimeError::Nvrtc { module, source } => write!(f, "cannot compile `{module}`: {source}"),
+            RuntimeError::Io { path, source } => write!(f, "cannot read {}: {source}", path.display()),
+            RuntimeError::NoSuchKernel { module, kernel, available } => write!(
+                f,
+                "module `{module}` has no kernel `{kernel}`; its kernels are: {}",
+                if available.is_empty() { "(none)".to_string() } else { available.join(", ") }
+            ),
+            RuntimeError::ArgumentCount { kernel, expected, found, params } => write!(
+                f,
+                "kernel `{kernel}` takes {expected} argument(s) ({}), but the launch passes {found}",
+                params.join(", ")
+            ),
+            RuntimeError::ArgumentType { kernel, param, index, expected, found } => write!(
+                f,
+                "kernel `{kernel}`, parameter `{param}` (argument {}): expected {expected}, found {found}",
+                index + 1
+            ),
+            RuntimeError::ReadOnlyBuffer { kernel, param } => write!(
+                f,
+                "kernel `{kernel}` writes its parameter `{param}`, but the buffer is lent read-only: pass `&mut buffer`"
+            ),
+            RuntimeError::BufferTooShort { kernel, param, len, required, rule } => write!(
+                f,
+                "kernel `{kernel}`, parameter `{param}`: the buffer has {len} element(s) but {rule} requires at least {required}"
+            ),
+            RuntimeError::InvalidLength { kernel, param, reason } => {
+                write!(f, "kernel `{kernel}`, length of parameter `{param}`: {reason}")
+            }
+            RuntimeError::LaunchConfig { kernel, reason } => write!(f, "cannot launch kernel `{kernel}`: {reason}"),
+            RuntimeError::CopyLength { operation, device_len, other_len } => write!(
+                f,
+                "{operation}: the device buffer has {device_len} element(s) and the other side {other_len}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RuntimeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RuntimeError::Nvrtc { source, .. } => Some(source),
+            RuntimeError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! [`Module`]: a [`Program`] compiled for the device's own architecture and loaded as CUBIN, and the lookup of
+//! its kernels by `.sk` name.
+
+use std::path::Path;
+use std::sync::atomic::AtomicU32;
+use std::sync::Arc;
+use std::time::Duration;
+
+use cudarc::driver::sys::CUfunction_attribute;
+use cudarc::driver::CudaModule;
+use cudarc::nvrtc::Ptx;
+use skc_nvrtc::KernelResources;
+
+use crate::check::Limits;
+use crate::context::Context;
+use crate::error::{Result, RuntimeError};
+use crate::kernel::Kernel;
+use crate::program::Program;
+use crate::signature::KernelSignature;
+
+/// How the module's code was produced.
+#[derive(Clone, Debug)]
+pub struct CompileReport {
+    pub arch: String,
+    pub cache_hit: bool,
+    /// NVRTC's time, or the cache lookup's on a hit.
+    pub elapsed: Duration,
+    /// NVRTC's log (warnings and the ptxas report).
+    pub log: String,
+    /// Registers, spills and shared memory of each kernel, from ptxas.
+    pub resources: Vec<KernelResources>,
+    pub ptx: String,
+}
+
+pub(crate) struct ModuleInner {
+    pub ctx: Context,
+    pub program: Program,
+    pub cuda: Arc<CudaModule>,
+    pub report: CompileReport,
+}
+
+/// Compiled kernels loaded on a device. Cheap to clone.
+#[derive(Clone)]
+pub struct Module {
+    inner: Arc<ModuleInner>,
+}
+
+impl Module {
+    /// Compiles `.sk` source text (named `name`, e.g. its file name) and loads it.
+    pub fn from_source(ctx: &Context, name: &str, text: &str) -> Result<Module> {
+        Module::from_program(ctx, Program::from_source(name, text)?)
+    }
+
+    /// Compiles a `.sk` file and loads it.
+    pub fn from_file(ctx: &Context, path: impl AsRef<Path>) -> Result<Module> {
+        Module::from_program(ctx, Program::from_file(path)?)
+    }
+
+    /// Compiles hand-written CUDA C whose kernels have the given signatures, and loads it.
+    pub fn from_cuda(ctx: &Context, name: &str, cuda_source: &str, kernels: Vec<KernelSignature>) -> Result<Module> {
+        Module::from_program(ctx, Program::from_cuda(name, cuda_source, kernels))
+    }
+
+    /// Compiles a program for the device's architecture (a CUBIN, no JIT) and loads it.
+    pub fn from_program(ctx: &Context, program: Program) -> Result<Module> {
+        let arch = ctx.device().arch.clone();
+        let output = program.compile(&arch)?;
+        let cuda = ctx.cuda().load_module(Ptx::from_binary(output.cubin)).map_err(|e| ctx.error("cuModuleLoadData", e))?;
+        let report = CompileReport {
+            arch,
+            cache_hit: output.cache_hit,
+            elapsed: output.elapsed,
+            log: output.log,
+            resources: output.resources,
+            ptx: output.ptx,
+        };
+        Ok(Module { inner: Arc::new(ModuleInner { ctx: ctx.clone(), program, cuda, report }) })
+    }
+
+    /// The kernel named `name` in the `.sk` source.
+    pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        let program = &self.inner.program;
+        let Some(signature) = program.kernels.iter().find(|k| k.name == name) else {
+            return Err(RuntimeError::NoSuchKernel {
+                module: program.name.clone(),
+                kernel: name.to_string(),
+                available: program.kernels.iter().map(|k| k.name.clone()).collect(),
+            });
+        };
+        let ctx = &self.inner.ctx;
+        let function = self.inner.cuda.load_function(&signature.symbol).map_err(|e| {
+            RuntimeError::driver("cuModuleGetFunction", e, Some(signature.name.clone()))
+        })?;
+        let attribute = |a: CUfunction_attribute| {
+            function.get_attribute(a).map(|v| v.max(0) as u32).map_err(|e| ctx.error("cuFuncGetAttribute", e))
+        };
+        let device = ctx.device();
+        let limits = Limits {
+            max_threads_per_block: attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?
+                .min(device.max_threads_per_block),
+            max_block_dim: device.max_block_dim,
+            max_grid_dim: device.max_grid_dim,
+            static_shared_bytes: attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+            max_shared_optin: device.shared_per_block_optin,
+        };
+        Ok(Kernel::new(
+            self.inner.clone(),
+            Arc::new(signature.clone()),
+            function,
+            limits,
+            Arc::new(AtomicU32::new(device.shared_per_block)),
+        ))
+    }
+
+    /// Signatures of every kernel, in source order.
+    pub fn kernels(&self) -> &[KernelSignature] {
+        &self.inner.program.kernels
+    }
+
+    /// The CUDA C that was compiled.
+    pub fn cuda_source(&self) -> &str {
+        &self.inner.program.cuda_source
+    }
+
+    pub fn name(&self) -> &str {
+        &self.inner.program.name
+    }
+
+    pub fn compile_report(&self) -> &CompileReport {
+        &self.inner.report
+    }
+
+    pub fn context(&self) -> &Context {
+        &self.inner.ctx
+    }
+}

@@ -1,0 +1,192 @@
+//! The scalar types that cross the host/device boundary: kernel scalar parameters, vector elements and dynamic
+//! shared arrays. [`ScalarType`] names them (it mirrors the compiler's `ScalarKind`); [`DeviceScalar`] ties each to
+//! its Rust type, so a `DeviceBuffer<f32>` is known to be a `float32 vector`.
+
+use std::fmt;
+
+use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+
+/// A scalar type of the `.sk` language, as laid out in CUDA C.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    Int32,
+    Int64,
+    UInt32,
+    UInt64,
+    Float32,
+    Float64,
+    Bool,
+}
+
+impl ScalarType {
+    /// The `.sk` spelling (`float32`), as diagnostics and errors print it.
+    pub fn sk_name(self) -> &'static str {
+        match self {
+            ScalarType::Int32 => "int32",
+            ScalarType::Int64 => "int64",
+            ScalarType::UInt32 => "uint32",
+            ScalarType::UInt64 => "uint64",
+            ScalarType::Float32 => "float32",
+            ScalarType::Float64 => "float64",
+            ScalarType::Bool => "bool",
+        }
+    }
+
+    /// The Rust type that carries it (`f32`).
+    pub fn rust_name(self) -> &'static str {
+        match self {
+            ScalarType::Int32 => "i32",
+            ScalarType::Int64 => "i64",
+            ScalarType::UInt32 => "u32",
+            ScalarType::UInt64 => "u64",
+            ScalarType::Float32 => "f32",
+            ScalarType::Float64 => "f64",
+            ScalarType::Bool => "bool",
+        }
+    }
+
+    /// Size in bytes (also the alignment).
+    pub fn size(self) -> usize {
+        match self {
+            ScalarType::Bool => 1,
+            ScalarType::Int32 | ScalarType::UInt32 | ScalarType::Float32 => 4,
+            ScalarType::Int64 | ScalarType::UInt64 | ScalarType::Float64 => 8,
+        }
+    }
+
+    pub fn is_integer(self) -> bool {
+        matches!(self, ScalarType::Int32 | ScalarType::Int64 | ScalarType::UInt32 | ScalarType::UInt64)
+    }
+}
+
+impl fmt::Display for ScalarType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.sk_name())
+    }
+}
+
+/// A Rust type with the size, alignment and meaning of a `.sk` scalar.
+///
+/// # Safety
+/// `TYPE` must describe `Self` exactly: same size, same bit interpretation as the CUDA C type.
+pub unsafe trait DeviceScalar: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + 'static {
+    const TYPE: ScalarType;
+}
+
+macro_rules! device_scalar {
+    ($($rust:ty => $sk:ident),* $(,)?) => {
+        $(
+            // SAFETY: the sizes and representations match CUDA C's int, long long, unsigned, float, double, bool.
+            unsafe impl DeviceScalar for $rust {
+                const TYPE: ScalarType = ScalarType::$sk;
+            }
+        )*
+    };
+}
+
+device_scalar!(i32 => Int32, i64 => Int64, u32 => UInt32, u64 => UInt64, f32 => Float32, f64 => Float64, bool => Bool);
+
+/// One scalar kernel argument, by value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScalarValue {
+    Int32(i32),
+    Int64(i64),
+    UInt32(u32),
+    UInt64(u64),
+    Float32(f32),
+    Float64(f64),
+    Bool(bool),
+}
+
+impl ScalarValue {
+    pub fn scalar_type(self) -> ScalarType {
+        match self {
+            ScalarValue::Int32(_) => ScalarType::Int32,
+            ScalarValue::Int64(_) => ScalarType::Int64,
+            ScalarValue::UInt32(_) => ScalarType::UInt32,
+            ScalarValue::UInt64(_) => ScalarType::UInt64,
+            ScalarValue::Float32(_) => ScalarType::Float32,
+            ScalarValue::Float64(_) => ScalarType::Float64,
+            ScalarValue::Bool(_) => ScalarType::Bool,
+        }
+    }
+
+    /// The value as an element count, if it is an integer (negative counts are `None`).
+    pub fn as_count(self) -> Option<u64> {
+        match self {
+            ScalarValue::Int32(v) => u64::try_from(v).ok(),
+            ScalarValue::Int64(v) => u64::try_from(v).ok(),
+            ScalarValue::UInt32(v) => Some(v as u64),
+            ScalarValue::UInt64(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The little-endian bytes the driver copies into the kernel's parameter space (its size is the type's).
+    pub(crate) fn to_slot(self) -> u64 {
+        match self {
+            ScalarValue::Int32(v) => v as u32 as u64,
+            ScalarValue::Int64(v) => v as u64,
+            ScalarValue::UInt32(v) => v as u64,
+            ScalarValue::UInt64(v) => v,
+            ScalarValue::Float32(v) => v.to_bits() as u64,
+            ScalarValue::Float64(v) => v.to_bits(),
+            ScalarValue::Bool(v) => v as u64,
+        }
+    }
+}
+
+impl fmt::Display for ScalarValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScalarValue::Int32(v) => write!(f, "{v}"),
+            ScalarValue::Int64(v) => write!(f, "{v}L"),
+            ScalarValue::UInt32(v) => write!(f, "{v}u"),
+            ScalarValue::UInt64(v) => write!(f, "{v}UL"),
+            ScalarValue::Float32(v) => write!(f, "{v:?}"),
+            ScalarValue::Float64(v) => write!(f, "{v:?}d"),
+            ScalarValue::Bool(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+macro_rules! scalar_from {
+    ($($rust:ty => $variant:ident),* $(,)?) => {
+        $(
+            impl From<$rust> for ScalarValue {
+                fn from(v: $rust) -> Self {
+                    ScalarValue::$variant(v)
+                }
+            }
+        )*
+    };
+}
+
+scalar_from!(i32 => Int32, i64 => Int64, u32 => UInt32, u64 => UInt64, f32 => Float32, f64 => Float64, bool => Bool);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_hold_the_little_endian_bits() {
+        assert_eq!(ScalarValue::Int32(-1).to_slot(), 0xFFFF_FFFF);
+        assert_eq!(ScalarValue::Float32(1.0).to_slot(), 0x3F80_0000);
+        assert_eq!(ScalarValue::Bool(true).to_slot(), 1);
+        assert_eq!(ScalarValue::Int64(-2).to_slot(), u64::MAX - 1);
+    }
+
+    #[test]
+    fn counts_reject_negative_and_float_values() {
+        assert_eq!(ScalarValue::Int32(5).as_count(), Some(5));
+        assert_eq!(ScalarValue::Int32(-5).as_count(), None);
+        assert_eq!(ScalarValue::Float32(5.0).as_count(), None);
+    }
+
+    #[test]
+    fn rust_types_name_their_sk_types() {
+        assert_eq!(<f32 as DeviceScalar>::TYPE, ScalarType::Float32);
+        assert_eq!(<u64 as DeviceScalar>::TYPE.sk_name(), "uint64");
+        assert_eq!(ScalarType::Float64.size(), std::mem::size_of::<f64>());
+    }
+}
