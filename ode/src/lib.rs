@@ -4,9 +4,11 @@
 //! conditions over rooted trees, used by the tests), `config` (solver settings, defaults and their validation,
 //! shared by the CPU reference and the GPU host API), `reference` (the float64 CPU reference of every stepper,
 //! controller and the integration loop), `sk` (the generated `.sk` tableau modules and the compile-time
-//! definitions that select a method, controller and system size).
+//! definitions that select a method, controller and system size), `program` (a solver program: root source, front
+//! end, CUDA C), `gpu` (the host API: compile once, solve batches on a GPU through skc-runtime).
 
 pub mod config;
+pub mod gpu;
 pub mod method;
 pub mod order;
 pub mod program;

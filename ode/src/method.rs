@@ -93,6 +93,11 @@ impl Method {
         Method::all().find(|m| m.name() == alias)
     }
 
+    /// [`Method::from_name`], with the error the host API reports for an unknown name.
+    pub fn parse(name: &str) -> Result<Method, crate::config::ConfigError> {
+        Method::from_name(name).ok_or_else(|| crate::config::ConfigError::UnknownMethod(name.to_string()))
+    }
+
     /// Whether the method has implicit stages (solved by Newton iterations).
     pub fn is_implicit(self) -> bool {
         Self::IMPLICIT.contains(&self)

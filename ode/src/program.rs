@@ -108,6 +108,14 @@ impl ModuleLoader for Loader {
     }
 }
 
+/// The example systems of this crate (`ode/systems`), or `$SKC_ODE_SYSTEMS` when set (a copied bundle).
+pub fn systems_dir() -> PathBuf {
+    match std::env::var_os("SKC_ODE_SYSTEMS") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("systems"),
+    }
+}
+
 /// The folder of the stdlib ODE modules: `$SKC_STDLIB/ode` when set, else this source tree's.
 pub fn ode_modules_dir() -> PathBuf {
     match std::env::var_os("SKC_STDLIB") {

@@ -4,8 +4,6 @@
 //! decisions and the step trace; float64 variants are compiled and reported, and hold the same budget where
 //! they fit the register file. Needs NVRTC, no GPU: with `SKC_REQUIRE_NVRTC=1` a missing NVRTC fails the test.
 
-use std::path::PathBuf;
-
 use skc_nvrtc::CompileOptions;
 use skc_ode::program::{SolverProgram, SystemSource};
 use skc_ode::sk::Options;
@@ -24,7 +22,7 @@ fn nvrtc_available() -> bool {
 }
 
 fn system(name: &str) -> SystemSource {
-    SystemSource::new(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("systems").join(name))
+    SystemSource::new(skc_ode::program::systems_dir().join(name))
 }
 
 struct Variant {

@@ -3,7 +3,7 @@
 
 use skc_ode::reference::driver::save_time;
 use skc_ode::reference::system::{Lorenz, Manufactured, Robertson, VanDerPol};
-use skc_ode::reference::{integrate, solve_batch, FsalVote, System};
+use skc_ode::reference::{integrate, solve_batch, FsalVote};
 use skc_ode::{Config, ControllerKind, JacobianKind, Method, Status};
 
 fn lorenz_batch(n: usize) -> (Vec<f64>, Vec<f64>) {
@@ -205,4 +205,28 @@ fn robertson_with_kvaerno5() {
     }
     eprintln!("robertson: {} steps, {} rejected, {:?}", run.attempted, run.rejected, run.final_state);
     assert!(run.attempted < 500);
+}
+
+/// The FSAL vote experiment's system: the forced (odd) runs reject many steps, the others none.
+#[test]
+fn fsal_probe_rejects_in_odd_runs_only() {
+    use skc_ode::reference::system::FsalProbe;
+    let n = 64;
+    let y0: Vec<f64> = (0..n).flat_map(|_| [1.0, 0.0, 0.0, 0.0]).collect();
+    let params: Vec<f64> = (0..n).flat_map(|i| [21.0, (i % 2) as f64, 50.0]).collect();
+    let mut cfg = Config::new(Method::Tsit5, 1.0, 1e-3);
+    cfg.gains.deadband_high = 1.0;
+    cfg.dt_max = 1e-3;
+    let warp = solve_batch(&FsalProbe, &y0, &params, &cfg, FsalVote::Warp).unwrap();
+    let lane = solve_batch(&FsalProbe, &y0, &params, &cfg, FsalVote::PerThread).unwrap();
+    assert_eq!(warp, lane);
+    let (mut even, mut odd) = ((0, 0), (0, 0));
+    for (i, r) in warp.runs.iter().enumerate() {
+        let class = if i % 2 == 0 { &mut even } else { &mut odd };
+        class.0 += r.attempted;
+        class.1 += r.rejected;
+    }
+    eprintln!("even runs: {even:?} attempted/rejected, odd runs: {odd:?}");
+    assert_eq!(even.1, 0);
+    assert!(odd.1 * 4 > odd.0, "odd runs reject a quarter of their steps or more: {odd:?}");
 }

@@ -155,6 +155,23 @@ impl System for Lorenz96 {
     }
 }
 
+/// The FSAL vote experiment (`systems/fsal_probe.sk`): Lorenz (rho = p0) and `w' = p1 * square(p2 t)`.
+pub struct FsalProbe;
+
+impl System for FsalProbe {
+    fn n_states(&self) -> usize {
+        4
+    }
+    fn n_params(&self) -> usize {
+        3
+    }
+    fn rhs(&self, t: f64, y: &[f64], p: &[f64], dy: &mut [f64]) {
+        Lorenz.rhs(t, &y[..3], &p[..1], &mut dy[..3]);
+        let phase = (t * p[2]) % 1.0;
+        dy[3] = p[1] * if phase < 0.5 { 1.0 } else { -1.0 };
+    }
+}
+
 /// The Kepler problem `q'' = -q / |q|^3` (states q1, q2, p1, p2), started at the pericentre of an orbit of
 /// eccentricity `e`: the solution is periodic with period 2 pi, so after one period it is the initial state again.
 /// Its close approach gives the leading error term of every method the upper hand, so it measures orders well.
