@@ -6,7 +6,8 @@
 //! that lands on a save time stores the state; one that lands on the end finishes the run. Save times are
 //! `t0 + i * save_every` (the first sample is the initial state), the last one snapped to the end when within
 //! `1e-9 save_every` of it. A failure (status bits) ends the run and masks its final state and its unsaved
-//! samples with NaN.
+//! samples with NaN. Adaptive steps check that the new state is finite after every step, fixed steps at each
+//! landing.
 //!
 //! FSAL: a lane reuses its cached first-stage derivative only if every lane of its warp that is still running
 //! accepted its previous step (`FsalVote::Warp`, the kernels' default), or if it accepted its own
@@ -77,6 +78,11 @@ pub fn save_time(cfg: &Config, index: usize) -> f64 {
     }
 }
 
+/// Fixed steps from `from` to `target`: `ceil((target - from) / dt - 1e-9)`, at least one; the last one lands.
+pub fn segment_steps(from: f64, target: f64, dt: f64) -> u32 {
+    (((target - from) / dt - LANDING_SLACK).ceil() as i64).max(1) as u32
+}
+
 struct Lane<'a, S: System + ?Sized> {
     sys: &'a S,
     cfg: &'a Config,
@@ -87,6 +93,7 @@ struct Lane<'a, S: System + ?Sized> {
     /// Fixed steps: the time of the last landing and the full steps taken since.
     t_base: f64,
     steps_since_base: u32,
+    segment_steps: u32,
     dt: f64,
     history: History,
     prev_accepted: bool,
@@ -111,6 +118,7 @@ impl<'a, S: System + ?Sized> Lane<'a, S> {
             t: cfg.t0,
             t_base: cfg.t0,
             steps_since_base: 0,
+            segment_steps: 0,
             dt,
             history: History::default(),
             prev_accepted: false,
@@ -130,6 +138,9 @@ impl<'a, S: System + ?Sized> Lane<'a, S> {
         };
         if n_saves > 0 {
             lane.save();
+        }
+        if !cfg.controller.is_adaptive() {
+            lane.segment_steps = segment_steps(cfg.t0, lane.next_save.min(cfg.t0 + cfg.duration), cfg.dt);
         }
         lane
     }
@@ -155,9 +166,15 @@ impl<'a, S: System + ?Sized> Lane<'a, S> {
         let adaptive = cfg.controller.is_adaptive();
         let t_end = cfg.t0 + cfg.duration;
         let target = self.next_save.min(t_end);
-        let remaining = target - self.t;
-        let land = remaining <= self.dt * (1.0 + LANDING_SLACK);
-        let h = if land { remaining } else { self.dt };
+        let (land, h) = if adaptive {
+            let remaining = target - self.t;
+            let land = remaining <= self.dt * (1.0 + LANDING_SLACK);
+            (land, if land { remaining } else { self.dt })
+        } else {
+            self.t = self.t_base + self.steps_since_base as f64 * self.dt;
+            let land = self.steps_since_base + 1 >= self.segment_steps;
+            (land, if land { target - self.t } else { self.dt })
+        };
         let input = StepInput { t: self.t, h, y: &self.y, p: self.p, reuse_k0, estimate_error: adaptive };
         let outcome = if cfg.method.is_implicit() {
             dirk_step(self.sys, self.tableau, cfg, &input, &mut self.ws)
@@ -216,14 +233,13 @@ impl<'a, S: System + ?Sized> Lane<'a, S> {
                 self.t += h;
             } else {
                 self.steps_since_base += 1;
-                self.t = self.t_base + self.steps_since_base as f64 * self.dt;
             }
             self.y.copy_from_slice(&self.ws.y_new);
             if self.tableau.fsal() {
                 let last = self.ws.k[self.tableau.stages() - 1].clone();
                 self.ws.k[0] = last;
             }
-            if !self.y.iter().all(|v| v.is_finite()) {
+            if (adaptive || land) && !self.y.iter().all(|v| v.is_finite()) {
                 self.fail(Status::NONFINITE);
                 return;
             }
@@ -232,6 +248,8 @@ impl<'a, S: System + ?Sized> Lane<'a, S> {
             }
             if land && target == t_end {
                 self.done = true;
+            } else if land && !adaptive {
+                self.segment_steps = segment_steps(self.t, self.next_save.min(t_end), self.dt);
             }
         } else {
             self.run.rejected += 1;
