@@ -7,6 +7,7 @@
 //! definitions that select a method, controller and system size), `program` (a solver program: root source, front
 //! end, CUDA C), `gpu` (the host API: compile once, solve batches on a GPU through skc-runtime).
 
+pub mod compare;
 pub mod config;
 pub mod gpu;
 pub mod method;

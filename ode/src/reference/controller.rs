@@ -13,7 +13,8 @@ pub fn error_norm(err: &[f64], y_old: &[f64], y_new: &[f64], atol: f64, rtol: f6
             scaled * scaled
         })
         .sum();
-    sum / err.len() as f64
+    // Times 1/n (as the kernels do: a multiplication, not a division).
+    sum * (1.0 / err.len() as f64)
 }
 
 /// What a controller remembers between steps: the norms of the last two accepted steps and the last accepted

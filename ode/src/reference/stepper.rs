@@ -149,7 +149,7 @@ fn newton<S: System + ?Sized>(
             sum += scaled * scaled;
         }
         *iters += 1;
-        let norm = (sum / n as f64).sqrt();
+        let norm = (sum * (1.0 / n as f64)).sqrt();
         if norm <= cfg.newton_tol {
             return None;
         }
