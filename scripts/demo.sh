@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SKC_NVRTC_PATH="$(bash scripts/install-nvrtc.sh .nvrtc | tail -n 1)"
 export SKC_NVRTC_PATH
-example="${1:-tests/ui/seed/reduce.sk}"
+example="${1:-examples/kernels/reduce.sk}"
 cargo build --release --locked -p skc
 echo "== skc check $example"
 ./target/release/skc check "$example" && echo "no diagnostics"

@@ -81,6 +81,25 @@ fn codegen_snapshots() {
     });
 }
 
+/// Every example's `.sk` source and CUDA C side by side (examples/kernels/**/*.sk), as for tests/codegen.
+#[test]
+fn example_codegen_snapshots() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels");
+    let mut files = Vec::new();
+    sk_files(&root, &mut files);
+    files.sort();
+    assert!(files.len() >= 7, "expected the examples, found {}", files.len());
+    for path in files {
+        let (checked, output) = emit(&path, &EmitOptions::default());
+        let relative = path.strip_prefix(&root).unwrap().to_string_lossy().replace(['/', '\\'], "__");
+        let source = &checked.sources.file(checked.root).text;
+        let snapshot = format!("==== {relative} ====\n{}\n==== CUDA C ====\n{}\n", source.trim_end(), output.source.trim_end());
+        insta::with_settings!({ prepend_module_to_snapshot => false, omit_expression => true }, {
+            insta::assert_snapshot!(format!("example__{relative}"), snapshot);
+        });
+    }
+}
+
 /// The emitted code outside the prelude.
 fn code_after_prelude(source: &str) -> &str {
     match source.find("// ---- end of prelude ----") {
