@@ -28,20 +28,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let reference = reference_solver.solve::<f64>(&y0_64, &rho64)?;
     let check = n.min(256);
     let cpu = solve_batch(&Lorenz, &y0_64[..3 * check], &rho64[..check], &reference_cfg, FsalVote::Warp)?;
-    let cpu_diff = (0..check * 3).map(|i| (cpu.runs[i / 3].final_state[i % 3] - reference.final_state[i]).abs()).fold(0.0, f64::max);
+    let cpu_diff = (0..check * 3)
+        .map(|i| (cpu.runs[i / 3].final_state[i % 3] - reference.final_state[i]).abs())
+        .fold(0.0, f64::max);
     println!("{} on {}: float64 reference (vern7, 1e-12) agrees with the CPU to {cpu_diff:.1e}", n, ctx.device().name);
 
-    for (label, controller) in [("tsit5 fixed dt = 1e-3", ControllerKind::Fixed), ("tsit5 adaptive 1e-6", ControllerKind::I)] {
+    for (label, controller) in
+        [("tsit5 fixed dt = 1e-3", ControllerKind::Fixed), ("tsit5 adaptive 1e-6", ControllerKind::I)]
+    {
         let mut cfg = Config::new(Method::Tsit5, 1.0, 1e-3).with_controller(controller);
         cfg.precision = Precision::F32;
         let solver = OdeSolver::new(&ctx, &system, &cfg, &Options::default())?;
         let mut batch = solver.upload::<f32>(&y0_32, &rho32)?;
         solver.run(&mut batch)?;
-        let ms = (0..5).map(|_| solver.run(&mut batch)).collect::<Result<Vec<f32>, _>>()?.into_iter().fold(f32::MAX, f32::min);
+        let ms = (0..5)
+            .map(|_| solver.run(&mut batch))
+            .collect::<Result<Vec<f32>, _>>()?
+            .into_iter()
+            .fold(f32::MAX, f32::min);
         let solution = solver.download(&batch, ms)?;
         let steps: u64 = solution.attempted.iter().map(|&s| s as u64).sum();
         let error = (0..n * 3)
-            .map(|i| (solution.final_state[i] as f64 - reference.final_state[i]).abs() / reference.final_state[i].abs().max(1.0))
+            .map(|i| {
+                (solution.final_state[i] as f64 - reference.final_state[i]).abs()
+                    / reference.final_state[i].abs().max(1.0)
+            })
             .fold(0.0, f64::max);
         let failed = solution.status.iter().filter(|s| s.failed()).count();
         println!(

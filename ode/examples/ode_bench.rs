@@ -145,9 +145,13 @@ fn fsal(ctx: &Context, n: usize, reps: usize) -> Result<()> {
         };
         let mut cpu_cfg = cfg.clone();
         cpu_cfg.precision = Precision::F32;
-        let cpu = solve_batch(&FsalProbe, &y0_64, &p_64, &cpu_cfg, if vote { FsalVote::Warp } else { FsalVote::PerThread })?;
+        let cpu =
+            solve_batch(&FsalProbe, &y0_64, &p_64, &cpu_cfg, if vote { FsalVote::Warp } else { FsalVote::PerThread })?;
         let diff = (0..4 * check)
-            .map(|i| (cpu.runs[i / 4].final_state[i % 4] - s.final_state[i] as f64).abs() / cpu.runs[i / 4].final_state[i % 4].abs().max(1.0))
+            .map(|i| {
+                (cpu.runs[i / 4].final_state[i % 4] - s.final_state[i] as f64).abs()
+                    / cpu.runs[i / 4].final_state[i % 4].abs().max(1.0)
+            })
             .fold(0.0, f64::max);
         println!(
             "{{\"experiment\":\"fsal\",\"vote\":{vote},\"n\":{n},\"gpu_ms\":{:.4},\"all_ms\":{:?},\"registers\":{},\"even_attempted\":{:.1},\"even_rejected\":{:.1},\"odd_attempted\":{:.1},\"odd_rejected\":{:.1},\"cpu_max_rel_diff\":{diff:.2e}}}",
@@ -165,7 +169,8 @@ fn fsal(ctx: &Context, n: usize, reps: usize) -> Result<()> {
 
 /// One launch of the fixed-step Tsit5 Lorenz kernel (for ncu's instruction counts).
 fn lorenz_once(ctx: &Context, n: usize) -> Result<()> {
-    let solver = OdeSolver::new(ctx, &system("lorenz.sk"), &matched(Method::Tsit5, ControllerKind::Fixed), &Options::default())?;
+    let solver =
+        OdeSolver::new(ctx, &system("lorenz.sk"), &matched(Method::Tsit5, ControllerKind::Fixed), &Options::default())?;
     let (y0, rho) = lorenz_inputs(n);
     let t = timed::<f32>(&solver, &y0, &rho, 0)?;
     let steps: u64 = t.solution.attempted.iter().map(|&v| v as u64).sum();
@@ -177,7 +182,9 @@ fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let ctx = Context::new(0)?;
     eprintln!("device: {} ({} SMs, {})", ctx.device().name, ctx.device().multiprocessors, ctx.device().arch);
-    let numbers = |from: usize| -> Result<Vec<usize>> { Ok(args[from..].iter().map(|a| a.parse()).collect::<std::result::Result<_, _>>()?) };
+    let numbers = |from: usize| -> Result<Vec<usize>> {
+        Ok(args[from..].iter().map(|a| a.parse()).collect::<std::result::Result<_, _>>()?)
+    };
     match args.first().map(String::as_str) {
         Some("sweep") => sweep(&ctx, &numbers(1)?),
         Some("fsal") => fsal(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), 5),

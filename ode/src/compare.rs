@@ -54,8 +54,11 @@ pub fn compare(label: &str, cpu: &Batch, kernel: &KernelOutput, cfg: &Config) ->
             return Err(format!("{label}: run {r}: status {:?}, the CPU's {:?}", kernel.status[r], run.status));
         }
         let len = kernel.trace_len;
-        let kernel_steps: Vec<(bool, f64)> =
-            kernel.trace[r * len..(r + 1) * len].iter().take_while(|h| **h != 0.0).map(|h| (*h > 0.0, h.abs())).collect();
+        let kernel_steps: Vec<(bool, f64)> = kernel.trace[r * len..(r + 1) * len]
+            .iter()
+            .take_while(|h| **h != 0.0)
+            .map(|h| (*h > 0.0, h.abs()))
+            .collect();
         let cpu_steps: Vec<(bool, f64)> = run.trace.iter().take(len).map(|s| (s.accepted, s.h)).collect();
         let first_difference = kernel_steps
             .iter()
@@ -76,7 +79,10 @@ pub fn compare(label: &str, cpu: &Batch, kernel: &KernelOutput, cfg: &Config) ->
                 ));
             }
             if kernel.newton_iters[r] != run.newton_iters {
-                return Err(format!("{label}: run {r}: {} Newton iterations, the CPU's {}", kernel.newton_iters[r], run.newton_iters));
+                return Err(format!(
+                    "{label}: run {r}: {} Newton iterations, the CPU's {}",
+                    kernel.newton_iters[r], run.newton_iters
+                ));
             }
         }
         if first_difference.is_some() || !same_counters {

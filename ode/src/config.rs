@@ -282,7 +282,9 @@ impl fmt::Display for ConfigError {
             ConfigError::NotPositive { name, value } => write!(f, "{name} must be finite and positive, not {value}"),
             ConfigError::NotFinite { name, value } => write!(f, "{name} must be finite, not {value}"),
             ConfigError::NegativeDuration(d) => write!(f, "the duration must be finite and not negative, not {d}"),
-            ConfigError::StepBounds { dt_min, dt_max } => write!(f, "dt_min ({dt_min}) is larger than dt_max ({dt_max})"),
+            ConfigError::StepBounds { dt_min, dt_max } => {
+                write!(f, "dt_min ({dt_min}) is larger than dt_max ({dt_max})")
+            }
             ConfigError::NoErrorEstimate { method, controller } => write!(
                 f,
                 "method {method} has no embedded error estimate: it needs the fixed controller, not {}",
@@ -292,7 +294,9 @@ impl fmt::Display for ConfigError {
                 let known: Vec<_> = Method::all().map(|m| m.name()).collect();
                 write!(f, "unknown method `{name}` (known: {})", known.join(", "))
             }
-            ConfigError::UnknownController(name) => write!(f, "unknown controller `{name}` (known: fixed, i, pi, pid, gustafsson)"),
+            ConfigError::UnknownController(name) => {
+                write!(f, "unknown controller `{name}` (known: fixed, i, pi, pid, gustafsson)")
+            }
         }
     }
 }

@@ -58,7 +58,10 @@ pub enum OdeError {
     /// Inputs whose lengths do not match the system and each other.
     Shape(String),
     /// Host arrays of another float type than the solver was compiled for.
-    Precision { compiled: Precision, given: Precision },
+    Precision {
+        compiled: Precision,
+        given: Precision,
+    },
     Runtime(RuntimeError),
 }
 
@@ -218,7 +221,7 @@ impl OdeSolver {
         if T::PRECISION != self.cfg.precision {
             return Err(OdeError::Precision { compiled: self.cfg.precision, given: T::PRECISION });
         }
-        if y0_len == 0 || y0_len % self.n_states != 0 {
+        if y0_len == 0 || !y0_len.is_multiple_of(self.n_states) {
             return Err(OdeError::Shape(format!(
                 "{y0_len} initial values are not a positive multiple of the {} states",
                 self.n_states

@@ -92,7 +92,10 @@ pub fn residuals(a: &[Vec<f64>], b: &[f64], max_order: usize) -> Vec<Residual> {
 /// The largest order p such that every condition up to p holds within `rel_tol` of its scale.
 pub fn measured_order(a: &[Vec<f64>], b: &[f64], max_order: usize, rel_tol: f64) -> usize {
     let res = residuals(a, b, max_order);
-    (1..=max_order).take_while(|p| res.iter().filter(|r| r.order == *p).all(|r| r.residual.abs() <= rel_tol * r.scale)).last().unwrap_or(0)
+    (1..=max_order)
+        .take_while(|p| res.iter().filter(|r| r.order == *p).all(|r| r.residual.abs() <= rel_tol * r.scale))
+        .last()
+        .unwrap_or(0)
 }
 
 /// The stability function `R(z) = 1 + z b^T (I - z A)^{-1} 1` at a real `z` (Gaussian elimination).

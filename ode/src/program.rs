@@ -11,8 +11,8 @@ use skc_core::typeck::TypeckOptions;
 use skc_core::ModuleLoader;
 
 use crate::config::{Config, JacobianKind};
-use skc_core::syntax::ast::Item;
 use crate::sk::{defines, root_source, stdlib_dir, Options};
+use skc_core::syntax::ast::Item;
 
 /// A system given as a `.sk` file (its module name is the file name, capitalised).
 #[derive(Clone, Debug, PartialEq)]
@@ -36,7 +36,8 @@ impl SystemSource {
     pub fn has_jacobian(&self) -> Result<bool, FrontendError> {
         let text = std::fs::read_to_string(&self.path)
             .map_err(|e| FrontendError { rendered: format!("{}: {e}", self.path.display()) })?;
-        let (_, module, _, _) = skc_core::driver::parse_all(&self.path.display().to_string(), &text, &skc_core::NoModules);
+        let (_, module, _, _) =
+            skc_core::driver::parse_all(&self.path.display().to_string(), &text, &skc_core::NoModules);
         Ok(module.items.iter().any(|item| matches!(item, Item::Function(f) if f.name.name == "jac")))
     }
 
@@ -147,7 +148,8 @@ impl SolverProgram {
                 checked.diagnostics.iter().map(|d| render(d, &checked.sources, ColorChoice::Never)).collect();
             return Err(FrontendError { rendered: rendered.join("\n") });
         }
-        let (Some(n_states), Some(n_params)) = (int_constant(&checked.types, "n_states"), int_constant(&checked.types, "n_params"))
+        let (Some(n_states), Some(n_params)) =
+            (int_constant(&checked.types, "n_states"), int_constant(&checked.types, "n_params"))
         else {
             return Err(FrontendError { rendered: "the system defines no integer n_states and n_params".into() });
         };

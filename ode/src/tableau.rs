@@ -97,7 +97,9 @@ impl Tableau {
             Method::Tsit5 => tsit5(),
             Method::Vern7 => vern7(),
             Method::ImplicitMidpoint => implicit(method, vec![vec![0.5]], vec![1.0], None, 2, None),
-            Method::Trapezoidal => implicit(method, vec![vec![0.0, 0.0], vec![0.5, 0.5]], vec![0.5, 0.5], None, 2, None),
+            Method::Trapezoidal => {
+                implicit(method, vec![vec![0.0, 0.0], vec![0.5, 0.5]], vec![0.5, 0.5], None, 2, None)
+            }
             Method::Sdirk2 => sdirk2(),
             Method::LStableDirk3 => l_stable_dirk3(),
             Method::Kvaerno3 => kvaerno3(),
@@ -259,7 +261,15 @@ fn tsit5() -> Tableau {
             "1.866628418170587035753719399566211498666255505244122593996591602841258328965767580089",
             "1/66",
         ]),
-        &["0", "161/1000", "327/1000", "9/10", "0.9800255409045096857298102862870245954942137979563024768854764293221195950761080302604", "1", "1"],
+        &[
+            "0",
+            "161/1000",
+            "327/1000",
+            "9/10",
+            "0.9800255409045096857298102862870245954942137979563024768854764293221195950761080302604",
+            "1",
+            "1",
+        ],
         5,
         Some(4),
     )
@@ -385,17 +395,13 @@ fn kvaerno3() -> Tableau {
     let a41 = (6.0 * g - 1.0) / (12.0 * g);
     let a42 = -1.0 / ((24.0 * g - 12.0) * g);
     let a43 = (-6.0 * g * g + 6.0 * g - 1.0) / (6.0 * g - 3.0);
-    let a = vec![
-        vec![0.0, 0.0, 0.0, 0.0],
-        vec![g, g, 0.0, 0.0],
-        vec![a31, a32, g, 0.0],
-        vec![a41, a42, a43, g],
-    ];
+    let a = vec![vec![0.0, 0.0, 0.0, 0.0], vec![g, g, 0.0, 0.0], vec![a31, a32, g, 0.0], vec![a41, a42, a43, g]];
     let b = a[3].clone();
     implicit(Method::Kvaerno3, a, b, Some(vec![a31, a32, g, 0.0]), 3, Some(2))
 }
 
 /// Kvaerno's 5(4) ESDIRK (7 stages, stiffly accurate, FSAL), coefficients as published (17 digits).
+#[allow(clippy::excessive_precision)]
 fn kvaerno5() -> Tableau {
     let g = 0.26;
     let a = vec![
@@ -405,7 +411,15 @@ fn kvaerno5() -> Tableau {
         vec![0.22371961478320505, 0.47675532319799699, -0.06470895363112615, g, 0.0, 0.0, 0.0],
         vec![0.16648564323248321, 0.10450018841591720, 0.03631482272098715, -0.13090704451073998, g, 0.0, 0.0],
         vec![0.13855640231268224, 0.0, -0.04245337201752043, 0.02446657898003141, 0.61943039072480676, g, 0.0],
-        vec![0.13659751177640291, 0.0, -0.05496908796538376, -0.04118626728321046, 0.62993304899016403, 0.06962479448202728, g],
+        vec![
+            0.13659751177640291,
+            0.0,
+            -0.05496908796538376,
+            -0.04118626728321046,
+            0.62993304899016403,
+            0.06962479448202728,
+            g,
+        ],
     ];
     let b = a[6].clone();
     let b_hat = a[5].clone();
@@ -444,7 +458,14 @@ mod tests {
         let fsal: Vec<_> = Method::all().filter(|m| Tableau::of(*m).fsal()).collect();
         assert_eq!(
             fsal,
-            [Method::BogackiShampine3, Method::DormandPrince5, Method::Tsit5, Method::Trapezoidal, Method::Kvaerno3, Method::Kvaerno5]
+            [
+                Method::BogackiShampine3,
+                Method::DormandPrince5,
+                Method::Tsit5,
+                Method::Trapezoidal,
+                Method::Kvaerno3,
+                Method::Kvaerno5
+            ]
         );
     }
 

@@ -8,7 +8,8 @@ use skc_ode::{Config, ControllerKind, JacobianKind, Method, Tableau};
 const ECCENTRICITY: f64 = 0.5;
 
 fn error_with(method: Method, steps: usize) -> f64 {
-    let mut cfg = Config::new(method, Kepler::PERIOD, Kepler::PERIOD / steps as f64).with_controller(ControllerKind::Fixed);
+    let mut cfg =
+        Config::new(method, Kepler::PERIOD, Kepler::PERIOD / steps as f64).with_controller(ControllerKind::Fixed);
     // Newton iterations converge far below the truncation errors measured here.
     cfg.atol = 1e-12;
     cfg.rtol = 1e-12;
@@ -26,7 +27,7 @@ fn coarsest(order: u32) -> usize {
     match order {
         1 => 25_600,
         2 => 800,
-        3 | 4 | 5 => 400,
+        3..=5 => 400,
         _ => 100,
     }
 }

@@ -5,12 +5,12 @@
 //! masking and saved samples; and the errors reported before any kernel runs. With the FSAL warp vote the CPU
 //! reference runs lanes in lockstep warps of 32, as the GPU does.
 
+use skc_ode::compare::{compare, Agreement, KernelOutput};
 use skc_ode::gpu::{OdeError, OdeSolver, Real, Solution};
 use skc_ode::program::SystemSource;
 use skc_ode::reference::system::{Lorenz, Lorenz96, Robertson, VanDerPol};
 use skc_ode::reference::{solve_batch, Batch, FsalVote, System};
 use skc_ode::sk::Options;
-use skc_ode::compare::{compare, Agreement, KernelOutput};
 use skc_ode::{Config, ControllerKind, JacobianKind, Method, Precision, Status, Tableau};
 use skc_runtime::Context;
 
@@ -135,7 +135,8 @@ fn eight_states_and_saved_samples() {
     let ctx = context();
     let n = 96;
     let sys = Lorenz96(8);
-    let y0: Vec<f64> = (0..n).flat_map(|r| (0..8).map(move |s| if s == 0 { 8.01 + r as f64 * 1e-3 } else { 8.0 })).collect();
+    let y0: Vec<f64> =
+        (0..n).flat_map(|r| (0..8).map(move |s| if s == 0 { 8.01 + r as f64 * 1e-3 } else { 8.0 })).collect();
     let forcing = vec![8.0; n];
     for method in [Method::Tsit5, Method::Vern7, Method::Kvaerno3] {
         let mut cfg = Config::new(method, 2.0, 1e-2);
@@ -203,7 +204,10 @@ fn bad_inputs_are_errors_before_any_kernel_runs() {
     assert!(matches!(OdeSolver::new(&ctx, &system("lorenz.sk"), &nan, &Options::default()), Err(OdeError::Config(_))));
     let mut negative = cfg.clone();
     negative.duration = -1.0;
-    assert!(matches!(OdeSolver::new(&ctx, &system("lorenz.sk"), &negative, &Options::default()), Err(OdeError::Config(_))));
+    assert!(matches!(
+        OdeSolver::new(&ctx, &system("lorenz.sk"), &negative, &Options::default()),
+        Err(OdeError::Config(_))
+    ));
     let mut analytic = Config::new(Method::Kvaerno5, 1.0, 1e-3);
     analytic.jacobian = JacobianKind::Analytic;
     let missing = OdeSolver::new(&ctx, &system("kepler.sk"), &analytic, &Options::default());

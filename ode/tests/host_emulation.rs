@@ -10,11 +10,11 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use skc_ode::compare::{compare, KernelOutput};
 use skc_ode::program::{systems_dir, SolverProgram, SystemSource};
 use skc_ode::reference::system::{Lorenz, Lorenz96, VanDerPol};
 use skc_ode::reference::{solve_batch, FsalVote, System};
 use skc_ode::sk::Options;
-use skc_ode::compare::{compare, KernelOutput};
 use skc_ode::{Config, ControllerKind, JacobianKind, Method, Precision, Status, Tableau};
 
 const SHIM: &str = r#"
@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
 "#;
 
 fn compiler() -> Option<String> {
-    let candidates = std::env::var("CXX").ok().into_iter().chain(["c++".to_string(), "g++".to_string(), "clang++".to_string()]);
+    let candidates =
+        std::env::var("CXX").ok().into_iter().chain(["c++".to_string(), "g++".to_string(), "clang++".to_string()]);
     for cxx in candidates {
         if Command::new(&cxx).arg("--version").output().map(|o| o.status.success()).unwrap_or(false) {
             return Some(cxx);
@@ -172,7 +173,11 @@ fn run_on_host(
         let v = (0..count)
             .map(|i| {
                 let b = &data[at + i * size..at + (i + 1) * size];
-                if size == 4 { f32::from_le_bytes(b.try_into().unwrap()) as f64 } else { f64::from_le_bytes(b.try_into().unwrap()) }
+                if size == 4 {
+                    f32::from_le_bytes(b.try_into().unwrap()) as f64
+                } else {
+                    f64::from_le_bytes(b.try_into().unwrap())
+                }
             })
             .collect();
         at += count * size;
@@ -186,7 +191,9 @@ fn run_on_host(
     let status = ints(at, runs);
     let counters = ints(at + 4 * runs, 3 * runs);
     let t0 = at + 16 * runs;
-    let trace = (0..runs * options.trace_len).map(|i| f64::from_le_bytes(data[t0 + 8 * i..t0 + 8 * i + 8].try_into().unwrap())).collect();
+    let trace = (0..runs * options.trace_len)
+        .map(|i| f64::from_le_bytes(data[t0 + 8 * i..t0 + 8 * i + 8].try_into().unwrap()))
+        .collect();
     HostRun { final_state, saves, status: status.into_iter().map(|s| Status(s as u32)).collect(), counters, trace }
 }
 
@@ -229,11 +236,17 @@ fn explicit_kernels_match_the_cpu_reference() {
     for method in Method::EXPLICIT {
         let mut controllers = vec![ControllerKind::Fixed];
         if Tableau::of(method).is_adaptive() {
-            controllers.extend([ControllerKind::I, ControllerKind::PI, ControllerKind::PID, ControllerKind::Gustafsson]);
+            controllers.extend([
+                ControllerKind::I,
+                ControllerKind::PI,
+                ControllerKind::PID,
+                ControllerKind::Gustafsson,
+            ]);
         }
         for controller in controllers {
             for precision in [Precision::F64, Precision::F32] {
-                let mut cfg = Config::new(method, 1.0, if controller.is_adaptive() { 1e-3 } else { 1e-2 }).with_controller(controller);
+                let mut cfg = Config::new(method, 1.0, if controller.is_adaptive() { 1e-3 } else { 1e-2 })
+                    .with_controller(controller);
                 cfg.precision = precision;
                 if precision == Precision::F32 {
                     // At 1e-6 a float32 error estimate is mostly rounding: compare decisions where they mean something.
@@ -275,7 +288,8 @@ fn implicit_kernels_match_the_cpu_reference() {
 fn eight_states_match_the_cpu_reference() {
     let Some(cxx) = compiler() else { return };
     let sys = Lorenz96(8);
-    let y0: Vec<f64> = (0..6).flat_map(|r| (0..8).map(move |s| if s == 0 { 8.01 + r as f64 * 1e-3 } else { 8.0 })).collect();
+    let y0: Vec<f64> =
+        (0..6).flat_map(|r| (0..8).map(move |s| if s == 0 { 8.01 + r as f64 * 1e-3 } else { 8.0 })).collect();
     let forcing = vec![8.0; 6];
     for method in [Method::Tsit5, Method::Vern7, Method::Kvaerno5] {
         let mut cfg = Config::new(method, 1.0, 1e-2);
@@ -283,4 +297,3 @@ fn eight_states_match_the_cpu_reference() {
         eprintln!("{}", check_against_cpu(&cxx, &sys, "lorenz96.sk", &cfg, &y0, &forcing));
     }
 }
-

@@ -14,5 +14,8 @@ fn generated_modules_are_current() {
             stale.push(name);
         }
     }
-    assert!(stale.is_empty(), "stale generated modules {stale:?}: run SKC_ODE_BLESS=1 cargo test -p skc-ode --test sk_modules");
+    assert!(
+        stale.is_empty(),
+        "stale generated modules {stale:?}: run SKC_ODE_BLESS=1 cargo test -p skc-ode --test sk_modules"
+    );
 }

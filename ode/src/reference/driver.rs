@@ -269,7 +269,7 @@ impl<'a, S: System + ?Sized> Lane<'a, S> {
 
 fn check_shapes<S: System + ?Sized>(sys: &S, y0: &[f64], params: &[f64]) -> Result<usize, ConfigError> {
     let (n, np) = (sys.n_states(), sys.n_params());
-    if n == 0 || y0.len() % n != 0 {
+    if n == 0 || !y0.len().is_multiple_of(n) {
         return Err(ConfigError::NotPositive { name: "runs (y0 length / n_states)", value: y0.len() as f64 });
     }
     let runs = y0.len() / n;

@@ -153,7 +153,10 @@ fn newton<S: System + ?Sized>(
         if norm <= cfg.newton_tol {
             return None;
         }
-        if m > 0 && !(norm <= 2.0 * previous) {
+        // Written so that a NaN norm counts as divergence.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        let diverging = !(norm <= 2.0 * previous);
+        if m > 0 && diverging {
             return Some(Status::NEWTON_DIVERGENCE);
         }
         previous = norm;
@@ -162,6 +165,7 @@ fn newton<S: System + ?Sized>(
 }
 
 /// A diagonally implicit step; `ws.y_new` and (if asked) `ws.err` receive the results.
+#[allow(clippy::needless_range_loop)]
 pub fn dirk_step<S: System + ?Sized>(
     sys: &S,
     tableau: &Tableau,
@@ -206,7 +210,8 @@ pub fn dirk_step<S: System + ?Sized>(
             let guess = if i > 0 { ws.k[i - 1][state] } else { 0.0 };
             z[state] = ws.stage[state] + hg * guess;
         }
-        if let Some(failure) = newton(sys, cfg, &lu, t + tableau.c[i] * h, input.p, &ws.stage, hg, &mut z, &mut outcome.newton_iters)
+        if let Some(failure) =
+            newton(sys, cfg, &lu, t + tableau.c[i] * h, input.p, &ws.stage, hg, &mut z, &mut outcome.newton_iters)
         {
             outcome.failure = Some(failure);
             return outcome;
