@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Builds, where cargo is (x86-64 Linux), what ode/bench/gpu_run.sh runs on the GPU machine, into DEST (default:
+# Builds, where cargo is (x86-64 Linux), what stdlib/ode-host/bench/gpu_run.sh runs on the GPU machine, into DEST (default:
 # .carry/ode of the checkout given as the first argument, else this one; .carry/ is git-ignored): release builds
 # of the Lorenz example, ode_bench and the GPU test executable, the stdlib/ode modules, the example systems, the
 # peer scripts. The CuBIE wheels are expected in DEST/whl (see docs/ode.md).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 ROOT="${1:-$PWD}"
 DEST="$ROOT/.carry/ode"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
@@ -26,6 +26,6 @@ else:
 PY
 strip --strip-debug "$DEST"/bin/*
 rm -rf "$DEST/stdlib/ode" && cp -r stdlib/ode "$DEST/stdlib/ode"
-cp ode/systems/*.sk "$DEST/systems/"
-cp ode/bench/*.py ode/bench/gpu_run.sh "$DEST/bench/"
+cp stdlib/ode-host/systems/*.sk "$DEST/systems/"
+cp stdlib/ode-host/bench/*.py stdlib/ode-host/bench/gpu_run.sh "$DEST/bench/"
 du -sh "$DEST"
