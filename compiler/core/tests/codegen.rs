@@ -100,6 +100,21 @@ fn example_codegen_snapshots() {
     }
 }
 
+/// No emitted statement assigns a variable to itself: that is the mark of a temporary shadowed by a reused name
+/// (`bool tmp1 = a; if (tmp1) { bool tmp1 = ...; tmp1 = tmp1; }`), which silently loses a value.
+#[test]
+fn no_self_assignments_in_emitted_code() {
+    for path in all_valid_inputs() {
+        let (_, output) = emit(&path, &EmitOptions { line_directives: false });
+        for line in output.source.lines() {
+            let t = line.trim().trim_end_matches(';');
+            if let Some((lhs, rhs)) = t.split_once(" = ") {
+                assert!(lhs.trim() != rhs.trim(), "{}: self-assignment `{}`", path.display(), line.trim());
+            }
+        }
+    }
+}
+
 /// The emitted code outside the prelude.
 fn code_after_prelude(source: &str) -> &str {
     match source.find("// ---- end of prelude ----") {

@@ -167,18 +167,24 @@ impl NameAllocator {
 
     /// A unique C name for the `.sk` name `name`: itself if free, else `name_1`, `name_2`...
     pub fn fresh(&mut self, name: &str) -> String {
-        let base = sanitize(name, &self.reserved);
+        let mut base = sanitize(name, &self.reserved);
+        if is_temporary_name(&base) {
+            base.push('_');
+        }
         self.claim(base)
     }
 
     /// A unique name for an emitter temporary (`tmp1`, `tmp2`...), spelled with the counter always present.
+    ///
+    /// Temporaries are never released: a temporary is often named after the block that computes its value has
+    /// closed, yet declared before that block (`bool tmp2 = a; if (tmp2) { ...; tmp2 = b; }`), so a released name
+    /// could be reused inside the block and shadow it. `fresh` keeps `.sk` names out of this namespace.
     pub fn temporary(&mut self, base: &str) -> String {
         let mut n = 1;
         loop {
             let candidate = format!("{base}{n}");
             if !self.used.contains(&candidate) && !self.reserved.contains(&candidate) {
                 self.used.insert(candidate.clone());
-                self.record(&candidate);
                 return candidate;
             }
             n += 1;
@@ -196,6 +202,11 @@ impl NameAllocator {
         self.record(&candidate);
         candidate
     }
+}
+
+/// `tmp` followed by digits: the emitter's temporaries.
+fn is_temporary_name(name: &str) -> bool {
+    name.strip_prefix("tmp").is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
 }
 
 impl Default for NameAllocator {
