@@ -68,7 +68,11 @@ fn file_stem(file_name: &str) -> String {
 }
 
 /// Parses the root file and, transitively, every module it opens.
-pub fn parse_all(file_name: &str, text: &str, loader: &dyn ModuleLoader) -> (SourceMap, Module, Vec<FileId>, Vec<Diagnostic>) {
+pub fn parse_all(
+    file_name: &str,
+    text: &str,
+    loader: &dyn ModuleLoader,
+) -> (SourceMap, Module, Vec<FileId>, Vec<Diagnostic>) {
     let mut sources = SourceMap::new();
     let mut module = Module::default();
     let mut item_files = Vec::new();
@@ -140,7 +144,11 @@ pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &C
     let (uniformity, convergence_diagnostics) = convergence::analyse(&module, &types);
     // An item the parser had to repair reports only its syntax errors: what later passes say about the
     // repaired tree would be noise.
-    let in_broken_item = |d: &Diagnostic| broken.iter().any(|s| s.file == d.primary_span().file && s.start <= d.primary_span().start && d.primary_span().start < s.end);
+    let in_broken_item = |d: &Diagnostic| {
+        broken.iter().any(|s| {
+            s.file == d.primary_span().file && s.start <= d.primary_span().start && d.primary_span().start < s.end
+        })
+    };
     diagnostics.extend(type_diagnostics.into_iter().filter(|d| !in_broken_item(d)));
     diagnostics.extend(convergence_diagnostics.into_iter().filter(|d| !in_broken_item(d)));
     diagnostic::sort(&mut diagnostics);

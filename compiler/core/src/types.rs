@@ -41,9 +41,16 @@ pub enum Type {
     /// `T vector`: an array in global memory (a kernel parameter).
     Vector(Arc<Type>),
     /// A shared or local array of fixed (or, for shared, launch-time) size.
-    Array { elem: Arc<Type>, space: MemorySpace, size: ArraySize },
+    Array {
+        elem: Arc<Type>,
+        space: MemorySpace,
+        size: ArraySize,
+    },
     /// A constant array (`let c = [| ... |]` at top level): `__constant__` memory, read-only.
-    ConstArray { elem: Arc<Type>, size: u32 },
+    ConstArray {
+        elem: Arc<Type>,
+        size: u32,
+    },
     /// `T ref`: a mutable cell made by `ref e`.
     Ref(Arc<Type>),
     Record(RecordId),

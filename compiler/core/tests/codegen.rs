@@ -93,7 +93,8 @@ fn example_codegen_snapshots() {
         let (checked, output) = emit(&path, &EmitOptions::default());
         let relative = path.strip_prefix(&root).unwrap().to_string_lossy().replace(['/', '\\'], "__");
         let source = &checked.sources.file(checked.root).text;
-        let snapshot = format!("==== {relative} ====\n{}\n==== CUDA C ====\n{}\n", source.trim_end(), output.source.trim_end());
+        let snapshot =
+            format!("==== {relative} ====\n{}\n==== CUDA C ====\n{}\n", source.trim_end(), output.source.trim_end());
         insta::with_settings!({ prepend_module_to_snapshot => false, omit_expression => true }, {
             insta::assert_snapshot!(format!("example__{relative}"), snapshot);
         });
@@ -261,7 +262,9 @@ fn kernel_signatures_as_json() {
             ]
         }])
     );
-    assert!(output.source.contains("extern \"C\" __global__ void main_(pair* __restrict__ xs, long long n, pair p, bool ok)"));
+    assert!(output
+        .source
+        .contains("extern \"C\" __global__ void main_(pair* __restrict__ xs, long long n, pair p, bool ok)"));
 }
 
 /// Mutations of every codegen input (words deleted, duplicated, swapped; truncations), emitted whether or not

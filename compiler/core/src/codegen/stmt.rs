@@ -238,7 +238,9 @@ impl FnLowering<'_, '_> {
         let name = self.declare_local(id);
         let length = self.array_length(e, size);
         match (space, size) {
-            (MemorySpace::Shared, ArraySize::Const(_)) => self.emit_simple(format!("__shared__ {elem} {name}[{length}];"), origin),
+            (MemorySpace::Shared, ArraySize::Const(_)) => {
+                self.emit_simple(format!("__shared__ {elem} {name}[{length}];"), origin)
+            }
             (MemorySpace::Shared, ArraySize::Dynamic) => {
                 self.emit_simple("extern __shared__ __align__(16) unsigned char skc_dynamic_shared[];", origin);
                 self.emit_simple(format!("{elem}* {name} = reinterpret_cast<{elem}*>(skc_dynamic_shared);"), origin);
@@ -369,7 +371,9 @@ impl FnLowering<'_, '_> {
                 _ => {
                     let text = option.replace(['\n', '\r'], " ");
                     self.emit(Stmt {
-                        kind: StmtKind::Comment(format!("pragma \"{text}\" ignored: skc knows \"unroll\" and \"unroll N\"")),
+                        kind: StmtKind::Comment(format!(
+                            "pragma \"{text}\" ignored: skc knows \"unroll\" and \"unroll N\""
+                        )),
                         origin: self.g.span(e),
                     });
                 }

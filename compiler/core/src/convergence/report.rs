@@ -74,10 +74,9 @@ pub fn origin_message(origin: &Origin, names: Names) -> String {
             names.function(function)
         ),
         OriginKind::CallResult(f) => format!("`{}` returns a {level} value here", names.function(f)),
-        OriginKind::SharedLoad(x) => format!(
-            "`{}` may be written by other threads, so what a thread reads from it is {level}",
-            names.local(x)
-        ),
+        OriginKind::SharedLoad(x) => {
+            format!("`{}` may be written by other threads, so what a thread reads from it is {level}", names.local(x))
+        }
         OriginKind::LoopCounter(x) => format!("`{}` counts a loop whose bounds are {level}", names.local(x)),
         OriginKind::IfValue => format!("the value of this `if` depends on a {level} condition"),
         OriginKind::ElementWrite(x) => {

@@ -563,7 +563,7 @@ impl<'a> Walker<'a> {
                     span,
                     format!("`{name}` may not be reached by all threads of the block"),
                     control,
-                self.names()
+                    self.names(),
                 )
                 .note("This barrier may not be reached by all threads, causing deadlock.")
                 .help(
@@ -580,7 +580,7 @@ impl<'a> Walker<'a> {
                     span,
                     format!("`{name}` may not be reached by all threads of the warp"),
                     control,
-                self.names()
+                    self.names(),
                 )
                 .note("All threads in a warp must participate together.")
                 .help(
@@ -602,9 +602,11 @@ impl<'a> Walker<'a> {
                 span,
                 "this superstep ends with a block barrier that not all threads may reach".into(),
                 &entry,
-                self.names()
+                self.names(),
             )
-            .help("start the superstep where the whole block is converged; `~divergent` allows divergence only inside it");
+            .help(
+                "start the superstep where the whole block is converged; `~divergent` allows divergence only inside it",
+            );
             self.report(d);
         }
         let saved = self.superstep;
@@ -620,7 +622,7 @@ impl<'a> Walker<'a> {
                 keyword,
                 "the barrier at the end of this superstep may not be reached by all threads".into(),
                 &exit,
-                self.names()
+                self.names(),
             )
             .note("This barrier may not be reached by all threads, causing deadlock.")
             .help("do not leave the superstep early from diverged control flow");
@@ -643,7 +645,8 @@ impl<'a> Walker<'a> {
         if cond.level <= Uniformity::BlockUniform {
             return;
         }
-        let straight = self.is_straight_line(then_branch) && else_branch.map(|b| self.is_straight_line(b)).unwrap_or(true);
+        let straight =
+            self.is_straight_line(then_branch) && else_branch.map(|b| self.is_straight_line(b)).unwrap_or(true);
         if straight {
             return;
         }
@@ -654,7 +657,7 @@ impl<'a> Walker<'a> {
             self.module.span(e),
             "this branch contains a loop, a function call or an early exit under a thread-varying condition".into(),
             &control,
-                self.names()
+            self.names(),
         )
         .secondary(superstep.span, "in this superstep")
         .help("if the divergence is intended, write `superstep ~divergent { ... }`");
@@ -673,7 +676,7 @@ impl<'a> Walker<'a> {
             span,
             "this loop runs a thread-varying number of iterations".into(),
             &control,
-                self.names()
+            self.names(),
         )
         .secondary(superstep.span, "in this superstep")
         .help("if the divergence is intended, write `superstep ~divergent { ... }`");

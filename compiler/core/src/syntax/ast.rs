@@ -229,8 +229,14 @@ pub enum LetKind {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     /// An integer literal; `value` holds the bits (negative literals come through `Unary(Neg)`).
-    Int { value: u64, suffix: Option<IntSuffix> },
-    Float { value: f64, suffix: Option<FloatSuffix> },
+    Int {
+        value: u64,
+        suffix: Option<IntSuffix>,
+    },
+    Float {
+        value: f64,
+        suffix: Option<FloatSuffix>,
+    },
     Bool(bool),
     /// `()`.
     Unit,
@@ -239,41 +245,103 @@ pub enum ExprKind {
     /// `[%global name]`: a top-level constant of the file.
     Global(Ident),
     /// `f a b`: application of a named function or builtin to its arguments.
-    Call { callee: Path, args: Vec<ExprId> },
-    Unary { op: UnaryOp, operand: ExprId },
-    Binary { op: BinaryOp, lhs: ExprId, rhs: ExprId },
+    Call {
+        callee: Path,
+        args: Vec<ExprId>,
+    },
+    Unary {
+        op: UnaryOp,
+        operand: ExprId,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: ExprId,
+        rhs: ExprId,
+    },
     /// `let x = value in body` (also `let x = mut value in body`).
-    Let { binder: Binder, ty: Option<Box<TypeExpr>>, kind: LetKind, value: ExprId, body: ExprId },
+    Let {
+        binder: Binder,
+        ty: Option<Box<TypeExpr>>,
+        kind: LetKind,
+        value: ExprId,
+        body: ExprId,
+    },
     /// `let r = ref e in`: `value` is `Ref(e)` and the variable has type `T ref`.
     Ref(ExprId),
     /// A shared or local array with a size: `let%shared (t : float32) = 256 in`, `let t = create_array n Shared in`.
-    LetArray { name: Ident, elem: Option<Box<TypeExpr>>, space: MemorySpace, size: ExprId, body: ExprId },
+    LetArray {
+        name: Ident,
+        elem: Option<Box<TypeExpr>>,
+        space: MemorySpace,
+        size: ExprId,
+        body: ExprId,
+    },
     /// `x := e` for a `mut` variable or a `ref` cell.
-    Assign { target: Path, value: ExprId },
-    If { cond: ExprId, then_branch: ExprId, else_branch: Option<ExprId> },
-    For { var: Ident, start: ExprId, end: ExprId, downto: bool, body: ExprId },
-    While { cond: ExprId, body: ExprId },
+    Assign {
+        target: Path,
+        value: ExprId,
+    },
+    If {
+        cond: ExprId,
+        then_branch: ExprId,
+        else_branch: Option<ExprId>,
+    },
+    For {
+        var: Ident,
+        start: ExprId,
+        end: ExprId,
+        downto: bool,
+        body: ExprId,
+    },
+    While {
+        cond: ExprId,
+        body: ExprId,
+    },
     /// `e1; e2`.
     Seq(ExprId, ExprId),
     /// `a.(i)`.
-    Index { array: ExprId, index: ExprId },
+    Index {
+        array: ExprId,
+        index: ExprId,
+    },
     /// `a.(i) <- v`.
-    IndexSet { array: ExprId, index: ExprId, value: ExprId },
+    IndexSet {
+        array: ExprId,
+        index: ExprId,
+        value: ExprId,
+    },
     /// `r.f`.
-    Field { record: ExprId, field: Ident },
+    Field {
+        record: ExprId,
+        field: Ident,
+    },
     /// `r.f <- v`.
-    FieldSet { record: ExprId, field: Ident, value: ExprId },
+    FieldSet {
+        record: ExprId,
+        field: Ident,
+        value: ExprId,
+    },
     /// `{ f = e; ... }`.
     Record(Vec<(Ident, ExprId)>),
     /// `[| a; b; c |]` (constant arrays only).
     ArrayLit(Vec<ExprId>),
     /// `superstep { body }`, `superstep ~divergent { body }`, `let%superstep name = body in`: runs `body`,
     /// then a block barrier.
-    Superstep { name: Option<Ident>, divergent: bool, body: ExprId },
+    Superstep {
+        name: Option<Ident>,
+        divergent: bool,
+        body: ExprId,
+    },
     /// `(e : T)`.
-    Annot { expr: ExprId, ty: Box<TypeExpr> },
+    Annot {
+        expr: ExprId,
+        ty: Box<TypeExpr>,
+    },
     /// `pragma ["unroll"] e`.
-    Pragma { options: Vec<String>, body: ExprId },
+    Pragma {
+        options: Vec<String>,
+        body: ExprId,
+    },
     /// `return` / `return e`: leaves the enclosing function or kernel.
     Return(Option<ExprId>),
     /// `break`: leaves the innermost loop.

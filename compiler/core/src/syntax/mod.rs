@@ -3,8 +3,8 @@
 
 pub mod ast;
 pub mod expr_map;
-pub mod name;
 pub mod lexer;
+pub mod name;
 pub mod parser;
 
 pub use parser::parse;

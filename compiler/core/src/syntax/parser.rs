@@ -756,7 +756,10 @@ impl<'a> Parser<'a> {
         };
         self.bump();
         // `-2147483648`: the magnitude of a negated literal may be one past the positive maximum.
-        let operand = if op == UnaryOp::Neg && self.peek() == Token::Int && binary_operator(self.peek_at(1)).map(|o| o.0 < 7).unwrap_or(true) {
+        let operand = if op == UnaryOp::Neg
+            && self.peek() == Token::Int
+            && binary_operator(self.peek_at(1)).map(|o| o.0 < 7).unwrap_or(true)
+        {
             let lexeme = self.bump();
             let kind = self.int_literal_negated(lexeme, true);
             self.module.alloc(kind, self.span_of(lexeme))
@@ -998,7 +1001,10 @@ impl<'a> Parser<'a> {
         let text = self.text_of(lexeme);
         let (digits, suffix) = split_int_suffix(text);
         let digits = without_underscores(digits);
-        let decimal = !digits.starts_with("0x") && !digits.starts_with("0X") && !digits.starts_with("0b") && !digits.starts_with("0B");
+        let decimal = !digits.starts_with("0x")
+            && !digits.starts_with("0X")
+            && !digits.starts_with("0b")
+            && !digits.starts_with("0B");
         let parsed = if let Some(hex) = digits.strip_prefix("0x").or(digits.strip_prefix("0X")) {
             u64::from_str_radix(hex, 16)
         } else if let Some(bin) = digits.strip_prefix("0b").or(digits.strip_prefix("0B")) {
@@ -1014,7 +1020,10 @@ impl<'a> Parser<'a> {
             Some(IntSuffix::L64) | Some(IntSuffix::U64) => u64::MAX,
         };
         match parsed {
-            Ok(value) if value <= limit && !(decimal && suffix == Some(IntSuffix::L64) && value > i64::MAX as u64 + negated as u64) => {
+            Ok(value)
+                if value <= limit
+                    && !(decimal && suffix == Some(IntSuffix::L64) && value > i64::MAX as u64 + negated as u64) =>
+            {
                 ExprKind::Int { value, suffix }
             }
             _ => {

@@ -9,7 +9,8 @@ use skc_weno_gpu::variants::{all_variants, Variant};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let dir = PathBuf::from(args.first().expect("usage: weno-cubins DIR [VARIANT...]"));
-    let wanted: Vec<Variant> = if args.len() > 1 { args[1..].iter().filter_map(|n| Variant::parse(n)).collect() } else { all_variants() };
+    let wanted: Vec<Variant> =
+        if args.len() > 1 { args[1..].iter().filter_map(|n| Variant::parse(n)).collect() } else { all_variants() };
     let done: Vec<Variant> = read_manifest(&dir).into_iter().map(|(v, _)| v).collect();
     let mut failed = false;
     for variant in wanted.iter().filter(|v| !done.contains(v)) {
@@ -17,7 +18,11 @@ fn main() {
         match build(variant) {
             Ok(built) => {
                 write(&dir, variant, &built).expect("write the CUBIN and manifest");
-                let summary: Vec<String> = built.resources.iter().map(|r| format!("{} {}r {}s", r.kernel, r.registers, r.spill_stores)).collect();
+                let summary: Vec<String> = built
+                    .resources
+                    .iter()
+                    .map(|r| format!("{} {}r {}s", r.kernel, r.registers, r.spill_stores))
+                    .collect();
                 println!("{:<28} {:>5.1}s  {}", variant.name(), start.elapsed().as_secs_f64(), summary.join(", "));
             }
             Err(e) => {
