@@ -138,8 +138,8 @@ pub fn all_variants() -> Vec<Variant> {
     v
 }
 
-/// The default of each compile-time constant, as written in the sources: the region split with shared-memory
-/// tables on the boundary, fast reciprocal.
+/// The default of each compile-time constant, as written in the sources: the region split with the static
+/// per-order code on the boundary, fast reciprocal.
 pub fn default_variant(precision: Precision, k: usize) -> Variant {
-    Variant::new(precision, k, 3, 1)
+    Variant::new(precision, k, 3, 4)
 }

@@ -114,12 +114,23 @@ pub fn tables_module(precision: Precision) -> String {
             }
         }
         writeln!(out, "|]\n").unwrap();
-        // The same values as a function of a compile-time index: constant arrays live in __constant__ memory,
-        // which the CUDA compiler cannot fold; these fold to literals (immediates) after inlining.
-        let literals: Vec<String> = t.values.iter().map(|q| precision.literal(*q)).collect();
-        writeln!(out, "(* {}.(i) as a literal when i is a compile-time constant. *)", t.name).unwrap();
-        write!(out, "let {}_lit (i : int32) : {ty} =\n  ", t.name).unwrap();
-        literal_tree(&literals, 0, literals.len(), 0, &mut out);
+        // The full-order slice (o = k) as a function of a compile-time index: constant arrays live in
+        // __constant__ memory, which the CUDA compiler cannot fold; this folds to literals (immediates) after
+        // inlining. Only the full order, to keep the function small (the checker analyses it at every call).
+        let mut full = Vec::new();
+        let mut full_base = vec![0; K_MAX + 1];
+        for k in K_MIN..=K_MAX {
+            full_base[k] = full.len();
+            let end = if k == K_MAX { t.values.len() } else { t.base[k + 1] };
+            let per_order = (end - t.base[k]) / k;
+            full.extend(t.values[end - per_order..end].iter().map(|q| precision.literal(*q)));
+        }
+        let bases: Vec<String> = full_base.iter().map(|b| b.to_string()).collect();
+        writeln!(out, "(* {}, order k only: index {}_full_base.(k) + the index within the order's slice. *)", t.name, t.name).unwrap();
+        writeln!(out, "let {}_full_base = [| {} |]", t.name, bases.join("; ")).unwrap();
+        writeln!(out, "(* The same values as literals when i is a compile-time constant. *)").unwrap();
+        write!(out, "let {}_full_lit (i : int32) : {ty} =\n  ", t.name).unwrap();
+        literal_tree(&full, 0, full.len(), 0, &mut out);
         writeln!(out, "\n").unwrap();
     }
     out
