@@ -126,7 +126,12 @@ pub fn tables_module(precision: Precision) -> String {
             full.extend(t.values[end - per_order..end].iter().map(|q| precision.literal(*q)));
         }
         let bases: Vec<String> = full_base.iter().map(|b| b.to_string()).collect();
-        writeln!(out, "(* {}, order k only: index {}_full_base.(k) + the index within the order's slice. *)", t.name, t.name).unwrap();
+        writeln!(
+            out,
+            "(* {}, order k only: index {}_full_base.(k) + the index within the order's slice. *)",
+            t.name, t.name
+        )
+        .unwrap();
         writeln!(out, "let {}_full_base = [| {} |]", t.name, bases.join("; ")).unwrap();
         writeln!(out, "(* The same values as literals when i is a compile-time constant. *)").unwrap();
         write!(out, "let {}_full_lit (i : int32) : {ty} =\n  ", t.name).unwrap();

@@ -17,7 +17,8 @@ fn main() {
         .ok()
         .and_then(|s| s.split_once('/').and_then(|(a, b)| Some((a.parse::<usize>().ok()?, b.parse::<usize>().ok()?))))
         .unwrap_or((0, 1));
-    let wanted: Vec<Variant> = wanted.into_iter().enumerate().filter(|(i, _)| i % shards == shard).map(|(_, v)| v).collect();
+    let wanted: Vec<Variant> =
+        wanted.into_iter().enumerate().filter(|(i, _)| i % shards == shard).map(|(_, v)| v).collect();
     let mut failed = false;
     for variant in wanted.iter().filter(|v| !done.contains(v)) {
         let start = std::time::Instant::now();
