@@ -61,7 +61,9 @@ fn every_accepted_program_compiles_with_nvrtc() {
     let mut failures = Vec::new();
     for path in &programs {
         match compile(path) {
-            Ok(out) if out.log.contains("warning") => failures.push(format!("{}: warnings:\n{}", path.display(), out.log)),
+            Ok(out) if out.log.contains("warning") => {
+                failures.push(format!("{}: warnings:\n{}", path.display(), out.log))
+            }
             Ok(_) => {}
             Err(error) => failures.push(format!("{}: {error}", path.display())),
         }
@@ -88,11 +90,17 @@ fn register_and_spill_budgets_hold() {
     let mut report = Vec::new();
     for (file, kernel, max_registers, max_spill) in BUDGETS {
         let out = compile(&root.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
-        let entries: Vec<_> = out.resources.iter().filter(|r| r.is_entry && (kernel.is_empty() || r.name == *kernel)).collect();
+        let entries: Vec<_> =
+            out.resources.iter().filter(|r| r.is_entry && (kernel.is_empty() || r.name == *kernel)).collect();
         assert!(!entries.is_empty(), "{file}: no kernel `{kernel}` in the ptxas report:\n{}", out.log);
         for r in entries {
             report.push(format!("{file} {}: {} registers, {} spill bytes", r.name, r.registers, r.spill_bytes()));
-            assert!(r.registers <= *max_registers, "{file} {}: {} registers > budget {max_registers}", r.name, r.registers);
+            assert!(
+                r.registers <= *max_registers,
+                "{file} {}: {} registers > budget {max_registers}",
+                r.name,
+                r.registers
+            );
             assert!(r.spill_bytes() <= *max_spill, "{file} {}: {} spill bytes > {max_spill}", r.name, r.spill_bytes());
         }
     }

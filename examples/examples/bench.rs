@@ -44,7 +44,13 @@ fn main() {
 fn run() -> Outcome<()> {
     let ctx = skc_examples::common::gpu_or_exit();
     let device = ctx.device();
-    println!("device: {} ({}, {} SMs, {:.1} GiB)", device.name, device.arch, device.multiprocessors, device.total_memory as f64 / (1u64 << 30) as f64);
+    println!(
+        "device: {} ({}, {} SMs, {:.1} GiB)",
+        device.name,
+        device.arch,
+        device.multiprocessors,
+        device.total_memory as f64 / (1u64 << 30) as f64
+    );
     println!("RESULT device={}", device.name.replace(' ', "_"));
     let copy = bandwidth(&ctx)?;
     reductions(&ctx, copy)?;
@@ -188,7 +194,9 @@ fn launch_overhead(ctx: &Context) -> Outcome<()> {
     // Three alternating rounds of each; the medians are reported.
     let mut results: [(Vec<f64>, Vec<f64>); 2] = Default::default();
     for _round in 0..3 {
-        for (which, launch) in [&mut checked as &mut dyn FnMut() -> Outcome<()>, &mut raw_launch].into_iter().enumerate() {
+        for (which, launch) in
+            [&mut checked as &mut dyn FnMut() -> Outcome<()>, &mut raw_launch].into_iter().enumerate()
+        {
             // Host cost of one launch: batches shorter than the driver's queue, synchronised between batches.
             let (batches, batch) = (200, 256);
             let mut host = 0.0;

@@ -17,7 +17,8 @@ pub struct Histogram {
 impl Histogram {
     pub fn load(ctx: &Context) -> Result<Histogram> {
         let kernel = kernels::HISTOGRAM.load(ctx)?.kernel("histogram")?;
-        let kernel = kernel.require_len("data", Extent::param("n"))?.require_len("bins", Extent::Elements(BINS as u64))?;
+        let kernel =
+            kernel.require_len("data", Extent::param("n"))?.require_len("bins", Extent::Elements(BINS as u64))?;
         let grid = ctx.device().multiprocessors * kernel.max_active_blocks_per_sm(BLOCK, 0)?.max(1);
         Ok(Histogram { kernel, grid })
     }

@@ -3,7 +3,7 @@
 
 use skc_runtime::{args, Context, DeviceBuffer, Extent, Kernel, LaunchConfig, Result, RuntimeError};
 
-use crate::common::{int32, mismatches, Outcome, Rng, gb_per_s};
+use crate::common::{gb_per_s, int32, mismatches, Outcome, Rng};
 use crate::kernels;
 
 /// Threads per block = elements scanned per block.
@@ -43,7 +43,12 @@ impl Scan {
     }
 
     /// `ys` = inclusive prefix sums of `xs`.
-    pub fn run(&self, xs: &DeviceBuffer<i32>, ys: &mut DeviceBuffer<i32>, scratch: &mut [DeviceBuffer<i32>; 3]) -> Result<()> {
+    pub fn run(
+        &self,
+        xs: &DeviceBuffer<i32>,
+        ys: &mut DeviceBuffer<i32>,
+        scratch: &mut [DeviceBuffer<i32>; 3],
+    ) -> Result<()> {
         let n = xs.len();
         let blocks = Scan::blocks(n);
         if blocks > WIDTH as usize {
@@ -56,7 +61,8 @@ impl Scan {
         let width = int32(WIDTH as usize);
         self.scan_blocks.launch(&Scan::config(n), args![xs, &mut *ys, &mut *sums, int32(n), width])?;
         if blocks > 1 {
-            self.scan_blocks.launch(&Scan::config(blocks), args![&*sums, &mut *scanned, &mut *total, int32(blocks), width])?;
+            self.scan_blocks
+                .launch(&Scan::config(blocks), args![&*sums, &mut *scanned, &mut *total, int32(blocks), width])?;
             self.add_offsets.launch(&LaunchConfig::for_elements(n, WIDTH), args![ys, &*scanned, int32(n)])?;
         }
         Ok(())
@@ -65,7 +71,12 @@ impl Scan {
 
 pub fn cpu(xs: &[i32]) -> Vec<i32> {
     let mut sum = 0i32;
-    xs.iter().map(|&x| { sum = sum.wrapping_add(x); sum }).collect()
+    xs.iter()
+        .map(|&x| {
+            sum = sum.wrapping_add(x);
+            sum
+        })
+        .collect()
 }
 
 pub fn check(ctx: &Context, n: usize) -> Result<Outcome> {

@@ -18,7 +18,13 @@ impl Transpose {
     }
 
     /// `output` (width rows of height) = transpose of `input` (height rows of width).
-    pub fn run(&self, input: &DeviceBuffer<f32>, output: &mut DeviceBuffer<f32>, width: usize, height: usize) -> Result<()> {
+    pub fn run(
+        &self,
+        input: &DeviceBuffer<f32>,
+        output: &mut DeviceBuffer<f32>,
+        width: usize,
+        height: usize,
+    ) -> Result<()> {
         let grid = (width.div_ceil(32) as u32, height.div_ceil(32) as u32);
         let config = LaunchConfig::new(grid, (32, 4));
         self.kernel.launch(&config, args![input, output, int32(width), int32(height)])

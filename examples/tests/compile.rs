@@ -27,7 +27,12 @@ fn every_example_compiles_for_sm_90_without_spills() {
             Err(e) => panic!("{}: {e}\n{}", source.file, program.cuda_source),
         };
         for kernel in &program.kernels {
-            assert!(output.ptx.contains(&format!(".entry {}(", kernel.symbol)), "{}: no entry {}", source.file, kernel.symbol);
+            assert!(
+                output.ptx.contains(&format!(".entry {}(", kernel.symbol)),
+                "{}: no entry {}",
+                source.file,
+                kernel.symbol
+            );
         }
         for resources in &output.resources {
             eprintln!("{}: {resources:?}", source.file);

@@ -33,8 +33,8 @@ fn generated_signatures_match_the_runtime_front_end() {
 #[cfg(feature = "gpu-tests")]
 #[test]
 fn a_typed_launch_with_records_computes() {
-    let ctx = skc_runtime::Context::new(0)
-        .unwrap_or_else(|e| panic!("the gpu-tests need a CUDA GPU and its driver: {e}"));
+    let ctx =
+        skc_runtime::Context::new(0).unwrap_or_else(|e| panic!("the gpu-tests need a CUDA GPU and its driver: {e}"));
     let kernels = ShiftPoints::load(&ctx).unwrap_or_else(|e| panic!("{e}"));
     let mut ps = ctx.upload(&vec![Point { x: 1.0, y: 2.0 }; 1000]).unwrap();
     let by = Point { x: 0.5, y: -1.0 };

@@ -12,7 +12,11 @@ use crate::signature::{ElemType, KernelSignature, ParamType};
 pub(crate) enum ArgInfo {
     Scalar(ScalarValue),
     /// A device buffer; `writable` when lent mutably (`&mut buffer`).
-    Buffer { elem: ElemType, len: usize, writable: bool },
+    Buffer {
+        elem: ElemType,
+        len: usize,
+        writable: bool,
+    },
     Record(ElemType),
 }
 
@@ -100,8 +104,11 @@ pub(crate) fn check_lengths(
     for rule in rules {
         let param = &sig.params[rule.param].name;
         let ArgInfo::Buffer { len, .. } = args[rule.param] else { continue };
-        let required = evaluate(sig, args, &rule.extent, config)
-            .map_err(|reason| RuntimeError::InvalidLength { kernel: sig.name.clone(), param: param.clone(), reason })?;
+        let required = evaluate(sig, args, &rule.extent, config).map_err(|reason| RuntimeError::InvalidLength {
+            kernel: sig.name.clone(),
+            param: param.clone(),
+            reason,
+        })?;
         if (len as u64) < required {
             return Err(RuntimeError::BufferTooShort {
                 kernel: sig.name.clone(),
@@ -138,7 +145,8 @@ fn evaluate(sig: &KernelSignature, args: &[ArgInfo], extent: &Extent, config: &L
 
 /// Checks a declared rule when it is declared: the vector and the scalars it names exist and have the right kind.
 pub(crate) fn check_rule(sig: &KernelSignature, param: &str, extent: &Extent) -> Result<LengthRule> {
-    let invalid = |reason: String| RuntimeError::InvalidLength { kernel: sig.name.clone(), param: param.into(), reason };
+    let invalid =
+        |reason: String| RuntimeError::InvalidLength { kernel: sig.name.clone(), param: param.into(), reason };
     let index = sig.param_index(param).ok_or_else(|| invalid(format!("kernel has no parameter `{param}`")))?;
     if !matches!(sig.params[index].ty, ParamType::Vector { .. }) {
         return Err(invalid(format!("`{param}` is not a vector")));
@@ -182,7 +190,9 @@ fn check_shared(sig: &KernelSignature, config: &LaunchConfig, limits: &Limits) -
     let bytes = config.dynamic_shared_bytes;
     match sig.dynamic_shared_elem {
         None if bytes > 0 => {
-            return fail(format!("the launch gives {bytes} bytes of dynamic shared memory, but the kernel has no dynamic shared array"))
+            return fail(format!(
+                "the launch gives {bytes} bytes of dynamic shared memory, but the kernel has no dynamic shared array"
+            ))
         }
         Some(elem) if bytes == 0 => {
             return fail(format!(

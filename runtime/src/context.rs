@@ -161,7 +161,11 @@ impl Stream {
     }
 
     fn timing_event(&self) -> Result<CudaEvent> {
-        self.ctx.inner.cuda.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| self.ctx.error("cuEventCreate", e))
+        self.ctx
+            .inner
+            .cuda
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(|e| self.ctx.error("cuEventCreate", e))
     }
 
     pub fn cuda(&self) -> &Arc<CudaStream> {

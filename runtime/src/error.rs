@@ -78,7 +78,8 @@ impl RuntimeError {
     }
 
     pub(crate) fn driver(call: &'static str, error: cudarc::driver::DriverError, kernel: Option<String>) -> Self {
-        let code = error.error_name().map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", error.0));
+        let code =
+            error.error_name().map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", error.0));
         let description = error.error_string().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
         RuntimeError::Driver { call, code, description, kernel }
     }

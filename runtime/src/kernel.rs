@@ -188,10 +188,10 @@ impl Kernel {
         let ctx = &self.module.ctx;
         let foreign = |c: &crate::Context| !c.same(ctx);
         let wrong = args.iter().any(|a| match a {
-                Arg::Buffer(b) => foreign(b.raw_context()),
-                Arg::BufferMut(b) => foreign(b.raw_context()),
-                _ => false,
-            });
+            Arg::Buffer(b) => foreign(b.raw_context()),
+            Arg::BufferMut(b) => foreign(b.raw_context()),
+            _ => false,
+        });
         if wrong {
             return Err(self.foreign_context());
         }

@@ -65,7 +65,8 @@ impl Module {
     pub fn from_program(ctx: &Context, program: Program) -> Result<Module> {
         let arch = ctx.device().arch.clone();
         let output = program.compile(&arch)?;
-        let cuda = ctx.cuda().load_module(Ptx::from_binary(output.cubin)).map_err(|e| ctx.error("cuModuleLoadData", e))?;
+        let cuda =
+            ctx.cuda().load_module(Ptx::from_binary(output.cubin)).map_err(|e| ctx.error("cuModuleLoadData", e))?;
         let report = CompileReport {
             arch,
             cache_hit: output.cache_hit,
@@ -88,9 +89,11 @@ impl Module {
             });
         };
         let ctx = &self.inner.ctx;
-        let function = self.inner.cuda.load_function(&signature.symbol).map_err(|e| {
-            RuntimeError::driver("cuModuleGetFunction", e, Some(signature.name.clone()))
-        })?;
+        let function = self
+            .inner
+            .cuda
+            .load_function(&signature.symbol)
+            .map_err(|e| RuntimeError::driver("cuModuleGetFunction", e, Some(signature.name.clone())))?;
         let attribute = |a: CUfunction_attribute| {
             function.get_attribute(a).map(|v| v.max(0) as u32).map_err(|e| ctx.error("cuFuncGetAttribute", e))
         };

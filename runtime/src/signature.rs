@@ -146,7 +146,6 @@ macro_rules! sk_record {
     };
 }
 
-
 /// The runtime's view of a signature the emitter produced; records get their sizes from the emitter's layouts.
 pub(crate) fn from_codegen(
     kernel: &skc_core::codegen::KernelSignature,
@@ -205,7 +204,10 @@ mod tests {
     fn describes_parameters_in_sk_terms() {
         let sig = KernelSignature::new(
             "saxpy",
-            vec![ParamSignature::vector("x", ScalarType::Float32, false), ParamSignature::scalar("n", ScalarType::Int32)],
+            vec![
+                ParamSignature::vector("x", ScalarType::Float32, false),
+                ParamSignature::scalar("n", ScalarType::Int32),
+            ],
         );
         assert_eq!(sig.describe(), "saxpy (x : float32 vector (read-only), n : int32)");
         assert_eq!(sig.param_index("n"), Some(1));

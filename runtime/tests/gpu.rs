@@ -77,7 +77,14 @@ fn builder_streams_and_timers() {
     let mut c = ctx.alloc_zeros::<f32>(n).unwrap();
     let stream = ctx.new_stream().unwrap();
     let timer = stream.start_timer().unwrap();
-    add.call().arg(&a).arg(&a).arg(&mut c).arg(n as i32).on(&stream).launch(&LaunchConfig::for_elements(n, 256)).unwrap();
+    add.call()
+        .arg(&a)
+        .arg(&a)
+        .arg(&mut c)
+        .arg(n as i32)
+        .on(&stream)
+        .launch(&LaunchConfig::for_elements(n, 256))
+        .unwrap();
     let ms = timer.stop().unwrap();
     assert!(ms > 0.0 && ms < 1000.0, "{ms} ms");
     assert!(c.download().unwrap().iter().all(|&x| x == 2.0));
@@ -137,7 +144,10 @@ extern "C" __global__ void shift(point* ps, point by, int n) {
         vec![
             ParamSignature {
                 name: "ps".into(),
-                ty: ParamType::Vector { elem: skc_runtime::ElemType::Record { name: "point".into(), size: 8 }, writable: true },
+                ty: ParamType::Vector {
+                    elem: skc_runtime::ElemType::Record { name: "point".into(), size: 8 },
+                    writable: true,
+                },
             },
             ParamSignature { name: "by".into(), ty: record },
             ParamSignature::scalar("n", ScalarType::Int32),

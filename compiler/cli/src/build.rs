@@ -97,7 +97,11 @@ fn program_name(file: &Path) -> String {
 }
 
 /// Front end and CUDA C; `Err(exit code)` after printing what went wrong.
-fn front_end(file: &PathBuf, codegen: &CodegenArgs, frontend: &FrontendArgs) -> Result<(Checked, CudaOutput), ExitCode> {
+fn front_end(
+    file: &PathBuf,
+    codegen: &CodegenArgs,
+    frontend: &FrontendArgs,
+) -> Result<(Checked, CudaOutput), ExitCode> {
     let checked = check_file(file, frontend).map_err(|message| {
         eprintln!("error: {message}");
         ExitCode::from(2)
@@ -110,7 +114,12 @@ fn front_end(file: &PathBuf, codegen: &CodegenArgs, frontend: &FrontendArgs) -> 
     Ok((checked, cuda))
 }
 
-fn nvrtc_compile(cuda: &CudaOutput, file: &Path, codegen: &CodegenArgs, cubin: bool) -> Result<CompileOutput, ExitCode> {
+fn nvrtc_compile(
+    cuda: &CudaOutput,
+    file: &Path,
+    codegen: &CodegenArgs,
+    cubin: bool,
+) -> Result<CompileOutput, ExitCode> {
     let options = nvrtc_options(codegen, cubin);
     let cache = if codegen.no_cache { None } else { Cache::from_env() };
     let mut search = skc_nvrtc::LibrarySearch::from_env();
@@ -125,20 +134,18 @@ fn nvrtc_compile(cuda: &CudaOutput, file: &Path, codegen: &CodegenArgs, cubin: b
         env!("CARGO_PKG_VERSION"),
         &search,
     );
-    result.map_err(|error| {
-        match &error {
-            NvrtcError::Compile { log } => {
-                eprintln!(
-                    "error: internal compiler error: the CUDA C generated for {} does not compile; please report \
+    result.map_err(|error| match &error {
+        NvrtcError::Compile { log } => {
+            eprintln!(
+                "error: internal compiler error: the CUDA C generated for {} does not compile; please report \
                      it with the file.\n{log}",
-                    file.display()
-                );
-                ExitCode::from(1)
-            }
-            _ => {
-                eprintln!("error: {error}");
-                ExitCode::from(2)
-            }
+                file.display()
+            );
+            ExitCode::from(1)
+        }
+        _ => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
         }
     })
 }
@@ -211,12 +218,8 @@ fn kernel_resources<'a>(built: &'a Built, name: &str) -> Option<&'a KernelResour
 
 fn print_resources(built: &Built, codegen: &CodegenArgs, format: MessageFormat) {
     let compiled = &built.compiled;
-    let kernels: Vec<&KernelResources> = built
-        .cuda
-        .kernels
-        .iter()
-        .filter_map(|k| kernel_resources(built, &k.name))
-        .collect();
+    let kernels: Vec<&KernelResources> =
+        built.cuda.kernels.iter().filter_map(|k| kernel_resources(built, &k.name)).collect();
     if format == MessageFormat::Json {
         let rows: Vec<_> = kernels.iter().map(|r| resource_json(r, codegen)).collect();
         let report = serde_json::json!({

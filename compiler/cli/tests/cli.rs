@@ -81,7 +81,10 @@ fn json_format_prints_one_object_per_diagnostic() {
 fn short_format_is_one_line() {
     let o = skc(&["check", "--message-format=short", &repo("tests/ui/seed/deadlock.sk")]);
     let err = stderr(&o);
-    assert!(err.lines().next().unwrap().ends_with("error[E0001]: Barrier in potentially diverged control flow"), "{err}");
+    assert!(
+        err.lines().next().unwrap().ends_with("error[E0001]: Barrier in potentially diverged control flow"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -156,7 +159,14 @@ fn build_json_reports_resources() {
         return;
     }
     let out = temp_dir("json");
-    let o = skc(&["build", &repo("tests/ui/seed/reduce.sk"), "-o", &out.display().to_string(), "--message-format=json", "--no-cache"]);
+    let o = skc(&[
+        "build",
+        &repo("tests/ui/seed/reduce.sk"),
+        "-o",
+        &out.display().to_string(),
+        "--message-format=json",
+        "--no-cache",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let report: serde_json::Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
     assert_eq!(report["reason"], "kernel-resources");

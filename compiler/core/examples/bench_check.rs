@@ -1,11 +1,15 @@
 //! Benchmark (not a test): `skc check` throughput on a generated file of about 100,000 lines.
-//! Run: `cargo run --release -p skc-core --example bench_check [LINES]`. Prints lines per second for the whole
-//! front end and for each stage. Target: 1,000,000 lines/s on one core.
+//! Run: `cargo run --release -p skc-core --example bench_check [LINES] [--once]`. Prints lines per second for the
+//! whole front end and for each stage. Target: 1,000,000 lines/s on one core. `--once` runs every stage a single
+//! time, so an instruction counter (`valgrind --tool=callgrind`, `perf stat`) sees one run of each.
 
 use std::time::Instant;
 
-use skc_core::driver::{parse_all, CheckOptions};
-use skc_core::NoModules;
+use skc_core::convergence::UniformityInfo;
+use skc_core::driver::{parse_all, CheckOptions, Checked};
+use skc_core::syntax::ast::Module;
+use skc_core::types::TypeInfo;
+use skc_core::{Diagnostic, FileId, NoModules, SourceMap};
 
 /// One block of realistic code (28 lines): a device function and a kernel with supersteps, a uniform loop,
 /// divergent branches, shared memory and warp collectives.
@@ -42,8 +46,33 @@ kernel reduce_{i} (input : float32 vector) (output : float32 vector) (n : int32)
     )
 }
 
+// One function per stage, never inlined, so an instruction counter can attribute costs to a stage by symbol
+// (`callgrind_annotate --inclusive=yes` lists `bench_check::stage_typeck` and the others).
+
+#[inline(never)]
+fn stage_parse(text: &str) -> (SourceMap, Module, Vec<FileId>, Vec<Diagnostic>) {
+    parse_all("bench.sk", text, &NoModules)
+}
+
+#[inline(never)]
+fn stage_check(text: &str) -> Checked {
+    skc_core::check("bench.sk", text, &NoModules, &CheckOptions::default())
+}
+
+#[inline(never)]
+fn stage_typeck(module: &Module, sources: &SourceMap) -> (TypeInfo, Vec<Diagnostic>) {
+    skc_core::typeck::check_module(module, sources, &Default::default())
+}
+
+#[inline(never)]
+fn stage_convergence(module: &Module, types: &TypeInfo) -> (UniformityInfo, Vec<Diagnostic>) {
+    skc_core::convergence::analyse(module, types)
+}
+
 fn main() {
-    let target_lines: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(100_000);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let target_lines: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(100_000);
+    let once = args.iter().any(|a| a == "--once");
     let mut text = String::new();
     let mut i = 0;
     let mut lines = 0;
@@ -54,25 +83,25 @@ fn main() {
         i += 1;
     }
     let lines = text.lines().count();
-    let runs = 5;
+    let runs = if once { 1 } else { 5 };
     let mut best_total = f64::MAX;
     let mut best_parse = f64::MAX;
     let mut errors = 0;
     for _ in 0..runs {
         let t0 = Instant::now();
-        let (_, _, _, _) = parse_all("bench.sk", &text, &NoModules);
+        let (_, _, _, _) = stage_parse(&text);
         best_parse = best_parse.min(t0.elapsed().as_secs_f64());
         let t1 = Instant::now();
-        let checked = skc_core::check("bench.sk", &text, &NoModules, &CheckOptions::default());
+        let checked = stage_check(&text);
         best_total = best_total.min(t1.elapsed().as_secs_f64());
         errors = checked.error_count();
     }
-    let (sources, module, _, _) = parse_all("bench.sk", &text, &NoModules);
+    let (sources, module, _, _) = stage_parse(&text);
     let t = Instant::now();
-    let (types, _) = skc_core::typeck::check_module(&module, &sources, &Default::default());
+    let (types, _) = stage_typeck(&module, &sources);
     let typeck_time = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let _ = skc_core::convergence::analyse(&module, &types);
+    let _ = stage_convergence(&module, &types);
     let convergence_time = t.elapsed().as_secs_f64();
     println!("input: {lines} lines, {} bytes, {i} kernels and {i} functions", text.len());
     println!("diagnostics with errors: {errors}");

@@ -23,7 +23,10 @@ fn main() {
         let name = std::path::Path::new(&path).file_name().unwrap().to_string_lossy().to_string();
         let checked = skc_core::check(&name, &text, &skc_core::NoModules, &Default::default());
         for d in &checked.diagnostics {
-            eprintln!("{}", skc_core::diagnostic::render(d, &checked.sources, skc_core::diagnostic::ColorChoice::Never));
+            eprintln!(
+                "{}",
+                skc_core::diagnostic::render(d, &checked.sources, skc_core::diagnostic::ColorChoice::Never)
+            );
         }
         if checked.has_errors() {
             failed = true;

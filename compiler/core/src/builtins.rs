@@ -4,6 +4,10 @@
 //!
 //! Builtins are visible bare (`thread_idx_x`), and qualified by `Gpu.` or `Std.`.
 
+use std::sync::OnceLock;
+
+use crate::fxhash::FxHashMap;
+
 /// A type pattern in a builtin's signature. Generic slots (`Var`) are numbered per signature: every occurrence of
 /// the same number is the same type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -240,10 +244,7 @@ pub static BUILTINS: &[Builtin] = &[
         index("lane_id", "skc_lane_id()", R::ThreadVarying, "index of the thread in its warp (0..31)"),
         &["lane_idx"],
     ),
-    with_aliases(
-        index("warp_id", "skc_warp_id()", R::WarpUniform, "index of the warp in its block"),
-        &["warp_idx"],
-    ),
+    with_aliases(index("warp_id", "skc_warp_id()", R::WarpUniform, "index of the warp in its block"), &["warp_idx"]),
     // --- synchronisation ----------------------------------------------------------------------------
     Builtin {
         name: "block_barrier",
@@ -311,15 +312,36 @@ pub static BUILTINS: &[Builtin] = &[
         &["warp_shuffle_xor"],
     ),
     with_aliases(
-        warp("all", &[Bool], Bool, R::WarpUniform, "(__all_sync({mask}, {0}) != 0)", "true in every lane iff `p` holds in every lane of the warp"),
+        warp(
+            "all",
+            &[Bool],
+            Bool,
+            R::WarpUniform,
+            "(__all_sync({mask}, {0}) != 0)",
+            "true in every lane iff `p` holds in every lane of the warp",
+        ),
         &["warp_vote_all"],
     ),
     with_aliases(
-        warp("any", &[Bool], Bool, R::WarpUniform, "(__any_sync({mask}, {0}) != 0)", "true in every lane iff `p` holds in some lane of the warp"),
+        warp(
+            "any",
+            &[Bool],
+            Bool,
+            R::WarpUniform,
+            "(__any_sync({mask}, {0}) != 0)",
+            "true in every lane iff `p` holds in some lane of the warp",
+        ),
         &["warp_vote_any"],
     ),
     with_aliases(
-        warp("ballot", &[Bool], UInt32, R::WarpUniform, "__ballot_sync({mask}, {0})", "bit i set iff `p` holds in lane i"),
+        warp(
+            "ballot",
+            &[Bool],
+            UInt32,
+            R::WarpUniform,
+            "__ballot_sync({mask}, {0})",
+            "bit i set iff `p` holds in lane i",
+        ),
         &["warp_ballot"],
     ),
     Builtin {
@@ -370,7 +392,12 @@ pub static BUILTINS: &[Builtin] = &[
         effect("fence_device", &[], "__threadfence()", "orders this thread's memory accesses as seen by the device"),
         &["fence", "threadfence"],
     ),
-    effect("fence_system", &[], "__threadfence_system()", "orders this thread's memory accesses as seen by the host too"),
+    effect(
+        "fence_system",
+        &[],
+        "__threadfence_system()",
+        "orders this thread's memory accesses as seen by the host too",
+    ),
     effect("nanosleep", &[UInt32], "__nanosleep({0})", "sleeps about `ns` nanoseconds"),
     // --- data select --------------------------------------------------------------------------------
     pure(
@@ -420,20 +447,50 @@ pub static BUILTINS: &[Builtin] = &[
     pure("is_nan", F1, Bool, "isnan({0})", "true iff x is NaN"),
     pure("is_finite", F1, Bool, "isfinite({0})", "true iff x is neither infinite nor NaN"),
     // --- conversions ----------------------------------------------------------------------------------
-    with_aliases(pure("float32", &[Var(0, Numeric)], Float32, "((float)({0}))", "convert to float32"), &["float", "to_float32"]),
-    with_aliases(pure("float64", &[Var(0, Numeric)], Float64, "((double)({0}))", "convert to float64"), &["to_float64"]),
-    with_aliases(pure("int32", &[Var(0, Numeric)], Int32, "((int)({0}))", "convert to int32 (floats truncate)"), &["int", "to_int32", "int_of_float"]),
+    with_aliases(
+        pure("float32", &[Var(0, Numeric)], Float32, "((float)({0}))", "convert to float32"),
+        &["float", "to_float32"],
+    ),
+    with_aliases(
+        pure("float64", &[Var(0, Numeric)], Float64, "((double)({0}))", "convert to float64"),
+        &["to_float64"],
+    ),
+    with_aliases(
+        pure("int32", &[Var(0, Numeric)], Int32, "((int)({0}))", "convert to int32 (floats truncate)"),
+        &["int", "to_int32", "int_of_float"],
+    ),
     with_aliases(pure("int64", &[Var(0, Numeric)], Int64, "((long long)({0}))", "convert to int64"), &["to_int64"]),
-    with_aliases(pure("uint32", &[Var(0, Numeric)], UInt32, "((unsigned int)({0}))", "convert to uint32"), &["to_uint32"]),
-    with_aliases(pure("uint64", &[Var(0, Numeric)], UInt64, "((unsigned long long)({0}))", "convert to uint64"), &["to_uint64"]),
+    with_aliases(
+        pure("uint32", &[Var(0, Numeric)], UInt32, "((unsigned int)({0}))", "convert to uint32"),
+        &["to_uint32"],
+    ),
+    with_aliases(
+        pure("uint64", &[Var(0, Numeric)], UInt64, "((unsigned long long)({0}))", "convert to uint64"),
+        &["to_uint64"],
+    ),
 ];
 
 /// Modules whose qualified names reach the builtins (`Gpu.block_barrier`, `Std.sqrt`).
 pub const BUILTIN_MODULES: &[&str] = &["Gpu", "Std", "Math", "Float32", "Float64"];
 
-/// Finds a builtin by name or alias.
+/// Finds a builtin by name or alias (the first in table order that has it).
 pub fn lookup(name: &str) -> Option<&'static Builtin> {
-    BUILTINS.iter().find(|b| b.name == name || b.aliases.contains(&name))
+    by_spelling().get(name).copied()
+}
+
+/// Every spelling (name or alias) of a builtin, to the first builtin that has it: a name resolved to a builtin
+/// is looked up here once per use, and a scan of the table was a visible part of type checking.
+fn by_spelling() -> &'static FxHashMap<&'static str, &'static Builtin> {
+    static TABLE: OnceLock<FxHashMap<&'static str, &'static Builtin>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = FxHashMap::default();
+        for builtin in BUILTINS {
+            for spelling in std::iter::once(builtin.name).chain(builtin.aliases.iter().copied()) {
+                table.entry(spelling).or_insert(builtin);
+            }
+        }
+        table
+    })
 }
 
 /// Every spelling of every builtin, for "did you mean" suggestions.

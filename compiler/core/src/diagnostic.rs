@@ -200,11 +200,8 @@ pub fn to_json(diagnostic: &Diagnostic, sources: &SourceMap) -> serde_json::Valu
             })
         })
         .collect();
-    let mut children: Vec<_> = diagnostic
-        .notes
-        .iter()
-        .map(|n| json!({"message": n, "level": "note", "spans": [], "children": []}))
-        .collect();
+    let mut children: Vec<_> =
+        diagnostic.notes.iter().map(|n| json!({"message": n, "level": "note", "spans": [], "children": []})).collect();
     if let Some(help) = &diagnostic.help {
         children.push(json!({"message": help, "level": "help", "spans": [], "children": []}));
     }

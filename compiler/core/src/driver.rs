@@ -5,7 +5,7 @@
 use crate::convergence::{self, UniformityInfo};
 use crate::diagnostic::{self, Diagnostic};
 use crate::source::{FileId, SourceMap};
-use crate::syntax::ast::{Item, Module};
+use crate::syntax::ast::{Item, Module, Name};
 use crate::syntax::parse;
 use crate::typeck::{self, TypeckOptions};
 use crate::types::TypeInfo;
@@ -68,7 +68,11 @@ fn file_stem(file_name: &str) -> String {
 }
 
 /// Parses the root file and, transitively, every module it opens.
-pub fn parse_all(file_name: &str, text: &str, loader: &dyn ModuleLoader) -> (SourceMap, Module, Vec<FileId>, Vec<Diagnostic>) {
+pub fn parse_all(
+    file_name: &str,
+    text: &str,
+    loader: &dyn ModuleLoader,
+) -> (SourceMap, Module, Vec<FileId>, Vec<Diagnostic>) {
     let mut sources = SourceMap::new();
     let mut module = Module::default();
     let mut item_files = Vec::new();
@@ -76,7 +80,7 @@ pub fn parse_all(file_name: &str, text: &str, loader: &dyn ModuleLoader) -> (Sou
     let root = sources.add(file_name, text);
     diagnostics.extend(parse(text, root, &mut module, &file_stem(file_name)));
     item_files.resize(module.items.len(), root);
-    let mut loaded: Vec<String> = Vec::new();
+    let mut loaded: Vec<Name> = Vec::new();
     let mut next_item = 0;
     while next_item < module.items.len() {
         let item = module.items[next_item].clone();
@@ -107,10 +111,18 @@ pub fn parse_all(file_name: &str, text: &str, loader: &dyn ModuleLoader) -> (Sou
 /// Regions of the items that contain a syntax error (codes E01xx): from an item's start to the next item's start
 /// (a syntax error often sits on the token after the repaired item).
 fn items_with_syntax_errors(module: &Module, diagnostics: &[Diagnostic]) -> Vec<crate::source::Span> {
+    // The common case, a file without syntax errors, must not pay for the regions (thousands of items).
+    if !diagnostics.iter().any(|d| d.code.starts_with("E01")) {
+        return Vec::new();
+    }
     let spans: Vec<crate::source::Span> = module.items.iter().map(Item::span).collect();
+    // Item starts sorted by (file, start): the next item's start is found by binary search, not a scan.
+    let mut starts: Vec<(FileId, u32)> = spans.iter().map(|s| (s.file, s.start)).collect();
+    starts.sort_unstable();
     let region = |i: usize| {
         let span = spans[i];
-        let next = spans.iter().filter(|s| s.file == span.file && s.start > span.start).map(|s| s.start).min();
+        let after = starts.partition_point(|&(file, start)| (file, start) <= (span.file, span.start));
+        let next = starts.get(after).filter(|(file, _)| *file == span.file).map(|&(_, start)| start);
         crate::source::Span { end: next.unwrap_or(u32::MAX), ..span }
     };
     (0..spans.len())
@@ -132,7 +144,11 @@ pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &C
     let (uniformity, convergence_diagnostics) = convergence::analyse(&module, &types);
     // An item the parser had to repair reports only its syntax errors: what later passes say about the
     // repaired tree would be noise.
-    let in_broken_item = |d: &Diagnostic| broken.iter().any(|s| s.file == d.primary_span().file && s.start <= d.primary_span().start && d.primary_span().start < s.end);
+    let in_broken_item = |d: &Diagnostic| {
+        broken.iter().any(|s| {
+            s.file == d.primary_span().file && s.start <= d.primary_span().start && d.primary_span().start < s.end
+        })
+    };
     diagnostics.extend(type_diagnostics.into_iter().filter(|d| !in_broken_item(d)));
     diagnostics.extend(convergence_diagnostics.into_iter().filter(|d| !in_broken_item(d)));
     diagnostic::sort(&mut diagnostics);

@@ -11,6 +11,7 @@ pub mod convergence;
 pub mod diagnostic;
 pub mod driver;
 pub mod explain;
+pub(crate) mod fxhash;
 pub mod source;
 pub mod syntax;
 pub mod typeck;

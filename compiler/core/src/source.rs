@@ -51,8 +51,7 @@ pub struct SourceFile {
 impl SourceFile {
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> SourceFile {
         let text = text.into();
-        let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        let line_starts = line_starts(&text);
         SourceFile { name: name.into(), text, line_starts }
     }
 
@@ -96,6 +95,38 @@ impl SourceFile {
     }
 }
 
+/// Byte offset at which each line starts: 0, and one past every `\n`. Eight bytes at a time: a word without a
+/// newline (most of them) costs a few instructions, where searching line by line cost a call per line.
+fn line_starts(text: &str) -> Vec<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let bytes = text.as_bytes();
+    let mut starts = Vec::with_capacity(bytes.len() / 32 + 1);
+    starts.push(0);
+    let mut chunks = bytes.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes")) ^ (ONES * b'\n' as u64);
+        // A high bit for each zero byte of `word` (a newline of `chunk`); bytes above the first zero may be
+        // flagged wrongly, so each flagged byte is checked.
+        let mut zeros = word.wrapping_sub(ONES) & !word & HIGHS;
+        while zeros != 0 {
+            let index = zeros.trailing_zeros() as usize / 8;
+            if chunk[index] == b'\n' {
+                starts.push(offset + index + 1);
+            }
+            zeros &= zeros - 1;
+        }
+        offset += 8;
+    }
+    for (index, &byte) in chunks.remainder().iter().enumerate() {
+        if byte == b'\n' {
+            starts.push(offset + index + 1);
+        }
+    }
+    starts
+}
+
 /// All files of one compilation: the root file and every module it opens.
 #[derive(Clone, Debug, Default)]
 pub struct SourceMap {
@@ -127,5 +158,21 @@ impl SourceMap {
     /// The source text a span covers.
     pub fn snippet(&self, span: Span) -> &str {
         self.file(span.file).text.get(span.range()).unwrap_or("")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_starts_match_a_plain_search() {
+        let texts = ["", "\n", "a", "a\nb", "\n\n\n\n\n\n\n\n\n", "x\u{1}\n\u{1}\n", "x\u{e9}t\u{e9}\n\r\nend"];
+        let long: String = (0..300).map(|i| if i % 7 == 0 { '\n' } else { 'a' }).collect();
+        for text in texts.iter().map(|t| t.to_string()).chain([long]) {
+            let mut expected = vec![0];
+            expected.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+            assert_eq!(line_starts(&text), expected, "{text:?}");
+        }
     }
 }

@@ -2,11 +2,11 @@
 //! to, and the signatures of kernels, functions, constants and records. This is the contract between the type
 //! checker (`typeck`) and the passes after it (convergence analysis, CUDA emission, the language server).
 
-use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::builtins::Builtin;
 use crate::source::Span;
-use crate::syntax::ast::{ExprId, MemorySpace};
+use crate::syntax::ast::{ExprId, ExprMap, MemorySpace};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RecordId(pub u32);
@@ -26,6 +26,8 @@ pub enum ArraySize {
     Dynamic,
 }
 
+/// A type. Element types sit behind an `Arc`, so a clone (the type checker copies types constantly) never
+/// allocates; `Debug`, equality and hashing see through it as they saw through the `Box` it replaced.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
     Int32,
@@ -37,13 +39,20 @@ pub enum Type {
     Bool,
     Unit,
     /// `T vector`: an array in global memory (a kernel parameter).
-    Vector(Box<Type>),
+    Vector(Arc<Type>),
     /// A shared or local array of fixed (or, for shared, launch-time) size.
-    Array { elem: Box<Type>, space: MemorySpace, size: ArraySize },
+    Array {
+        elem: Arc<Type>,
+        space: MemorySpace,
+        size: ArraySize,
+    },
     /// A constant array (`let c = [| ... |]` at top level): `__constant__` memory, read-only.
-    ConstArray { elem: Box<Type>, size: u32 },
+    ConstArray {
+        elem: Arc<Type>,
+        size: u32,
+    },
     /// `T ref`: a mutable cell made by `ref e`.
-    Ref(Box<Type>),
+    Ref(Arc<Type>),
     Record(RecordId),
     /// An inference variable; none is left after `typeck` finishes (unresolved ones are defaulted).
     Var(TypeVarId),
@@ -166,10 +175,10 @@ pub struct TypeInfo {
     /// The type of each expression, indexed by `ExprId`.
     pub expr_types: Vec<Type>,
     /// What each name-bearing expression refers to (`Var`, `Call`, `Assign`, `Global`).
-    pub resolutions: HashMap<ExprId, Resolution>,
+    pub resolutions: ExprMap<Resolution>,
     pub locals: Vec<LocalInfo>,
     /// The local declared by a `Let`, `LetArray` or `For` expression.
-    pub declared_local: HashMap<ExprId, LocalId>,
+    pub declared_local: ExprMap<LocalId>,
     pub records: Vec<RecordInfo>,
     pub functions: Vec<FunctionInfo>,
     pub kernels: Vec<KernelInfo>,

@@ -93,10 +93,26 @@ fn example_codegen_snapshots() {
         let (checked, output) = emit(&path, &EmitOptions::default());
         let relative = path.strip_prefix(&root).unwrap().to_string_lossy().replace(['/', '\\'], "__");
         let source = &checked.sources.file(checked.root).text;
-        let snapshot = format!("==== {relative} ====\n{}\n==== CUDA C ====\n{}\n", source.trim_end(), output.source.trim_end());
+        let snapshot =
+            format!("==== {relative} ====\n{}\n==== CUDA C ====\n{}\n", source.trim_end(), output.source.trim_end());
         insta::with_settings!({ prepend_module_to_snapshot => false, omit_expression => true }, {
             insta::assert_snapshot!(format!("example__{relative}"), snapshot);
         });
+    }
+}
+
+/// No emitted statement assigns a variable to itself: that is the mark of a temporary shadowed by a reused name
+/// (`bool tmp1 = a; if (tmp1) { bool tmp1 = ...; tmp1 = tmp1; }`), which silently loses a value.
+#[test]
+fn no_self_assignments_in_emitted_code() {
+    for path in all_valid_inputs() {
+        let (_, output) = emit(&path, &EmitOptions { line_directives: false });
+        for line in output.source.lines() {
+            let t = line.trim().trim_end_matches(';');
+            if let Some((lhs, rhs)) = t.split_once(" = ") {
+                assert!(lhs.trim() != rhs.trim(), "{}: self-assignment `{}`", path.display(), line.trim());
+            }
+        }
     }
 }
 
@@ -246,7 +262,9 @@ fn kernel_signatures_as_json() {
             ]
         }])
     );
-    assert!(output.source.contains("extern \"C\" __global__ void main_(pair* __restrict__ xs, long long n, pair p, bool ok)"));
+    assert!(output
+        .source
+        .contains("extern \"C\" __global__ void main_(pair* __restrict__ xs, long long n, pair p, bool ok)"));
 }
 
 /// Mutations of every codegen input (words deleted, duplicated, swapped; truncations), emitted whether or not

@@ -66,7 +66,7 @@ fn item_name_at(checked: &Checked, offset: usize) -> Option<Found> {
     for (index, item) in root_items(checked) {
         if let Item::Open(open) = item {
             if in_root(checked, open.module.span, offset) {
-                return Some(Found { target: Target::Module(open.module.name.clone()), span: open.module.span });
+                return Some(Found { target: Target::Module(open.module.name.to_string()), span: open.module.span });
             }
             continue;
         }
@@ -86,7 +86,7 @@ fn item_name_at(checked: &Checked, offset: usize) -> Option<Found> {
 }
 
 fn field_found(record: Option<RecordId>, field: &Ident, expr: Option<ExprId>) -> Found {
-    Found { target: Target::Field { record, name: field.name.clone(), field: field.span, expr }, span: field.span }
+    Found { target: Target::Field { record, name: field.name.to_string(), field: field.span, expr }, span: field.span }
 }
 
 /// A local's binder (a `let`, a parameter, a loop counter, an array), innermost first.

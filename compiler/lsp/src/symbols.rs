@@ -28,7 +28,7 @@ fn symbol(checked: &Checked, item: &Item) -> Option<DocumentSymbol> {
                 .iter()
                 .map(|(name, ty)| {
                     new_symbol(
-                        name.name.clone(),
+                        name.name.to_string(),
                         SymbolKind::FIELD,
                         None,
                         range_of(file, name.span.to(ty.span())),
@@ -43,7 +43,7 @@ fn symbol(checked: &Checked, item: &Item) -> Option<DocumentSymbol> {
     let name = item.name();
     let full = item.span().to(name.span);
     Some(new_symbol(
-        name.name.clone(),
+        name.name.to_string(),
         kind,
         Some(detail.into()),
         range_of(file, full),

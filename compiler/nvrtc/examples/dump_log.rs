@@ -18,19 +18,10 @@ fn main() {
         Some(a) if a.starts_with("sm_") => extra.remove(0),
         _ => skc_nvrtc::DEFAULT_ARCH.to_string(),
     };
-    let options = skc_nvrtc::CompileOptions {
-        arch,
-        extra,
-        ..Default::default()
-    };
+    let options = skc_nvrtc::CompileOptions { arch, extra, ..Default::default() };
     let started = std::time::Instant::now();
     match skc_nvrtc::load_nvrtc(&skc_nvrtc::LibrarySearch::from_env()) {
-        Ok(lib) => eprintln!(
-            "loaded {} (found by {}) in {:?}",
-            lib.path.display(),
-            lib.found_by,
-            started.elapsed()
-        ),
+        Ok(lib) => eprintln!("loaded {} (found by {}) in {:?}", lib.path.display(), lib.found_by, started.elapsed()),
         Err(e) => {
             eprintln!("error: {e}");
             std::process::exit(1);
@@ -46,10 +37,7 @@ fn main() {
                 out.ptx.len(),
                 out.cubin.len()
             );
-            eprintln!(
-                "mapped: {:?}",
-                skc_nvrtc::mapped_files_containing("libnvrtc")
-            );
+            eprintln!("mapped: {:?}", skc_nvrtc::mapped_files_containing("libnvrtc"));
             for r in &out.resources {
                 eprintln!("{r:?}");
             }

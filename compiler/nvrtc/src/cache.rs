@@ -89,11 +89,7 @@ impl Cache {
     /// `$SKC_CACHE_DIR`, else `$XDG_CACHE_HOME/skc`, else `~/.cache/skc`;
     /// `None` when none of those can be determined.
     pub fn from_env() -> Option<Self> {
-        let var = |name: &str| {
-            std::env::var_os(name)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        };
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
         let dir = var(CACHE_DIR_ENV)
             .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("skc")))
             .or_else(|| var("HOME").map(|h| h.join(".cache").join("skc")))?;
@@ -123,8 +119,7 @@ impl Cache {
     /// renamed into place, so readers never see a half-written entry. If another
     /// writer renamed the same key first, theirs is kept (same key, same content).
     pub fn store(&self, key: &str, artifacts: &CachedArtifacts) -> Result<(), NvrtcError> {
-        fs::create_dir_all(&self.dir)
-            .map_err(|e| NvrtcError::io("create cache folder", &self.dir, e))?;
+        fs::create_dir_all(&self.dir).map_err(|e| NvrtcError::io("create cache folder", &self.dir, e))?;
         let temp = self.create_temp_dir()?;
         let written = write_entry_files(&temp, artifacts).and_then(|()| self.publish(&temp, key));
         // Best effort: after a successful rename the temp path no longer exists.
@@ -149,24 +144,17 @@ impl Cache {
     /// A fresh folder inside the cache folder (same file system, so rename is atomic).
     fn create_temp_dir(&self) -> Result<PathBuf, NvrtcError> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let temp = self
-            .dir
-            .join(format!(".tmp-{}-{nanos}-{unique}", std::process::id()));
+        let temp = self.dir.join(format!(".tmp-{}-{nanos}-{unique}", std::process::id()));
         fs::create_dir(&temp).map_err(|e| NvrtcError::io("create cache temp folder", &temp, e))?;
         Ok(temp)
     }
 }
 
 fn write_entry_files(dir: &Path, artifacts: &CachedArtifacts) -> Result<(), NvrtcError> {
-    let files: [(&str, &[u8]); 3] = [
-        (PTX_FILE, artifacts.ptx.as_bytes()),
-        (CUBIN_FILE, &artifacts.cubin),
-        (LOG_FILE, artifacts.log.as_bytes()),
-    ];
+    let files: [(&str, &[u8]); 3] =
+        [(PTX_FILE, artifacts.ptx.as_bytes()), (CUBIN_FILE, &artifacts.cubin), (LOG_FILE, artifacts.log.as_bytes())];
     for (name, bytes) in files {
         let path = dir.join(name);
         fs::write(&path, bytes).map_err(|e| NvrtcError::io("write cache file", &path, e))?;
@@ -184,14 +172,7 @@ pub fn compile_cached(
     cache: Option<&Cache>,
     compiler_version: &str,
 ) -> Result<CompileOutput, NvrtcError> {
-    compile_cached_with(
-        cuda_source,
-        program_name,
-        options,
-        cache,
-        compiler_version,
-        &LibrarySearch::from_env(),
-    )
+    compile_cached_with(cuda_source, program_name, options, cache, compiler_version, &LibrarySearch::from_env())
 }
 
 /// `compile_cached` with an explicit library search.
@@ -209,14 +190,7 @@ pub fn compile_cached_with(
     let Some(cache) = cache else {
         return compile_loaded(cuda_source, program_name, options, nvrtc_version);
     };
-    let key = CacheKeyInputs {
-        compiler_version,
-        cuda_source,
-        program_name,
-        options,
-        nvrtc_version,
-    }
-    .key();
+    let key = CacheKeyInputs { compiler_version, cuda_source, program_name, options, nvrtc_version }.key();
     if let Some(hit) = cache.load(&key) {
         return Ok(CompileOutput {
             resources: parse_ptxas_report(&hit.log),
@@ -229,11 +203,7 @@ pub fn compile_cached_with(
         });
     }
     let output = compile_loaded(cuda_source, program_name, options, nvrtc_version)?;
-    let artifacts = CachedArtifacts {
-        ptx: output.ptx.clone(),
-        cubin: output.cubin.clone(),
-        log: output.log.clone(),
-    };
+    let artifacts = CachedArtifacts { ptx: output.ptx.clone(), cubin: output.cubin.clone(), log: output.log.clone() };
     // Caching is an optimisation: a read-only or full disk must not fail the build.
     let _ = cache.store(&key, &artifacts);
     Ok(output)
@@ -244,8 +214,7 @@ mod tests {
     use super::*;
 
     fn temp_cache(tag: &str) -> Cache {
-        let dir =
-            std::env::temp_dir().join(format!("skc-nvrtc-cache-unit-{tag}-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("skc-nvrtc-cache-unit-{tag}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         Cache::new(dir)
     }
@@ -276,34 +245,16 @@ mod tests {
         assert!(base.chars().all(|c| c.is_ascii_hexdigit()));
         assert_eq!(base, inputs("src", &opts).key());
         let other_arch = CompileOptions::for_arch("sm_80");
-        let debug = CompileOptions {
-            debug: true,
-            ..CompileOptions::default()
-        };
-        let no_cubin = CompileOptions {
-            include_cubin: false,
-            ..CompileOptions::default()
-        };
+        let debug = CompileOptions { debug: true, ..CompileOptions::default() };
+        let no_cubin = CompileOptions { include_cubin: false, ..CompileOptions::default() };
         let variants = [
             inputs("src2", &opts).key(),
             inputs("src", &other_arch).key(),
             inputs("src", &debug).key(),
             inputs("src", &no_cubin).key(),
-            CacheKeyInputs {
-                compiler_version: "skc 0.2.0",
-                ..inputs("src", &opts)
-            }
-            .key(),
-            CacheKeyInputs {
-                nvrtc_version: (13, 1),
-                ..inputs("src", &opts)
-            }
-            .key(),
-            CacheKeyInputs {
-                program_name: "other.cu",
-                ..inputs("src", &opts)
-            }
-            .key(),
+            CacheKeyInputs { compiler_version: "skc 0.2.0", ..inputs("src", &opts) }.key(),
+            CacheKeyInputs { nvrtc_version: (13, 1), ..inputs("src", &opts) }.key(),
+            CacheKeyInputs { program_name: "other.cu", ..inputs("src", &opts) }.key(),
         ];
         for v in &variants {
             assert_ne!(v, &base);
@@ -326,13 +277,8 @@ mod tests {
     fn second_writer_keeps_the_first_entry_and_leaves_no_temp_dirs() {
         let cache = temp_cache("race");
         cache.store("k", &artifacts("first")).expect("first store");
-        cache
-            .store("k", &artifacts("second"))
-            .expect("losing writer still succeeds");
-        assert_eq!(
-            cache.load("k").map(|a| a.ptx),
-            Some("// ptx first".to_string())
-        );
+        cache.store("k", &artifacts("second")).expect("losing writer still succeeds");
+        assert_eq!(cache.load("k").map(|a| a.ptx), Some("// ptx first".to_string()));
         let leftovers: Vec<_> = fs::read_dir(cache.dir())
             .expect("read cache dir")
             .filter_map(|e| e.ok())
@@ -348,11 +294,7 @@ mod tests {
         std::thread::scope(|s| {
             for i in 0..8 {
                 let cache = &cache;
-                s.spawn(move || {
-                    cache
-                        .store("same", &artifacts(&i.to_string()))
-                        .expect("store")
-                });
+                s.spawn(move || cache.store("same", &artifacts(&i.to_string())).expect("store"));
             }
         });
         let stored = cache.load("same").expect("one entry");
@@ -367,9 +309,7 @@ mod tests {
         fs::create_dir_all(&entry).expect("mkdir");
         fs::write(entry.join(PTX_FILE), "x").expect("write");
         assert_eq!(cache.load("p"), None);
-        cache
-            .store("p", &artifacts("healed"))
-            .expect("store replaces the damaged entry");
+        cache.store("p", &artifacts("healed")).expect("store replaces the damaged entry");
         assert_eq!(cache.load("p"), Some(artifacts("healed")));
         let _ = fs::remove_dir_all(cache.dir());
     }

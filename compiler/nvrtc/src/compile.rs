@@ -27,17 +27,8 @@ pub struct CompileOutput {
 }
 
 /// Compiles CUDA C++ with NVRTC found through the default search (see `LibrarySearch`).
-pub fn compile(
-    cuda_source: &str,
-    program_name: &str,
-    options: &CompileOptions,
-) -> Result<CompileOutput, NvrtcError> {
-    compile_with(
-        cuda_source,
-        program_name,
-        options,
-        &LibrarySearch::from_env(),
-    )
+pub fn compile(cuda_source: &str, program_name: &str, options: &CompileOptions) -> Result<CompileOutput, NvrtcError> {
+    compile_with(cuda_source, program_name, options, &LibrarySearch::from_env())
 }
 
 /// Like `compile`, but with an explicit library search.
@@ -59,12 +50,7 @@ pub(crate) fn compile_loaded(
     nvrtc_version: (i32, i32),
 ) -> Result<CompileOutput, NvrtcError> {
     let started = Instant::now();
-    let raw = ffi::compile_program(
-        cuda_source,
-        program_name,
-        &options.nvrtc_args(),
-        options.include_cubin,
-    )?;
+    let raw = ffi::compile_program(cuda_source, program_name, &options.nvrtc_args(), options.include_cubin)?;
     if !raw.succeeded {
         return Err(NvrtcError::Compile { log: raw.log });
     }

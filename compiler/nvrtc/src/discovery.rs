@@ -43,12 +43,7 @@ impl LibrarySearch {
 
     /// A search that looks only at `path` (a folder or a libnvrtc file).
     pub fn only(path: impl Into<PathBuf>) -> Self {
-        LibrarySearch {
-            explicit: Some(path.into()),
-            env_path: None,
-            cuda_path: None,
-            system_fallbacks: false,
-        }
+        LibrarySearch { explicit: Some(path.into()), env_path: None, cuda_path: None, system_fallbacks: false }
     }
 
     /// Adds an explicit path that is tried before everything else.
@@ -65,9 +60,7 @@ impl LibrarySearch {
 }
 
 fn non_empty_env_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os(name)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
+    std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from)
 }
 
 /// One place to look, with a human description of why we look there.
@@ -79,10 +72,7 @@ pub struct Candidate {
 
 impl Candidate {
     fn new(origin: impl Into<String>, path: impl Into<PathBuf>) -> Self {
-        Candidate {
-            origin: origin.into(),
-            path: path.into(),
-        }
+        Candidate { origin: origin.into(), path: path.into() }
     }
 
     /// "origin (path)", as listed in the not-found message.
@@ -122,10 +112,7 @@ pub fn static_candidates(search: &LibrarySearch) -> Vec<Candidate> {
 /// Wheel folders under site-packages dirs reported by `python3` itself. Spawns a
 /// process, so it is only used once every cheaper location has failed.
 pub fn python_reported_candidates() -> Vec<Candidate> {
-    wheel_candidates(
-        &python_reported_site_packages(),
-        "Python wheel (python3 site)",
-    )
+    wheel_candidates(&python_reported_site_packages(), "Python wheel (python3 site)")
 }
 
 /// NVRTC ships as `nvidia/cu13/lib` in CUDA 13 wheels and `nvidia/cuda_nvrtc/lib` in CUDA 12 ones.
@@ -174,11 +161,8 @@ fn site_dirs_under_prefix(prefix: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(&lib) else {
         return Vec::new();
     };
-    let mut versions: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| file_name_starts_with(p, "python3"))
-        .collect();
+    let mut versions: Vec<PathBuf> =
+        entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| file_name_starts_with(p, "python3")).collect();
     versions.sort();
     versions.reverse(); // newest Python first
     let mut out = Vec::new();
@@ -208,9 +192,8 @@ fn python_prefixes_on_path() -> Vec<PathBuf> {
         if let Some(prefix) = dir.parent() {
             out.push(prefix.to_path_buf());
         }
-        if let Some(prefix) = std::fs::canonicalize(&exe)
-            .ok()
-            .and_then(|real| real.parent()?.parent().map(Path::to_path_buf))
+        if let Some(prefix) =
+            std::fs::canonicalize(&exe).ok().and_then(|real| real.parent()?.parent().map(Path::to_path_buf))
         {
             out.push(prefix);
         }
@@ -220,8 +203,7 @@ fn python_prefixes_on_path() -> Vec<PathBuf> {
 
 /// Asks `python3` for its site-packages folders. Any failure just yields no folders.
 fn python_reported_site_packages() -> Vec<PathBuf> {
-    let script =
-        "import site,sys\nfor p in site.getsitepackages()+[site.getusersitepackages()]: print(p)";
+    let script = "import site,sys\nfor p in site.getsitepackages()+[site.getusersitepackages()]: print(p)";
     let Ok(output) = Command::new("python3").arg("-c").arg(script).output() else {
         return Vec::new();
     };
@@ -247,18 +229,12 @@ fn dedup(paths: Vec<PathBuf>) -> Vec<PathBuf> {
 }
 
 fn file_name_starts_with(path: &Path, prefix: &str) -> bool {
-    path.file_name()
-        .and_then(OsStr::to_str)
-        .is_some_and(|n| n.starts_with(prefix))
+    path.file_name().and_then(OsStr::to_str).is_some_and(|n| n.starts_with(prefix))
 }
 
 /// Resolves a candidate (a libnvrtc file, or a folder holding one) to the files to load.
 pub fn resolve(candidate: &Path) -> Option<LibraryFiles> {
-    let nvrtc = if candidate.is_file() {
-        candidate.to_path_buf()
-    } else {
-        find_nvrtc_in(candidate)?
-    };
+    let nvrtc = if candidate.is_file() { candidate.to_path_buf() } else { find_nvrtc_in(candidate)? };
     let builtins = builtins_for(&nvrtc);
     Some(LibraryFiles { nvrtc, builtins })
 }
@@ -278,10 +254,8 @@ fn file_names_in(dir: &Path) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .collect();
+    let mut names: Vec<String> =
+        entries.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()).collect();
     names.sort();
     names
 }
@@ -297,10 +271,7 @@ const NAMES: (&str, &str, &str) = ("nvrtc64_", "nvrtc-builtins64_", "nvrtc64_130
 /// `.alt` variants and static archives never match the prefix.
 fn find_nvrtc_in(dir: &Path) -> Option<PathBuf> {
     let (prefix, _, preferred) = NAMES;
-    let mut names: Vec<String> = file_names_in(dir)
-        .into_iter()
-        .filter(|n| n.starts_with(prefix))
-        .collect();
+    let mut names: Vec<String> = file_names_in(dir).into_iter().filter(|n| n.starts_with(prefix)).collect();
     names.sort_by_key(|n| (n != preferred, std::cmp::Reverse(n.clone())));
     names.into_iter().map(|n| dir.join(n)).find(|p| p.is_file())
 }
@@ -308,11 +279,7 @@ fn find_nvrtc_in(dir: &Path) -> Option<PathBuf> {
 /// The builtins library NVRTC opens by name at compile time; the newest-named one wins.
 fn find_builtins(dir: &Path) -> Option<PathBuf> {
     let (_, prefix, _) = NAMES;
-    file_names_in(dir)
-        .into_iter()
-        .filter(|n| n.starts_with(prefix))
-        .map(|n| dir.join(n))
-        .rfind(|p| p.is_file())
+    file_names_in(dir).into_iter().filter(|n| n.starts_with(prefix)).map(|n| dir.join(n)).rfind(|p| p.is_file())
 }
 
 #[cfg(test)]
@@ -334,25 +301,15 @@ mod tests {
             cuda_path: Some("/c".into()),
             system_fallbacks: false,
         };
-        let paths: Vec<PathBuf> = static_candidates(&search)
-            .into_iter()
-            .map(|c| c.path)
-            .collect();
-        let expected: Vec<PathBuf> = ["/a", "/b", "/c/lib64", "/c/lib"]
-            .iter()
-            .map(PathBuf::from)
-            .collect();
+        let paths: Vec<PathBuf> = static_candidates(&search).into_iter().map(|c| c.path).collect();
+        let expected: Vec<PathBuf> = ["/a", "/b", "/c/lib64", "/c/lib"].iter().map(PathBuf::from).collect();
         assert_eq!(paths, expected);
     }
 
     #[test]
     fn fallbacks_start_with_usr_local_cuda() {
-        let search = LibrarySearch {
-            explicit: Some("/x".into()),
-            env_path: None,
-            cuda_path: None,
-            system_fallbacks: true,
-        };
+        let search =
+            LibrarySearch { explicit: Some("/x".into()), env_path: None, cuda_path: None, system_fallbacks: true };
         let c = static_candidates(&search);
         assert_eq!(c[0].path, PathBuf::from("/x"));
         assert_eq!(c[1].path, PathBuf::from("/usr/local/cuda/lib64"));
@@ -361,12 +318,8 @@ mod tests {
     #[test]
     fn resolves_wheel_layout_and_skips_alt_variants() {
         let dir = temp_dir("wheel");
-        for f in [
-            "libnvrtc.alt.so.13",
-            "libnvrtc-builtins.alt.so.13.0",
-            "libnvrtc-builtins.so.13.0",
-            "libnvrtc.so.13",
-        ] {
+        for f in ["libnvrtc.alt.so.13", "libnvrtc-builtins.alt.so.13.0", "libnvrtc-builtins.so.13.0", "libnvrtc.so.13"]
+        {
             std::fs::write(dir.join(f), b"").expect("write");
         }
         let files = resolve(&dir).expect("resolves");
@@ -378,18 +331,10 @@ mod tests {
     #[test]
     fn resolves_toolkit_layout_preferring_soname() {
         let dir = temp_dir("toolkit");
-        for f in [
-            "libnvrtc.so",
-            "libnvrtc.so.13",
-            "libnvrtc.so.13.0.88",
-            "libnvrtc_static.a",
-        ] {
+        for f in ["libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.13.0.88", "libnvrtc_static.a"] {
             std::fs::write(dir.join(f), b"").expect("write");
         }
-        assert_eq!(
-            resolve(&dir).map(|f| f.nvrtc),
-            Some(dir.join("libnvrtc.so.13"))
-        );
+        assert_eq!(resolve(&dir).map(|f| f.nvrtc), Some(dir.join("libnvrtc.so.13")));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -400,15 +345,11 @@ mod tests {
         let linked = temp_dir("linked");
         std::fs::write(real.join("libnvrtc.so.13"), b"").expect("write");
         std::fs::write(real.join("libnvrtc-builtins.so.13.0"), b"").expect("write");
-        std::os::unix::fs::symlink(real.join("libnvrtc.so.13"), linked.join("libnvrtc.so.13"))
-            .expect("symlink");
+        std::os::unix::fs::symlink(real.join("libnvrtc.so.13"), linked.join("libnvrtc.so.13")).expect("symlink");
         let files = resolve(&linked).expect("resolves");
         assert_eq!(files.nvrtc, linked.join("libnvrtc.so.13"));
         let builtins = files.builtins.expect("builtins found");
-        assert_eq!(
-            builtins.file_name(),
-            Some(OsStr::new("libnvrtc-builtins.so.13.0"))
-        );
+        assert_eq!(builtins.file_name(), Some(OsStr::new("libnvrtc-builtins.so.13.0")));
         let _ = std::fs::remove_dir_all(&real);
         let _ = std::fs::remove_dir_all(&linked);
     }

@@ -8,10 +8,7 @@ use std::path::PathBuf;
 pub enum NvrtcError {
     /// No usable libnvrtc was found. `searched` lists each place looked at, in order;
     /// `rejected` lists files that exist but could not be loaded, with the loader's reason.
-    LibraryNotFound {
-        searched: Vec<String>,
-        rejected: Vec<String>,
-    },
+    LibraryNotFound { searched: Vec<String>, rejected: Vec<String> },
     /// We loaded `requested`, but cudarc bound its calls to a different libnvrtc
     /// (`bound`), e.g. because an unversioned `libnvrtc.so` is on the loader path.
     LibraryMismatch { requested: PathBuf, bound: String },
@@ -22,24 +19,12 @@ pub enum NvrtcError {
     /// An input could not be handed to NVRTC (e.g. it contains a NUL byte).
     InvalidInput { what: &'static str, reason: String },
     /// A file-system operation failed (cache reads and writes).
-    Io {
-        action: String,
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { action: String, path: PathBuf, source: std::io::Error },
 }
 
 impl NvrtcError {
-    pub(crate) fn io(
-        action: impl Into<String>,
-        path: impl Into<PathBuf>,
-        source: std::io::Error,
-    ) -> Self {
-        NvrtcError::Io {
-            action: action.into(),
-            path: path.into(),
-            source,
-        }
+    pub(crate) fn io(action: impl Into<String>, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        NvrtcError::Io { action: action.into(), path: path.into(), source }
     }
 }
 

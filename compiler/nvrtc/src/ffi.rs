@@ -34,14 +34,12 @@ const REQUIRED_SYMBOLS: [&str; 11] = [
 /// cudarc panics when it finds nothing; that panic becomes an `Err` with the reason.
 pub fn bound_library_probe() -> Result<usize, String> {
     // SAFETY: culib() only dlopens libnvrtc by name; its panic is caught below.
-    let lib = catch_unwind(|| unsafe { sys::culib() })
-        .map_err(|_| "cudarc could not open libnvrtc by name".to_string())?;
+    let lib =
+        catch_unwind(|| unsafe { sys::culib() }).map_err(|_| "cudarc could not open libnvrtc by name".to_string())?;
     for name in REQUIRED_SYMBOLS {
         // SAFETY: we only read the symbol's address, never call through this type.
         if unsafe { lib.get::<*const ()>(name.as_bytes()) }.is_err() {
-            return Err(format!(
-                "the bound libnvrtc has no symbol {name} (too old?)"
-            ));
+            return Err(format!("the bound libnvrtc has no symbol {name} (too old?)"));
         }
     }
     // SAFETY: as above, address only.
@@ -86,61 +84,32 @@ pub fn compile_program(
 ) -> Result<RawCompile, NvrtcError> {
     let source_c = c_string("CUDA source", source)?;
     let name_c = c_string("program name", program_name)?;
-    let args_c: Vec<CString> = args
-        .iter()
-        .map(|a| c_string("compile option", a))
-        .collect::<Result<_, _>>()?;
+    let args_c: Vec<CString> = args.iter().map(|a| c_string("compile option", a)).collect::<Result<_, _>>()?;
     let program = create_program(&source_c, &name_c)?;
     let arg_ptrs: Vec<*const c_char> = args_c.iter().map(|a| a.as_ptr()).collect();
-    let count = c_int::try_from(arg_ptrs.len()).map_err(|_| NvrtcError::InvalidInput {
-        what: "compile options",
-        reason: "too many options".into(),
-    })?;
+    let count = c_int::try_from(arg_ptrs.len())
+        .map_err(|_| NvrtcError::InvalidInput { what: "compile options", reason: "too many options".into() })?;
     // SAFETY: the program is live; arg_ptrs points at `count` NUL-terminated strings that outlive the call.
     let code = unsafe { sys::nvrtcCompileProgram(program.0, count, arg_ptrs.as_ptr()) };
     let log = program_log(&program)?;
     if code == sys::nvrtcResult::NVRTC_ERROR_COMPILATION {
-        return Ok(RawCompile {
-            succeeded: false,
-            log,
-            ptx: String::new(),
-            cubin: Vec::new(),
-        });
+        return Ok(RawCompile { succeeded: false, log, ptx: String::new(), cubin: Vec::new() });
     }
     check_with_log("nvrtcCompileProgram", code, &log)?;
     let ptx = program_ptx(&program)?;
-    let cubin = if want_cubin {
-        program_cubin(&program)?
-    } else {
-        Vec::new()
-    };
-    Ok(RawCompile {
-        succeeded: true,
-        log,
-        ptx,
-        cubin,
-    })
+    let cubin = if want_cubin { program_cubin(&program)? } else { Vec::new() };
+    Ok(RawCompile { succeeded: true, log, ptx, cubin })
 }
 
 fn c_string(what: &'static str, text: &str) -> Result<CString, NvrtcError> {
-    CString::new(text).map_err(|_| NvrtcError::InvalidInput {
-        what,
-        reason: "contains a NUL byte".into(),
-    })
+    CString::new(text).map_err(|_| NvrtcError::InvalidInput { what, reason: "contains a NUL byte".into() })
 }
 
 fn create_program(source: &CString, name: &CString) -> Result<Program, NvrtcError> {
     let mut raw: sys::nvrtcProgram = std::ptr::null_mut();
     // SAFETY: source and name are NUL-terminated and outlive the program (NVRTC copies them).
     let code = unsafe {
-        sys::nvrtcCreateProgram(
-            &mut raw,
-            source.as_ptr(),
-            name.as_ptr(),
-            0,
-            std::ptr::null(),
-            std::ptr::null(),
-        )
+        sys::nvrtcCreateProgram(&mut raw, source.as_ptr(), name.as_ptr(), 0, std::ptr::null(), std::ptr::null())
     };
     check("nvrtcCreateProgram", code)?;
     Ok(Program(raw))

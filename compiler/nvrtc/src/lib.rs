@@ -13,8 +13,7 @@ mod options;
 mod ptxas;
 
 pub use cache::{
-    compile_cached, compile_cached_with, Cache, CacheKeyInputs, CachedArtifacts, CACHE_DIR_ENV,
-    CACHE_FORMAT_VERSION,
+    compile_cached, compile_cached_with, Cache, CacheKeyInputs, CachedArtifacts, CACHE_DIR_ENV, CACHE_FORMAT_VERSION,
 };
 pub use compile::{compile, compile_with, CompileOutput};
 pub use discovery::{LibrarySearch, NVRTC_PATH_ENV};

@@ -65,7 +65,9 @@ fn load_first_match(search: &LibrarySearch) -> Result<Loaded, NvrtcError> {
     if let Some(loaded) = try_candidates(&candidates, &mut searched, &mut rejected)? {
         return Ok(loaded);
     }
-    searched.push("nvidia/cu13/lib in every Python site-packages folder (venv, ~/.local, /usr/local, /usr, python3's own)".into());
+    searched.push(
+        "nvidia/cu13/lib in every Python site-packages folder (venv, ~/.local, /usr/local, /usr, python3's own)".into(),
+    );
     searched.push("the system loader by name (LD_LIBRARY_PATH, ldconfig)".into());
     if let Some(loaded) = try_system_loader()? {
         return Ok(loaded);
@@ -113,16 +115,9 @@ fn try_system_loader() -> Result<Option<Loaded>, NvrtcError> {
             continue;
         };
         let version = bind_cudarc_to(&lib, Path::new(&name))?;
-        let path = symbol_address(&lib)
-            .and_then(mapped_file_of)
-            .unwrap_or_else(|| PathBuf::from(&name));
+        let path = symbol_address(&lib).and_then(mapped_file_of).unwrap_or_else(|| PathBuf::from(&name));
         return Ok(Some(Loaded {
-            info: NvrtcLibrary {
-                path,
-                builtins: None,
-                found_by: "system loader".to_string(),
-                version,
-            },
+            info: NvrtcLibrary { path, builtins: None, found_by: "system loader".to_string(), version },
             _handles: vec![lib],
         }));
     }
@@ -134,31 +129,22 @@ fn try_system_loader() -> Result<Option<Loaded>, NvrtcError> {
 fn bind_cudarc_to(lib: &Library, path: &Path) -> Result<(i32, i32), NvrtcError> {
     let ours = symbol_address(lib).ok_or_else(|| NvrtcError::LibraryNotFound {
         searched: vec![path.display().to_string()],
-        rejected: vec![format!(
-            "{}: no nvrtcVersion symbol, not an NVRTC library",
-            path.display()
-        )],
+        rejected: vec![format!("{}: no nvrtcVersion symbol, not an NVRTC library", path.display())],
     })?;
     let theirs = ffi::bound_library_probe().map_err(|reason| NvrtcError::LibraryNotFound {
         searched: vec![path.display().to_string()],
         rejected: vec![format!("{}: {reason}", path.display())],
     })?;
     if theirs != ours {
-        let bound = mapped_file_of(theirs)
-            .map_or_else(|| "unknown file".to_string(), |p| p.display().to_string());
-        return Err(NvrtcError::LibraryMismatch {
-            requested: path.to_path_buf(),
-            bound,
-        });
+        let bound = mapped_file_of(theirs).map_or_else(|| "unknown file".to_string(), |p| p.display().to_string());
+        return Err(NvrtcError::LibraryMismatch { requested: path.to_path_buf(), bound });
     }
     ffi::version()
 }
 
 fn symbol_address(lib: &Library) -> Option<usize> {
     // SAFETY: only the symbol's address is read.
-    unsafe { lib.get::<*const ()>(b"nvrtcVersion") }
-        .ok()
-        .map(|s| *s as usize)
+    unsafe { lib.get::<*const ()>(b"nvrtcVersion") }.ok().map(|s| *s as usize)
 }
 
 /// dlopen with RTLD_NOW | RTLD_GLOBAL. GLOBAL matters: it puts the library's soname in
@@ -168,9 +154,7 @@ fn symbol_address(lib: &Library) -> Option<usize> {
 fn open_global(path: &Path) -> Result<Library, String> {
     use libloading::os::unix::{Library as UnixLibrary, RTLD_GLOBAL, RTLD_NOW};
     // SAFETY: NVRTC's initialisers have no preconditions on the caller.
-    unsafe { UnixLibrary::open(Some(path), RTLD_NOW | RTLD_GLOBAL) }
-        .map(Library::from)
-        .map_err(|e| e.to_string())
+    unsafe { UnixLibrary::open(Some(path), RTLD_NOW | RTLD_GLOBAL) }.map(Library::from).map_err(|e| e.to_string())
 }
 
 #[cfg(not(unix))]
@@ -182,8 +166,7 @@ fn open_global(path: &Path) -> Result<Library, String> {
 /// The file mapped at `address` in this process, from /proc/self/maps (Linux only).
 fn mapped_file_of(address: usize) -> Option<PathBuf> {
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
-    maps.lines()
-        .find_map(|line| file_if_line_covers(line, address))
+    maps.lines().find_map(|line| file_if_line_covers(line, address))
 }
 
 /// Parses "start-end perms offset dev inode path" and returns path when start <= address < end.
@@ -222,10 +205,7 @@ mod tests {
     #[test]
     fn maps_line_lookup() {
         let line = "7f0000001000-7f0000002000 r-xp 00001000 08:01 1234 /opt/lib/libnvrtc.so.13";
-        assert_eq!(
-            file_if_line_covers(line, 0x7f0000001800),
-            Some(PathBuf::from("/opt/lib/libnvrtc.so.13"))
-        );
+        assert_eq!(file_if_line_covers(line, 0x7f0000001800), Some(PathBuf::from("/opt/lib/libnvrtc.so.13")));
         assert_eq!(file_if_line_covers(line, 0x7f0000002000), None);
         assert_eq!(file_if_line_covers("7f0-7f8 rw-p 0 00:00 0", 0x7f1), None);
     }

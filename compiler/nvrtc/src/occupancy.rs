@@ -31,13 +31,7 @@ pub struct ArchLimits {
 const KIB: u32 = 1024;
 
 /// sm_70..sm_90 share everything but these five numbers.
-const fn limits(
-    sm: u32,
-    warps: u32,
-    blocks: u32,
-    smem_sm_kib: u32,
-    smem_block_kib: u32,
-) -> ArchLimits {
+const fn limits(sm: u32, warps: u32, blocks: u32, smem_sm_kib: u32, smem_block_kib: u32) -> ArchLimits {
     let ampere_or_newer = sm >= 80;
     ArchLimits {
         sm,
@@ -82,22 +76,14 @@ impl ArchLimits {
     /// anything older or unparsable gets sm_70's.
     pub fn nearest(arch: &str) -> ArchLimits {
         let sm = parse_sm(arch).unwrap_or(0);
-        ARCHES
-            .iter()
-            .rev()
-            .copied()
-            .find(|a| a.sm <= sm)
-            .unwrap_or(ARCHES[0])
+        ARCHES.iter().rev().copied().find(|a| a.sm <= sm).unwrap_or(ARCHES[0])
     }
 }
 
 /// "sm_90a" / "compute_100f" / "90" -> 90 / 100 / 90.
 fn parse_sm(arch: &str) -> Option<u32> {
     let digits_start = arch.find(|c: char| c.is_ascii_digit())?;
-    let digits: String = arch[digits_start..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
+    let digits: String = arch[digits_start..].chars().take_while(char::is_ascii_digit).collect();
     digits.parse().ok()
 }
 
@@ -132,18 +118,8 @@ pub struct Occupancy {
 ///
 /// When several limits give the same block count, the hardware caps (warps,
 /// blocks) are reported first: lowering resource use would not help then.
-pub fn occupancy(
-    resources: &KernelResources,
-    block_size: u32,
-    dynamic_shared_bytes: u32,
-    arch: &str,
-) -> Occupancy {
-    occupancy_with_limits(
-        resources,
-        block_size,
-        dynamic_shared_bytes,
-        &ArchLimits::nearest(arch),
-    )
+pub fn occupancy(resources: &KernelResources, block_size: u32, dynamic_shared_bytes: u32, arch: &str) -> Occupancy {
+    occupancy_with_limits(resources, block_size, dynamic_shared_bytes, &ArchLimits::nearest(arch))
 }
 
 /// `occupancy` for explicit limits.
@@ -160,29 +136,15 @@ pub fn occupancy_with_limits(
     let candidates = [
         (limits.max_warps_per_sm / warps_per_block, Limiter::Warps),
         (limits.max_blocks_per_sm, Limiter::Blocks),
-        (
-            blocks_by_registers(resources.registers, warps_per_block, limits),
-            Limiter::Registers,
-        ),
-        (
-            blocks_by_shared_memory(resources.shared_bytes, dynamic_shared_bytes, limits),
-            Limiter::SharedMemory,
-        ),
+        (blocks_by_registers(resources.registers, warps_per_block, limits), Limiter::Registers),
+        (blocks_by_shared_memory(resources.shared_bytes, dynamic_shared_bytes, limits), Limiter::SharedMemory),
     ];
     // min_by_key keeps the first of equal minima, i.e. the order above.
-    let (blocks, limiter) = candidates
-        .into_iter()
-        .min_by_key(|(b, _)| *b)
-        .unwrap_or((0, Limiter::Threads));
+    let (blocks, limiter) = candidates.into_iter().min_by_key(|(b, _)| *b).unwrap_or((0, Limiter::Threads));
     finish(blocks, warps_per_block, limiter, limits)
 }
 
-fn finish(
-    blocks: u32,
-    warps_per_block: u32,
-    limited_by: Limiter,
-    limits: &ArchLimits,
-) -> Occupancy {
+fn finish(blocks: u32, warps_per_block: u32, limited_by: Limiter, limits: &ArchLimits) -> Occupancy {
     let warps_per_sm = blocks * warps_per_block;
     Occupancy {
         blocks_per_sm: blocks,
@@ -215,12 +177,8 @@ fn blocks_by_registers(registers: u32, warps_per_block: u32, limits: &ArchLimits
 /// allocation unit, against the SM's largest carve-out.
 fn blocks_by_shared_memory(static_bytes: u32, dynamic_bytes: u32, limits: &ArchLimits) -> u32 {
     let reserved = limits.reserved_shared_per_block;
-    let per_block = round_up(
-        static_bytes
-            .saturating_add(dynamic_bytes)
-            .saturating_add(reserved),
-        limits.shared_allocation_unit,
-    );
+    let per_block =
+        round_up(static_bytes.saturating_add(dynamic_bytes).saturating_add(reserved), limits.shared_allocation_unit);
     if per_block > limits.max_shared_per_block + reserved {
         return 0;
     }
@@ -279,15 +237,9 @@ mod tests {
     #[test]
     fn register_rounding_to_allocation_unit() {
         // 40 regs * 32 = 1280 -> 1280 (already a multiple of 256); 16384/1280 = 12 warps per partition.
-        assert_eq!(
-            blocks_warps(occupancy(&kernel(40, 0), 128, 0, "sm_90")),
-            (12, 48)
-        );
+        assert_eq!(blocks_warps(occupancy(&kernel(40, 0), 128, 0, "sm_90")), (12, 48));
         // 33 regs * 32 = 1056 -> 1280 allocated, same as 40.
-        assert_eq!(
-            blocks_warps(occupancy(&kernel(33, 0), 128, 0, "sm_90")),
-            (12, 48)
-        );
+        assert_eq!(blocks_warps(occupancy(&kernel(33, 0), 128, 0, "sm_90")), (12, 48));
     }
 
     #[test]
@@ -308,10 +260,7 @@ mod tests {
         let o = occupancy(&kernel(32, 16 * 1024), 256, 32 * 1024, "sm_90");
         assert_eq!(o.blocks_per_sm, 4);
         // The per-block maximum is 227 KiB on sm_90; 228 KiB cannot launch.
-        assert_eq!(
-            occupancy(&kernel(32, 0), 256, 227 * 1024, "sm_90").blocks_per_sm,
-            1
-        );
+        assert_eq!(occupancy(&kernel(32, 0), 256, 227 * 1024, "sm_90").blocks_per_sm, 1);
         let o = occupancy(&kernel(32, 0), 256, 228 * 1024, "sm_90");
         assert_eq!((o.blocks_per_sm, o.limited_by), (0, Limiter::SharedMemory));
     }
@@ -319,46 +268,27 @@ mod tests {
     #[test]
     fn volta_has_no_reserved_shared_memory() {
         // sm_70: 96 KiB per SM, 32 KiB blocks -> exactly 3.
-        assert_eq!(
-            occupancy(&kernel(32, 32 * 1024), 128, 0, "sm_70").blocks_per_sm,
-            3
-        );
+        assert_eq!(occupancy(&kernel(32, 32 * 1024), 128, 0, "sm_70").blocks_per_sm, 3);
         // sm_80: 164 KiB per SM, 32+1 KiB blocks -> 4.
-        assert_eq!(
-            occupancy(&kernel(32, 32 * 1024), 128, 0, "sm_80").blocks_per_sm,
-            4
-        );
+        assert_eq!(occupancy(&kernel(32, 32 * 1024), 128, 0, "sm_80").blocks_per_sm, 4);
     }
 
     #[test]
     fn turing_and_ada_warp_limits() {
         // sm_75: 32 warps per SM -> 4 blocks of 256.
         let o = occupancy(&kernel(32, 0), 256, 0, "sm_75");
-        assert_eq!(
-            (blocks_warps(o), o.limited_by, o.occupancy_fraction),
-            ((4, 32), Limiter::Warps, 1.0)
-        );
+        assert_eq!((blocks_warps(o), o.limited_by, o.occupancy_fraction), ((4, 32), Limiter::Warps, 1.0));
         // sm_86: 48 warps per SM -> 6 blocks of 256.
-        assert_eq!(
-            blocks_warps(occupancy(&kernel(32, 0), 256, 0, "sm_86")),
-            (6, 48)
-        );
+        assert_eq!(blocks_warps(occupancy(&kernel(32, 0), 256, 0, "sm_86")), (6, 48));
         // sm_120: 48 warps per SM, 1536 threads -> one 1024-thread block.
-        assert_eq!(
-            blocks_warps(occupancy(&kernel(32, 0), 1024, 0, "sm_120")),
-            (1, 32)
-        );
+        assert_eq!(blocks_warps(occupancy(&kernel(32, 0), 1024, 0, "sm_120")), (1, 32));
     }
 
     #[test]
     fn invalid_block_sizes() {
         for size in [0, 1025, 2048] {
             let o = occupancy(&kernel(32, 0), size, 0, "sm_90");
-            assert_eq!(
-                (o.blocks_per_sm, o.limited_by),
-                (0, Limiter::Threads),
-                "block size {size}"
-            );
+            assert_eq!((o.blocks_per_sm, o.limited_by), (0, Limiter::Threads), "block size {size}");
         }
         // Partial warps round up: 33 threads use 2 warps.
         assert_eq!(occupancy(&kernel(32, 0), 33, 0, "sm_90").warps_per_sm, 64);

@@ -39,10 +39,7 @@ impl Default for CompileOptions {
 impl CompileOptions {
     /// Default options for another architecture.
     pub fn for_arch(arch: impl Into<String>) -> Self {
-        CompileOptions {
-            arch: arch.into(),
-            ..Self::default()
-        }
+        CompileOptions { arch: arch.into(), ..Self::default() }
     }
 
     /// The arguments handed to nvrtcCompileProgram.
@@ -77,14 +74,7 @@ mod tests {
     #[test]
     fn default_targets_sm_90_with_ptxas_report() {
         let args = CompileOptions::default().nvrtc_args();
-        assert_eq!(
-            args,
-            [
-                "--gpu-architecture=sm_90",
-                "--ptxas-options=-v",
-                "-std=c++17"
-            ]
-        );
+        assert_eq!(args, ["--gpu-architecture=sm_90", "--ptxas-options=-v", "-std=c++17"]);
     }
 
     #[test]
@@ -102,10 +92,7 @@ mod tests {
         for flag in ["-G", "--ptxas-options=-O0"] {
             assert!(args.iter().any(|a| a == flag), "missing {flag} in {args:?}");
         }
-        assert!(
-            !args.iter().any(|a| a == "-lineinfo"),
-            "-G already implies line info"
-        );
+        assert!(!args.iter().any(|a| a == "-lineinfo"), "-G already implies line info");
         assert_eq!(args.last().map(String::as_str), Some("--maxrregcount=32"));
     }
 }

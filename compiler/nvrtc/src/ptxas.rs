@@ -69,10 +69,7 @@ impl ReportParser {
             self.start_entry(rest);
         } else if let Some(rest) = after(text, "Function properties for ") {
             self.start_properties(unquote(rest.trim()));
-        } else if text.contains("bytes stack frame")
-            || text.starts_with("Used ")
-            || text.contains(": Used ")
-        {
+        } else if text.contains("bytes stack frame") || text.starts_with("Used ") || text.contains(": Used ") {
             self.apply_counters(text);
         }
     }
@@ -91,10 +88,7 @@ impl ReportParser {
     /// Continues the entry just announced, or starts a device-function record.
     fn start_properties(&mut self, name: &str) {
         let continues_entry = self.awaiting_properties
-            && self
-                .current
-                .and_then(|i| self.functions.get(i))
-                .is_some_and(|f| f.name == name);
+            && self.current.and_then(|i| self.functions.get(i)).is_some_and(|f| f.name == name);
         self.awaiting_properties = false;
         if !continues_entry {
             self.push(name.to_string(), false);
@@ -116,10 +110,7 @@ impl ReportParser {
             return;
         };
         // Drop the "ptxas info    :" / "ptxas         ." prefix, then read "N label" items.
-        let body = text
-            .split_once(" : ")
-            .or_else(|| text.split_once(" . "))
-            .map_or(text, |(_, b)| b);
+        let body = text.split_once(" : ").or_else(|| text.split_once(" . ")).map_or(text, |(_, b)| b);
         for item in body.split(',') {
             apply_item(function, item.trim());
         }
@@ -128,10 +119,7 @@ impl ReportParser {
 
 /// Applies one "N label" item such as "1024 bytes smem" or "used 1 barriers".
 fn apply_item(function: &mut KernelResources, item: &str) {
-    let item = item
-        .strip_prefix("Used ")
-        .or_else(|| item.strip_prefix("used "))
-        .unwrap_or(item);
+    let item = item.strip_prefix("Used ").or_else(|| item.strip_prefix("used ")).unwrap_or(item);
     let Some((number, label)) = item.split_once(' ') else {
         return;
     };
@@ -155,11 +143,7 @@ fn apply_item(function: &mut KernelResources, item: &str) {
 
 /// "bytes cmem[3]" -> 3
 fn cmem_bank(label: &str) -> Option<u32> {
-    label
-        .strip_prefix("bytes cmem[")?
-        .strip_suffix(']')?
-        .parse()
-        .ok()
+    label.strip_prefix("bytes cmem[")?.strip_suffix(']')?.parse().ok()
 }
 
 fn after<'a>(text: &'a str, marker: &str) -> Option<&'a str> {
@@ -180,9 +164,7 @@ mod tests {
     }
 
     fn by_name<'a>(all: &'a [KernelResources], name: &str) -> &'a KernelResources {
-        all.iter()
-            .find(|f| f.name == name)
-            .unwrap_or_else(|| panic!("no {name} in {all:#?}"))
+        all.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no {name} in {all:#?}"))
     }
 
     #[test]
@@ -205,15 +187,9 @@ mod tests {
         let all = parse_ptxas_report(&sample("shared_sm90.log"));
         assert_eq!(all.len(), 2);
         let sum = by_name(&all, "block_sum");
-        assert_eq!(
-            (sum.registers, sum.barriers, sum.shared_bytes),
-            (10, 1, 1024)
-        );
+        assert_eq!((sum.registers, sum.barriers, sum.shared_bytes), (10, 1, 1024));
         let poly = by_name(&all, "poly");
-        assert_eq!(
-            (poly.registers, poly.barriers, poly.shared_bytes),
-            (8, 0, 0)
-        );
+        assert_eq!((poly.registers, poly.barriers, poly.shared_bytes), (8, 0, 0));
         assert!(all.iter().all(|f| f.is_entry && f.arch == "sm_90"));
     }
 
@@ -224,10 +200,7 @@ mod tests {
         assert_eq!(poly.constant_bytes, vec![(0, 372)]);
         assert_eq!(poly.arch, "sm_80");
         let sum = by_name(&all, "block_sum");
-        assert_eq!(
-            (sum.shared_bytes, sum.constant_bytes.clone()),
-            (1024, vec![(0, 372)])
-        );
+        assert_eq!((sum.shared_bytes, sum.constant_bytes.clone()), (1024, vec![(0, 372)]));
     }
 
     #[test]
@@ -236,10 +209,7 @@ mod tests {
         let heavy = by_name(&all, "heavy");
         assert_eq!(heavy.registers, 32);
         assert_eq!(heavy.stack_frame_bytes, 1040);
-        assert_eq!(
-            (heavy.spill_store_bytes, heavy.spill_load_bytes),
-            (992, 1020)
-        );
+        assert_eq!((heavy.spill_store_bytes, heavy.spill_load_bytes), (992, 1020));
         assert_eq!(heavy.spill_bytes(), 2012);
     }
 
@@ -256,15 +226,7 @@ mod tests {
     fn device_functions_and_mangled_entries() {
         let all = parse_ptxas_report(&sample("noinline_sm90.log"));
         let names: Vec<&str> = all.iter().map(|f| f.name.as_str()).collect();
-        assert_eq!(
-            names,
-            [
-                "empty",
-                "_Z5templILi128EEvPf",
-                "use_helper",
-                "_Z6helperPKfi"
-            ]
-        );
+        assert_eq!(names, ["empty", "_Z5templILi128EEvPf", "use_helper", "_Z6helperPKfi"]);
         let helper = by_name(&all, "_Z6helperPKfi");
         assert!(!helper.is_entry);
         assert_eq!((helper.arch.as_str(), helper.registers), ("sm_90", 0));
@@ -285,10 +247,7 @@ mod tests {
 
     #[test]
     fn newer_arch_logs_parse() {
-        for (file, arch) in [
-            ("simple_sm100.log", "sm_100"),
-            ("simple_sm120.log", "sm_120"),
-        ] {
+        for (file, arch) in [("simple_sm100.log", "sm_100"), ("simple_sm120.log", "sm_120")] {
             let all = parse_ptxas_report(&sample(file));
             assert_eq!(all.len(), 1, "{file}");
             assert_eq!(all[0].arch, arch);
@@ -307,29 +266,21 @@ mod tests {
         let all = parse_ptxas_report(log);
         assert_eq!(all.len(), 1);
         let f = &all[0];
-        assert_eq!(
-            (f.registers, f.shared_bytes, f.stack_frame_bytes),
-            (24, 4096, 8)
-        );
+        assert_eq!((f.registers, f.shared_bytes, f.stack_frame_bytes), (24, 4096, 8));
         assert_eq!(f.constant_bytes, vec![(0, 360), (2, 8)]);
     }
 
     #[test]
     fn garbage_and_empty_logs_give_nothing() {
         assert!(parse_ptxas_report("").is_empty());
-        let noise =
-            "Used lots of registers\nptxas .  x bytes stack frame\nnvrtc: warning: something\n";
+        let noise = "Used lots of registers\nptxas .  x bytes stack frame\nnvrtc: warning: something\n";
         assert!(parse_ptxas_report(noise).is_empty());
     }
 
     #[test]
     fn truncated_entry_line_still_records_name() {
-        let all = parse_ptxas_report(
-            "ptxas info    : Compiling entry function 'k'\nptxas info    : Used 7 registers\n",
-        );
-        assert_eq!(
-            (all[0].name.as_str(), all[0].registers, all[0].arch.as_str()),
-            ("k", 7, "")
-        );
+        let all =
+            parse_ptxas_report("ptxas info    : Compiling entry function 'k'\nptxas info    : Used 7 registers\n");
+        assert_eq!((all[0].name.as_str(), all[0].registers, all[0].arch.as_str()), ("k", 7, ""));
     }
 }

@@ -8,31 +8,18 @@ use skc_nvrtc::{compile_with, load_nvrtc, CompileOptions, LibrarySearch, NvrtcEr
 /// SKC_NVRTC_PATH pointing at an empty folder, later fallbacks off (set through
 /// the search value, not the process environment).
 fn empty_search(dir: &std::path::Path) -> LibrarySearch {
-    LibrarySearch {
-        explicit: None,
-        env_path: Some(dir.to_path_buf()),
-        cuda_path: None,
-        system_fallbacks: false,
-    }
+    LibrarySearch { explicit: None, env_path: Some(dir.to_path_buf()), cuda_path: None, system_fallbacks: false }
 }
 
 #[test]
 fn missing_library_is_a_clean_one_paragraph_error() {
     let dir = common::fresh_dir("empty-nvrtc");
-    let err = compile_with(
-        "__global__ void k() {}",
-        "k.cu",
-        &CompileOptions::default(),
-        &empty_search(&dir),
-    )
-    .expect_err("nothing to load");
+    let err = compile_with("__global__ void k() {}", "k.cu", &CompileOptions::default(), &empty_search(&dir))
+        .expect_err("nothing to load");
     let NvrtcError::LibraryNotFound { searched, rejected } = &err else {
         panic!("expected LibraryNotFound, got {err:?}");
     };
-    assert_eq!(
-        searched,
-        &vec![format!("SKC_NVRTC_PATH ({})", dir.display())]
-    );
+    assert_eq!(searched, &vec![format!("SKC_NVRTC_PATH ({})", dir.display())]);
     assert!(rejected.is_empty());
     let message = err.to_string();
     eprintln!("{message}");
@@ -55,10 +42,7 @@ fn unloadable_file_is_listed_with_the_reason() {
         panic!("expected LibraryNotFound, got {err:?}");
     };
     assert_eq!(rejected.len(), 1, "{rejected:?}");
-    assert!(
-        rejected[0].starts_with(&fake.display().to_string()),
-        "{rejected:?}"
-    );
+    assert!(rejected[0].starts_with(&fake.display().to_string()), "{rejected:?}");
     assert!(err.to_string().contains("Found but could not load"));
     let _ = std::fs::remove_dir_all(&dir);
 }

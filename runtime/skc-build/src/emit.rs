@@ -23,7 +23,10 @@ pub fn rust_module(file_name: &str, output: &CudaOutput) -> String {
     }
     let kernels = &output.kernels;
     let _ = writeln!(out, "/// The kernels of `{file_name}`, loaded on a device, with one typed launcher each.");
-    let _ = writeln!(out, "#[derive(Clone)]\n#[allow(dead_code)]\npub struct {type_name} {{\n    pub module: {RT}::Module,");
+    let _ = writeln!(
+        out,
+        "#[derive(Clone)]\n#[allow(dead_code)]\npub struct {type_name} {{\n    pub module: {RT}::Module,"
+    );
     for k in kernels {
         let _ = writeln!(out, "    pub {}: {RT}::Kernel,", field(k));
     }
@@ -36,7 +39,10 @@ pub fn rust_module(file_name: &str, output: &CudaOutput) -> String {
     let _ = writeln!(out, "        ]\n    }}\n");
     let _ = writeln!(out, "    /// Compiles the CUDA C for the device (through the compile cache) and loads it.");
     let _ = writeln!(out, "    pub fn load(ctx: &{RT}::Context) -> {RT}::Result<Self> {{");
-    let _ = writeln!(out, "        let module = {RT}::Module::from_cuda(ctx, {file_name:?}, CUDA_SOURCE, Self::signatures())?;");
+    let _ = writeln!(
+        out,
+        "        let module = {RT}::Module::from_cuda(ctx, {file_name:?}, CUDA_SOURCE, Self::signatures())?;"
+    );
     let _ = writeln!(out, "        Ok({type_name} {{");
     for k in kernels {
         let _ = writeln!(out, "            {}: module.kernel({:?})?,", field(k), k.name);
@@ -109,7 +115,10 @@ fn elem_rust(elem: &ElemType, records: &[RecordLayout]) -> String {
 fn record_struct(out: &mut String, record: &RecordLayout, records: &[RecordLayout]) {
     let name = camel(&record.name);
     let _ = writeln!(out, "/// The `.sk` record `{}` ({} bytes, C layout).", record.name, record.size);
-    let _ = writeln!(out, "#[repr(C)]\n#[derive(Clone, Copy, Debug, Default, PartialEq)]\n#[allow(dead_code)]\npub struct {name} {{");
+    let _ = writeln!(
+        out,
+        "#[repr(C)]\n#[derive(Clone, Copy, Debug, Default, PartialEq)]\n#[allow(dead_code)]\npub struct {name} {{"
+    );
     for f in &record.fields {
         let _ = writeln!(out, "    pub {}: {},", ident(&f.name), elem_rust(&f.ty, records));
     }
@@ -136,7 +145,10 @@ fn signature(k: &KernelSignature, records: &[RecordLayout]) -> String {
                     format!("{RT}::ParamType::Vector {{ elem: {}, writable: {writable} }}", runtime_elem(elem, records))
                 }
                 ParamKind::Record(c_name) => {
-                    format!("{RT}::ParamType::Record {{ name: {c_name:?}.into(), size: {} }}", record_size(c_name, records))
+                    format!(
+                        "{RT}::ParamType::Record {{ name: {c_name:?}.into(), size: {} }}",
+                        record_size(c_name, records)
+                    )
                 }
             };
             format!("{RT}::ParamSignature {{ name: {:?}.into(), ty: {ty} }}", p.name)
@@ -180,12 +192,26 @@ fn launcher(out: &mut String, k: &KernelSignature, records: &[RecordLayout]) {
         args.push(arg);
         doc.push(format!("`{}` ({sk})", p.name));
     }
-    let _ = writeln!(out, "\n    /// Launches `{}`: {}.", k.name, if doc.is_empty() { "no parameters".into() } else { doc.join(", ") });
+    let _ = writeln!(
+        out,
+        "\n    /// Launches `{}`: {}.",
+        k.name,
+        if doc.is_empty() { "no parameters".into() } else { doc.join(", ") }
+    );
     if let Some(s) = k.dynamic_shared_elem {
-        let _ = writeln!(out, "    /// Give the size of its dynamic shared array with `config.with_shared_elems::<{}>(n)`.", rust_scalar(s));
+        let _ = writeln!(
+            out,
+            "    /// Give the size of its dynamic shared array with `config.with_shared_elems::<{}>(n)`.",
+            rust_scalar(s)
+        );
     }
     let _ = writeln!(out, "    #[allow(clippy::too_many_arguments)]");
-    let _ = writeln!(out, "    pub fn launch_{}(&self, {}) -> {RT}::Result<()> {{", k.name.to_lowercase().replace(|c: char| !c.is_ascii_alphanumeric(), "_"), params.join(", "));
+    let _ = writeln!(
+        out,
+        "    pub fn launch_{}(&self, {}) -> {RT}::Result<()> {{",
+        k.name.to_lowercase().replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
+        params.join(", ")
+    );
     let _ = writeln!(out, "        self.{}.launch(config, [{}])\n    }}", field(k), args.join(", "));
 }
 
@@ -225,7 +251,10 @@ mod tests {
              let shift = [%kernel fun (ps : point vector) (by : point) ->\n  \
              let p = ps.(global_idx) in\n  ps.(global_idx) <- { x = p.x +. by.x; y = p.y +. by.y }\n]\n",
         );
-        assert!(rust.contains("#[repr(C)]") && rust.contains("pub struct Point {\n    pub x: f32,\n    pub y: f32,\n}"), "{rust}");
+        assert!(
+            rust.contains("#[repr(C)]") && rust.contains("pub struct Point {\n    pub x: f32,\n    pub y: f32,\n}"),
+            "{rust}"
+        );
         assert!(rust.contains("::skc_runtime::sk_record!(Point = \"point\");"), "{rust}");
         assert!(rust.contains("ps: &mut ::skc_runtime::DeviceBuffer<Point>, by: &Point"), "{rust}");
         assert!(rust.contains("::skc_runtime::Arg::record(by)"), "{rust}");

@@ -11,7 +11,8 @@ const KEYWORDS: &[&str] = &[
 /// A usable Rust identifier for `name`: raw (`r#type`) for keywords, `self_` for the four that cannot be raw.
 pub fn ident(name: &str) -> String {
     let clean: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
-    let clean = if clean.is_empty() || clean.starts_with(|c: char| c.is_ascii_digit()) { format!("_{clean}") } else { clean };
+    let clean =
+        if clean.is_empty() || clean.starts_with(|c: char| c.is_ascii_digit()) { format!("_{clean}") } else { clean };
     match clean.as_str() {
         "self" | "Self" | "super" | "crate" | "_" => format!("{clean}_"),
         k if KEYWORDS.contains(&k) => format!("r#{k}"),

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use cudarc::driver::CudaModule;
 
 use crate::build::{read_manifest, Resources};
-use crate::device::{global_tables, launch_box, launch_momentum, launch_split, Buffers, CellBox, Gpu, GpuResult, Layout, Real};
+use crate::device::{
+    global_tables, launch_box, launch_momentum, launch_split, Buffers, CellBox, Gpu, GpuResult, Layout, Real,
+};
 use crate::problem::Rng;
 use crate::variants::{Precision, Variant, STRATEGIES, TABLES};
 
@@ -73,7 +75,13 @@ fn fields<T: Real>(gpu: &Gpu, n: i32) -> GpuResult<Fields<T>> {
     let vel: [cudarc::driver::CudaSlice<T>; 3] = vel.try_into().map_err(|_| "three velocities".to_string())?;
     Ok(Fields {
         layout,
-        b: Buffers { c: gpu.upload(&c)?, vel, act: gpu.upload(&vec![1i32; len])?, g: gpu.zeros(len)?, gtab: gpu.zeros(1)? },
+        b: Buffers {
+            c: gpu.upload(&c)?,
+            vel,
+            act: gpu.upload(&vec![1i32; len])?,
+            g: gpu.zeros(len)?,
+            gtab: gpu.zeros(1)?,
+        },
         q: gpu.upload(&q)?,
         gq: gpu.zeros(3 * len)?,
     })
@@ -99,23 +107,28 @@ fn run_variant<T: Real>(gpu: &Gpu, module: &Arc<CudaModule>, v: &Variant, f: &mu
 
 /// Counts of floating-point pipe instructions of `kernel` in the CUBIN, from cuobjdump's SASS.
 pub fn sass_counts(cubin: &Path, kernel: &str, single: bool) -> Option<(usize, usize, usize)> {
-    let tool = ["/usr/local/cuda/bin/cuobjdump", "cuobjdump"].into_iter().find(|t| std::process::Command::new(t).arg("--version").output().is_ok())?;
+    let tool = ["/usr/local/cuda/bin/cuobjdump", "cuobjdump"]
+        .into_iter()
+        .find(|t| std::process::Command::new(t).arg("--version").output().is_ok())?;
     let out = std::process::Command::new(tool).args(["-sass", "-fun", kernel]).arg(cubin).output().ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let ops: [&str; 3] = if single { ["FFMA", "FADD", "FMUL"] } else { ["DFMA", "DADD", "DMUL"] };
-    let count = |op: &str| text.lines().filter(|l| l.split_whitespace().any(|w| w.split('.').next() == Some(op))).count();
+    let count =
+        |op: &str| text.lines().filter(|l| l.split_whitespace().any(|w| w.split('.').next() == Some(op))).count();
     Some((count(ops[0]), count(ops[1]), count(ops[2])))
 }
 
 fn resources_of(res: &[Resources], v: &Variant) -> (u32, u32) {
-    let names: &[&str] = if v.strategy == 3 { &["tracer_tendency_interior", "tracer_tendency_boundary"] } else { &["tracer_tendency"] };
+    let names: &[&str] =
+        if v.strategy == 3 { &["tracer_tendency_interior", "tracer_tendency_boundary"] } else { &["tracer_tendency"] };
     let rs: Vec<&Resources> = res.iter().filter(|r| names.contains(&r.kernel.as_str())).collect();
     (rs.iter().map(|r| r.registers).max().unwrap_or(0), rs.iter().map(|r| r.spill_stores + r.spill_loads).sum())
 }
 
 /// Runs every variant of the manifest; prints a Markdown report.
 pub fn bench_all(gpu: &Gpu, dir: &Path, n: i32) -> GpuResult<Vec<Row>> {
-    let manifest: Vec<(Variant, Vec<Resources>)> = read_manifest(dir).into_iter().filter(|(v, _)| !v.immersed && (v.k == 3 || v.k == 5)).collect();
+    let manifest: Vec<(Variant, Vec<Resources>)> =
+        read_manifest(dir).into_iter().filter(|(v, _)| !v.immersed && (v.k == 3 || v.k == 5)).collect();
     let sms = gpu.sm_count() as f64;
     let clock = gpu.clock_khz() as f64 * 1e3;
     println!("device: {} ({} SMs, {:.0} MHz), {n}^3 cells bounded in x, y, z\n", gpu.name(), sms, clock / 1e6);
@@ -125,7 +138,8 @@ pub fn bench_all(gpu: &Gpu, dir: &Path, n: i32) -> GpuResult<Vec<Row>> {
         let run = |f: &mut dyn FnMut(&Variant, &Arc<CudaModule>) -> GpuResult<(f64, f64)>| -> GpuResult<Vec<Row>> {
             let mut out = Vec::new();
             for (v, res) in manifest.iter().filter(|(v, _)| v.precision == precision) {
-                let module = gpu.load(std::fs::read(dir.join(format!("{}.cubin", v.name()))).map_err(|e| e.to_string())?)?;
+                let module =
+                    gpu.load(std::fs::read(dir.join(format!("{}.cubin", v.name()))).map_err(|e| e.to_string())?)?;
                 let (tracer_ms, momentum_ms) = f(v, &module)?;
                 let (registers, spills) = resources_of(res, v);
                 out.push(Row { variant: v.clone(), tracer_ms, momentum_ms, registers, spills, note: String::new() });
@@ -147,7 +161,11 @@ pub fn bench_all(gpu: &Gpu, dir: &Path, n: i32) -> GpuResult<Vec<Row>> {
                 let seconds = row.tracer_ms * 1e-3;
                 let pipe = (fma + add + mul) as f64 * cells / seconds / (sms * per_clk * clock);
                 let flops = (2 * fma + add + mul) as f64 * cells / seconds / (2.0 * sms * per_clk * clock);
-                row.note = format!("{fma} FMA + {add} add + {mul} mul per cell: pipe {:.0}% of peak, {:.0}% of FMA FLOP peak", pipe * 100.0, flops * 100.0);
+                row.note = format!(
+                    "{fma} FMA + {add} add + {mul} mul per cell: pipe {:.0}% of peak, {:.0}% of FMA FLOP peak",
+                    pipe * 100.0,
+                    flops * 100.0
+                );
             }
         }
         rows.extend(part);
@@ -162,7 +180,12 @@ pub fn print_report(rows: &[Row]) {
     for row in rows {
         let v = &row.variant;
         // the floor: the fixed-order kernel with the same division
-        let floor = rows.iter().find(|r| r.variant.precision == v.precision && r.variant.k == v.k && r.variant.strategy == 0 && r.variant.fast_rcp == v.fast_rcp);
+        let floor = rows.iter().find(|r| {
+            r.variant.precision == v.precision
+                && r.variant.k == v.k
+                && r.variant.strategy == 0
+                && r.variant.fast_rcp == v.fast_rcp
+        });
         let (ft, fm) = floor.map(|f| (f.tracer_ms, f.momentum_ms)).unwrap_or((f64::NAN, f64::NAN));
         let mut label = STRATEGIES[v.strategy].to_string();
         if v.strategy != 0 {

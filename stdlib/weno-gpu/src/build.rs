@@ -81,7 +81,8 @@ pub fn cuda_source(variant: &Variant) -> Result<String, String> {
 pub fn build(variant: &Variant) -> Result<Built, String> {
     let cuda = cuda_source(variant)?;
     let options = CompileOptions { include_cubin: true, ..CompileOptions::default() };
-    let out = skc_nvrtc::compile(&cuda, &format!("{}.cu", variant.name()), &options).map_err(|e| format!("{}: {e}", variant.name()))?;
+    let out = skc_nvrtc::compile(&cuda, &format!("{}.cu", variant.name()), &options)
+        .map_err(|e| format!("{}: {e}", variant.name()))?;
     let resources = out.resources.iter().filter(|r| r.is_entry).map(Resources::from).collect();
     Ok(Built { cuda, cubin: out.cubin, resources })
 }
@@ -93,7 +94,16 @@ pub fn write(dir: &Path, variant: &Variant, built: &Built) -> std::io::Result<()
     std::fs::write(dir.join(format!("{}.cubin", variant.name())), &built.cubin)?;
     let mut manifest = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("manifest.tsv"))?;
     for r in &built.resources {
-        writeln!(manifest, "{}\t{}\t{}\t{}\t{}\t{}", variant.name(), r.kernel, r.registers, r.stack, r.spill_stores, r.spill_loads)?;
+        writeln!(
+            manifest,
+            "{}\t{}\t{}\t{}\t{}\t{}",
+            variant.name(),
+            r.kernel,
+            r.registers,
+            r.stack,
+            r.spill_stores,
+            r.spill_loads
+        )?;
     }
     Ok(())
 }
@@ -109,7 +119,13 @@ pub fn read_manifest(dir: &Path) -> Vec<(Variant, Vec<Resources>)> {
         }
         let Some(variant) = Variant::parse(f[0]) else { continue };
         let num = |s: &str| s.parse::<u32>().unwrap_or(0);
-        let r = Resources { kernel: f[1].into(), registers: num(f[2]), stack: num(f[3]), spill_stores: num(f[4]), spill_loads: num(f[5]) };
+        let r = Resources {
+            kernel: f[1].into(),
+            registers: num(f[2]),
+            stack: num(f[3]),
+            spill_stores: num(f[4]),
+            spill_loads: num(f[5]),
+        };
         match out.iter_mut().find(|(v, _)| *v == variant) {
             Some((_, list)) => list.push(r),
             None => out.push((variant, vec![r])),

@@ -8,7 +8,9 @@ use cudarc::driver::CudaFunction;
 use skc_weno_tables::reference::Boundary;
 
 use crate::build::read_manifest;
-use crate::device::{global_tables, launch_1d, launch_box, launch_momentum, launch_split, Buffers, CellBox, Gpu, GpuResult, Real};
+use crate::device::{
+    global_tables, launch_1d, launch_box, launch_momentum, launch_split, Buffers, CellBox, Gpu, GpuResult, Real,
+};
 use crate::problem::{Problem, Problem1d};
 use crate::variants::{Precision, Variant};
 
@@ -72,10 +74,14 @@ fn check_variant<T: Real>(gpu: &Gpu, dir: &Path, v: &Variant) -> GpuResult<Outco
     launch_box(gpu, &function(&module, "tracer_tendency")?, &mut b, &p.layout, p.spacing, &whole)?;
     let g = to_f64(&gpu.download(&b.g)?);
     let fixed = v.strategy == 0;
-    errors.push(("tracer".to_string() + if fixed { " (interior)" } else { "" }, relative_error(&g, &reference, if fixed { &interior } else { &all })));
+    errors.push((
+        "tracer".to_string() + if fixed { " (interior)" } else { "" },
+        relative_error(&g, &reference, if fixed { &interior } else { &all }),
+    ));
     if v.strategy == 3 {
         b.g = gpu.zeros(p.layout.len())?;
-        let (interior, boundary) = (function(&module, "tracer_tendency_interior")?, function(&module, "tracer_tendency_boundary")?);
+        let (interior, boundary) =
+            (function(&module, "tracer_tendency_interior")?, function(&module, "tracer_tendency_boundary")?);
         launch_split(gpu, &interior, &boundary, &mut b, &p.layout, p.spacing, k as i32)?;
         let g = to_f64(&gpu.download(&b.g)?);
         errors.push(("split".into(), relative_error(&g, &reference, &all)));
@@ -110,9 +116,22 @@ fn check_variant<T: Real>(gpu: &Gpu, dir: &Path, v: &Variant) -> GpuResult<Outco
             let (c, u, act) = (gpu.upload(&conv(&p1.c))?, gpu.upload(&conv(&p1.u))?, gpu.upload(&p1.act)?);
             let mut g = gpu.zeros::<T>(p1.c.len())?;
             let bounded = (boundary == Boundary::Bounded) as i32;
-            launch_1d(gpu, &function(&module, "tracer_tendency_1d")?, &c, &u, &act, &mut g, &b.gtab, p1.n as i32, p1.h as i32, bounded, p1.dx)?;
+            launch_1d(
+                gpu,
+                &function(&module, "tracer_tendency_1d")?,
+                &c,
+                &u,
+                &act,
+                &mut g,
+                &b.gtab,
+                p1.n as i32,
+                p1.h as i32,
+                bounded,
+                p1.dx,
+            )?;
             let g = to_f64(&gpu.download(&g)?);
-            let full: Vec<f64> = (0..p1.c.len()).map(|i| if i >= p1.h && i < p1.h + p1.n { r[i - p1.h] } else { 0.0 }).collect();
+            let full: Vec<f64> =
+                (0..p1.c.len()).map(|i| if i >= p1.h && i < p1.h + p1.n { r[i - p1.h] } else { 0.0 }).collect();
             let cells: Vec<usize> = (p1.h..p1.h + p1.n).collect();
             errors.push((format!("1-D {boundary:?}"), relative_error(&g, &full, &cells)));
         }

@@ -4,7 +4,10 @@
 use std::sync::Arc;
 
 use cudarc::driver::sys::CUdevice_attribute;
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg,
+    ValidAsZeroBits,
+};
 use cudarc::nvrtc::Ptx;
 
 /// The compute precision of a variant, on the host.
@@ -157,11 +160,22 @@ pub fn boundary_count(layout: &Layout, k: i32, dir: usize) -> i32 {
 
 fn box_config(cells: &CellBox) -> LaunchConfig {
     let [ni, nj, nl] = cells.size;
-    LaunchConfig { grid_dim: ((ni as u32).div_ceil(32), (nj as u32).div_ceil(8), nl as u32), block_dim: (32, 8, 1), shared_mem_bytes: 0 }
+    LaunchConfig {
+        grid_dim: ((ni as u32).div_ceil(32), (nj as u32).div_ceil(8), nl as u32),
+        block_dim: (32, 8, 1),
+        shared_mem_bytes: 0,
+    }
 }
 
 /// Launches `tracer_tendency` or `tracer_tendency_interior` (same parameters) over `cells`.
-pub fn launch_box<T: Real>(gpu: &Gpu, f: &CudaFunction, b: &mut Buffers<T>, layout: &Layout, spacing: [f64; 3], cells: &CellBox) -> GpuResult<()> {
+pub fn launch_box<T: Real>(
+    gpu: &Gpu,
+    f: &CudaFunction,
+    b: &mut Buffers<T>,
+    layout: &Layout,
+    spacing: [f64; 3],
+    cells: &CellBox,
+) -> GpuResult<()> {
     if cells.size.iter().any(|&s| s <= 0) {
         return Ok(());
     }
@@ -172,13 +186,25 @@ pub fn launch_box<T: Real>(gpu: &Gpu, f: &CudaFunction, b: &mut Buffers<T>, layo
     l.arg(&layout.n[0]).arg(&layout.n[1]).arg(&layout.n[2]).arg(&sy).arg(&sz).arg(&off);
     l.arg(&layout.bounded[0]).arg(&layout.bounded[1]).arg(&layout.bounded[2]);
     l.arg(&inv[0]).arg(&inv[1]).arg(&inv[2]);
-    l.arg(&cells.start[0]).arg(&cells.start[1]).arg(&cells.start[2]).arg(&cells.size[0]).arg(&cells.size[1]).arg(&cells.size[2]);
+    l.arg(&cells.start[0])
+        .arg(&cells.start[1])
+        .arg(&cells.start[2])
+        .arg(&cells.size[0])
+        .arg(&cells.size[1])
+        .arg(&cells.size[2]);
     unsafe { l.launch(box_config(cells)) }.map(|_| ()).map_err(err)
 }
 
 /// Launches `tracer_tendency_boundary` for each bounded direction in turn (after `tracer_tendency_interior`
 /// over the whole grid: together, the region split).
-pub fn launch_boundaries<T: Real>(gpu: &Gpu, f: &CudaFunction, b: &mut Buffers<T>, layout: &Layout, spacing: [f64; 3], k: i32) -> GpuResult<()> {
+pub fn launch_boundaries<T: Real>(
+    gpu: &Gpu,
+    f: &CudaFunction,
+    b: &mut Buffers<T>,
+    layout: &Layout,
+    spacing: [f64; 3],
+    k: i32,
+) -> GpuResult<()> {
     let (sy, sz, off) = (layout.sy(), layout.sz(), layout.off());
     let inv = spacing.map(|d| T::from_f64(1.0 / d));
     for dir in 0..3 {
@@ -192,7 +218,11 @@ pub fn launch_boundaries<T: Real>(gpu: &Gpu, f: &CudaFunction, b: &mut Buffers<T
         l.arg(&layout.n[0]).arg(&layout.n[1]).arg(&layout.n[2]).arg(&sy).arg(&sz).arg(&off);
         l.arg(&layout.bounded[0]).arg(&layout.bounded[1]).arg(&layout.bounded[2]);
         l.arg(&inv[0]).arg(&inv[1]).arg(&inv[2]).arg(&dir_arg);
-        let cfg = LaunchConfig { grid_dim: ((count as u32).div_ceil(256), 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+        let cfg = LaunchConfig {
+            grid_dim: ((count as u32).div_ceil(256), 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
         unsafe { l.launch(cfg) }.map_err(err)?;
     }
     Ok(())
@@ -232,7 +262,12 @@ pub fn launch_momentum<T: Real>(
     l.arg(&layout.n[0]).arg(&layout.n[1]).arg(&layout.n[2]).arg(&sy).arg(&sz).arg(&off);
     l.arg(&layout.bounded[0]).arg(&layout.bounded[1]).arg(&layout.bounded[2]);
     l.arg(&inv[0]).arg(&inv[1]).arg(&inv[2]);
-    l.arg(&cells.start[0]).arg(&cells.start[1]).arg(&cells.start[2]).arg(&cells.size[0]).arg(&cells.size[1]).arg(&cells.size[2]);
+    l.arg(&cells.start[0])
+        .arg(&cells.start[1])
+        .arg(&cells.start[2])
+        .arg(&cells.size[0])
+        .arg(&cells.size[1])
+        .arg(&cells.size[2]);
     unsafe { l.launch(box_config(cells)) }.map(|_| ()).map_err(err)
 }
 
@@ -261,7 +296,13 @@ pub fn launch_1d<T: Real>(
 /// This k's tables in the layout of weno.sk's shared/global copies: c, d, beta, tau.
 pub fn global_tables<T: Real>(k: usize, f32_tables: bool) -> Vec<T> {
     let e = skc_weno_tables::tables::Embedded::new(k);
-    let conv = |q: skc_weno_tables::rational::Rational| if f32_tables { T::from_f64(q.to_f32() as f64) } else { T::from_f64(q.to_f64()) };
+    let conv = |q: skc_weno_tables::rational::Rational| {
+        if f32_tables {
+            T::from_f64(q.to_f32() as f64)
+        } else {
+            T::from_f64(q.to_f64())
+        }
+    };
     let int = |n: &i128| skc_weno_tables::rational::Rational::int(*n);
     let mut out: Vec<T> = e.c.iter().flatten().flatten().map(|q| conv(*q)).collect();
     out.extend(e.d.iter().flatten().map(|q| conv(*q)));

@@ -85,7 +85,9 @@ impl Problem {
     /// Velocities averaged onto the faces of momentum component m (staggered along direction m).
     pub fn momentum_velocities(&self, m: usize) -> [Vec<f64>; 3] {
         let back = [1, self.layout.sy() as usize, self.layout.sz() as usize][m];
-        self.vel.clone().map(|v| (0..v.len()).map(|i| if i >= back { 0.5 * (v[i] + v[i - back]) } else { 0.0 }).collect())
+        self.vel
+            .clone()
+            .map(|v| (0..v.len()).map(|i| if i >= back { 0.5 * (v[i] + v[i - back]) } else { 0.0 }).collect())
     }
 
     /// The reference tendency of momentum component m, advecting `q` (a field of this layout).
@@ -126,7 +128,8 @@ impl Problem1d {
     pub fn random(n: usize, h: usize, boundary: Boundary, seed: u64, solid: f64, single: bool) -> Problem1d {
         let round = |x: f64| if single { x as f32 as f64 } else { x };
         let mut rng = Rng::new(seed);
-        let interior: Vec<f64> = (0..n).map(|i| round((0.4 * i as f64).sin() + if rng.next() < 0.1 { 1.5 } else { 0.0 })).collect();
+        let interior: Vec<f64> =
+            (0..n).map(|i| round((0.4 * i as f64).sin() + if rng.next() < 0.1 { 1.5 } else { 0.0 })).collect();
         let mut faces: Vec<f64> = (0..=n).map(|_| round(2.0 * rng.next() - 1.0)).collect();
         let mask: Vec<i32> = (0..n).map(|_| if rng.next() < solid { 0 } else { 1 }).collect();
         match boundary {
@@ -158,6 +161,13 @@ impl Problem1d {
     pub fn reference(&self, k: usize, immersed: bool) -> Vec<f64> {
         let (n, h) = (self.n, self.h);
         let active: Vec<bool> = self.act[h..h + n].iter().map(|&a| a != 0).collect();
-        tendency_1d(&Weno::new(k), &self.c[h..h + n], &self.u[h..h + n + 1], self.dx, self.boundary, immersed.then_some(&active[..]))
+        tendency_1d(
+            &Weno::new(k),
+            &self.c[h..h + n],
+            &self.u[h..h + n + 1],
+            self.dx,
+            self.boundary,
+            immersed.then_some(&active[..]),
+        )
     }
 }

@@ -46,8 +46,21 @@ fn weno_kernels_hold_their_register_and_spill_budgets() {
     }
     let list = variants();
     let results: Vec<(Variant, Result<skc_weno_gpu::build::Built, String>)> = std::thread::scope(|s| {
-        let halves: Vec<Vec<Variant>> = vec![list.iter().step_by(2).cloned().collect(), list.iter().skip(1).step_by(2).cloned().collect()];
-        let handles: Vec<_> = halves.into_iter().map(|part| s.spawn(move || part.into_iter().map(|v| { let b = build(&v); (v, b) }).collect::<Vec<_>>())).collect();
+        let halves: Vec<Vec<Variant>> =
+            vec![list.iter().step_by(2).cloned().collect(), list.iter().skip(1).step_by(2).cloned().collect()];
+        let handles: Vec<_> = halves
+            .into_iter()
+            .map(|part| {
+                s.spawn(move || {
+                    part.into_iter()
+                        .map(|v| {
+                            let b = build(&v);
+                            (v, b)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
         handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
     });
     let mut failures = Vec::new();
@@ -61,7 +74,13 @@ fn weno_kernels_hold_their_register_and_spill_budgets() {
         };
         assert!(built.resources.len() >= 5, "{}: expected five kernels", v.name());
         for r in &built.resources {
-            eprintln!("{:<28} {:<26} {:>3} registers, {} spill bytes", v.name(), r.kernel, r.registers, r.spill_stores + r.spill_loads);
+            eprintln!(
+                "{:<28} {:<26} {:>3} registers, {} spill bytes",
+                v.name(),
+                r.kernel,
+                r.registers,
+                r.spill_stores + r.spill_loads
+            );
             if r.spill_stores + r.spill_loads > 0 || r.stack > 0 {
                 failures.push(format!("{} {}: spills ({} stack bytes)", v.name(), r.kernel, r.stack));
             }

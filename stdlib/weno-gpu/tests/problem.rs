@@ -17,7 +17,8 @@ fn references_run_and_constants_are_exact() {
         let l = p.layout;
         let (sy, sz) = (l.sy() as usize, l.sz() as usize);
         for (_, i) in p.cells() {
-            let div = (p.vel[0][i + 1] - p.vel[0][i]) / p.spacing[0] + (p.vel[1][i + sy] - p.vel[1][i]) / p.spacing[1]
+            let div = (p.vel[0][i + 1] - p.vel[0][i]) / p.spacing[0]
+                + (p.vel[1][i + sy] - p.vel[1][i]) / p.spacing[1]
                 + (p.vel[2][i + sz] - p.vel[2][i]) / p.spacing[2];
             assert!((g[i] + 2.5 * div).abs() < 1e-11 * (1.0 + div.abs()), "k = {k}");
         }

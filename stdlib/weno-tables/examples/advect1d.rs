@@ -10,7 +10,10 @@ use skc_weno_tables::reference::{tendency_1d, Boundary, Weno};
 fn main() {
     let henrick = std::env::args().any(|a| a == "henrick");
     let ks: Vec<usize> = if henrick { vec![3] } else { vec![2, 3, 4, 5, 6] };
-    println!("u_t + u_x = 0 on [-1, 1], periodic, t = 2 (one period), RK4; u0 = {}", if henrick { "sin(pi x - sin(pi x)/pi)" } else { "sin(pi x)" });
+    println!(
+        "u_t + u_x = 0 on [-1, 1], periodic, t = 2 (one period), RK4; u0 = {}",
+        if henrick { "sin(pi x - sin(pi x)/pi)" } else { "sin(pi x)" }
+    );
     for k in ks {
         let weno = Weno::new(k);
         study(k, henrick, &mut |_, u, dx| tendency_1d(&weno, u, &vec![1.0; u.len() + 1], dx, Boundary::Periodic, None));

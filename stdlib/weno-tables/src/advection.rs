@@ -88,7 +88,11 @@ pub fn study(k: usize, henrick: bool, rhs: &mut dyn FnMut(usize, &[f64], f64) ->
     println!("WENO{}-Z (k = {k})", 2 * k - 1);
     println!("  {:>5} {:>12} {:>7} {:>12} {:>7}", "N", "L1", "order", "Linf", "order");
     for (i, (n, l1, linf)) in results.iter().enumerate() {
-        let (a, b) = if i == 0 { (String::new(), String::new()) } else { (format!("{:.2}", o1[i - 1]), format!("{:.2}", oi[i - 1])) };
+        let (a, b) = if i == 0 {
+            (String::new(), String::new())
+        } else {
+            (format!("{:.2}", o1[i - 1]), format!("{:.2}", oi[i - 1]))
+        };
         println!("  {n:>5} {l1:>12.3e} {a:>7} {linf:>12.3e} {b:>7}");
     }
     o1

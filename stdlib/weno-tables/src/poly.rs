@@ -52,8 +52,11 @@ impl Poly {
 
     /// The integral over `[a, b]`.
     pub fn integrate(&self, a: Rational, b: Rational) -> Rational {
-        let primitive =
-            Poly(std::iter::once(Rational::ZERO).chain(self.0.iter().enumerate().map(|(i, c)| *c / Rational::int(i as i128 + 1))).collect());
+        let primitive = Poly(
+            std::iter::once(Rational::ZERO)
+                .chain(self.0.iter().enumerate().map(|(i, c)| *c / Rational::int(i as i128 + 1)))
+                .collect(),
+        );
         primitive.eval(b) - primitive.eval(a)
     }
 

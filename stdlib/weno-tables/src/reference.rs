@@ -72,7 +72,9 @@ impl Weno {
     pub fn linear(&self, w: &[f64]) -> f64 {
         let k = self.k;
         let o = k - 1;
-        (0..k).map(|r| self.d[o * k + r] * (0..k).map(|j| self.c[(o * k + r) * k + j] * w[k - 1 - r + j]).sum::<f64>()).sum()
+        (0..k)
+            .map(|r| self.d[o * k + r] * (0..k).map(|j| self.c[(o * k + r) * k + j] * w[k - 1 - r + j]).sum::<f64>())
+            .sum()
     }
 }
 
@@ -125,7 +127,14 @@ pub fn window(k: usize, f: i64, u: f64, cell: impl Fn(i64) -> f64) -> Vec<f64> {
 
 /// 1-D flux-form tendency `-(u c)_x` of `c` (n cells, spacing dx) with face velocities `u` (n+1 faces; for a
 /// periodic direction u[n] must equal u[0]). Out-of-domain cells of a bounded direction read as 0.
-pub fn tendency_1d(weno: &Weno, c: &[f64], u: &[f64], dx: f64, boundary: Boundary, active: Option<&[bool]>) -> Vec<f64> {
+pub fn tendency_1d(
+    weno: &Weno,
+    c: &[f64],
+    u: &[f64],
+    dx: f64,
+    boundary: Boundary,
+    active: Option<&[bool]>,
+) -> Vec<f64> {
     let n = c.len() as i64;
     let k = weno.k;
     let cell = |i: i64| match boundary {
@@ -149,8 +158,9 @@ pub fn tendency_1d(weno: &Weno, c: &[f64], u: &[f64], dx: f64, boundary: Boundar
             let w = window(k, f, uf, cell);
             let mut order = face_order(f, n, k as i64, uf, boundary);
             if active.is_some() {
-                let cells: Vec<i64> =
-                    (0..2 * k as i64 - 1).map(|m| if uf > 0.0 { f - k as i64 + m } else { f + k as i64 - 1 - m }).collect();
+                let cells: Vec<i64> = (0..2 * k as i64 - 1)
+                    .map(|m| if uf > 0.0 { f - k as i64 + m } else { f + k as i64 - 1 - m })
+                    .collect();
                 order = immersed_order(order, k, |m| is_active(cells[m]));
             }
             uf * weno.reconstruct(&w, order as usize)

@@ -53,7 +53,9 @@ fn tables() -> Vec<Flat> {
              base + ((o-1)*k + r)*t + i, t = k(k+1)/2",
             |e| e.beta.iter().flatten().flatten().map(int).collect(),
         ),
-        flat("weno_tau", "WENO-Z tau coefficients, index base + (o-1)*k + r", |e| e.tau.iter().flatten().map(int).collect()),
+        flat("weno_tau", "WENO-Z tau coefficients, index base + (o-1)*k + r", |e| {
+            e.tau.iter().flatten().map(int).collect()
+        }),
     ]
 }
 
@@ -66,11 +68,19 @@ fn literal_tree(values: &[String], lo: usize, hi: usize, depth: usize, out: &mut
     }
     let mid = (lo + hi) / 2;
     let indent = "  ".repeat(depth + 1);
-    write!(out, "(if i < {mid} then
-{indent}").unwrap();
+    write!(
+        out,
+        "(if i < {mid} then
+{indent}"
+    )
+    .unwrap();
     literal_tree(values, lo, mid, depth + 1, out);
-    write!(out, "
-{indent}else ").unwrap();
+    write!(
+        out,
+        "
+{indent}else "
+    )
+    .unwrap();
     literal_tree(values, mid, hi, depth + 1, out);
     out.push(')');
 }
@@ -116,7 +126,12 @@ pub fn tables_module(precision: Precision) -> String {
             full.extend(t.values[end - per_order..end].iter().map(|q| precision.literal(*q)));
         }
         let bases: Vec<String> = full_base.iter().map(|b| b.to_string()).collect();
-        writeln!(out, "(* {}, order k only: index {}_full_base.(k) + the index within the order's slice. *)", t.name, t.name).unwrap();
+        writeln!(
+            out,
+            "(* {}, order k only: index {}_full_base.(k) + the index within the order's slice. *)",
+            t.name, t.name
+        )
+        .unwrap();
         writeln!(out, "let {}_full_base = [| {} |]", t.name, bases.join("; ")).unwrap();
         writeln!(out, "(* The same values as literals when i is a compile-time constant. *)").unwrap();
         write!(out, "let {}_full_lit (i : int32) : {ty} =\n  ", t.name).unwrap();
@@ -146,8 +161,11 @@ pub fn float32_copy(name: &str, source: &str) -> String {
             continue;
         }
         let start = i;
-        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'.'
-            || ((bytes[i] == b'-' || bytes[i] == b'+') && matches!(bytes[i - 1], b'e' | b'E')))
+        while i < bytes.len()
+            && (bytes[i].is_ascii_alphanumeric()
+                || bytes[i] == b'_'
+                || bytes[i] == b'.'
+                || ((bytes[i] == b'-' || bytes[i] == b'+') && matches!(bytes[i - 1], b'e' | b'E')))
         {
             i += 1;
         }

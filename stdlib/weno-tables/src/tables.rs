@@ -45,11 +45,10 @@ fn binomial(n: i128, k: i128) -> i128 {
 /// The basis `phi_j` of the reconstruction polynomial of stencil `r` (cells I-r+j, cell I = [-1/2, 1/2]):
 /// `p_r(x) = sum_j v_j phi_j(x)`, from the Lagrange interpolant of the primitive at the k+1 interfaces.
 fn basis(k: usize, r: usize) -> Vec<Poly> {
-    let nodes: Vec<Rational> = (0..=k).map(|m| Rational::new(-1, 2) - Rational::int(r as i128) + Rational::int(m as i128)).collect();
+    let nodes: Vec<Rational> =
+        (0..=k).map(|m| Rational::new(-1, 2) - Rational::int(r as i128) + Rational::int(m as i128)).collect();
     let lagrange: Vec<Poly> = (0..=k).map(|m| Poly::lagrange(&nodes, m)).collect();
-    (0..k)
-        .map(|j| lagrange[j + 1..].iter().fold(Poly::zero(), |acc, l| acc.add(l)).derivative())
-        .collect()
+    (0..k).map(|j| lagrange[j + 1..].iter().fold(Poly::zero(), |acc, l| acc.add(l)).derivative()).collect()
 }
 
 /// `c_rj` by the closed formula of Shu (1998), used to cross-check the polynomial construction.
@@ -90,7 +89,12 @@ impl Scheme {
         let bases: Vec<Vec<Poly>> = (0..k).map(|s| basis(k, s)).collect();
         let c: Vec<Vec<Rational>> = bases.iter().map(|b| b.iter().map(|phi| phi.eval(half)).collect()).collect();
         let d: Vec<Rational> = (0..k as i128)
-            .map(|s| Rational::new(binomial(k as i128, s + 1) * binomial(k as i128 - 1, s), binomial(2 * k as i128 - 1, k as i128)))
+            .map(|s| {
+                Rational::new(
+                    binomial(k as i128, s + 1) * binomial(k as i128 - 1, s),
+                    binomial(2 * k as i128 - 1, k as i128),
+                )
+            })
             .collect();
         let beta: Vec<Vec<Vec<Rational>>> = bases
             .iter()

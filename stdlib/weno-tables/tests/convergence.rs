@@ -4,7 +4,9 @@
 
 use std::f64::consts::PI;
 
-use skc_weno_tables::reference::{cell_averages, immersed_order, observed_orders, rk4_step, tendency_1d, window, Boundary, Weno};
+use skc_weno_tables::reference::{
+    cell_averages, immersed_order, observed_orders, rk4_step, tendency_1d, window, Boundary, Weno,
+};
 
 /// (L-infinity error of the left-biased face values, of the tendency) on n periodic cells.
 fn errors(weno: &Weno, n: usize) -> (f64, f64) {
@@ -28,10 +30,13 @@ fn errors(weno: &Weno, n: usize) -> (f64, f64) {
 
 fn orders(k: usize, ns: &[usize]) -> (Vec<f64>, Vec<f64>) {
     let weno = Weno::new(k);
-    let e: Vec<(usize, f64, f64)> = ns.iter().map(|&n| {
-        let (a, b) = errors(&weno, n);
-        (n, a, b)
-    }).collect();
+    let e: Vec<(usize, f64, f64)> = ns
+        .iter()
+        .map(|&n| {
+            let (a, b) = errors(&weno, n);
+            (n, a, b)
+        })
+        .collect();
     eprintln!("k = {k}: {e:?}");
     (
         observed_orders(&e.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>()),
@@ -136,7 +141,10 @@ fn bounded_tendency_is_conservative_and_exact_for_constants() {
         let want = -2.0 * (u[i + 1] - u[i]) / 0.1;
         assert!((g[i] - want).abs() < 1e-12, "{i}: {} vs {want}", g[i]);
     }
-    let total: f64 = tendency_1d(&weno, &(0..n).map(|i| (i as f64).cos()).collect::<Vec<_>>(), &u, 0.1, Boundary::Bounded, None).iter().sum();
+    let total: f64 =
+        tendency_1d(&weno, &(0..n).map(|i| (i as f64).cos()).collect::<Vec<_>>(), &u, 0.1, Boundary::Bounded, None)
+            .iter()
+            .sum();
     assert!(total.abs() < 1e-12, "walls: no net flux, {total}");
 }
 
@@ -145,20 +153,28 @@ fn henrick_error(n: usize) -> f64 {
     let weno = Weno::new(3);
     let dx = 2.0 / n as f64;
     let exact = |x: f64| (PI * x - (PI * x).sin() / PI).sin();
-    let gauss = [(0.0, 128.0 / 225.0), (0.5384693101056831, 0.4786286704993665), (-0.5384693101056831, 0.4786286704993665), (0.9061798459386640, 0.2369268850561891), (-0.9061798459386640, 0.2369268850561891)];
+    let gauss = [
+        (0.0, 128.0 / 225.0),
+        (0.5384693101056831, 0.4786286704993665),
+        (-0.5384693101056831, 0.4786286704993665),
+        (0.9061798459386640, 0.2369268850561891),
+        (-0.9061798459386640, 0.2369268850561891),
+    ];
     let averages = |shift: f64| -> Vec<f64> {
-        (0..n).map(|i| {
-            let a = -1.0 + i as f64 * dx;
-            // composite 4 x 5-point Gauss per cell
-            let mut s = 0.0;
-            for p in 0..4 {
-                let (lo, h) = (a + p as f64 * dx / 4.0, dx / 4.0);
-                for (x, w) in gauss {
-                    s += w * exact(lo + (x + 1.0) * h / 2.0 - shift) * h / 2.0;
+        (0..n)
+            .map(|i| {
+                let a = -1.0 + i as f64 * dx;
+                // composite 4 x 5-point Gauss per cell
+                let mut s = 0.0;
+                for p in 0..4 {
+                    let (lo, h) = (a + p as f64 * dx / 4.0, dx / 4.0);
+                    for (x, w) in gauss {
+                        s += w * exact(lo + (x + 1.0) * h / 2.0 - shift) * h / 2.0;
+                    }
                 }
-            }
-            s / dx
-        }).collect()
+                s / dx
+            })
+            .collect()
     };
     let t_end = 2.0;
     let dt0 = 0.4 * dx * (dx / 0.05f64).powf(0.25).min(1.0);

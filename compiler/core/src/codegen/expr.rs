@@ -39,7 +39,9 @@ impl FnLowering<'_, '_> {
             }
             ExprKind::Record(ref fields) => self.lower_record(e, fields),
             ExprKind::Annot { expr, .. } | ExprKind::Ref(expr) => self.lower_expr(expr),
-            ExprKind::If { cond, then_branch, else_branch: Some(else_branch) } if self.g.is_conditional_expression(e) => {
+            ExprKind::If { cond, then_branch, else_branch: Some(else_branch) }
+                if self.g.is_conditional_expression(e) =>
+            {
                 self.lower_conditional(e, cond, then_branch, else_branch)
             }
             ExprKind::Let { body, .. } | ExprKind::LetArray { body, .. } => {
@@ -103,8 +105,9 @@ impl FnLowering<'_, '_> {
                 }
                 let name = self.local_name(id);
                 // The identity of an array or of a `ref` cell never changes; the value of a mutable scalar can.
-                let stable = matches!(ty, Type::Vector(_) | Type::Array { .. } | Type::ConstArray { .. } | Type::Ref(_))
-                    || self.local_mutability(id) == Mutability::Immutable;
+                let stable =
+                    matches!(ty, Type::Vector(_) | Type::Array { .. } | Type::ConstArray { .. } | Type::Ref(_))
+                        || self.local_mutability(id) == Mutability::Immutable;
                 let reads = if stable { Access::NONE } else { Access::LOCALS };
                 CExpr::new(name, prec::PRIMARY).reading(reads)
             }
@@ -271,10 +274,12 @@ impl FnLowering<'_, '_> {
         let ty = self.g.ty(e).clone();
         let record_name = self.c_type(&ty);
         let declared: Vec<String> = match &ty {
-            Type::Record(id) => self.g.types.records.get(id.0 as usize).map(|r| r.fields.iter().map(|f| f.0.clone()).collect()),
+            Type::Record(id) => {
+                self.g.types.records.get(id.0 as usize).map(|r| r.fields.iter().map(|f| f.0.clone()).collect())
+            }
             _ => None,
         }
-        .unwrap_or_else(|| fields.iter().map(|(f, _)| f.name.clone()).collect());
+        .unwrap_or_else(|| fields.iter().map(|(f, _)| f.name.to_string()).collect());
         // C++ aggregate initialisation takes the fields in declaration order.
         let mut texts = Vec::new();
         for name in &declared {
@@ -300,7 +305,8 @@ impl FnLowering<'_, '_> {
                 let values = self.lower_call_args(args, Some(id));
                 let texts: Vec<String> = values.iter().filter(|v| !v.is_unit()).map(|v| v.text.clone()).collect();
                 let parts: Vec<&CExpr> = values.iter().collect();
-                let call = function_call(format!("{name}({})", texts.join(", ")), self.has_ref_params(id)).with_parts(&parts);
+                let call =
+                    function_call(format!("{name}({})", texts.join(", ")), self.has_ref_params(id)).with_parts(&parts);
                 self.finish_call(e, call)
             }
             _ => {
@@ -314,9 +320,12 @@ impl FnLowering<'_, '_> {
     }
 
     fn has_ref_params(&self, f: crate::types::FunctionId) -> bool {
-        self.g.types.functions.get(f.0 as usize).map(|info| {
-            info.params.iter().any(|p| matches!(self.local_type(*p), Type::Ref(_)))
-        }) == Some(true)
+        self.g
+            .types
+            .functions
+            .get(f.0 as usize)
+            .map(|info| info.params.iter().any(|p| matches!(self.local_type(*p), Type::Ref(_))))
+            == Some(true)
     }
 
     /// A call whose result is unit is a statement; otherwise the call is the value.
@@ -331,7 +340,8 @@ impl FnLowering<'_, '_> {
     /// Lowers the arguments of a call in order; `()` arguments are evaluated but not passed. An argument bound to a
     /// `ref` parameter must be a variable: anything else is first stored in a temporary.
     fn lower_call_args(&mut self, args: &[ExprId], function: Option<crate::types::FunctionId>) -> Vec<CExpr> {
-        let passed: Vec<ExprId> = args.iter().copied().filter(|a| !is_unit_arg(self.g.module, self.g.types, *a)).collect();
+        let passed: Vec<ExprId> =
+            args.iter().copied().filter(|a| !is_unit_arg(self.g.module, self.g.types, *a)).collect();
         for a in args.iter().filter(|a| is_unit_arg(self.g.module, self.g.types, **a)) {
             if !matches!(self.g.kind(*a), crate::syntax::ast::ExprKind::Unit) {
                 self.lower_to(*a, Dest::Discard);
@@ -342,7 +352,8 @@ impl FnLowering<'_, '_> {
         if let Some(f) = function.and_then(|f| self.g.types.functions.get(f.0 as usize)) {
             let params: Vec<_> = f.params.iter().map(|p| self.local_type(*p)).filter(|t| *t != Type::Unit).collect();
             for (i, param) in params.iter().enumerate() {
-                let is_variable = passed.get(i).map(|a| matches!(self.g.kind(self.g.strip_annot(*a)), ExprKind::Var(_)));
+                let is_variable =
+                    passed.get(i).map(|a| matches!(self.g.kind(self.g.strip_annot(*a)), ExprKind::Var(_)));
                 if let (Type::Ref(contents), Some(false)) = (param, is_variable) {
                     let name = self.names.temporary("cell");
                     let inner = self.c_type(contents);

@@ -181,7 +181,8 @@ fn written_locals(module: &Module, types: &TypeInfo) -> HashSet<LocalId> {
                 }
                 Some(Resolution::Function(f)) => {
                     let Some(info) = types.functions.get(f.0 as usize) else { continue };
-                    for (param, arg) in info.params.iter().zip(args.iter().filter(|a| !is_unit_arg(module, types, **a))) {
+                    for (param, arg) in info.params.iter().zip(args.iter().filter(|a| !is_unit_arg(module, types, **a)))
+                    {
                         let mut roots = Vec::new();
                         pointer_roots(module, types, *arg, &mut roots);
                         implies.entry(*param).or_default().extend(roots);

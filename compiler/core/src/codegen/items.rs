@@ -54,8 +54,12 @@ pub fn print_records(g: &Globals, p: &mut Printer) {
             let fields: Vec<String> = g.record_fields.get(id.0 as usize).cloned().unwrap_or_default();
             let equal: Vec<String> = fields.iter().map(|f| format!("a.{f} == b.{f}")).collect();
             let equal = if equal.is_empty() { "true".to_string() } else { equal.join(" && ") };
-            p.line(&format!("__device__ inline bool operator==(const {name}& a, const {name}& b) {{ return {equal}; }}"));
-            p.line(&format!("__device__ inline bool operator!=(const {name}& a, const {name}& b) {{ return !(a == b); }}"));
+            p.line(&format!(
+                "__device__ inline bool operator==(const {name}& a, const {name}& b) {{ return {equal}; }}"
+            ));
+            p.line(&format!(
+                "__device__ inline bool operator!=(const {name}& a, const {name}& b) {{ return !(a == b); }}"
+            ));
         }
         p.line("");
     }

@@ -286,7 +286,9 @@ impl Globals<'_> {
             ExprKind::Annot { expr, .. } | ExprKind::Ref(expr) => self.is_pure(*expr),
             ExprKind::Record(fields) => fields.iter().all(|(_, v)| self.is_pure(*v)),
             ExprKind::If { cond, then_branch, else_branch } => {
-                self.is_pure(*cond) && self.is_pure(*then_branch) && else_branch.map(|x| self.is_pure(x)).unwrap_or(true)
+                self.is_pure(*cond)
+                    && self.is_pure(*then_branch)
+                    && else_branch.map(|x| self.is_pure(x)).unwrap_or(true)
             }
             _ => false,
         }
@@ -302,7 +304,9 @@ impl Globals<'_> {
                 _ => false,
             },
             ExprKind::Unary { operand, .. } => self.is_compile_time_constant(*operand),
-            ExprKind::Binary { lhs, rhs, .. } => self.is_compile_time_constant(*lhs) && self.is_compile_time_constant(*rhs),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                self.is_compile_time_constant(*lhs) && self.is_compile_time_constant(*rhs)
+            }
             ExprKind::Annot { expr, .. } => self.is_compile_time_constant(*expr),
             _ => false,
         }

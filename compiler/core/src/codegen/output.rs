@@ -19,10 +19,21 @@ pub enum StmtKind {
     /// `// text`.
     Comment(String),
     /// `{  // comment` ... `}`.
-    Block { comment: Option<String>, body: Vec<Stmt> },
-    If { cond: String, then_body: Vec<Stmt>, else_body: Vec<Stmt> },
+    Block {
+        comment: Option<String>,
+        body: Vec<Stmt>,
+    },
+    If {
+        cond: String,
+        then_body: Vec<Stmt>,
+        else_body: Vec<Stmt>,
+    },
     /// `header { body }` where header is `for (...)` or `while (...)`; `pragma` is printed on the line before.
-    Loop { pragma: Option<String>, header: String, body: Vec<Stmt> },
+    Loop {
+        pragma: Option<String>,
+        header: String,
+        body: Vec<Stmt>,
+    },
 }
 
 impl Stmt {

@@ -184,11 +184,8 @@ __device__ __forceinline__ unsigned long long skc_atomic_xor(unsigned long long*
 /// The prelude for code whose text is `code`: every helper it calls, with their dependencies, in table order.
 /// `overloads` lists the (helper, C argument type) pairs the code uses; an overloaded helper prints only those.
 pub fn prelude_for(code: &str, overloads: &BTreeSet<(String, String)>) -> String {
-    let mut wanted: Vec<&str> = HELPERS
-        .iter()
-        .filter(|h| code.contains(&format!("{}(", h.name)))
-        .map(|h| h.name)
-        .collect();
+    let mut wanted: Vec<&str> =
+        HELPERS.iter().filter(|h| code.contains(&format!("{}(", h.name))).map(|h| h.name).collect();
     let mut i = 0;
     while i < wanted.len() {
         if let Some(h) = HELPERS.iter().find(|h| h.name == wanted[i]) {

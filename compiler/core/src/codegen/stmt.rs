@@ -54,7 +54,7 @@ impl FnLowering<'_, '_> {
             ExprKind::For { start, end, downto, body, .. } => self.lower_for(e, start, end, downto, body),
             ExprKind::While { cond, body } => self.lower_while(e, cond, body),
             ExprKind::Superstep { name, divergent, body } => {
-                self.lower_superstep(e, name.map(|n| n.name), divergent, body)
+                self.lower_superstep(e, name.map(|n| n.name.to_string()), divergent, body)
             }
             ExprKind::Pragma { options, body } => self.lower_pragma(e, &options, body, dest),
             ExprKind::Annot { expr, .. } => self.lower_to(expr, dest),
@@ -238,7 +238,9 @@ impl FnLowering<'_, '_> {
         let name = self.declare_local(id);
         let length = self.array_length(e, size);
         match (space, size) {
-            (MemorySpace::Shared, ArraySize::Const(_)) => self.emit_simple(format!("__shared__ {elem} {name}[{length}];"), origin),
+            (MemorySpace::Shared, ArraySize::Const(_)) => {
+                self.emit_simple(format!("__shared__ {elem} {name}[{length}];"), origin)
+            }
             (MemorySpace::Shared, ArraySize::Dynamic) => {
                 self.emit_simple("extern __shared__ __align__(16) unsigned char skc_dynamic_shared[];", origin);
                 self.emit_simple(format!("{elem}* {name} = reinterpret_cast<{elem}*>(skc_dynamic_shared);"), origin);
@@ -369,7 +371,9 @@ impl FnLowering<'_, '_> {
                 _ => {
                     let text = option.replace(['\n', '\r'], " ");
                     self.emit(Stmt {
-                        kind: StmtKind::Comment(format!("pragma \"{text}\" ignored: skc knows \"unroll\" and \"unroll N\"")),
+                        kind: StmtKind::Comment(format!(
+                            "pragma \"{text}\" ignored: skc knows \"unroll\" and \"unroll N\""
+                        )),
                         origin: self.g.span(e),
                     });
                 }

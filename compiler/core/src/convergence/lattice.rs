@@ -1,8 +1,10 @@
 //! The facts the convergence analysis computes: how uniform a value is (and why), and how converged control flow
 //! is (and why). Every non-uniform fact carries the chain of source positions that made it so: that chain is what
 //! a diagnostic's secondary labels print.
-
-use std::rc::Rc;
+//!
+//! The steps of the chains live in arenas ([`Facts`]) and values and control states refer to them by handle, so a
+//! `Value` or a `Control` is a small copyable pair: the analysis creates and copies them at nearly every node, and
+//! reference-counted chains cost an allocation per step and a count update per copy.
 
 use crate::source::Span;
 use crate::syntax::ast::ExprId;
@@ -46,7 +48,7 @@ impl Uniformity {
 
 /// One step of the explanation of why a value is not uniform. Steps hold ids, not names: names are looked up only
 /// when a diagnostic or a hover is printed, which keeps the analysis free of allocations on the hot path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OriginKind {
     /// A builtin whose result varies (`thread_idx_x`, `shfl_down`, an atomic); the expression that names it.
     Builtin(ExprId),
@@ -70,32 +72,39 @@ pub enum OriginKind {
     ElementWrite(LocalId),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Handle of an [`Origin`] in [`Facts`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OriginId(u32);
+
+impl OriginId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Handle of a [`Divergence`] in [`Facts`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DivergenceId(u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Origin {
     pub kind: OriginKind,
     pub span: Span,
     pub level: Uniformity,
     /// The step before this one (closer to the source).
-    pub cause: Option<Rc<Origin>>,
+    pub cause: Option<OriginId>,
 }
 
 /// An abstract value: its uniformity and, when not uniform, where that came from.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Value {
     pub level: Uniformity,
-    pub origin: Option<Rc<Origin>>,
+    pub origin: Option<OriginId>,
 }
 
 impl Value {
     pub fn uniform() -> Value {
         Value { level: Uniformity::Uniform, origin: None }
-    }
-
-    pub fn new(level: Uniformity, kind: OriginKind, span: Span, cause: Option<Rc<Origin>>) -> Value {
-        if level == Uniformity::Uniform {
-            return Value::uniform();
-        }
-        Value { level, origin: Some(Rc::new(Origin { kind, span, level, cause })) }
     }
 
     /// The less uniform of the two; on a tie the first (earlier) explanation is kept.
@@ -106,27 +115,10 @@ impl Value {
             self
         }
     }
-
-    /// Adds a step to the explanation (keeping the level).
-    pub fn through(&self, kind: OriginKind, span: Span) -> Value {
-        if self.level == Uniformity::Uniform {
-            return Value::uniform();
-        }
-        Value::new(self.level, kind, span, self.origin.clone())
-    }
-
-    /// The first source of the explanation chain (what the hover names).
-    pub fn root(&self) -> Option<&Origin> {
-        let mut origin = self.origin.as_deref()?;
-        while let Some(cause) = origin.cause.as_deref() {
-            origin = cause;
-        }
-        Some(origin)
-    }
 }
 
 /// Why control flow may have diverged at some point.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DivergenceKind {
     /// An `if` (or `select`-free conditional) on a varying condition.
     Branch,
@@ -144,21 +136,21 @@ pub enum DivergenceKind {
     Call(FunctionId),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Divergence {
     pub kind: DivergenceKind,
     pub span: Span,
     /// The varying value that decided (the condition, the loop bound); none for exits and calls.
     pub cause: Value,
     /// The divergence that was already in effect (for exits and calls: what made them divergent).
-    pub outer: Option<Rc<Divergence>>,
+    pub outer: Option<DivergenceId>,
 }
 
 /// How converged control flow is at a point of the program.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Control {
     pub level: Uniformity,
-    pub why: Option<Rc<Divergence>>,
+    pub why: Option<DivergenceId>,
 }
 
 impl Control {
@@ -166,29 +158,82 @@ impl Control {
         Control { level: Uniformity::Uniform, why: None }
     }
 
-    pub fn join(&self, other: &Control) -> Control {
+    /// The less converged of the two; on a tie the first.
+    pub fn join(self, other: Control) -> Control {
         if other.level > self.level {
-            other.clone()
+            other
         } else {
-            self.clone()
+            self
+        }
+    }
+}
+
+/// The arenas of explanation steps of one analysis: every `Origin` and `Divergence` it created, never freed
+/// before the analysis ends (values refer to them by handle).
+#[derive(Debug, Default)]
+pub struct Facts {
+    origins: Vec<Origin>,
+    divergences: Vec<Divergence>,
+}
+
+impl Facts {
+    pub fn origin(&self, id: OriginId) -> &Origin {
+        &self.origins[id.0 as usize]
+    }
+
+    pub fn divergence(&self, id: DivergenceId) -> &Divergence {
+        &self.divergences[id.0 as usize]
+    }
+
+    /// A value of `level` whose explanation starts with a step of `kind` at `span` (uniform values have none).
+    pub fn value(&mut self, level: Uniformity, kind: OriginKind, span: Span, cause: Option<OriginId>) -> Value {
+        if level == Uniformity::Uniform {
+            return Value::uniform();
+        }
+        self.origins.push(Origin { kind, span, level, cause });
+        Value { level, origin: Some(OriginId(self.origins.len() as u32 - 1)) }
+    }
+
+    /// `value` with a step added to its explanation (keeping the level).
+    pub fn through(&mut self, value: Value, kind: OriginKind, span: Span) -> Value {
+        if value.level == Uniformity::Uniform {
+            return Value::uniform();
+        }
+        self.value(value.level, kind, span, value.origin)
+    }
+
+    /// The first source of a value's explanation chain (what the hover names).
+    pub fn root(&self, value: Value) -> Option<(OriginId, &Origin)> {
+        let mut id = value.origin?;
+        loop {
+            let origin = self.origin(id);
+            match origin.cause {
+                Some(cause) => id = cause,
+                None => return Some((id, origin)),
+            }
         }
     }
 
     /// Control flow inside a construct that decides on `cause` (a condition, loop bounds).
-    pub fn enter(&self, kind: DivergenceKind, span: Span, cause: &Value) -> Control {
-        if cause.level <= self.level {
-            return self.clone();
+    pub fn enter(&mut self, control: Control, kind: DivergenceKind, span: Span, cause: Value) -> Control {
+        if cause.level <= control.level {
+            return control;
         }
-        let why = Divergence { kind, span, cause: cause.clone(), outer: self.why.clone() };
-        Control { level: cause.level, why: Some(Rc::new(why)) }
+        let why = self.push_divergence(Divergence { kind, span, cause, outer: control.why });
+        Control { level: cause.level, why: Some(why) }
     }
 
     /// The same level, re-explained as a consequence of an exit or a call at `span`.
-    pub fn because_of(&self, kind: DivergenceKind, span: Span) -> Control {
-        if self.level == Uniformity::Uniform {
-            return self.clone();
+    pub fn because_of(&mut self, control: Control, kind: DivergenceKind, span: Span) -> Control {
+        if control.level == Uniformity::Uniform {
+            return control;
         }
-        let why = Divergence { kind, span, cause: Value::uniform(), outer: self.why.clone() };
-        Control { level: self.level, why: Some(Rc::new(why)) }
+        let why = self.push_divergence(Divergence { kind, span, cause: Value::uniform(), outer: control.why });
+        Control { level: control.level, why: Some(why) }
+    }
+
+    fn push_divergence(&mut self, divergence: Divergence) -> DivergenceId {
+        self.divergences.push(divergence);
+        DivergenceId(self.divergences.len() as u32 - 1)
     }
 }

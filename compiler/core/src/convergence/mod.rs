@@ -10,9 +10,10 @@ pub mod lattice;
 pub mod report;
 pub mod walk;
 
-use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::diagnostic::Diagnostic;
+use crate::fxhash::FxHashMap;
 use crate::source::Span;
 use crate::syntax::ast::{ExprId, Module};
 use crate::types::{FunctionId, TypeInfo};
@@ -23,7 +24,8 @@ pub use lattice::Uniformity;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ValueSource {
     pub span: Span,
-    pub message: String,
+    /// Shared: many sources read the same (every `thread_idx_x` "is thread-varying").
+    pub message: Arc<str>,
 }
 
 /// The uniformity of every expression of every kernel and function, analysed on its own (parameters of device
@@ -34,8 +36,12 @@ pub struct UniformityInfo {
     /// Index into `roots` of each expression's first source, `u32::MAX` for none.
     source_of: Vec<u32>,
     roots: Vec<ValueSource>,
-    /// Roots already described, by the address of their `Origin` (so each is formatted once).
-    root_index: HashMap<usize, u32>,
+    /// Index into `roots` of each explanation step already met as a root, by handle (`NO_SOURCE` for none), so
+    /// each is described once.
+    root_of_origin: Vec<u32>,
+    /// Sentences already formatted: many roots read the same (every `thread_idx_x` of a file is "`thread_idx_x`
+    /// is thread-varying"), and formatting each was a visible part of the analysis.
+    messages: FxHashMap<report::MessageKey, Arc<str>>,
 }
 
 const NO_SOURCE: u32 = u32::MAX;
@@ -46,24 +52,35 @@ impl UniformityInfo {
             levels: vec![Uniformity::Uniform; expr_count],
             source_of: vec![NO_SOURCE; expr_count],
             roots: Vec::new(),
-            root_index: HashMap::new(),
+            root_of_origin: Vec::new(),
+            messages: FxHashMap::default(),
         }
     }
 
+    #[inline]
     fn set(&mut self, e: ExprId, value: &lattice::Value, names: report::Names) {
         let Some(slot) = self.levels.get_mut(e.index()) else { return };
-        if value.level <= *slot && self.source_of[e.index()] != NO_SOURCE {
+        // Nothing to learn: no higher level, and either a source already or none to give (most expressions).
+        if value.level <= *slot && (value.origin.is_none() || self.source_of[e.index()] != NO_SOURCE) {
             return;
         }
         *slot = (*slot).max(value.level);
-        let Some(root) = value.root() else { return };
-        let key = root as *const lattice::Origin as usize;
-        let roots = &mut self.roots;
-        let index = *self.root_index.entry(key).or_insert_with(|| {
-            roots.push(ValueSource { span: root.span, message: report::origin_message(root, names) });
-            roots.len() as u32 - 1
-        });
-        self.source_of[e.index()] = index;
+        let Some((id, root)) = names.facts.root(*value) else { return };
+        if id.index() >= self.root_of_origin.len() {
+            self.root_of_origin.resize(id.index() + 1, NO_SOURCE);
+        }
+        if self.root_of_origin[id.index()] == NO_SOURCE {
+            self.root_of_origin[id.index()] = self.root_index(root, names);
+        }
+        self.source_of[e.index()] = self.root_of_origin[id.index()];
+    }
+
+    /// Describes a root met for the first time; returns its index in `roots`.
+    fn root_index(&mut self, root: &lattice::Origin, names: report::Names) -> u32 {
+        let key = report::MessageKey::of(root, names);
+        let message = self.messages.entry(key).or_insert_with(|| report::origin_message(root, names).into()).clone();
+        self.roots.push(ValueSource { span: root.span, message });
+        self.roots.len() as u32 - 1
     }
 
     pub fn level(&self, e: ExprId) -> Uniformity {

@@ -3,19 +3,20 @@
 
 use crate::diagnostic::{Diagnostic, Label};
 use crate::source::Span;
-use crate::syntax::ast::{ExprKind, Module};
+use crate::syntax::ast::{ExprKind, Module, Name};
 use crate::types::{FunctionId, LocalId, TypeInfo};
 
-use super::lattice::{Control, Divergence, DivergenceKind, Origin, OriginKind, Uniformity, Value};
+use super::lattice::{Control, Divergence, DivergenceKind, Facts, Origin, OriginKind, Uniformity, Value};
 
 /// At most this many secondary labels: the start of the chain (the divergence) and its source matter most.
 const MAX_SECONDARY_LABELS: usize = 8;
 
-/// Looks up the names that explanation steps refer to by id.
+/// Looks up the names that explanation steps refer to by id, and the steps themselves.
 #[derive(Clone, Copy)]
 pub struct Names<'a> {
     pub module: &'a Module,
     pub types: &'a TypeInfo,
+    pub facts: &'a Facts,
 }
 
 impl Names<'_> {
@@ -29,6 +30,30 @@ impl Names<'_> {
         match self.module.exprs.get(e.index()) {
             Some(ExprKind::Var(path)) | Some(ExprKind::Call { callee: path, .. }) => path.display(),
             _ => "?".into(),
+        }
+    }
+}
+
+/// What the sentence of an explanation step depends on: its kind and level, with a builtin named by its spelling
+/// rather than by the expression that uses it (so equal sentences are formatted once).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum MessageKey {
+    Builtin { module: Option<Name>, name: Name, level: Uniformity },
+    Other(OriginKind, Uniformity),
+}
+
+impl MessageKey {
+    pub fn of(origin: &Origin, names: Names) -> MessageKey {
+        match origin.kind {
+            OriginKind::Builtin(e) => match names.module.exprs.get(e.index()) {
+                Some(ExprKind::Var(path)) | Some(ExprKind::Call { callee: path, .. }) => MessageKey::Builtin {
+                    module: path.module.as_ref().map(|m| m.name.clone()),
+                    name: path.name.name.clone(),
+                    level: origin.level,
+                },
+                _ => MessageKey::Other(origin.kind, origin.level),
+            },
+            kind => MessageKey::Other(kind, origin.level),
         }
     }
 }
@@ -49,10 +74,9 @@ pub fn origin_message(origin: &Origin, names: Names) -> String {
             names.function(function)
         ),
         OriginKind::CallResult(f) => format!("`{}` returns a {level} value here", names.function(f)),
-        OriginKind::SharedLoad(x) => format!(
-            "`{}` may be written by other threads, so what a thread reads from it is {level}",
-            names.local(x)
-        ),
+        OriginKind::SharedLoad(x) => {
+            format!("`{}` may be written by other threads, so what a thread reads from it is {level}", names.local(x))
+        }
         OriginKind::LoopCounter(x) => format!("`{}` counts a loop whose bounds are {level}", names.local(x)),
         OriginKind::IfValue => format!("the value of this `if` depends on a {level} condition"),
         OriginKind::ElementWrite(x) => {
@@ -78,25 +102,27 @@ fn divergence_message(divergence: &Divergence, level: Uniformity, names: Names) 
 
 /// Secondary labels explaining a value, source last.
 pub fn value_labels(value: &Value, labels: &mut Vec<Label>, names: Names) {
-    let mut next = value.origin.as_deref();
-    while let Some(origin) = next {
+    let mut next = value.origin;
+    while let Some(id) = next {
+        let origin = names.facts.origin(id);
         push_label(labels, origin.span, origin_message(origin, names));
-        next = origin.cause.as_deref();
+        next = origin.cause;
     }
 }
 
 /// Secondary labels explaining why control flow diverged: the construct, the varying value it decided on, and
 /// for exits and calls the divergence that made them divergent.
 pub fn control_labels(control: &Control, labels: &mut Vec<Label>, names: Names) {
-    let mut next = control.why.as_deref();
-    while let Some(divergence) = next {
+    let mut next = control.why;
+    while let Some(id) = next {
+        let divergence = names.facts.divergence(id);
         push_label(labels, divergence.span, divergence_message(divergence, control.level, names));
         if divergence.cause.level > Uniformity::Uniform {
             value_labels(&divergence.cause, labels, names);
             // The condition that decided is explained; outer divergence is not why this point diverged.
             break;
         }
-        next = divergence.outer.as_deref();
+        next = divergence.outer;
     }
 }
 

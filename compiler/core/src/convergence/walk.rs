@@ -7,16 +7,17 @@
 //! Branches merge the locals they assign; loops iterate to a fixpoint with reporting off, then run once more
 //! with reporting on, so each problem is reported once with its final explanation.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::rc::Rc;
 
 use crate::builtins::{Builtin, Requirement, ResultUniformity};
 use crate::diagnostic::Diagnostic;
+use crate::fxhash::FxHashMap;
 use crate::source::Span;
 use crate::syntax::ast::{ExprId, ExprKind, MemorySpace, Module};
 use crate::types::{FunctionId, LocalId, Resolution, Type, TypeInfo};
 
-use super::lattice::{Control, DivergenceKind, OriginKind, Uniformity, Value};
+use super::lattice::{Control, DivergenceKind, Facts, OriginKind, Uniformity, Value};
 use super::report::{divergence_error, Names};
 use super::UniformityInfo;
 
@@ -36,6 +37,8 @@ struct PlainSuperstep {
 pub struct Walker<'a> {
     module: &'a Module,
     types: &'a TypeInfo,
+    /// The steps of every explanation this walk created (values and control states refer to them).
+    facts: Facts,
     locals: Vec<Value>,
     control: Control,
     returned: Control,
@@ -46,8 +49,13 @@ pub struct Walker<'a> {
     reporting: bool,
     recording: bool,
     call_stack: Vec<FunctionId>,
-    assigned_cache: HashMap<ExprId, Rc<Vec<LocalId>>>,
-    straight_cache: HashMap<ExprId, bool>,
+    /// Syntactic summaries of `if`s and loops, computed once per node (few nodes: a hash map, not a table).
+    assigned_cache: FxHashMap<ExprId, Rc<Vec<LocalId>>>,
+    straight_cache: FxHashMap<ExprId, bool>,
+    /// The summary of the (many) subtrees that assign nothing, shared.
+    assigns_nothing: Rc<Vec<LocalId>>,
+    /// Scratch stack of the syntactic walks.
+    pending: Vec<ExprId>,
     pub diagnostics: Vec<Diagnostic>,
     seen: HashSet<(&'static str, Span, Option<Span>)>,
     pub info: UniformityInfo,
@@ -58,6 +66,7 @@ impl<'a> Walker<'a> {
         Walker {
             module,
             types,
+            facts: Facts::default(),
             locals: vec![Value::uniform(); types.locals.len()],
             control: Control::converged(),
             returned: Control::converged(),
@@ -68,8 +77,10 @@ impl<'a> Walker<'a> {
             reporting: true,
             recording: true,
             call_stack: Vec::new(),
-            assigned_cache: HashMap::new(),
-            straight_cache: HashMap::new(),
+            assigned_cache: FxHashMap::default(),
+            straight_cache: FxHashMap::default(),
+            assigns_nothing: Rc::new(Vec::new()),
+            pending: Vec::new(),
             diagnostics: Vec::new(),
             seen: HashSet::new(),
             info: UniformityInfo::new(module.exprs.len()),
@@ -89,7 +100,7 @@ impl<'a> Walker<'a> {
         for param in &info.params {
             let value = if matches!(param.ty, Type::Vector(_)) && param.written {
                 let span = self.types.local(param.local).span;
-                Value::new(Uniformity::ThreadVarying, OriginKind::SharedLoad(param.local), span, None)
+                self.facts.value(Uniformity::ThreadVarying, OriginKind::SharedLoad(param.local), span, None)
             } else {
                 Value::uniform()
             };
@@ -131,7 +142,7 @@ impl<'a> Walker<'a> {
     // --- state helpers ------------------------------------------------------------------------------------
 
     fn local(&self, id: LocalId) -> Value {
-        self.locals.get(id.0 as usize).cloned().unwrap_or_else(Value::uniform)
+        self.locals.get(id.0 as usize).copied().unwrap_or_else(Value::uniform)
     }
 
     fn set_local(&mut self, id: LocalId, value: Value) {
@@ -142,33 +153,35 @@ impl<'a> Walker<'a> {
 
     /// How converged control flow is here: the enclosing branches and loops, and any early exits before.
     fn effective_control(&self) -> Control {
-        self.control.join(&self.returned).join(&self.broke).join(&self.continued)
+        self.control.join(self.returned).join(self.broke).join(self.continued)
     }
 
     /// The value that diverged control flow gives to what is assigned in it.
-    fn control_value(&self, control: &Control, kind: OriginKind, span: Span) -> Value {
+    fn control_value(&mut self, control: Control, kind: OriginKind, span: Span) -> Value {
         if control.level == Uniformity::Uniform {
             return Value::uniform();
         }
-        let mut next = control.why.as_deref();
+        let mut next = control.why;
         let mut cause = None;
-        while let Some(d) = next {
+        while let Some(id) = next {
+            let d = self.facts.divergence(id);
             if d.cause.origin.is_some() {
-                cause = d.cause.origin.clone();
+                cause = d.cause.origin;
                 break;
             }
-            next = d.outer.as_deref();
+            next = d.outer;
         }
-        Value::new(control.level, kind, span, cause)
+        self.facts.value(control.level, kind, span, cause)
     }
 
-    fn names(&self) -> Names<'a> {
-        Names { module: self.module, types: self.types }
+    fn names(&self) -> Names<'_> {
+        Names { module: self.module, types: self.types, facts: &self.facts }
     }
 
+    #[inline]
     fn record(&mut self, e: ExprId, value: &Value) {
         if self.recording && self.reporting {
-            let names = self.names();
+            let names = Names { module: self.module, types: self.types, facts: &self.facts };
             self.info.set(e, value, names);
         }
     }
@@ -250,11 +263,10 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn call(&mut self, e: ExprId, args: &[ExprId], span: Span) -> Value {
-        let args = args.to_vec();
+    fn call(&mut self, e: ExprId, args: &'a [ExprId], span: Span) -> Value {
         match self.types.resolution(e) {
-            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, &args, span),
-            Some(Resolution::Function(f)) => self.call_function(f, &args, span),
+            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, args, span),
+            Some(Resolution::Function(f)) => self.call_function(f, args, span),
             _ => args.iter().fold(Value::uniform(), |acc, a| acc.join(self.expr(*a))),
         }
     }
@@ -265,8 +277,9 @@ impl<'a> Walker<'a> {
             return left.join(self.expr(rhs));
         }
         // `a && b`: `b` runs only in the threads where `a` allows it.
-        let saved = self.control.clone();
-        self.control = self.effective_control().enter(DivergenceKind::ShortCircuit, self.module.span(lhs), &left);
+        let saved = self.control;
+        let control = self.effective_control();
+        self.control = self.facts.enter(control, DivergenceKind::ShortCircuit, self.module.span(lhs), left);
         let right = self.expr(rhs);
         self.control = saved;
         left.join(right)
@@ -275,7 +288,8 @@ impl<'a> Walker<'a> {
     fn let_(&mut self, e: ExprId, binder_span: Span, value: ExprId, body: ExprId) -> Value {
         let v = self.expr(value);
         if let Some(&local) = self.types.declared_local.get(&e) {
-            self.set_local(local, v.through(OriginKind::Let(local), binder_span));
+            let bound = self.facts.through(v, OriginKind::Let(local), binder_span);
+            self.set_local(local, bound);
         }
         self.expr(body)
     }
@@ -285,7 +299,7 @@ impl<'a> Walker<'a> {
         if let Some(&local) = self.types.declared_local.get(&e) {
             let contents = match space {
                 MemorySpace::Shared => {
-                    Value::new(Uniformity::ThreadVarying, OriginKind::SharedLoad(local), name_span, None)
+                    self.facts.value(Uniformity::ThreadVarying, OriginKind::SharedLoad(local), name_span, None)
                 }
                 MemorySpace::Local => Value::uniform(),
             };
@@ -298,8 +312,8 @@ impl<'a> Walker<'a> {
         let v = self.expr(value);
         if let Some(Resolution::Local(local)) = self.types.resolution(e) {
             let control = self.effective_control();
-            let assigned = v.through(OriginKind::Assign(local), span);
-            let diverged = self.control_value(&control, OriginKind::AssignInDivergence(local), span);
+            let assigned = self.facts.through(v, OriginKind::Assign(local), span);
+            let diverged = self.control_value(control, OriginKind::AssignInDivergence(local), span);
             self.set_local(local, assigned.join(diverged));
         }
         Value::uniform()
@@ -317,9 +331,9 @@ impl<'a> Walker<'a> {
                 && !matches!(self.types.local(local).ty, Type::Array { space: MemorySpace::Shared, .. });
             if is_local_memory {
                 let control = self.effective_control();
-                let diverged = self.control_value(&control, OriginKind::ElementWrite(local), span);
+                let diverged = self.control_value(control, OriginKind::ElementWrite(local), span);
                 let old = self.local(local);
-                let new = written.through(OriginKind::ElementWrite(local), span).join(diverged);
+                let new = self.facts.through(written, OriginKind::ElementWrite(local), span).join(diverged);
                 self.set_local(local, old.join(new));
             }
         }
@@ -349,14 +363,15 @@ impl<'a> Walker<'a> {
         let c = self.expr(cond);
         let cond_span = self.module.span(cond);
         self.check_plain_superstep_branch(e, &c, cond_span, then_branch, else_branch);
-        let saved = self.control.clone();
-        self.control = self.effective_control().enter(DivergenceKind::Branch, cond_span, &c);
+        let saved = self.control;
+        let control = self.effective_control();
+        self.control = self.facts.enter(control, DivergenceKind::Branch, cond_span, c);
         let assigned = self.assigned_locals(e);
         let before: Vec<Value> = assigned.iter().map(|&l| self.local(l)).collect();
         let then_value = self.expr(then_branch);
         let after_then: Vec<Value> = assigned.iter().map(|&l| self.local(l)).collect();
-        for (&l, v) in assigned.iter().zip(&before) {
-            self.set_local(l, v.clone());
+        for (&l, &v) in assigned.iter().zip(&before) {
+            self.set_local(l, v);
         }
         let else_value = match else_branch {
             Some(b) => self.expr(b),
@@ -368,17 +383,20 @@ impl<'a> Walker<'a> {
         }
         self.control = saved;
         let span = self.module.span(e);
-        then_value.join(else_value).join(c.through(OriginKind::IfValue, span))
+        let value_of_if = self.facts.through(c, OriginKind::IfValue, span);
+        then_value.join(else_value).join(value_of_if)
     }
 
     fn for_(&mut self, e: ExprId, var_span: Span, start: ExprId, end: ExprId, body: ExprId) -> Value {
         let bounds = self.expr(start).join(self.expr(end));
         let bounds_span = self.module.span(start).to(self.module.span(end));
         self.check_plain_superstep_loop(&bounds, bounds_span);
-        let saved = self.control.clone();
-        self.control = self.effective_control().enter(DivergenceKind::Loop, bounds_span, &bounds);
+        let saved = self.control;
+        let control = self.effective_control();
+        self.control = self.facts.enter(control, DivergenceKind::Loop, bounds_span, bounds);
         if let Some(&counter) = self.types.declared_local.get(&e) {
-            self.set_local(counter, bounds.through(OriginKind::LoopCounter(counter), var_span));
+            let value = self.facts.through(bounds, OriginKind::LoopCounter(counter), var_span);
+            self.set_local(counter, value);
         }
         self.fixpoint(e, |walker| {
             walker.expr(body);
@@ -389,11 +407,12 @@ impl<'a> Walker<'a> {
 
     fn while_(&mut self, e: ExprId, cond: ExprId, body: ExprId) -> Value {
         let cond_span = self.module.span(cond);
-        let saved = self.control.clone();
+        let saved = self.control;
         self.fixpoint(e, |walker| {
             let c = walker.expr(cond);
             walker.check_plain_superstep_loop(&c, cond_span);
-            walker.control = walker.effective_control().enter(DivergenceKind::Loop, cond_span, &c);
+            let control = walker.effective_control();
+            walker.control = walker.facts.enter(control, DivergenceKind::Loop, cond_span, c);
             walker.expr(body);
         });
         self.control = saved;
@@ -407,23 +426,25 @@ impl<'a> Walker<'a> {
         let saved_reporting = self.reporting;
         let saved_broke = std::mem::replace(&mut self.broke, Control::converged());
         let saved_continued = std::mem::replace(&mut self.continued, Control::converged());
-        let saved_control = self.control.clone();
+        let saved_control = self.control;
         let mut head: Vec<Value> = assigned.iter().map(|&l| self.local(l)).collect();
         self.reporting = false;
         for round_number in 0..MAX_LOOP_ROUNDS {
-            let levels_before = self.loop_levels(&head);
-            self.start_round(&assigned, &head, &saved_control);
+            let exits_before = (self.broke.level, self.returned.level);
+            self.start_round(&assigned, &head, saved_control);
             round(self);
-            head = head.into_iter().zip(assigned.iter()).map(|(h, &l)| h.join(self.local(l))).collect();
-            if self.loop_levels(&head) == levels_before {
+            let head_rose = self.join_into_head(&assigned, &mut head);
+            if !head_rose && (self.broke.level, self.returned.level) == exits_before {
                 break;
             }
             if round_number + 1 == MAX_LOOP_ROUNDS {
-                head = head.into_iter().map(|v| Value { level: Uniformity::ThreadVarying, ..v }).collect();
+                for value in &mut head {
+                    value.level = Uniformity::ThreadVarying;
+                }
             }
         }
         self.reporting = saved_reporting;
-        self.start_round(&assigned, &head, &saved_control);
+        self.start_round(&assigned, &head, saved_control);
         round(self);
         for (&l, h) in assigned.iter().zip(head) {
             let exit = h.join(self.local(l));
@@ -433,16 +454,23 @@ impl<'a> Walker<'a> {
         self.continued = saved_continued;
     }
 
-    fn start_round(&mut self, assigned: &[LocalId], head: &[Value], control: &Control) {
-        for (&l, v) in assigned.iter().zip(head) {
-            self.set_local(l, v.clone());
+    fn start_round(&mut self, assigned: &[LocalId], head: &[Value], control: Control) {
+        for (&l, &v) in assigned.iter().zip(head) {
+            self.set_local(l, v);
         }
         self.continued = Control::converged();
-        self.control = control.clone();
+        self.control = control;
     }
 
-    fn loop_levels(&self, head: &[Value]) -> (Vec<Uniformity>, Uniformity, Uniformity) {
-        (head.iter().map(|v| v.level).collect(), self.broke.level, self.returned.level)
+    /// Joins the back edge (the locals' values now) into the loop head; says whether any level rose.
+    fn join_into_head(&self, assigned: &[LocalId], head: &mut [Value]) -> bool {
+        let mut rose = false;
+        for (value, &l) in head.iter_mut().zip(assigned) {
+            let joined = value.join(self.local(l));
+            rose |= joined.level != value.level;
+            *value = joined;
+        }
+        rose
     }
 
     fn return_(&mut self, value: Option<ExprId>, span: Span) -> Value {
@@ -460,11 +488,11 @@ impl<'a> Walker<'a> {
         if control.level == Uniformity::Uniform {
             return Value::uniform();
         }
-        let taint = control.because_of(kind.clone(), span);
+        let taint = self.facts.because_of(control, kind, span);
         match kind {
-            DivergenceKind::Return => self.returned = self.returned.join(&taint),
-            DivergenceKind::Break => self.broke = self.broke.join(&taint),
-            _ => self.continued = self.continued.join(&taint),
+            DivergenceKind::Return => self.returned = self.returned.join(taint),
+            DivergenceKind::Break => self.broke = self.broke.join(taint),
+            _ => self.continued = self.continued.join(taint),
         }
         Value::uniform()
     }
@@ -487,12 +515,18 @@ impl<'a> Walker<'a> {
     }
 
     fn builtin(&mut self, builtin: &'static Builtin, e: ExprId, args: &[ExprId], span: Span) -> Value {
-        let values: Vec<Value> = args.iter().map(|&arg| self.expr(arg)).collect();
-        let joined = values.iter().cloned().fold(Value::uniform(), Value::join);
+        // The join of all arguments, and of all but the first (the indices of a load).
+        let (mut joined, mut indices) = (Value::uniform(), Value::uniform());
+        for (position, &arg) in args.iter().enumerate() {
+            let value = self.expr(arg);
+            if position > 0 {
+                indices = indices.join(value);
+            }
+            joined = joined.join(value);
+        }
         let control = self.effective_control();
         if builtin.requirement != Requirement::None {
-            let name = self.written_name(e, builtin);
-            self.check_requirement(builtin, &name, span, &control);
+            self.check_requirement(builtin, e, span, &control);
         }
         match builtin.result {
             ResultUniformity::Uniform => Value::uniform(),
@@ -501,34 +535,35 @@ impl<'a> Walker<'a> {
             ResultUniformity::BlockUniform if self.is_written_global(args.first().copied()) => joined,
             // Block-uniform only if every thread reads the same element: join the arguments (the index).
             ResultUniformity::BlockUniform => {
-                let indices = values.iter().skip(1).cloned().fold(Value::uniform(), Value::join);
-                Value::new(Uniformity::BlockUniform, OriginKind::Builtin(e), span, None).join(indices)
+                self.facts.value(Uniformity::BlockUniform, OriginKind::Builtin(e), span, None).join(indices)
             }
             ResultUniformity::WarpUniform => {
-                Value::new(Uniformity::WarpUniform, OriginKind::Builtin(e), span, None)
+                self.facts.value(Uniformity::WarpUniform, OriginKind::Builtin(e), span, None)
             }
             ResultUniformity::ThreadVarying => {
-                Value::new(Uniformity::ThreadVarying, OriginKind::Builtin(e), span, None)
+                self.facts.value(Uniformity::ThreadVarying, OriginKind::Builtin(e), span, None)
             }
             ResultUniformity::OfArguments => joined,
             ResultUniformity::WarpUniformUnderControl => {
                 let level = control.level.max(Uniformity::WarpUniform);
-                Value::new(level, OriginKind::Builtin(e), span, None)
+                self.facts.value(level, OriginKind::Builtin(e), span, None)
             }
         }
     }
 
-    fn check_requirement(&mut self, builtin: &'static Builtin, name: &str, span: Span, control: &Control) {
+    /// `e` uses `builtin`; its name, as written, is looked up only for a diagnostic.
+    fn check_requirement(&mut self, builtin: &'static Builtin, e: ExprId, span: Span, control: &Control) {
         match builtin.requirement {
             Requirement::None => {}
             Requirement::BlockConverged if control.level > Uniformity::BlockUniform => {
+                let name = self.written_name(e, builtin);
                 let d = divergence_error(
                     "E0001",
                     "Barrier in potentially diverged control flow".into(),
                     span,
                     format!("`{name}` may not be reached by all threads of the block"),
                     control,
-                self.names()
+                    self.names(),
                 )
                 .note("This barrier may not be reached by all threads, causing deadlock.")
                 .help(
@@ -538,13 +573,14 @@ impl<'a> Walker<'a> {
                 self.report(d);
             }
             Requirement::WarpConverged if control.level > Uniformity::WarpUniform => {
+                let name = self.written_name(e, builtin);
                 let d = divergence_error(
                     "E0002",
                     format!("Warp collective `{name}` in potentially diverged control flow"),
                     span,
                     format!("`{name}` may not be reached by all threads of the warp"),
                     control,
-                self.names()
+                    self.names(),
                 )
                 .note("All threads in a warp must participate together.")
                 .help(
@@ -566,9 +602,11 @@ impl<'a> Walker<'a> {
                 span,
                 "this superstep ends with a block barrier that not all threads may reach".into(),
                 &entry,
-                self.names()
+                self.names(),
             )
-            .help("start the superstep where the whole block is converged; `~divergent` allows divergence only inside it");
+            .help(
+                "start the superstep where the whole block is converged; `~divergent` allows divergence only inside it",
+            );
             self.report(d);
         }
         let saved = self.superstep;
@@ -584,7 +622,7 @@ impl<'a> Walker<'a> {
                 keyword,
                 "the barrier at the end of this superstep may not be reached by all threads".into(),
                 &exit,
-                self.names()
+                self.names(),
             )
             .note("This barrier may not be reached by all threads, causing deadlock.")
             .help("do not leave the superstep early from diverged control flow");
@@ -607,18 +645,19 @@ impl<'a> Walker<'a> {
         if cond.level <= Uniformity::BlockUniform {
             return;
         }
-        let straight = self.is_straight_line(then_branch) && else_branch.map(|b| self.is_straight_line(b)).unwrap_or(true);
+        let straight =
+            self.is_straight_line(then_branch) && else_branch.map(|b| self.is_straight_line(b)).unwrap_or(true);
         if straight {
             return;
         }
-        let control = Control::converged().enter(DivergenceKind::Branch, cond_span, cond);
+        let control = self.facts.enter(Control::converged(), DivergenceKind::Branch, cond_span, *cond);
         let d = divergence_error(
             "E0004",
             "Divergent control flow in a superstep not marked `~divergent`".into(),
             self.module.span(e),
             "this branch contains a loop, a function call or an early exit under a thread-varying condition".into(),
             &control,
-                self.names()
+            self.names(),
         )
         .secondary(superstep.span, "in this superstep")
         .help("if the divergence is intended, write `superstep ~divergent { ... }`");
@@ -630,14 +669,14 @@ impl<'a> Walker<'a> {
         if bounds.level <= Uniformity::BlockUniform {
             return;
         }
-        let control = Control::converged().enter(DivergenceKind::Loop, span, bounds);
+        let control = self.facts.enter(Control::converged(), DivergenceKind::Loop, span, *bounds);
         let d = divergence_error(
             "E0004",
             "Divergent control flow in a superstep not marked `~divergent`".into(),
             span,
             "this loop runs a thread-varying number of iterations".into(),
             &control,
-                self.names()
+            self.names(),
         )
         .secondary(superstep.span, "in this superstep")
         .help("if the divergence is intended, write `superstep ~divergent { ... }`");
@@ -652,7 +691,7 @@ impl<'a> Walker<'a> {
         let values: Vec<Value> = args.iter().map(|&a| self.expr(a)).collect();
         let control = self.effective_control();
         if self.call_stack.contains(&function) || self.call_stack.len() >= MAX_CALL_DEPTH {
-            return Value::new(Uniformity::ThreadVarying, OriginKind::CallResult(function), span, None);
+            return self.facts.value(Uniformity::ThreadVarying, OriginKind::CallResult(function), span, None);
         }
         let Some(body) = self.function_body(function) else { return Value::uniform() };
         let types = self.types;
@@ -660,9 +699,10 @@ impl<'a> Walker<'a> {
         let frame = self.save_frame();
         for ((&param, value), &arg) in params.iter().zip(&values).zip(args) {
             let kind = OriginKind::Argument { function, param };
-            self.set_local(param, value.through(kind, self.module.span(arg)));
+            let passed = self.facts.through(*value, kind, self.module.span(arg));
+            self.set_local(param, passed);
         }
-        self.control = control.because_of(DivergenceKind::Call(function), span);
+        self.control = self.facts.because_of(control, DivergenceKind::Call(function), span);
         self.returned = Control::converged();
         self.broke = Control::converged();
         self.continued = Control::converged();
@@ -672,19 +712,19 @@ impl<'a> Walker<'a> {
         self.call_stack.push(function);
         let result = self.expr(body);
         self.call_stack.pop();
-        let returned = self.control_value(&self.returned.clone(), OriginKind::IfValue, span);
-        let result = result.join(self.return_value.clone()).join(returned);
+        let returned = self.control_value(self.returned, OriginKind::IfValue, span);
+        let result = result.join(self.return_value).join(returned);
         self.restore_frame(frame);
-        result.through(OriginKind::CallResult(function), span)
+        self.facts.through(result, OriginKind::CallResult(function), span)
     }
 
     fn save_frame(&self) -> Frame {
         Frame {
-            control: self.control.clone(),
-            returned: self.returned.clone(),
-            broke: self.broke.clone(),
-            continued: self.continued.clone(),
-            return_value: self.return_value.clone(),
+            control: self.control,
+            returned: self.returned,
+            broke: self.broke,
+            continued: self.continued,
+            return_value: self.return_value,
             superstep: self.superstep,
             recording: self.recording,
         }
@@ -708,7 +748,8 @@ impl<'a> Walker<'a> {
             return found.clone();
         }
         let mut out = Vec::new();
-        let mut stack = vec![e];
+        let mut stack = std::mem::take(&mut self.pending);
+        stack.push(e);
         while let Some(x) = stack.pop() {
             match self.module.expr(x) {
                 ExprKind::Assign { .. } => {
@@ -721,11 +762,12 @@ impl<'a> Walker<'a> {
                 }
                 _ => {}
             }
-            stack.extend(self.module.children(x));
+            self.module.push_children(x, &mut stack);
         }
+        self.pending = stack;
         out.sort();
         out.dedup();
-        let out = Rc::new(out);
+        let out = if out.is_empty() { self.assigns_nothing.clone() } else { Rc::new(out) };
         self.assigned_cache.insert(e, out.clone());
         out
     }
@@ -735,7 +777,8 @@ impl<'a> Walker<'a> {
         if let Some(&known) = self.straight_cache.get(&e) {
             return known;
         }
-        let mut stack = vec![e];
+        let mut stack = std::mem::take(&mut self.pending);
+        stack.push(e);
         let mut straight = true;
         while let Some(x) = stack.pop() {
             let breaks_line = match self.module.expr(x) {
@@ -750,8 +793,10 @@ impl<'a> Walker<'a> {
                 straight = false;
                 break;
             }
-            stack.extend(self.module.children(x));
+            self.module.push_children(x, &mut stack);
         }
+        stack.clear();
+        self.pending = stack;
         self.straight_cache.insert(e, straight);
         straight
     }

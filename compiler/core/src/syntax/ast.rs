@@ -4,8 +4,14 @@
 //! `Module::expr_spans`. Later passes keep their results in side tables indexed by `ExprId` (types, uniformity),
 //! never inside the nodes. Sarek's surface forms are desugared here into the native ones (for example
 //! `let%superstep n = body in rest` becomes `Seq(Superstep, rest)`), so passes see one form per concept.
+//!
+//! Nodes are kept small (at most 64 bytes; a test checks it): the arena of a 100,000-line file holds about 400,000
+//! of them, and the rare large parts (a path's module, type annotations) sit behind a `Box`.
 
 use crate::source::Span;
+
+pub use super::expr_map::ExprMap;
+pub use super::name::Name;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ExprId(pub u32);
@@ -19,14 +25,15 @@ impl ExprId {
 /// A name with its span.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ident {
-    pub name: String,
+    pub name: Name,
     pub span: Span,
 }
 
 /// A possibly qualified name: `x`, `Gpu.block_barrier`, `Std.thread_idx_x`, `Weno.coeffs`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Path {
-    pub module: Option<Ident>,
+    /// Boxed: few names are qualified, and every `Var` and `Call` node holds a path.
+    pub module: Option<Box<Ident>>,
     pub name: Ident,
 }
 
@@ -42,7 +49,7 @@ impl Path {
     pub fn display(&self) -> String {
         match &self.module {
             Some(m) => format!("{}.{}", m.name, self.name.name),
-            None => self.name.name.clone(),
+            None => self.name.name.to_string(),
         }
     }
 }
@@ -222,8 +229,14 @@ pub enum LetKind {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     /// An integer literal; `value` holds the bits (negative literals come through `Unary(Neg)`).
-    Int { value: u64, suffix: Option<IntSuffix> },
-    Float { value: f64, suffix: Option<FloatSuffix> },
+    Int {
+        value: u64,
+        suffix: Option<IntSuffix>,
+    },
+    Float {
+        value: f64,
+        suffix: Option<FloatSuffix>,
+    },
     Bool(bool),
     /// `()`.
     Unit,
@@ -232,41 +245,103 @@ pub enum ExprKind {
     /// `[%global name]`: a top-level constant of the file.
     Global(Ident),
     /// `f a b`: application of a named function or builtin to its arguments.
-    Call { callee: Path, args: Vec<ExprId> },
-    Unary { op: UnaryOp, operand: ExprId },
-    Binary { op: BinaryOp, lhs: ExprId, rhs: ExprId },
+    Call {
+        callee: Path,
+        args: Vec<ExprId>,
+    },
+    Unary {
+        op: UnaryOp,
+        operand: ExprId,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: ExprId,
+        rhs: ExprId,
+    },
     /// `let x = value in body` (also `let x = mut value in body`).
-    Let { binder: Binder, ty: Option<TypeExpr>, kind: LetKind, value: ExprId, body: ExprId },
+    Let {
+        binder: Binder,
+        ty: Option<Box<TypeExpr>>,
+        kind: LetKind,
+        value: ExprId,
+        body: ExprId,
+    },
     /// `let r = ref e in`: `value` is `Ref(e)` and the variable has type `T ref`.
     Ref(ExprId),
     /// A shared or local array with a size: `let%shared (t : float32) = 256 in`, `let t = create_array n Shared in`.
-    LetArray { name: Ident, elem: Option<TypeExpr>, space: MemorySpace, size: ExprId, body: ExprId },
+    LetArray {
+        name: Ident,
+        elem: Option<Box<TypeExpr>>,
+        space: MemorySpace,
+        size: ExprId,
+        body: ExprId,
+    },
     /// `x := e` for a `mut` variable or a `ref` cell.
-    Assign { target: Path, value: ExprId },
-    If { cond: ExprId, then_branch: ExprId, else_branch: Option<ExprId> },
-    For { var: Ident, start: ExprId, end: ExprId, downto: bool, body: ExprId },
-    While { cond: ExprId, body: ExprId },
+    Assign {
+        target: Path,
+        value: ExprId,
+    },
+    If {
+        cond: ExprId,
+        then_branch: ExprId,
+        else_branch: Option<ExprId>,
+    },
+    For {
+        var: Ident,
+        start: ExprId,
+        end: ExprId,
+        downto: bool,
+        body: ExprId,
+    },
+    While {
+        cond: ExprId,
+        body: ExprId,
+    },
     /// `e1; e2`.
     Seq(ExprId, ExprId),
     /// `a.(i)`.
-    Index { array: ExprId, index: ExprId },
+    Index {
+        array: ExprId,
+        index: ExprId,
+    },
     /// `a.(i) <- v`.
-    IndexSet { array: ExprId, index: ExprId, value: ExprId },
+    IndexSet {
+        array: ExprId,
+        index: ExprId,
+        value: ExprId,
+    },
     /// `r.f`.
-    Field { record: ExprId, field: Ident },
+    Field {
+        record: ExprId,
+        field: Ident,
+    },
     /// `r.f <- v`.
-    FieldSet { record: ExprId, field: Ident, value: ExprId },
+    FieldSet {
+        record: ExprId,
+        field: Ident,
+        value: ExprId,
+    },
     /// `{ f = e; ... }`.
     Record(Vec<(Ident, ExprId)>),
     /// `[| a; b; c |]` (constant arrays only).
     ArrayLit(Vec<ExprId>),
     /// `superstep { body }`, `superstep ~divergent { body }`, `let%superstep name = body in`: runs `body`,
     /// then a block barrier.
-    Superstep { name: Option<Ident>, divergent: bool, body: ExprId },
+    Superstep {
+        name: Option<Ident>,
+        divergent: bool,
+        body: ExprId,
+    },
     /// `(e : T)`.
-    Annot { expr: ExprId, ty: TypeExpr },
+    Annot {
+        expr: ExprId,
+        ty: Box<TypeExpr>,
+    },
     /// `pragma ["unroll"] e`.
-    Pragma { options: Vec<String>, body: ExprId },
+    Pragma {
+        options: Vec<String>,
+        body: ExprId,
+    },
     /// `return` / `return e`: leaves the enclosing function or kernel.
     Return(Option<ExprId>),
     /// `break`: leaves the innermost loop.
@@ -404,34 +479,52 @@ impl Module {
 
     /// The direct children of an expression, in evaluation order.
     pub fn children(&self, id: ExprId) -> Vec<ExprId> {
+        let mut children = Vec::new();
+        self.push_children(id, &mut children);
+        children
+    }
+
+    /// Appends the direct children of an expression to `out`, in evaluation order (what [`Module::children`]
+    /// returns, without allocating a vector per node for walkers that keep their own stack).
+    pub fn push_children(&self, id: ExprId, out: &mut Vec<ExprId>) {
         use ExprKind::*;
         match self.expr(id) {
-            Int { .. } | Float { .. } | Bool(_) | Unit | Var(_) | Global(_) | Break | Continue | Error => vec![],
-            Return(e) => e.iter().copied().collect(),
-            Call { args, .. } => args.clone(),
-            Unary { operand, .. } => vec![*operand],
-            Binary { lhs, rhs, .. } => vec![*lhs, *rhs],
-            Let { value, body, .. } => vec![*value, *body],
-            Ref(e) => vec![*e],
-            LetArray { size, body, .. } => vec![*size, *body],
-            Assign { value, .. } => vec![*value],
+            Int { .. } | Float { .. } | Bool(_) | Unit | Var(_) | Global(_) | Break | Continue | Error => {}
+            Return(e) => out.extend(e),
+            Call { args, .. } => out.extend_from_slice(args),
+            Unary { operand, .. } => out.push(*operand),
+            Binary { lhs, rhs, .. } => out.extend([*lhs, *rhs]),
+            Let { value, body, .. } => out.extend([*value, *body]),
+            Ref(e) => out.push(*e),
+            LetArray { size, body, .. } => out.extend([*size, *body]),
+            Assign { value, .. } => out.push(*value),
             If { cond, then_branch, else_branch } => {
-                let mut v = vec![*cond, *then_branch];
-                v.extend(else_branch);
-                v
+                out.extend([*cond, *then_branch]);
+                out.extend(else_branch);
             }
-            For { start, end, body, .. } => vec![*start, *end, *body],
-            While { cond, body } => vec![*cond, *body],
-            Seq(a, b) => vec![*a, *b],
-            Index { array, index } => vec![*array, *index],
-            IndexSet { array, index, value } => vec![*array, *index, *value],
-            Field { record, .. } => vec![*record],
-            FieldSet { record, value, .. } => vec![*record, *value],
-            Record(fields) => fields.iter().map(|(_, e)| *e).collect(),
-            ArrayLit(items) => items.clone(),
-            Superstep { body, .. } => vec![*body],
-            Annot { expr, .. } => vec![*expr],
-            Pragma { body, .. } => vec![*body],
+            For { start, end, body, .. } => out.extend([*start, *end, *body]),
+            While { cond, body } => out.extend([*cond, *body]),
+            Seq(a, b) => out.extend([*a, *b]),
+            Index { array, index } => out.extend([*array, *index]),
+            IndexSet { array, index, value } => out.extend([*array, *index, *value]),
+            Field { record, .. } => out.push(*record),
+            FieldSet { record, value, .. } => out.extend([*record, *value]),
+            Record(fields) => out.extend(fields.iter().map(|(_, e)| *e)),
+            ArrayLit(items) => out.extend_from_slice(items),
+            Superstep { body, .. } => out.push(*body),
+            Annot { expr, .. } => out.push(*expr),
+            Pragma { body, .. } => out.push(*body),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nodes_stay_small() {
+        assert_eq!(std::mem::size_of::<Ident>(), 32);
+        assert!(std::mem::size_of::<ExprKind>() <= 64, "{}", std::mem::size_of::<ExprKind>());
     }
 }

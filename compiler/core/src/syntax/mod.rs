@@ -2,7 +2,9 @@
 //! `ExprKind::Error` nodes where it recovered, and the syntax diagnostics.
 
 pub mod ast;
+pub mod expr_map;
 pub mod lexer;
+pub mod name;
 pub mod parser;
 
 pub use parser::parse;

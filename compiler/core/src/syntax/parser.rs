@@ -19,6 +19,10 @@ use crate::syntax::lexer::{lex, Lexeme, Token};
 /// `default_kernel_name` names a bare `fun ... -> ...` kernel (the CLI passes the file stem).
 pub fn parse(text: &str, file: FileId, module: &mut Module, default_kernel_name: &str) -> Vec<Diagnostic> {
     let tokens = lex(text);
+    // Typical code has a little over one expression per two tokens: reserving them up front saves growing (and
+    // copying) the arena.
+    module.exprs.reserve(tokens.len() * 3 / 5);
+    module.expr_spans.reserve(tokens.len() * 3 / 5);
     let mut parser = Parser {
         text,
         file,
@@ -29,6 +33,7 @@ pub fn parse(text: &str, file: FileId, module: &mut Module, default_kernel_name:
         default_kernel_name: default_kernel_name.to_string(),
         bare_kernels: 0,
         depth: 0,
+        statements: Vec::new(),
     };
     parser.parse_items();
     parser.diagnostics
@@ -47,6 +52,8 @@ struct Parser<'a> {
     default_kernel_name: String,
     bare_kernels: u32,
     depth: u32,
+    /// Statements of the sequences being parsed (see `parse_seq`).
+    statements: Vec<ExprId>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -332,13 +339,13 @@ impl<'a> Parser<'a> {
             format!("{}_{}", self.default_kernel_name, self.bare_kernels)
         };
         self.bare_kernels += 1;
-        Ident { name, span: Span { file: self.file, start, end: start } }
+        Ident { name: name.into(), span: Span { file: self.file, start, end: start } }
     }
 
     fn expect_ident(&mut self) -> Option<Ident> {
         if self.peek() == Token::Ident {
             let l = self.bump();
-            return Some(Ident { name: self.text_of(l).to_string(), span: self.span_of(l) });
+            return Some(Ident { name: Name::new(self.text_of(l)), span: self.span_of(l) });
         }
         self.error_here("a name");
         None
@@ -347,7 +354,7 @@ impl<'a> Parser<'a> {
     fn expect_uident(&mut self) -> Option<Ident> {
         if self.peek() == Token::UIdent {
             let l = self.bump();
-            return Some(Ident { name: self.text_of(l).to_string(), span: self.span_of(l) });
+            return Some(Ident { name: Name::new(self.text_of(l)), span: self.span_of(l) });
         }
         self.error_here("a module name");
         None
@@ -375,7 +382,7 @@ impl<'a> Parser<'a> {
             self.bump();
         }
         self.expect_closing(Token::RBracket, open);
-        Ident { name, span }
+        Ident { name: name.into(), span }
     }
 
     /// Attributes accepted on `let` items: `[@sarek.module]` (a device function) and `[@inline]`-style hints.
@@ -510,7 +517,7 @@ impl<'a> Parser<'a> {
             match self.peek() {
                 Token::Ident => {
                     let l = self.bump();
-                    let name = Ident { name: self.text_of(l).to_string(), span: self.span_of(l) };
+                    let name = Ident { name: Name::new(self.text_of(l)), span: self.span_of(l) };
                     params.push(Param { name, ty: None, span: self.span_of(l) });
                 }
                 Token::LParen if self.peek_at(1) == Token::RParen => {
@@ -572,7 +579,7 @@ impl<'a> Parser<'a> {
             }
             Token::Ident => {
                 let l = self.bump();
-                TypeExpr::Named(Ident { name: self.text_of(l).to_string(), span: self.span_of(l) })
+                TypeExpr::Named(Ident { name: Name::new(self.text_of(l)), span: self.span_of(l) })
             }
             _ => {
                 self.error_here("a type");
@@ -583,7 +590,7 @@ impl<'a> Parser<'a> {
             match self.peek() {
                 Token::Ident => {
                     let l = self.bump();
-                    let constructor = Ident { name: self.text_of(l).to_string(), span: self.span_of(l) };
+                    let constructor = Ident { name: Name::new(self.text_of(l)), span: self.span_of(l) };
                     ty = TypeExpr::Apply { arg: Box::new(ty), constructor };
                 }
                 Token::LBracket => {
@@ -603,16 +610,25 @@ impl<'a> Parser<'a> {
     /// `e1; e2; ...` (with statement-level recovery).
     /// Sequences nest to the right (`a; (b; c)`) so walkers can follow the spine in a loop.
     fn parse_seq(&mut self) -> ExprId {
-        let mut statements = vec![self.parse_statement()];
+        let first = self.parse_statement();
+        if self.peek() != Token::Semi {
+            return first;
+        }
+        // The statements wait on a stack shared by all sequences (nested ones push and pop above this one's
+        // base), so a sequence costs no allocation of its own.
+        let base = self.statements.len();
+        self.statements.push(first);
         while self.peek() == Token::Semi {
             self.bump();
             if is_closer(self.peek()) || self.at_item_start() {
                 break; // trailing `;` (a `let` in column 0 starts the next item)
             }
-            statements.push(self.parse_statement());
+            let statement = self.parse_statement();
+            self.statements.push(statement);
         }
-        let mut expr = statements.pop().expect("at least one statement");
-        while let Some(first) = statements.pop() {
+        let mut expr = self.statements.pop().expect("at least one statement");
+        while self.statements.len() > base {
+            let first = self.statements.pop().expect("above the base");
             let span = self.module.span(first).to(self.module.span(expr));
             expr = self.module.alloc(ExprKind::Seq(first, expr), span);
         }
@@ -740,7 +756,10 @@ impl<'a> Parser<'a> {
         };
         self.bump();
         // `-2147483648`: the magnitude of a negated literal may be one past the positive maximum.
-        let operand = if op == UnaryOp::Neg && self.peek() == Token::Int && binary_operator(self.peek_at(1)).map(|o| o.0 < 7).unwrap_or(true) {
+        let operand = if op == UnaryOp::Neg
+            && self.peek() == Token::Int
+            && binary_operator(self.peek_at(1)).map(|o| o.0 < 7).unwrap_or(true)
+        {
             let lexeme = self.bump();
             let kind = self.int_literal_negated(lexeme, true);
             self.module.alloc(kind, self.span_of(lexeme))
@@ -830,7 +849,7 @@ impl<'a> Parser<'a> {
                 Token::Ident => {
                     self.bump();
                     let l = self.bump();
-                    let field = Ident { name: self.text_of(l).to_string(), span: self.span_of(l) };
+                    let field = Ident { name: Name::new(self.text_of(l)), span: self.span_of(l) };
                     expr = self.module.alloc(ExprKind::Field { record: expr, field }, self.span_from(start));
                 }
                 _ => {
@@ -864,7 +883,7 @@ impl<'a> Parser<'a> {
             }
             Token::Ident => {
                 self.bump();
-                let name = Ident { name: self.text_of(lexeme).to_string(), span };
+                let name = Ident { name: Name::new(self.text_of(lexeme)), span };
                 self.module.alloc(ExprKind::Var(Path { module: None, name }), span)
             }
             Token::UIdent => self.parse_qualified_name(),
@@ -899,13 +918,13 @@ impl<'a> Parser<'a> {
     /// `Gpu.block_barrier`, `Std.sqrt`, `Weno.coeffs`, or a bare constructor such as `Shared`.
     fn parse_qualified_name(&mut self) -> ExprId {
         let l = self.bump();
-        let first = Ident { name: self.text_of(l).to_string(), span: self.span_of(l) };
+        let first = Ident { name: Name::new(self.text_of(l)), span: self.span_of(l) };
         if self.peek() == Token::Dot && self.peek_at(1) == Token::Ident {
             self.bump();
             let n = self.bump();
-            let name = Ident { name: self.text_of(n).to_string(), span: self.span_of(n) };
+            let name = Ident { name: Name::new(self.text_of(n)), span: self.span_of(n) };
             let span = first.span.to(name.span);
-            return self.module.alloc(ExprKind::Var(Path { module: Some(first), name }), span);
+            return self.module.alloc(ExprKind::Var(Path { module: Some(Box::new(first)), name }), span);
         }
         let span = first.span;
         self.module.alloc(ExprKind::Var(Path { module: None, name: first }), span)
@@ -922,7 +941,7 @@ impl<'a> Parser<'a> {
         if self.eat(Token::Colon) {
             let ty = self.parse_type();
             self.expect_closing(Token::RParen, open);
-            return self.module.alloc(ExprKind::Annot { expr: inner, ty }, self.span_from(start));
+            return self.module.alloc(ExprKind::Annot { expr: inner, ty: Box::new(ty) }, self.span_from(start));
         }
         self.expect_closing(Token::RParen, open);
         inner
@@ -981,8 +1000,11 @@ impl<'a> Parser<'a> {
     fn int_literal_negated(&mut self, lexeme: Lexeme, negated: bool) -> ExprKind {
         let text = self.text_of(lexeme);
         let (digits, suffix) = split_int_suffix(text);
-        let digits: String = digits.chars().filter(|&c| c != '_').collect();
-        let decimal = !digits.starts_with("0x") && !digits.starts_with("0X") && !digits.starts_with("0b") && !digits.starts_with("0B");
+        let digits = without_underscores(digits);
+        let decimal = !digits.starts_with("0x")
+            && !digits.starts_with("0X")
+            && !digits.starts_with("0b")
+            && !digits.starts_with("0B");
         let parsed = if let Some(hex) = digits.strip_prefix("0x").or(digits.strip_prefix("0X")) {
             u64::from_str_radix(hex, 16)
         } else if let Some(bin) = digits.strip_prefix("0b").or(digits.strip_prefix("0B")) {
@@ -998,7 +1020,10 @@ impl<'a> Parser<'a> {
             Some(IntSuffix::L64) | Some(IntSuffix::U64) => u64::MAX,
         };
         match parsed {
-            Ok(value) if value <= limit && !(decimal && suffix == Some(IntSuffix::L64) && value > i64::MAX as u64 + negated as u64) => {
+            Ok(value)
+                if value <= limit
+                    && !(decimal && suffix == Some(IntSuffix::L64) && value > i64::MAX as u64 + negated as u64) =>
+            {
                 ExprKind::Int { value, suffix }
             }
             _ => {
@@ -1018,7 +1043,7 @@ impl<'a> Parser<'a> {
             Some(b'd') => (&text[..text.len() - 1], Some(FloatSuffix::F64)),
             _ => (text, None),
         };
-        let digits: String = digits.chars().filter(|&c| c != '_').collect();
+        let digits = without_underscores(digits);
         match digits.parse::<f64>() {
             Ok(value) => ExprKind::Float { value, suffix },
             Err(_) => {
@@ -1195,6 +1220,7 @@ impl<'a> Parser<'a> {
         let value = self.parse_seq();
         self.expect(Token::In);
         let body = self.parse_tail_seq();
+        let ty = ty.map(Box::new);
         self.module.alloc(ExprKind::Let { binder, ty, kind, value, body }, self.span_from(start))
     }
 
@@ -1216,8 +1242,8 @@ impl<'a> Parser<'a> {
         self.expect(Token::In);
         let body = self.parse_seq();
         let elem = ty.map(|t| match t {
-            TypeExpr::Apply { arg, constructor } if constructor.name == "array" => *arg,
-            other => other,
+            TypeExpr::Apply { arg, constructor } if constructor.name == "array" => arg,
+            other => Box::new(other),
         });
         self.module.alloc(ExprKind::LetArray { name, elem, space, size, body }, self.span_from(start))
     }
@@ -1232,7 +1258,7 @@ impl<'a> Parser<'a> {
             }
             Token::Ident => {
                 self.bump();
-                (Binder::Name(Ident { name: self.text[span.range()].to_string(), span }), None)
+                (Binder::Name(Ident { name: Name::new(&self.text[span.range()]), span }), None)
             }
             Token::LParen if self.peek_at(1) == Token::RParen => {
                 self.bump();
@@ -1270,7 +1296,8 @@ impl<'a> Parser<'a> {
                 self.expect(Token::In);
                 let body = self.parse_seq();
                 let name = binder.name().cloned().unwrap_or(Ident { name: "_".into(), span: binder.span() });
-                self.module.alloc(ExprKind::LetArray { name, elem: ty, space, size, body }, self.span_from(start))
+                let elem = ty.map(Box::new);
+                self.module.alloc(ExprKind::LetArray { name, elem, space, size, body }, self.span_from(start))
             }
             "superstep" => self.parse_let_superstep(start),
             other => {
@@ -1315,6 +1342,15 @@ impl<'a> Parser<'a> {
         let body = self.parse_seq();
         let _ = start;
         body
+    }
+}
+
+/// The digits of a literal without its `_` separators (borrowed when it has none, as nearly every literal).
+fn without_underscores(digits: &str) -> std::borrow::Cow<'_, str> {
+    if digits.contains('_') {
+        std::borrow::Cow::Owned(digits.chars().filter(|&c| c != '_').collect())
+    } else {
+        std::borrow::Cow::Borrowed(digits)
     }
 }
 

@@ -2,6 +2,8 @@
 //! literals. Indexing a value whose type is still unknown makes it a vector (how untyped kernel parameters become
 //! `T vector`); a field name finds its record type the same way.
 
+use std::sync::Arc;
+
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{ExprId, ExprKind, Ident};
 use crate::types::{Mutability, RecordId, Resolution, Type};
@@ -37,7 +39,7 @@ impl Checker<'_> {
                 self.vars.unify(array_ty, &some_array);
                 elem
             }
-            Type::Vector(elem) | Type::Array { elem, .. } | Type::ConstArray { elem, .. } => *elem,
+            Type::Vector(elem) | Type::Array { elem, .. } | Type::ConstArray { elem, .. } => Type::clone(&elem),
             Type::Error => Type::Error,
             other => {
                 self.report_not_an_array(array, &other);
@@ -66,7 +68,7 @@ impl Checker<'_> {
         let found = self.check_expr(value);
         let elem = self.element_type(array, &array_ty);
         if self.check_array_writable(array, &array_ty) {
-            let why = Because::of(self.span(array), format!("the elements are {}", self.describe(&elem)));
+            let why = Because::describing(self.span(array), "the elements are ", &elem);
             self.expect_type_because(value, &found, &elem, why);
         }
         self.note_write(array);
@@ -282,6 +284,6 @@ impl Checker<'_> {
         if !ok {
             return Type::Error;
         }
-        Type::ConstArray { elem: Box::new(elem), size: items.len() as u32 }
+        Type::ConstArray { elem: Arc::new(elem), size: items.len() as u32 }
     }
 }

@@ -1,8 +1,10 @@
 //! Types as written (`TypeExpr`) lowered to [`Type`]: scalar names and their aliases, record names, the postfix
 //! constructors `vector`, `ref` and `array`, and sized local arrays `T[N]` whose size is a constant.
 
+use std::sync::Arc;
+
 use crate::diagnostic::Diagnostic;
-use crate::syntax::ast::{ExprId, Ident, MemorySpace, TypeExpr};
+use crate::syntax::ast::{ExprId, Ident, MemorySpace, Name, TypeExpr};
 use crate::types::{ArraySize, ConstValue, Type};
 
 use super::consts::EvalError;
@@ -39,7 +41,7 @@ impl Checker<'_> {
             TypeExpr::Sized { elem, size, .. } => {
                 let elem = self.lower_type(elem);
                 let size = self.constant_array_size(*size);
-                Type::Array { elem: Box::new(elem), space: MemorySpace::Local, size }
+                Type::Array { elem: Arc::new(elem), space: MemorySpace::Local, size }
             }
         }
     }
@@ -60,7 +62,7 @@ impl Checker<'_> {
             return Type::Record(record);
         }
         if !is_bogus_name(&name.name) {
-            let records: Vec<String> = self.items.records.keys().cloned().collect();
+            let records: Vec<String> = self.items.records.keys().map(Name::to_string).collect();
             let candidates = SCALAR_TYPES.iter().map(|(n, _)| *n).chain(records.iter().map(String::as_str));
             let mut d = Diagnostic::error("E0200", format!("unknown type `{}`", name.name))
                 .primary(name.span, "not a type in scope");
@@ -73,7 +75,7 @@ impl Checker<'_> {
     }
 
     fn apply_constructor(&mut self, inner: Type, constructor: &Ident) -> Type {
-        let elem = Box::new(inner);
+        let elem = Arc::new(inner);
         match constructor.name.as_str() {
             "vector" => Type::Vector(elem),
             "ref" => Type::Ref(elem),

@@ -2,6 +2,8 @@
 //! local arrays (`LetArray`, with the classification of their size as constant or dynamic), `for` counters, and
 //! `x := e`.
 
+use std::sync::Arc;
+
 use crate::diagnostic::Diagnostic;
 use crate::source::Span;
 use crate::syntax::ast::{BinaryOp, Binder, ExprId, ExprKind, Ident, LetKind, MemorySpace, Path, TypeExpr, UnaryOp};
@@ -9,18 +11,18 @@ use crate::types::{ArraySize, Mutability, Resolution, Type};
 
 use super::consts::EvalError;
 use super::infer::Class;
-use super::report::Because;
+use super::report::{Because, Reason};
 use super::scope::{Named, ValueItem};
 use super::{Checker, Owner};
 
 /// Most nodes a dynamic-size expression may have (defence against huge inputs).
 const MAX_SIZE_NODES: usize = 10_000;
 
-impl Checker<'_> {
+impl<'a> Checker<'a> {
     pub(crate) fn check_let(
         &mut self,
         id: ExprId,
-        binder: &Binder,
+        binder: &'a Binder,
         annotation: Option<&TypeExpr>,
         kind: LetKind,
         value: ExprId,
@@ -47,7 +49,15 @@ impl Checker<'_> {
         }
     }
 
-    fn bind_local(&mut self, id: ExprId, name: &Ident, ty: Type, kind: LetKind, value: ExprId, body: ExprId) -> Type {
+    fn bind_local(
+        &mut self,
+        id: ExprId,
+        name: &'a Ident,
+        ty: Type,
+        kind: LetKind,
+        value: ExprId,
+        body: ExprId,
+    ) -> Type {
         let mutability = match (kind, self.kind(value)) {
             (LetKind::Mutable, _) => Mutability::Mutable,
             (LetKind::Immutable, ExprKind::Ref(_)) => Mutability::RefCell,
@@ -65,7 +75,7 @@ impl Checker<'_> {
     pub(crate) fn check_let_array(
         &mut self,
         id: ExprId,
-        name: &Ident,
+        name: &'a Ident,
         elem: Option<&TypeExpr>,
         space: MemorySpace,
         size: ExprId,
@@ -82,7 +92,7 @@ impl Checker<'_> {
         } else {
             ArraySize::Const(1)
         };
-        let ty = Type::Array { elem: Box::new(elem), space, size };
+        let ty = Type::Array { elem: Arc::new(elem), space, size };
         let local = self.new_local(&name.name, ty, Mutability::Immutable, name.span, None);
         self.info.declared_local.insert(id, local);
         self.check_in_scope(&name.name, local, body)
@@ -169,13 +179,13 @@ impl Checker<'_> {
         }
     }
 
-    pub(crate) fn check_for(&mut self, id: ExprId, var: &Ident, start: ExprId, end: ExprId, body: ExprId) -> Type {
+    pub(crate) fn check_for(&mut self, id: ExprId, var: &'a Ident, start: ExprId, end: ExprId, body: ExprId) -> Type {
         let counter = self.vars.fresh(Class::Integer);
         let start_ty = self.check_expr(start);
         let start_ok = self.expect_type(start, &start_ty, &counter);
         let end_ty = self.check_expr(end);
         if start_ok {
-            let why = Because::of(self.span(start), format!("the first bound is {}", self.describe(&counter)));
+            let why = Because::describing(self.span(start), "the first bound is ", &counter);
             self.expect_type_because(end, &end_ty, &counter, why);
         } else {
             self.vars.unify(&end_ty, &counter);
@@ -214,7 +224,7 @@ impl Checker<'_> {
             return;
         };
         let (declared_at, mutability, ty) = (info.span, info.mutability, info.ty.clone());
-        let why = Because::of(declared_at, format!("`{}` is declared here", target.name.name));
+        let why = Because::of(declared_at, Reason::Declared(target.name.name.clone()));
         match (mutability, self.vars.resolve(&ty)) {
             (Mutability::Mutable, _) => {
                 self.expect_type_because(value, found, &ty, why);

@@ -2,8 +2,6 @@
 //! (its signature instantiated afresh at each use), and calls of device functions (exact arity, no partial
 //! application). Calls also feed the effects table (writes through atomics, arguments passed, the call graph).
 
-use std::collections::HashMap;
-
 use crate::builtins::{Builtin, SigType};
 use crate::diagnostic::Diagnostic;
 use crate::source::Span;
@@ -11,12 +9,30 @@ use crate::syntax::ast::{ExprId, ExprKind, Ident, Path};
 use crate::types::{FunctionId, Resolution, Type};
 
 use super::infer::Class;
-use super::report::Because;
+use super::report::{Because, Reason};
 use super::scope::{is_bogus_name, Named, ValueItem};
 use super::{suggest, Checker, Owner};
 
-/// The generic slots of one use of a builtin's signature.
-type Slots = HashMap<u8, Type>;
+/// The generic slots of one use of a builtin's signature: a short list (signatures use one or two slots), so an
+/// instantiation allocates nothing until a slot is filled and never hashes.
+#[derive(Default)]
+struct Slots {
+    filled: Vec<(u8, Type)>,
+}
+
+impl Slots {
+    fn new() -> Slots {
+        Slots::default()
+    }
+
+    fn get(&self, slot: u8) -> Option<&Type> {
+        self.filled.iter().find(|(s, _)| *s == slot).map(|(_, ty)| ty)
+    }
+
+    fn insert(&mut self, slot: u8, ty: Type) {
+        self.filled.push((slot, ty));
+    }
+}
 
 fn plural(n: usize, word: &str) -> String {
     if n == 1 {
@@ -206,7 +222,7 @@ impl Checker<'_> {
     }
 
     fn slot_type(&mut self, slot: u8, class: crate::builtins::TypeClass, slots: &mut Slots) -> Type {
-        if let Some(ty) = slots.get(&slot) {
+        if let Some(ty) = slots.get(slot) {
             return ty.clone();
         }
         let ty = self.vars.fresh(Class::of_builtin(class));
@@ -244,7 +260,7 @@ impl Checker<'_> {
             Type::Var(_) if self.vars.class_of(found) == Some(Class::Array) => {
                 self.vars.array_element(found).unwrap_or(Type::Error)
             }
-            Type::Vector(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => *e,
+            Type::Vector(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => Type::clone(&e),
             Type::Error => return,
             other => {
                 let shown = self.describe(&other);
@@ -291,7 +307,7 @@ impl Checker<'_> {
             let Some(local) = self.local_info(*param) else {
                 continue;
             };
-            let why = Because::of(local.span, format!("parameter `{}` is declared here", local.name));
+            let why = Because::of(local.span, Reason::Parameter(*param));
             let expected = local.ty.clone();
             self.expect_type_because(*arg, found, &expected, why);
         }

@@ -4,6 +4,8 @@
 //! constant's value right after it is evaluated, so constants computed from it see the override (`E0215` when the
 //! name or the value is wrong).
 
+use std::sync::Arc;
+
 use crate::diagnostic::Diagnostic;
 use crate::source::Span;
 use crate::syntax::ast::{Constant, ExprId, ExprKind, Item, TypeExpr};
@@ -63,7 +65,7 @@ impl<'a> Checker<'a> {
             if let Some(ValueItem::Constant(dep)) = name.and_then(|n| self.items.value(n)) {
                 deps.push(dep);
             }
-            stack.extend(self.module.children(id));
+            self.module.push_children(id, &mut stack);
         }
         deps
     }
@@ -155,7 +157,7 @@ impl<'a> Checker<'a> {
     fn constant_annotation(&mut self, value: ExprId, found: &Type, annotation: &TypeExpr) -> Type {
         let expected = match (annotation, self.vars.resolve(found)) {
             (TypeExpr::Apply { arg, constructor }, Type::ConstArray { size, .. }) if constructor.name == "array" => {
-                Type::ConstArray { elem: Box::new(self.lower_type(arg)), size }
+                Type::ConstArray { elem: Arc::new(self.lower_type(arg)), size }
             }
             _ => self.lower_type(annotation),
         };

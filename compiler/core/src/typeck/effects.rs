@@ -3,9 +3,8 @@
 //! which. After checking, writes are propagated through calls to a fixpoint (a kernel parameter handed to a
 //! function that writes its parameter is written), and cycles in the call graph are reported as recursion.
 
-use std::collections::{HashMap, HashSet};
-
 use crate::diagnostic::Diagnostic;
+use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::source::Span;
 use crate::syntax::ast::{ExprId, ExprKind};
 use crate::types::{FunctionId, LocalId, Resolution};
@@ -31,9 +30,9 @@ pub(crate) struct CallEdge {
 #[derive(Debug, Default)]
 pub(crate) struct Effects {
     /// Locals written through (elements or fields).
-    pub(crate) written: HashSet<LocalId>,
+    pub(crate) written: FxHashSet<LocalId>,
     /// `let b = a in`: `b` names the same array as `a`.
-    pub(crate) aliases: HashMap<LocalId, LocalId>,
+    pub(crate) aliases: FxHashMap<LocalId, LocalId>,
     pub(crate) passes: Vec<ArgPass>,
     pub(crate) calls: Vec<CallEdge>,
 }
@@ -130,13 +129,20 @@ impl Checker<'_> {
                 list.push(edge.callee.0 as usize);
             }
         }
-        let reach: Vec<Vec<bool>> = (0..count).map(|f| reachable_from(f, &callees)).collect();
+        // A function is in a cycle when it calls itself or shares its strongly connected component; the cycle
+        // reported is that component (every function it reaches and that reaches it).
+        let component = strongly_connected_components(&callees);
+        let mut component_size = vec![0usize; count];
+        for &c in &component {
+            component_size[c] += 1;
+        }
+        let in_cycle = |f: usize| component_size[component[f]] > 1 || callees[f].contains(&f);
         let mut reported = vec![false; count];
         for f in 0..count {
-            if reported[f] || !reach[f][f] {
+            if reported[f] || !in_cycle(f) {
                 continue;
             }
-            let cycle: Vec<usize> = (0..count).filter(|&g| reach[f][g] && reach[g][f]).collect();
+            let cycle: Vec<usize> = (0..count).filter(|&g| component[g] == component[f]).collect();
             for &g in &cycle {
                 reported[g] = true;
             }
@@ -165,15 +171,68 @@ impl Checker<'_> {
     }
 }
 
-/// Which functions `start` reaches through one or more calls.
-fn reachable_from(start: usize, callees: &[Vec<usize>]) -> Vec<bool> {
-    let mut seen = vec![false; callees.len()];
-    let mut stack: Vec<usize> = callees.get(start).cloned().unwrap_or_default();
-    while let Some(f) = stack.pop() {
-        if f < seen.len() && !seen[f] {
-            seen[f] = true;
-            stack.extend(callees[f].iter().copied());
+/// The strongly connected component of each function of the call graph, numbered from 0 (Kosaraju: the order in
+/// which a depth-first search finishes, then the components of the reversed graph in reverse of that order). Linear
+/// in the graph, where asking every function what it reaches was quadratic in the number of functions; iterative,
+/// so a long call chain cannot overflow the stack.
+fn strongly_connected_components(callees: &[Vec<usize>]) -> Vec<usize> {
+    let count = callees.len();
+    let mut callers = vec![Vec::new(); count];
+    for (f, list) in callees.iter().enumerate() {
+        for &g in list.iter().filter(|&&g| g < count) {
+            callers[g].push(f);
         }
     }
-    seen
+    let mut component = vec![usize::MAX; count];
+    let mut next_component = 0;
+    for &root in finish_order(callees).iter().rev() {
+        if component[root] != usize::MAX {
+            continue;
+        }
+        component[root] = next_component;
+        let mut stack = vec![root];
+        while let Some(f) = stack.pop() {
+            for &g in &callers[f] {
+                if component[g] == usize::MAX {
+                    component[g] = next_component;
+                    stack.push(g);
+                }
+            }
+        }
+        next_component += 1;
+    }
+    component
+}
+
+/// Every function, in the order a depth-first search over calls finishes with it.
+fn finish_order(callees: &[Vec<usize>]) -> Vec<usize> {
+    let count = callees.len();
+    let mut visited = vec![false; count];
+    let mut order = Vec::with_capacity(count);
+    // (function, index of the next callee to visit)
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    for start in 0..count {
+        if visited[start] {
+            continue;
+        }
+        visited[start] = true;
+        stack.push((start, 0));
+        while let Some((f, next)) = stack.last_mut() {
+            let f = *f;
+            match callees[f].get(*next) {
+                Some(&g) => {
+                    *next += 1;
+                    if g < count && !visited[g] {
+                        visited[g] = true;
+                        stack.push((g, 0));
+                    }
+                }
+                None => {
+                    order.push(f);
+                    stack.pop();
+                }
+            }
+        }
+    }
+    order
 }

@@ -2,6 +2,8 @@
 //! kind cannot slip past the checker) to one helper each. This file holds the dispatcher, literals, operators and
 //! control flow; bindings, element and field access, and calls have their own files.
 
+use std::sync::Arc;
+
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{BinaryOp, ExprId, ExprKind, FloatSuffix, IntSuffix, TypeExpr, UnaryOp};
 use crate::types::{Mutability, Resolution, Type};
@@ -10,7 +12,7 @@ use super::infer::Class;
 use super::report::Because;
 use super::{Checker, Deferred, MAX_DEPTH};
 
-impl Checker<'_> {
+impl<'a> Checker<'a> {
     /// Infers the type of expression `id` (recording it, and the types of its sub-expressions).
     pub(crate) fn check_expr(&mut self, id: ExprId) -> Type {
         if self.depth >= MAX_DEPTH {
@@ -37,11 +39,11 @@ impl Checker<'_> {
             ExprKind::Unary { op, operand } => self.check_unary(*op, *operand),
             ExprKind::Binary { op, lhs, rhs } => self.check_binary(*op, *lhs, *rhs),
             ExprKind::Let { binder, ty, kind, value, body } => {
-                self.check_let(id, binder, ty.as_ref(), *kind, *value, *body)
+                self.check_let(id, binder, ty.as_deref(), *kind, *value, *body)
             }
-            ExprKind::Ref(inner) => Type::Ref(Box::new(self.check_expr(*inner))),
+            ExprKind::Ref(inner) => Type::Ref(Arc::new(self.check_expr(*inner))),
             ExprKind::LetArray { name, elem, space, size, body } => {
-                self.check_let_array(id, name, elem.as_ref(), *space, *size, *body)
+                self.check_let_array(id, name, elem.as_deref(), *space, *size, *body)
             }
             ExprKind::Assign { target, value } => self.check_assign(id, target, *value),
             ExprKind::If { cond, then_branch, else_branch } => self.check_if(*cond, *then_branch, *else_branch),
@@ -117,13 +119,17 @@ impl Checker<'_> {
             if mutable && !matches!(self.vars.resolve(&found), Type::Ref(_)) {
                 let text = self.snippet(operand).to_string();
                 let why = Because::help(format!("`{text}` is a `mut` variable: read it as `{text}`, without `!`"));
-                let cell = Type::Ref(Box::new(found.clone()));
+                let cell = Type::Ref(Arc::new(found.clone()));
                 self.expect_type_because(operand, &found, &cell, why);
                 return found;
             }
         }
+        // Already a cell: its content, as a fresh variable unified with the cell's type would become.
+        if let Type::Ref(content) = self.vars.resolve_ref(&found) {
+            return Type::clone(content);
+        }
         let inner = self.vars.fresh(Class::Any);
-        if self.expect_type(operand, &found, &Type::Ref(Box::new(inner.clone()))) {
+        if self.expect_type(operand, &found, &Type::Ref(Arc::new(inner.clone()))) {
             inner
         } else {
             Type::Error
@@ -156,7 +162,7 @@ impl Checker<'_> {
             self.vars.unify(&operand, &rhs.1);
             return Type::Error;
         }
-        let why = Because::of(self.span(lhs.0), format!("this is {}", self.describe(&lhs.1)));
+        let why = Because::describing(self.span(lhs.0), "this is ", &lhs.1);
         if self.expect_type_because(rhs.0, &rhs.1, &operand, why) {
             operand
         } else {
@@ -197,7 +203,7 @@ impl Checker<'_> {
     }
 
     fn check_comparison(&mut self, lhs: (ExprId, Type), rhs: (ExprId, Type)) -> Type {
-        let why = Because::of(self.span(lhs.0), format!("this is {}", self.describe(&lhs.1)));
+        let why = Because::describing(self.span(lhs.0), "this is ", &lhs.1);
         self.expect_type_because(rhs.0, &rhs.1, &lhs.1, why);
         self.deferred.push(Deferred::Comparable { ty: lhs.1, expr: lhs.0 });
         Type::Bool
@@ -214,7 +220,7 @@ impl Checker<'_> {
             return Type::Unit;
         };
         let else_ty = self.check_expr(else_branch);
-        let why = Because::of(self.span(then_branch), format!("the `then` branch is {}", self.describe(&then_ty)));
+        let why = Because::describing(self.span(then_branch), "the `then` branch is ", &then_ty);
         let tail = self.tail(else_branch);
         if self.expect_type_because(tail, &else_ty, &then_ty, why) {
             then_ty
@@ -242,30 +248,45 @@ impl Checker<'_> {
     /// `e1; e2; ...`: walked as a list (a long sequence is a deep chain of `Seq` nodes, nested either way); every
     /// value but the last is discarded.
     fn check_seq(&mut self, id: ExprId) -> Type {
-        let mut statements = Vec::new();
-        let mut seq_nodes = Vec::new();
-        let mut stack = vec![id];
-        while let Some(node) = stack.pop() {
-            match self.kind(node) {
-                ExprKind::Seq(first, rest) => {
-                    seq_nodes.push((node, *rest));
-                    stack.extend([*rest, *first]);
-                }
-                _ => statements.push(node),
-            }
+        // The statements and `Seq` nodes go on stacks shared by all sequences: a nested sequence (checked below)
+        // pushes above this one's part and truncates back, so a sequence allocates nothing of its own.
+        let (statements_base, nodes_base) = (self.seq_statements.len(), self.seq_nodes.len());
+        self.flatten_seq(id);
+        let statement_count = self.seq_statements.len() - statements_base;
+        if statement_count == 0 {
+            self.seq_nodes.truncate(nodes_base);
+            return Type::Error;
         }
-        let Some((&last, discarded)) = statements.split_last() else { return Type::Error };
-        for statement in discarded {
-            self.check_expr(*statement);
-            self.deferred.push(Deferred::Discarded { expr: *statement });
+        for index in statements_base..statements_base + statement_count - 1 {
+            let statement = self.seq_statements[index];
+            self.check_expr(statement);
+            self.deferred.push(Deferred::Discarded { expr: statement });
         }
-        let ty = self.check_expr(last);
+        let ty = self.check_expr(self.seq_statements[statements_base + statement_count - 1]);
+        self.seq_statements.truncate(statements_base);
         // Children were pushed after their parents: in reverse, each node's `rest` is typed before it.
-        for (node, rest) in seq_nodes.into_iter().rev() {
+        while self.seq_nodes.len() > nodes_base {
+            let (node, rest) = self.seq_nodes.pop().expect("above the base");
             let rest_ty = self.type_of(rest);
             self.set_type(node, rest_ty);
         }
         ty
+    }
+
+    /// Pushes the statements of the sequence `id` (in order) and its `Seq` nodes (parents first).
+    fn flatten_seq(&mut self, id: ExprId) {
+        let mut stack = std::mem::take(&mut self.seq_pending);
+        stack.push(id);
+        while let Some(node) = stack.pop() {
+            match self.kind(node) {
+                ExprKind::Seq(first, rest) => {
+                    self.seq_nodes.push((node, *rest));
+                    stack.extend([*rest, *first]);
+                }
+                _ => self.seq_statements.push(node),
+            }
+        }
+        self.seq_pending = stack;
     }
 
     fn check_superstep(&mut self, body: ExprId) -> Type {

@@ -3,10 +3,14 @@
 //! (comparison operands, discarded values, writes to constant arrays, kernel parameter types), and substitute
 //! every variable in the result.
 
+use std::sync::Arc;
+
 use crate::diagnostic::Diagnostic;
+use crate::fxhash::FxHashMap;
 use crate::syntax::ast::{ExprId, ExprKind};
 use crate::types::{Resolution, Type, TypeInfo};
 
+use super::infer::VarTable;
 use super::{Checker, Deferred};
 
 impl Checker<'_> {
@@ -106,7 +110,7 @@ impl Checker<'_> {
     /// Types, without diagnostics, the expressions no rule visited: the parser replaces `a.(i)`, `r.f` and `x`
     /// by `a.(i) <- v`, `r.f <- v` and `x := v` but keeps the originals in the arena, where a hover may find them.
     fn type_orphans(&mut self) {
-        let assign_targets: std::collections::HashMap<crate::source::Span, ExprId> = (0..self.module.exprs.len())
+        let assign_targets: crate::fxhash::FxHashMap<crate::source::Span, ExprId> = (0..self.module.exprs.len())
             .map(|i| ExprId(i as u32))
             .filter_map(|id| match self.kind(id) {
                 ExprKind::Assign { target, .. } => Some((target.span(), id)),
@@ -141,9 +145,12 @@ impl Checker<'_> {
 
     /// Replaces every variable in the result by its (defaulted) type.
     fn substitute_all(&mut self) {
-        let vars = &self.vars;
-        let final_type = |ty: &Type| strip_vars(vars.zonk(ty));
-        self.info.expr_types = self.types.iter().map(|t| t.as_ref().map(final_type).unwrap_or(Type::Error)).collect();
+        let mut finals = FinalTypes::new(&self.vars);
+        let mut final_type = |ty: &Type| finals.get(ty);
+        // In place: `Option<Type>` and `Type` have the same layout, so the vector is reused.
+        let types = std::mem::take(&mut self.types);
+        self.info.expr_types =
+            types.into_iter().map(|t| t.as_ref().map(&mut final_type).unwrap_or(Type::Error)).collect();
         for local in &mut self.info.locals {
             local.ty = final_type(&local.ty);
         }
@@ -154,11 +161,75 @@ impl Checker<'_> {
             for param in &mut kernel.params {
                 param.ty = final_type(&param.ty);
             }
-            kernel.dynamic_shared = kernel.dynamic_shared.as_ref().map(final_type);
+            kernel.dynamic_shared = kernel.dynamic_shared.as_ref().map(&mut final_type);
         }
         for constant in &mut self.info.constants {
             constant.ty = final_type(&constant.ty);
         }
+    }
+}
+
+/// Final types, remembered per variable: most expression types are a variable, many expressions share one (every
+/// use of a local has the local's type), and a vector type would be rebuilt at each. Array and cell types that
+/// hold variables are remembered by their shared element (every use of a `ref` local holds the same one).
+struct FinalTypes<'v> {
+    vars: &'v VarTable,
+    of_var: Vec<Option<Type>>,
+    of_element: FxHashMap<*const Type, (Type, Type)>,
+}
+
+impl<'v> FinalTypes<'v> {
+    fn new(vars: &'v VarTable) -> FinalTypes<'v> {
+        let mut of_var = Vec::new();
+        of_var.resize_with(vars.len(), || None);
+        FinalTypes { vars, of_var, of_element: FxHashMap::default() }
+    }
+
+    #[inline]
+    fn get(&mut self, ty: &Type) -> Type {
+        match ty {
+            Type::Var(var) => self.of_var(var.0 as usize, ty),
+            Type::Vector(e) | Type::Ref(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. }
+                if contains_var(e) =>
+            {
+                self.of_element(Arc::as_ptr(e), ty)
+            }
+            _ => ty.clone(),
+        }
+    }
+
+    fn of_element(&mut self, element: *const Type, ty: &Type) -> Type {
+        // The same element under another constructor (a vector and a cell of one type) is another entry's.
+        if let Some((original, known)) = self.of_element.get(&element) {
+            if original == ty {
+                return known.clone();
+            }
+        }
+        let computed = final_type(self.vars, ty);
+        self.of_element.insert(element, (ty.clone(), computed.clone()));
+        computed
+    }
+
+    #[inline]
+    fn of_var(&mut self, index: usize, ty: &Type) -> Type {
+        if let Some(Some(known)) = self.of_var.get(index) {
+            return known.clone();
+        }
+        let computed = final_type(self.vars, ty);
+        if let Some(slot) = self.of_var.get_mut(index) {
+            *slot = Some(computed.clone());
+        }
+        computed
+    }
+}
+
+/// `ty` with its variables substituted (and any left, none should be, made `Type::Error`); most types are
+/// scalars, which need nothing rebuilt.
+fn final_type(vars: &VarTable, ty: &Type) -> Type {
+    match vars.resolve_ref(ty) {
+        Type::Var(_) => Type::Error,
+        resolved if !contains_var(resolved) => resolved.clone(),
+        _ => strip_vars(vars.zonk(ty)),
     }
 }
 
@@ -175,12 +246,27 @@ fn is_kernel_param_type(ty: &Type) -> bool {
 
 /// Defence: a variable left after defaulting (none should be) becomes `Type::Error`.
 fn strip_vars(ty: Type) -> Type {
+    if !contains_var(&ty) {
+        return ty;
+    }
     match ty {
         Type::Var(_) => Type::Error,
-        Type::Vector(e) => Type::Vector(Box::new(strip_vars(*e))),
-        Type::Ref(e) => Type::Ref(Box::new(strip_vars(*e))),
-        Type::Array { elem, space, size } => Type::Array { elem: Box::new(strip_vars(*elem)), space, size },
-        Type::ConstArray { elem, size } => Type::ConstArray { elem: Box::new(strip_vars(*elem)), size },
+        Type::Vector(e) => Type::Vector(Arc::new(strip_vars(Type::clone(&e)))),
+        Type::Ref(e) => Type::Ref(Arc::new(strip_vars(Type::clone(&e)))),
+        Type::Array { elem, space, size } => {
+            Type::Array { elem: Arc::new(strip_vars(Type::clone(&elem))), space, size }
+        }
+        Type::ConstArray { elem, size } => Type::ConstArray { elem: Arc::new(strip_vars(Type::clone(&elem))), size },
         other => other,
+    }
+}
+
+fn contains_var(ty: &Type) -> bool {
+    match ty {
+        Type::Var(_) => true,
+        Type::Vector(e) | Type::Ref(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => {
+            contains_var(e)
+        }
+        _ => false,
     }
 }

@@ -7,7 +7,7 @@
 //! becomes whichever array it is used as (a vector, a shared or local array, a constant array), and a vector if
 //! nothing decides, as untyped kernel parameters do.
 
-use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::builtins::TypeClass;
 use crate::types::{Type, TypeVarId};
@@ -91,12 +91,18 @@ enum Slot {
 #[derive(Debug, Default)]
 pub(crate) struct VarTable {
     slots: Vec<Slot>,
-    /// The element type of each variable of class `Array`.
-    elems: HashMap<u32, Type>,
+    /// The element type of each variable of class `Array` (indexed by variable; `None` for the others).
+    elems: Vec<Option<Type>>,
+    /// While [`VarTable::unify_or_undo`] runs (`trailing`): the previous content of every slot it overwrote.
+    trail: Vec<(u32, Slot)>,
+    trailing: bool,
 }
 
 /// How deep `occurs` looks before it assumes a cycle (types are shallow; this is defence only).
 const MAX_OCCURS_DEPTH: u32 = 64;
+
+/// What `Type::Error` resolves to when a variable is unknown.
+const ERROR: &Type = &Type::Error;
 
 impl VarTable {
     pub(crate) fn fresh(&mut self, class: Class) -> Type {
@@ -104,38 +110,62 @@ impl VarTable {
             let elem = self.fresh(Class::Any);
             return self.fresh_array(elem);
         }
-        self.slots.push(Slot::Unbound(class));
-        Type::Var(TypeVarId(self.slots.len() as u32 - 1))
+        self.push_slot(Slot::Unbound(class), None)
     }
 
     /// A variable for "some array of `elem`".
     pub(crate) fn fresh_array(&mut self, elem: Type) -> Type {
-        self.slots.push(Slot::Unbound(Class::Array));
-        let id = self.slots.len() as u32 - 1;
-        self.elems.insert(id, elem);
-        Type::Var(TypeVarId(id))
+        self.push_slot(Slot::Unbound(Class::Array), Some(elem))
+    }
+
+    fn push_slot(&mut self, slot: Slot, elem: Option<Type>) -> Type {
+        self.slots.push(slot);
+        self.elems.push(elem);
+        Type::Var(TypeVarId(self.slots.len() as u32 - 1))
+    }
+
+    fn elem(&self, var: TypeVarId) -> Option<&Type> {
+        self.elems.get(var.0 as usize).and_then(Option::as_ref)
     }
 
     /// The element type of `ty` if it is (bound to) an unbound variable of class `Array`.
     pub(crate) fn array_element(&self, ty: &Type) -> Option<Type> {
-        match self.resolve(ty) {
-            Type::Var(v) if self.var_class(v) == Some(Class::Array) => self.elems.get(&v.0).cloned(),
+        match self.resolve_ref(ty) {
+            Type::Var(v) if self.var_class(*v) == Some(Class::Array) => self.elem(*v).cloned(),
             _ => None,
         }
+    }
+
+    /// How many variables were created.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
     }
 
     fn slot(&self, var: TypeVarId) -> Option<&Slot> {
         self.slots.get(var.0 as usize)
     }
 
+    /// Overwrites a slot, remembering the old content while a [`VarTable::unify_or_undo`] runs.
+    fn set_slot(&mut self, index: usize, slot: Slot) {
+        let old = std::mem::replace(&mut self.slots[index], slot);
+        if self.trailing {
+            self.trail.push((index as u32, old));
+        }
+    }
+
     /// Follows bound variables until a type that is not a bound variable.
     pub(crate) fn resolve(&self, ty: &Type) -> Type {
-        let mut current = ty.clone();
+        self.resolve_ref(ty).clone()
+    }
+
+    /// [`VarTable::resolve`] without the copy.
+    pub(crate) fn resolve_ref<'t>(&'t self, ty: &'t Type) -> &'t Type {
+        let mut current = ty;
         while let Type::Var(v) = current {
-            match self.slot(v) {
-                Some(Slot::Bound(t)) => current = t.clone(),
-                Some(Slot::Unbound(_)) => return Type::Var(v),
-                None => return Type::Error,
+            match self.slot(*v) {
+                Some(Slot::Bound(t)) => current = t,
+                Some(Slot::Unbound(_)) => return current,
+                None => return ERROR,
             }
         }
         current
@@ -143,29 +173,39 @@ impl VarTable {
 
     /// The class of `ty` if it is (bound to) an unbound variable.
     pub(crate) fn class_of(&self, ty: &Type) -> Option<Class> {
-        match self.resolve(ty) {
-            Type::Var(v) => match self.slot(v) {
-                Some(Slot::Unbound(c)) => Some(*c),
-                _ => None,
-            },
+        match self.resolve_ref(ty) {
+            Type::Var(v) => self.var_class(*v),
             _ => None,
         }
     }
 
     /// `ty` with every bound variable replaced by its binding, recursively.
     pub(crate) fn zonk(&self, ty: &Type) -> Type {
-        match self.resolve(ty) {
-            Type::Vector(e) => Type::Vector(Box::new(self.zonk(&e))),
-            Type::Ref(e) => Type::Ref(Box::new(self.zonk(&e))),
-            Type::Array { elem, space, size } => Type::Array { elem: Box::new(self.zonk(&elem)), space, size },
-            Type::ConstArray { elem, size } => Type::ConstArray { elem: Box::new(self.zonk(&elem)), size },
-            other => other,
-        }
+        let resolved = self.resolve_ref(ty);
+        self.zonk_inner(resolved).unwrap_or_else(|| resolved.clone())
+    }
+
+    /// The zonked form of a resolved type, or `None` when zonking changes nothing (so nothing is rebuilt).
+    fn zonk_inner(&self, ty: &Type) -> Option<Type> {
+        let elem = match ty {
+            Type::Vector(e) | Type::Ref(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => e,
+            _ => return None,
+        };
+        let resolved = self.resolve_ref(elem);
+        let zonked = match self.zonk_inner(resolved) {
+            Some(zonked) => zonked,
+            None if std::ptr::eq(resolved, &**elem) => return None,
+            None => resolved.clone(),
+        };
+        Some(with_element(ty, zonked))
     }
 
     /// The unbound variables in `ty`, in order of appearance.
     pub(crate) fn unbound_vars(&self, ty: &Type) -> Vec<TypeVarId> {
         let mut out = Vec::new();
+        if is_scalar(self.resolve_ref(ty)) {
+            return out;
+        }
         self.collect_unbound(&self.zonk(ty), &mut out);
         out
     }
@@ -175,7 +215,7 @@ impl VarTable {
             Type::Var(v) if out.contains(v) => {}
             Type::Var(v) => {
                 out.push(*v);
-                if let Some(elem) = self.elems.get(&v.0) {
+                if let Some(elem) = self.elem(*v) {
                     self.collect_unbound(&self.zonk(elem), out);
                 }
             }
@@ -194,8 +234,8 @@ impl VarTable {
 
     /// Binds an unbound variable without any check (defaulting, error recovery).
     pub(crate) fn force_bind(&mut self, var: TypeVarId, ty: Type) {
-        if let Some(slot @ Slot::Unbound(_)) = self.slots.get_mut(var.0 as usize) {
-            *slot = Slot::Bound(ty);
+        if let Some(Slot::Unbound(_)) = self.slots.get(var.0 as usize) {
+            self.set_slot(var.0 as usize, Slot::Bound(ty));
         }
     }
 
@@ -206,8 +246,8 @@ impl VarTable {
             if let Slot::Unbound(class) = slot {
                 let ty = match class {
                     Class::Array => {
-                        let elem = self.elems.get(&(index as u32)).cloned().unwrap_or_else(|| any_default.clone());
-                        Type::Vector(Box::new(elem))
+                        let elem = self.elems[index].clone().unwrap_or_else(|| any_default.clone());
+                        Type::Vector(Arc::new(elem))
                     }
                     _ => class.default_type().unwrap_or_else(|| any_default.clone()),
                 };
@@ -220,11 +260,11 @@ impl VarTable {
         if depth > MAX_OCCURS_DEPTH {
             return true;
         }
-        match self.resolve(ty) {
-            Type::Var(v) if v == var => true,
-            Type::Var(v) => self.elems.get(&v.0).is_some_and(|e| self.occurs(var, e, depth + 1)),
-            Type::Vector(e) | Type::Ref(e) => self.occurs(var, &e, depth + 1),
-            Type::Array { elem, .. } | Type::ConstArray { elem, .. } => self.occurs(var, &elem, depth + 1),
+        match self.resolve_ref(ty) {
+            Type::Var(v) if *v == var => true,
+            Type::Var(v) => self.elem(*v).is_some_and(|e| self.occurs(var, e, depth + 1)),
+            Type::Vector(e) | Type::Ref(e) => self.occurs(var, e, depth + 1),
+            Type::Array { elem, .. } | Type::ConstArray { elem, .. } => self.occurs(var, elem, depth + 1),
             _ => false,
         }
     }
@@ -233,8 +273,22 @@ impl VarTable {
     /// error never causes another. Array sizes and memory spaces are not part of an array's identity (a device
     /// function taking an array accepts shared and local arrays of any size, as a C pointer does).
     pub(crate) fn unify(&mut self, a: &Type, b: &Type) -> bool {
-        let a = self.resolve(a);
-        let b = self.resolve(b);
+        let (a, b) = (self.resolve_ref(a), self.resolve_ref(b));
+        // The common cases first, without copies: two variables, a variable and a scalar, two equal scalars.
+        match (a, b) {
+            (Type::Var(x), Type::Var(y)) => {
+                let (x, y) = (*x, *y);
+                return self.unify_vars(x, y);
+            }
+            (Type::Var(v), t) | (t, Type::Var(v)) if is_scalar(t) => {
+                let (v, t) = (*v, t.clone());
+                return self.bind_scalar(v, t);
+            }
+            _ if is_scalar(a) && a == b => return true,
+            _ => {}
+        }
+        // Copies are cheap (element types are shared), and free the table for the bindings below.
+        let (a, b) = (a.clone(), b.clone());
         match (a, b) {
             (Type::Error, Type::Var(v)) | (Type::Var(v), Type::Error) => {
                 self.force_bind(v, Type::Error);
@@ -250,9 +304,24 @@ impl VarTable {
         }
     }
 
+    /// [`VarTable::unify`], but a failed attempt leaves the table as it found it (callers word their diagnostic
+    /// in the state before the attempt, then repeat it with `unify` so that its partial bindings stay).
+    pub(crate) fn unify_or_undo(&mut self, a: &Type, b: &Type) -> bool {
+        self.trail.clear();
+        self.trailing = true;
+        let unified = self.unify(a, b);
+        self.trailing = false;
+        if !unified {
+            while let Some((index, old)) = self.trail.pop() {
+                self.slots[index as usize] = old;
+            }
+        }
+        unified
+    }
+
     /// Would `a` and `b` unify? (Tries on a copy; used only to word diagnostics.)
     pub(crate) fn clone_unifies(&self, a: &Type, b: &Type) -> bool {
-        let mut copy = VarTable { slots: self.slots.clone(), elems: self.elems.clone() };
+        let mut copy = VarTable { slots: self.slots.clone(), elems: self.elems.clone(), ..VarTable::default() };
         copy.unify(a, b)
     }
 
@@ -268,7 +337,7 @@ impl VarTable {
         };
         match (cx, cy) {
             (Class::Array, Class::Array) => {
-                let (ex, ey) = (self.elems.get(&x.0).cloned(), self.elems.get(&y.0).cloned());
+                let (ex, ey) = (self.elem(x).cloned(), self.elem(y).cloned());
                 if self.occurs(x, &Type::Var(y), 0) || self.occurs(y, &Type::Var(x), 0) {
                     return false;
                 }
@@ -289,10 +358,22 @@ impl VarTable {
                 if self.occurs(x, &Type::Var(y), 0) {
                     return false;
                 }
-                self.slots[y.0 as usize] = Slot::Unbound(class);
+                self.set_slot(y.0 as usize, Slot::Unbound(class));
                 self.force_bind(x, Type::Var(y));
                 true
             }
+        }
+    }
+
+    /// [`VarTable::bind_checked`] for a type without elements or variables: no occurrence to look for, and no
+    /// element to unify (a scalar is never an array, so an `Array` variable does not admit it).
+    fn bind_scalar(&mut self, var: TypeVarId, ty: Type) -> bool {
+        match self.var_class(var) {
+            Some(class) if class.admits(&ty) => {
+                self.force_bind(var, ty);
+                true
+            }
+            _ => false,
         }
     }
 
@@ -303,12 +384,31 @@ impl VarTable {
         if !class.admits(&ty) || self.occurs(var, &ty, 0) {
             return false;
         }
-        let elem = self.elems.get(&var.0).cloned();
-        self.force_bind(var, ty.clone());
-        match (elem, ty.element()) {
-            (Some(elem), Some(actual)) => self.unify(&elem, actual),
+        let elem = self.elem(var).cloned();
+        let actual = ty.element().cloned();
+        self.force_bind(var, ty);
+        match (elem, actual) {
+            (Some(elem), Some(actual)) => self.unify(&elem, &actual),
             _ => true,
         }
+    }
+}
+
+/// A type without element types or variables: equal ones unify without consulting the table.
+fn is_scalar(ty: &Type) -> bool {
+    use Type::*;
+    matches!(ty, Int32 | Int64 | UInt32 | UInt64 | Float32 | Float64 | Bool | Unit | Record(_))
+}
+
+/// `container` (a vector, ref or array type) with its element type replaced.
+fn with_element(container: &Type, elem: Type) -> Type {
+    let elem = Arc::new(elem);
+    match container {
+        Type::Vector(_) => Type::Vector(elem),
+        Type::Ref(_) => Type::Ref(elem),
+        Type::Array { space, size, .. } => Type::Array { elem, space: *space, size: *size },
+        Type::ConstArray { size, .. } => Type::ConstArray { elem, size: *size },
+        other => other.clone(),
     }
 }
 
@@ -334,12 +434,12 @@ mod tests {
     fn occurs_check_and_error_absorption() {
         let mut vars = VarTable::default();
         let a = vars.fresh(Class::Any);
-        assert!(!vars.unify(&a, &Type::Vector(Box::new(a.clone()))));
+        assert!(!vars.unify(&a, &Type::Vector(Arc::new(a.clone()))));
         assert!(vars.unify(&a, &Type::Error));
         assert_eq!(vars.zonk(&a), Type::Error);
         let i = vars.fresh(Class::Integer);
         assert!(!vars.unify(&i, &Type::Bool));
-        assert!(vars.unify(&Type::Vector(Box::new(i.clone())), &Type::Vector(Box::new(Type::Int64))));
+        assert!(vars.unify(&Type::Vector(Arc::new(i.clone())), &Type::Vector(Arc::new(Type::Int64))));
         assert_eq!(vars.zonk(&i), Type::Int64);
     }
 
@@ -350,7 +450,7 @@ mod tests {
         let some_array = vars.fresh_array(elem.clone());
         assert!(!vars.unify(&some_array, &Type::Int32));
         let shared = Type::Array {
-            elem: Box::new(Type::Float32),
+            elem: Arc::new(Type::Float32),
             space: crate::syntax::ast::MemorySpace::Shared,
             size: crate::types::ArraySize::Const(8),
         };
@@ -361,6 +461,6 @@ mod tests {
         let any = vars.fresh(Class::Any);
         assert!(vars.unify(&any, &other));
         vars.default_all(Type::Unit);
-        assert_eq!(vars.zonk(&any), Type::Vector(Box::new(Type::Int32)));
+        assert_eq!(vars.zonk(&any), Type::Vector(Arc::new(Type::Int32)));
     }
 }

@@ -25,7 +25,7 @@ pub(crate) enum ItemRef {
     Open,
 }
 
-impl Checker<'_> {
+impl<'a> Checker<'a> {
     /// Registers every item's name and allocates its entry in `TypeInfo` (signatures come later).
     pub(crate) fn collect_items(&mut self) {
         let module = self.module;
@@ -44,7 +44,7 @@ impl Checker<'_> {
     fn register_kernel(&mut self, kernel: &Kernel, item: usize) -> ItemRef {
         let id = self.info.kernels.len();
         self.info.kernels.push(KernelInfo {
-            name: kernel.name.name.clone(),
+            name: String::from(kernel.name.name.as_str()),
             params: Vec::new(),
             span: kernel.span,
             item,
@@ -57,7 +57,7 @@ impl Checker<'_> {
     fn register_function(&mut self, function: &Function, item: usize) -> ItemRef {
         let id = FunctionId(self.info.functions.len() as u32);
         self.info.functions.push(FunctionInfo {
-            name: function.name.name.clone(),
+            name: String::from(function.name.name.as_str()),
             params: Vec::new(),
             ret: Type::Error,
             span: function.span,
@@ -70,7 +70,7 @@ impl Checker<'_> {
     fn register_constant(&mut self, name: &Ident, span: Span, item: usize) -> ItemRef {
         let id = ConstantId(self.info.constants.len() as u32);
         self.info.constants.push(ConstantInfo {
-            name: name.name.clone(),
+            name: String::from(name.name.as_str()),
             ty: Type::Error,
             value: ConstValue::Int(0),
             span,
@@ -84,11 +84,11 @@ impl Checker<'_> {
 
     fn register_record(&mut self, name: &Ident, span: Span) -> ItemRef {
         let id = RecordId(self.info.records.len() as u32);
-        self.info.records.push(RecordInfo { name: name.name.clone(), fields: Vec::new(), span });
+        self.info.records.push(RecordInfo { name: String::from(name.name.as_str()), fields: Vec::new(), span });
         if is_bogus_name(&name.name) {
             return ItemRef::Record(id);
         }
-        if let Some((_, first)) = self.items.records.get(&name.name) {
+        if let Some((_, first)) = self.items.records.get(name.name.as_str()) {
             let first = *first;
             self.report_duplicate("type", name, first);
         } else {
@@ -101,13 +101,13 @@ impl Checker<'_> {
         if is_bogus_name(&name.name) {
             return;
         }
-        if let Some((_, first)) = self.items.values.get(&name.name) {
+        if let Some((_, first)) = self.items.values.get(name.name.as_str()) {
             let first = *first;
             self.report_duplicate("name", name, first);
             return;
         }
         self.items.values.insert(name.name.clone(), (item, name.span));
-        self.items.value_names.push(name.name.clone());
+        self.items.value_names.push(String::from(name.name.as_str()));
     }
 
     fn report_duplicate(&mut self, what: &str, name: &Ident, first: Span) {
@@ -140,7 +140,7 @@ impl Checker<'_> {
                         .primary(name.span, "a record cannot contain itself");
                     self.diagnostics.push(d);
                 }
-                fields.push((name.name.clone(), ty));
+                fields.push((String::from(name.name.as_str()), ty));
             }
             if let Some(info) = self.info.records.get_mut(id.0 as usize) {
                 info.fields = fields;
@@ -180,7 +180,7 @@ impl Checker<'_> {
             .iter()
             .zip(&locals)
             .map(|(p, l)| KernelParamInfo {
-                name: p.name.name.clone(),
+                name: String::from(p.name.name.as_str()),
                 ty: self.local_type(*l),
                 local: *l,
                 written: false,
@@ -227,7 +227,7 @@ impl Checker<'_> {
         }
     }
 
-    fn check_function_body(&mut self, function: &Function, id: FunctionId) {
+    fn check_function_body(&mut self, function: &'a Function, id: FunctionId) {
         let Some(info) = self.info.functions.get(id.0 as usize) else {
             return;
         };
@@ -249,7 +249,7 @@ impl Checker<'_> {
         self.expect_type_because(tail, &body_ty, &ret, why);
     }
 
-    fn check_kernel_body(&mut self, kernel: &Kernel, id: usize) {
+    fn check_kernel_body(&mut self, kernel: &'a Kernel, id: usize) {
         let Some(info) = self.info.kernels.get(id) else {
             return;
         };
@@ -268,7 +268,7 @@ impl Checker<'_> {
 
     fn check_body_with_params(
         &mut self,
-        params: &[Param],
+        params: &'a [Param],
         locals: &[LocalId],
         body: crate::syntax::ast::ExprId,
     ) -> Type {

@@ -38,7 +38,7 @@ mod tests;
 
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceMap, Span};
-use crate::syntax::ast::{ExprId, ExprKind, Module};
+use crate::syntax::ast::{ExprId, ExprKind, ExprMap, Module};
 use crate::types::{ConstantId, FunctionId, LocalId, LocalInfo, Mutability, Type, TypeInfo};
 
 use effects::Effects;
@@ -129,7 +129,7 @@ pub(crate) struct Checker<'a> {
     pub(crate) items: ItemTable,
     /// For each entry of `module.items`, what it became.
     pub(crate) item_refs: Vec<ItemRef>,
-    pub(crate) scopes: Scopes,
+    pub(crate) scopes: Scopes<'a>,
     pub(crate) ctx: BodyContext,
     pub(crate) effects: Effects,
     pub(crate) deferred: Vec<Deferred>,
@@ -141,6 +141,10 @@ pub(crate) struct Checker<'a> {
     pub(crate) evaluated_constants: Vec<bool>,
     pub(crate) depth: u32,
     pub(crate) too_deep_reported: bool,
+    /// Statements, `(Seq node, rest)` pairs and the walk stack of the sequences being checked (see `check_seq`).
+    pub(crate) seq_statements: Vec<ExprId>,
+    pub(crate) seq_nodes: Vec<(ExprId, ExprId)>,
+    pub(crate) seq_pending: Vec<ExprId>,
 }
 
 impl<'a> Checker<'a> {
@@ -149,7 +153,11 @@ impl<'a> Checker<'a> {
             module,
             sources,
             options,
-            info: TypeInfo::default(),
+            info: TypeInfo {
+                resolutions: ExprMap::with_expr_count(module.exprs.len()),
+                declared_local: ExprMap::with_expr_count(module.exprs.len()),
+                ..TypeInfo::default()
+            },
             types: vec![None; module.exprs.len()],
             vars: VarTable::default(),
             diagnostics: Vec::new(),
@@ -164,6 +172,9 @@ impl<'a> Checker<'a> {
             evaluated_constants: Vec::new(),
             depth: 0,
             too_deep_reported: false,
+            seq_statements: Vec::new(),
+            seq_nodes: Vec::new(),
+            seq_pending: Vec::new(),
         }
     }
 
@@ -217,7 +228,7 @@ impl<'a> Checker<'a> {
     }
 
     /// Checks `body` in a new scope in which `local` is visible as `name`.
-    pub(crate) fn check_in_scope(&mut self, name: &str, local: LocalId, body: ExprId) -> Type {
+    pub(crate) fn check_in_scope(&mut self, name: &'a str, local: LocalId, body: ExprId) -> Type {
         self.scopes.push();
         self.scopes.declare(name, local);
         let ty = self.check_expr(body);

@@ -2,26 +2,58 @@
 //! hints that fix the common cases (a float literal where an integer was written, a missing conversion, a `ref`
 //! cell read without `!`).
 
+use std::borrow::Cow;
+
 use crate::diagnostic::Diagnostic;
 use crate::source::Span;
-use crate::syntax::ast::{ExprId, ExprKind};
-use crate::types::Type;
+use crate::syntax::ast::{ExprId, ExprKind, Name};
+use crate::types::{LocalId, Type};
 
 use super::Checker;
 
-/// Why an expression was expected to have some type: a label on the cause, and optionally a hint.
+/// Why an expression was expected to have some type: a label on the cause, and optionally a hint. Built on every
+/// check but read only when one fails, so it holds what the words are made of, not the words.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Because {
-    pub(crate) cause: Option<(Span, String)>,
-    pub(crate) help: Option<String>,
+    pub(crate) cause: Option<(Span, Reason)>,
+    pub(crate) help: Option<Cow<'static, str>>,
+}
+
+/// The text of a cause label, worded when a diagnostic needs it.
+#[derive(Clone, Debug)]
+pub(crate) enum Reason {
+    Text(Cow<'static, str>),
+    /// `prefix` followed by how the checker describes `ty` (`the first bound is an integer`).
+    Describe(&'static str, Type),
+    /// "`x` is declared here".
+    Declared(Name),
+    /// "parameter `x` is declared here".
+    Parameter(LocalId),
+}
+
+impl From<&'static str> for Reason {
+    fn from(text: &'static str) -> Reason {
+        Reason::Text(Cow::Borrowed(text))
+    }
+}
+
+impl From<String> for Reason {
+    fn from(text: String) -> Reason {
+        Reason::Text(Cow::Owned(text))
+    }
 }
 
 impl Because {
-    pub(crate) fn of(span: Span, why: impl Into<String>) -> Because {
+    pub(crate) fn of(span: Span, why: impl Into<Reason>) -> Because {
         Because { cause: Some((span, why.into())), help: None }
     }
 
-    pub(crate) fn help(help: impl Into<String>) -> Because {
+    /// A cause labelled `prefix` and the description of `ty` as it is when the check is made.
+    pub(crate) fn describing(span: Span, prefix: &'static str, ty: &Type) -> Because {
+        Because::of(span, Reason::Describe(prefix, ty.clone()))
+    }
+
+    pub(crate) fn help(help: impl Into<Cow<'static, str>>) -> Because {
         Because { cause: None, help: Some(help.into()) }
     }
 }
@@ -40,24 +72,40 @@ impl Checker<'_> {
         }
     }
 
+    fn word(&self, reason: Reason) -> String {
+        match reason {
+            Reason::Text(text) => text.into_owned(),
+            Reason::Describe(prefix, ty) => format!("{prefix}{}", self.describe(&ty)),
+            Reason::Declared(name) => format!("`{name}` is declared here"),
+            Reason::Parameter(local) => {
+                let name = self.local_info(local).map(|l| l.name.as_str()).unwrap_or_default();
+                format!("parameter `{name}` is declared here")
+            }
+        }
+    }
+
     /// Unifies `found` (the type of `expr`) with `expected`; on failure reports `E0201` and returns false.
     pub(crate) fn expect_type(&mut self, expr: ExprId, found: &Type, expected: &Type) -> bool {
         self.expect_type_because(expr, found, expected, Because::default())
     }
 
     pub(crate) fn expect_type_because(&mut self, expr: ExprId, found: &Type, expected: &Type, why: Because) -> bool {
-        if self.vars.unify(expected, found) {
+        if self.vars.unify_or_undo(expected, found) {
             return true;
         }
+        // The cause is worded as things stood when the demand was made; then the failed attempt is repeated, so
+        // its partial bindings are what the rest of the checker sees.
+        let cause = why.cause.map(|(span, reason)| (span, self.word(reason)));
+        self.vars.unify(expected, found);
         let expected_text = self.describe(expected);
         let found_text = self.describe(found);
         let mut d =
             Diagnostic::error("E0201", format!("mismatched types: expected {expected_text}, found {found_text}"))
                 .primary(self.span(expr), format!("this is {found_text}"));
-        if let Some((span, label)) = why.cause {
+        if let Some((span, label)) = cause {
             d = d.secondary(span, label);
         }
-        if let Some(help) = why.help.or_else(|| self.mismatch_help(expr, found, expected)) {
+        if let Some(help) = why.help.map(Cow::into_owned).or_else(|| self.mismatch_help(expr, found, expected)) {
             d = d.help(help);
         }
         self.diagnostics.push(d);

@@ -2,12 +2,11 @@
 //! qualified) name among locals, items and builtins, in that order. Unknown names are reported here, with a
 //! "did you mean" over every visible name.
 
-use std::collections::HashMap;
-
 use crate::builtins::{self, Builtin};
 use crate::diagnostic::Diagnostic;
+use crate::fxhash::FxHashMap;
 use crate::source::Span;
-use crate::syntax::ast::{ExprId, Path};
+use crate::syntax::ast::{ExprId, Name, Path};
 use crate::types::{ConstantId, FunctionId, LocalId, RecordId, Resolution};
 
 use super::suggest;
@@ -46,10 +45,10 @@ impl Named {
 #[derive(Debug, Default)]
 pub(crate) struct ItemTable {
     /// The first definition of each value name, with the span of its name.
-    pub(crate) values: HashMap<String, (ValueItem, Span)>,
+    pub(crate) values: FxHashMap<Name, (ValueItem, Span)>,
     pub(crate) value_names: Vec<String>,
     /// The first definition of each record name.
-    pub(crate) records: HashMap<String, (RecordId, Span)>,
+    pub(crate) records: FxHashMap<Name, (RecordId, Span)>,
 }
 
 impl ItemTable {
@@ -62,40 +61,43 @@ impl ItemTable {
     }
 }
 
-/// Nested lexical scopes of locals; the innermost binding of a name wins.
+/// Nested lexical scopes of locals; the innermost binding of a name wins. One flat stack of bindings (names
+/// borrowed from the module) and the stack heights where frames start: a `let` costs a push, not an allocation.
 #[derive(Debug, Default)]
-pub(crate) struct Scopes {
-    frames: Vec<Vec<(String, LocalId)>>,
+pub(crate) struct Scopes<'a> {
+    bindings: Vec<(&'a str, LocalId)>,
+    frame_starts: Vec<usize>,
 }
 
-impl Scopes {
+impl<'a> Scopes<'a> {
     pub(crate) fn push(&mut self) {
-        self.frames.push(Vec::new());
+        self.frame_starts.push(self.bindings.len());
     }
 
     pub(crate) fn pop(&mut self) {
-        self.frames.pop();
+        if let Some(start) = self.frame_starts.pop() {
+            self.bindings.truncate(start);
+        }
     }
 
     pub(crate) fn clear(&mut self) {
-        self.frames.clear();
+        self.bindings.clear();
+        self.frame_starts.clear();
     }
 
-    pub(crate) fn declare(&mut self, name: &str, local: LocalId) {
-        if self.frames.is_empty() {
-            self.frames.push(Vec::new());
+    pub(crate) fn declare(&mut self, name: &'a str, local: LocalId) {
+        if self.frame_starts.is_empty() {
+            self.push();
         }
-        if let Some(frame) = self.frames.last_mut() {
-            frame.push((name.to_string(), local));
-        }
+        self.bindings.push((name, local));
     }
 
     pub(crate) fn lookup(&self, name: &str) -> Option<LocalId> {
-        self.frames.iter().rev().flat_map(|f| f.iter().rev()).find(|(n, _)| n == name).map(|(_, l)| *l)
+        self.bindings.iter().rev().find(|(n, _)| *n == name).map(|(_, l)| *l)
     }
 
     pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
-        self.frames.iter().rev().flat_map(|f| f.iter().rev()).map(|(n, _)| n.as_str())
+        self.bindings.iter().rev().map(|(n, _)| *n)
     }
 }
 

@@ -1,6 +1,8 @@
 //! Unit tests of the type checker. Each parses a small source through the driver and checks either the
 //! diagnostics, as `(code, line)` pairs, or the tables the checker produces.
 
+use std::sync::Arc;
+
 use super::*;
 use crate::types::{ArraySize, ConstValue, Resolution};
 
@@ -324,7 +326,7 @@ fn ref_cells_have_ref_types() {
     let (info, diagnostics) = check_info(src);
     assert!(diagnostics.is_empty());
     let r = info.locals.iter().find(|l| l.name == "r").unwrap();
-    assert_eq!(r.ty, Type::Ref(Box::new(Type::Float32)));
+    assert_eq!(r.ty, Type::Ref(Arc::new(Type::Float32)));
     assert_eq!(r.mutability, crate::types::Mutability::RefCell);
     assert_eq!(info.functions[0].ret, Type::Float32);
 }
@@ -540,7 +542,7 @@ fn constants_evaluate_at_compile_time() {
         ]
     );
     assert_eq!(constant(&info, "eps").ty, Type::Float64);
-    assert_eq!(constant(&info, "t").ty, Type::ConstArray { elem: Box::new(Type::Float32), size: 2 });
+    assert_eq!(constant(&info, "t").ty, Type::ConstArray { elem: Arc::new(Type::Float32), size: 2 });
 }
 
 #[test]

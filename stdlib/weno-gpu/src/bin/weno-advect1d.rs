@@ -24,7 +24,8 @@ fn main() {
         let gtab = gpu.upload(&global_tables::<f64>(k, false)).unwrap();
         study(k, henrick, &mut |_, u, dx| {
             let n = u.len();
-            let padded: Vec<f64> = (0..n + 2 * h).map(|p| u[(p as i64 - h as i64).rem_euclid(n as i64) as usize]).collect();
+            let padded: Vec<f64> =
+                (0..n + 2 * h).map(|p| u[(p as i64 - h as i64).rem_euclid(n as i64) as usize]).collect();
             let c = gpu.upload(&padded).unwrap();
             let vel = gpu.upload(&vec![1.0f64; n + 2 * h]).unwrap();
             let act = gpu.upload(&vec![1i32; n + 2 * h]).unwrap();

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds, where cargo is (x86-64 Linux), what stdlib/ode-host/bench/gpu_run.sh runs on the GPU machine, into DEST (default:
+# .carry/ode of the checkout given as the first argument, else this one; .carry/ is git-ignored): release builds
+# of the Lorenz example, ode_bench and the GPU test executable, the stdlib/ode modules, the example systems, the
+# peer scripts. The CuBIE wheels are expected in DEST/whl (see docs/ode.md).
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+ROOT="${1:-$PWD}"
+DEST="$ROOT/.carry/ode"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+cargo build --release --locked -p skc-ode --examples
+tests_json="$(mktemp)"
+trap 'rm -f "$tests_json"' EXIT
+cargo test --release --locked --no-run -p skc-ode --features gpu-tests --message-format=json > "$tests_json"
+mkdir -p "$DEST/bin" "$DEST/stdlib" "$DEST/systems" "$DEST/bench"
+cp "$CARGO_TARGET_DIR/release/examples/lorenz" "$CARGO_TARGET_DIR/release/examples/ode_bench" "$DEST/bin/"
+python3 - "$tests_json" "$DEST/bin" <<'PY'
+import json, shutil, sys
+for line in open(sys.argv[1]):
+    msg = json.loads(line)
+    if msg.get("reason") == "compiler-artifact" and msg.get("executable") and msg["target"]["name"] == "gpu":
+        shutil.copy(msg["executable"], f"{sys.argv[2]}/gpu")
+        break
+else:
+    sys.exit("the gpu test executable was not built")
+PY
+strip --strip-debug "$DEST"/bin/*
+rm -rf "$DEST/stdlib/ode" && cp -r stdlib/ode "$DEST/stdlib/ode"
+cp stdlib/ode-host/systems/*.sk "$DEST/systems/"
+cp stdlib/ode-host/bench/*.py stdlib/ode-host/bench/gpu_run.sh "$DEST/bench/"
+du -sh "$DEST"

@@ -1,0 +1,159 @@
+//! A solver program without a GPU: the root source of [`crate::sk::root_source`] over a system module, checked
+//! by skc's front end with the `-D` definitions of a configuration (method, controller, FSAL vote, trace), and
+//! emitted as CUDA C. Modules are found next to the system file, then in `stdlib/ode` (or `$SKC_STDLIB/ode`).
+
+use std::path::{Path, PathBuf};
+
+use skc_core::codegen::{emit_cuda, CudaOutput, EmitOptions};
+use skc_core::diagnostic::{render, ColorChoice};
+use skc_core::driver::CheckOptions;
+use skc_core::typeck::TypeckOptions;
+use skc_core::ModuleLoader;
+
+use crate::config::{Config, JacobianKind};
+use crate::sk::{defines, root_source, stdlib_dir, Options};
+use skc_core::syntax::ast::Item;
+
+/// A system given as a `.sk` file (its module name is the file name, capitalised).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SystemSource {
+    pub path: PathBuf,
+    /// Extra `-D` definitions for the system (`n_states=8` for a system of any size).
+    pub defines: Vec<(String, String)>,
+}
+
+impl SystemSource {
+    pub fn new(path: impl Into<PathBuf>) -> SystemSource {
+        SystemSource { path: path.into(), defines: Vec::new() }
+    }
+
+    pub fn with_define(mut self, name: &str, value: impl ToString) -> SystemSource {
+        self.defines.push((name.to_string(), value.to_string()));
+        self
+    }
+
+    /// Whether the system file defines a function `jac` (parsed, not checked).
+    pub fn has_jacobian(&self) -> Result<bool, FrontendError> {
+        let text = std::fs::read_to_string(&self.path)
+            .map_err(|e| FrontendError { rendered: format!("{}: {e}", self.path.display()) })?;
+        let (_, module, _, _) =
+            skc_core::driver::parse_all(&self.path.display().to_string(), &text, &skc_core::NoModules);
+        Ok(module.items.iter().any(|item| matches!(item, Item::Function(f) if f.name.name == "jac")))
+    }
+
+    /// `Lorenz` for `lorenz.sk`.
+    pub fn module_name(&self) -> String {
+        let stem = self.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let mut name = stem;
+        if let Some(first) = name.get_mut(0..1) {
+            first.make_ascii_uppercase();
+        }
+        name
+    }
+}
+
+/// The front end's verdict on a program that does not compile: the rendered diagnostics.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrontendError {
+    pub rendered: String,
+}
+
+impl std::fmt::Display for FrontendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the solver program does not compile:\n{}", self.rendered)
+    }
+}
+
+impl std::error::Error for FrontendError {}
+
+/// A checked and emitted solver program.
+pub struct SolverProgram {
+    /// The root file's name (for NVRTC and messages).
+    pub name: String,
+    pub root: String,
+    pub defines: Vec<(String, String)>,
+    pub cuda: CudaOutput,
+    /// The system's `n_states` and `n_params`, as compiled (after `-D`).
+    pub n_states: usize,
+    pub n_params: usize,
+}
+
+fn int_constant(types: &skc_core::types::TypeInfo, name: &str) -> Option<usize> {
+    types.constants.iter().find(|c| c.name == name).and_then(|c| match c.value {
+        skc_core::types::ConstValue::Int(v) if v >= 0 => Some(v as usize),
+        _ => None,
+    })
+}
+
+struct Loader {
+    dirs: Vec<PathBuf>,
+}
+
+impl ModuleLoader for Loader {
+    fn load(&self, module: &str, _importer: &str) -> Result<(String, String), String> {
+        let mut lower = module.to_string();
+        if let Some(first) = lower.get_mut(0..1) {
+            first.make_ascii_lowercase();
+        }
+        let mut searched = Vec::new();
+        for dir in &self.dirs {
+            for file in [format!("{lower}.sk"), format!("{module}.sk")] {
+                let path = dir.join(file);
+                if let Ok(text) = std::fs::read_to_string(&path) {
+                    return Ok((path.display().to_string(), text));
+                }
+                searched.push(path.display().to_string());
+            }
+        }
+        Err(format!("looked for {}", searched.join(", ")))
+    }
+}
+
+/// The example systems of this crate (`stdlib/ode-host/systems`), or `$SKC_ODE_SYSTEMS` when set (a copied bundle).
+pub fn systems_dir() -> PathBuf {
+    match std::env::var_os("SKC_ODE_SYSTEMS") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("systems"),
+    }
+}
+
+/// The folder of the stdlib ODE modules: `$SKC_STDLIB/ode` when set, else this source tree's.
+pub fn ode_modules_dir() -> PathBuf {
+    match std::env::var_os("SKC_STDLIB") {
+        Some(dir) => Path::new(&dir).join("ode"),
+        None => stdlib_dir(),
+    }
+}
+
+impl SolverProgram {
+    /// Checks and emits the solver program of `system` for `cfg`.
+    pub fn build(system: &SystemSource, cfg: &Config, options: &Options) -> Result<SolverProgram, FrontendError> {
+        let has_jacobian = system.has_jacobian()?;
+        if !has_jacobian && cfg.method.is_implicit() && cfg.jacobian == JacobianKind::Analytic {
+            return Err(FrontendError {
+                rendered: format!("{} defines no `jac`: use finite differences", system.path.display()),
+            });
+        }
+        let root = root_source(&system.module_name(), has_jacobian, cfg);
+        let mut all_defines = defines(cfg, options, has_jacobian);
+        all_defines.extend(system.defines.iter().cloned());
+        let system_dir = system.path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let loader = Loader { dirs: vec![system_dir.clone(), ode_modules_dir()] };
+        let name = system_dir.join(format!("ode_{}_{}.sk", system.module_name().to_lowercase(), cfg.method.name()));
+        let name = name.display().to_string();
+        let check_options = CheckOptions { typeck: TypeckOptions { defines: all_defines.clone() } };
+        let checked = skc_core::check(&name, &root, &loader, &check_options);
+        if checked.has_errors() {
+            let rendered: Vec<String> =
+                checked.diagnostics.iter().map(|d| render(d, &checked.sources, ColorChoice::Never)).collect();
+            return Err(FrontendError { rendered: rendered.join("\n") });
+        }
+        let (Some(n_states), Some(n_params)) =
+            (int_constant(&checked.types, "n_states"), int_constant(&checked.types, "n_params"))
+        else {
+            return Err(FrontendError { rendered: "the system defines no integer n_states and n_params".into() });
+        };
+        let cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
+        Ok(SolverProgram { name, root, defines: all_defines, cuda, n_states, n_params })
+    }
+}
