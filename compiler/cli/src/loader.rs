@@ -13,29 +13,6 @@ impl FileLoader {
     pub fn new(include_dirs: Vec<PathBuf>) -> FileLoader {
         FileLoader { include_dirs }
     }
-
-    fn stdlib_dirs() -> Vec<PathBuf> {
-        let root = std::env::var_os("SKC_STDLIB")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../stdlib"));
-        // Stdlib modules live in one folder per area (stdlib/ode, stdlib/weno, ...) and at the top.
-        let mut dirs = vec![root.clone()];
-        if let Ok(entries) = std::fs::read_dir(&root) {
-            let mut subdirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
-            subdirs.sort();
-            dirs.extend(subdirs);
-        }
-        dirs
-    }
-}
-
-/// `Weno` -> [`weno.sk`, `Weno.sk`].
-fn candidate_names(module: &str) -> Vec<String> {
-    let mut lower = module.to_string();
-    if let Some(first) = lower.get_mut(0..1) {
-        first.make_ascii_lowercase();
-    }
-    vec![format!("{lower}.sk"), format!("{module}.sk")]
 }
 
 impl ModuleLoader for FileLoader {
@@ -43,10 +20,10 @@ impl ModuleLoader for FileLoader {
         let importer_dir = Path::new(importer).parent().map(Path::to_path_buf).unwrap_or_default();
         let mut dirs = vec![importer_dir];
         dirs.extend(self.include_dirs.iter().cloned());
-        dirs.extend(Self::stdlib_dirs());
+        dirs.extend(skc_lsp::stdlib_dirs());
         let mut searched = Vec::new();
         for dir in &dirs {
-            for name in candidate_names(module) {
+            for name in skc_lsp::candidate_names(module) {
                 let path = dir.join(&name);
                 if let Ok(text) = std::fs::read_to_string(&path) {
                     return Ok((path.display().to_string(), text));

@@ -102,24 +102,23 @@ pub struct SearchPath {
     pub include_dirs: Vec<PathBuf>,
 }
 
-impl SearchPath {
-    /// `SKC_STDLIB`, else the `stdlib/` folder of this source tree, and its subfolders (as the CLI searches).
-    fn stdlib_dirs() -> Vec<PathBuf> {
-        let root = std::env::var_os("SKC_STDLIB")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../stdlib"));
-        let mut dirs = vec![root.clone()];
-        if let Ok(entries) = std::fs::read_dir(&root) {
-            let mut subdirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
-            subdirs.sort();
-            dirs.extend(subdirs);
-        }
-        dirs
+/// `SKC_STDLIB`, else the `stdlib/` folder of this source tree, and its subfolders (one per area). Shared with the
+/// CLI's loader, so the editor and `skc check` find the same modules.
+pub fn stdlib_dirs() -> Vec<PathBuf> {
+    let root = std::env::var_os("SKC_STDLIB")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../stdlib"));
+    let mut dirs = vec![root.clone()];
+    if let Ok(entries) = std::fs::read_dir(&root) {
+        let mut subdirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+        subdirs.sort();
+        dirs.extend(subdirs);
     }
+    dirs
 }
 
-/// `Weno` -> `weno.sk`, `Weno.sk` (as the CLI names module files).
-fn candidate_names(module: &str) -> Vec<String> {
+/// `Weno` -> `weno.sk`, `Weno.sk`: the file names of a module (shared with the CLI's loader).
+pub fn candidate_names(module: &str) -> Vec<String> {
     let mut lower = module.to_string();
     if let Some(first) = lower.get_mut(0..1) {
         first.make_ascii_lowercase();
@@ -138,7 +137,7 @@ impl ModuleLoader for DocumentLoader<'_> {
         let importer_dir = Path::new(importer).parent().map(Path::to_path_buf).unwrap_or_default();
         let mut dirs = vec![importer_dir];
         dirs.extend(self.search_path.include_dirs.iter().cloned());
-        dirs.extend(SearchPath::stdlib_dirs());
+        dirs.extend(stdlib_dirs());
         let mut searched = Vec::new();
         for dir in &dirs {
             for name in candidate_names(module) {
