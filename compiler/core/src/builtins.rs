@@ -24,6 +24,10 @@ pub enum SigType {
     Var(u8, TypeClass),
     /// Any array (global vector, shared or local array) whose element is type variable `n`.
     ArrayOf(u8, TypeClass),
+    /// The name of a kernel of the program (`launch`'s first argument), not a value.
+    Kernel,
+    /// The arguments of the kernel named by the `Kernel` argument: its parameters' types, in order (last only).
+    KernelArgs,
 }
 
 /// Which types a generic slot accepts.
@@ -68,6 +72,9 @@ pub enum ResultUniformity {
     /// Warp-uniform among the lanes that execute it together (`activemask`): as uniform as the control flow, at
     /// best warp-uniform.
     WarpUniformUnderControl,
+    /// One lane's value broadcast to the warp (`shfl v src`): as uniform as `v` when `v` is at most warp-uniform,
+    /// else warp-uniform when the source lane `src` is at most warp-uniform, else thread-varying.
+    Broadcast,
 }
 
 /// The CUDA C for a builtin call. `{0}`, `{1}`... are the arguments; `{mask}` is the warp mask the emitter
@@ -86,6 +93,11 @@ pub struct Builtin {
     pub result: ResultUniformity,
     /// Does it write through its first (array) argument? Atomics do.
     pub writes_first_arg: bool,
+    /// Does it order memory or act beyond its arguments (ordered atomics, named barriers, device launches)? Then the
+    /// emitter never drops, duplicates or moves it, even when its value is unused.
+    pub orders_memory: bool,
+    /// Must its arguments be at most warp-uniform (a named barrier's id and thread count)? E0006 otherwise.
+    pub warp_uniform_args: bool,
     pub cuda: CudaTemplate,
     pub doc: &'static str,
 }
@@ -103,6 +115,8 @@ const fn index(name: &'static str, cuda: CudaTemplate, result: ResultUniformity,
         requirement: Requirement::None,
         result,
         writes_first_arg: false,
+        orders_memory: false,
+        warp_uniform_args: false,
         cuda,
         doc,
     }
@@ -123,6 +137,8 @@ const fn pure(
         requirement: Requirement::None,
         result: R::OfArguments,
         writes_first_arg: false,
+        orders_memory: false,
+        warp_uniform_args: false,
         cuda,
         doc,
     }
@@ -149,6 +165,8 @@ const fn atomic(name: &'static str, class: TypeClass, cuda: CudaTemplate, doc: &
         requirement: Requirement::None,
         result: R::ThreadVarying,
         writes_first_arg: true,
+        orders_memory: false,
+        warp_uniform_args: false,
         cuda,
         doc,
     }
@@ -163,6 +181,8 @@ const fn effect(name: &'static str, params: &'static [SigType], cuda: CudaTempla
         requirement: Requirement::None,
         result: R::Uniform,
         writes_first_arg: false,
+        orders_memory: false,
+        warp_uniform_args: false,
         cuda,
         doc,
     }
@@ -184,10 +204,89 @@ const fn warp(
         requirement: Requirement::WarpConverged,
         result,
         writes_first_arg: false,
+        orders_memory: false,
+        warp_uniform_args: false,
         cuda,
         doc,
     }
 }
+
+/// An ordered, scoped atomic (`atomic_load_acquire_device`...): `$op` names the operation, `$order`/`$scope` the
+/// spellings in the name, `$O`/`$S` the suffixes of CUDA's `__NV_ATOMIC_*` and `__NV_THREAD_SCOPE_*` constants
+/// (NVRTC 12.8+ built-ins `__nv_atomic_*`, wrapped in prelude templates that keep the constants literal).
+macro_rules! ordered {
+    (load, $order:literal, $O:literal, $scope:literal, $S:literal) => {
+        ordered!(@make concat!("atomic_load_", $order, "_", $scope), &[ArrayOf(0, Integer), Int32], Var(0, Integer),
+            R::ThreadVarying, false,
+            concat!("skc_atomic_load_ordered<__NV_ATOMIC_", $O, ", __NV_THREAD_SCOPE_", $S, ">(&{0}[{1}])"),
+            concat!("atomically reads a.(i) (", $order, ", ", $scope, " scope)"))
+    };
+    (store, $order:literal, $O:literal, $scope:literal, $S:literal) => {
+        ordered!(@make concat!("atomic_store_", $order, "_", $scope), &[ArrayOf(0, Integer), Int32, Var(0, Integer)],
+            Unit, R::Uniform, true,
+            concat!("skc_atomic_store_ordered<__NV_ATOMIC_", $O, ", __NV_THREAD_SCOPE_", $S, ">(&{0}[{1}], {2})"),
+            concat!("atomically writes a.(i) <- v (", $order, ", ", $scope, " scope)"))
+    };
+    (add, $order:literal, $O:literal, $scope:literal, $S:literal) => {
+        ordered!(@make concat!("atomic_add_", $order, "_", $scope), ATOMIC_WORD_PARAMS, Var(0, AtomicWord),
+            R::ThreadVarying, true,
+            concat!("skc_atomic_add_ordered<__NV_ATOMIC_", $O, ", __NV_THREAD_SCOPE_", $S, ">(&{0}[{1}], {2})"),
+            concat!("a.(i) <- a.(i) + v atomically (", $order, ", ", $scope, " scope); old value"))
+    };
+    (exch, $order:literal, $O:literal, $scope:literal, $S:literal) => {
+        ordered!(@make concat!("atomic_exch_", $order, "_", $scope), ATOMIC_INTEGER_PARAMS, Var(0, Integer),
+            R::ThreadVarying, true,
+            concat!("skc_atomic_exch_ordered<__NV_ATOMIC_", $O, ", __NV_THREAD_SCOPE_", $S, ">(&{0}[{1}], {2})"),
+            concat!("a.(i) <- v atomically (", $order, ", ", $scope, " scope); old value"))
+    };
+    (cas, $order:literal, $O:literal, $F:literal, $scope:literal, $S:literal) => {
+        ordered!(@make concat!("atomic_cas_", $order, "_", $scope), ATOMIC_CAS_PARAMS, Var(0, Integer),
+            R::ThreadVarying, true,
+            concat!("skc_atomic_cas_ordered<__NV_ATOMIC_", $O, ", __NV_ATOMIC_", $F, ", __NV_THREAD_SCOPE_", $S,
+                ">(&{0}[{1}], {2}, {3})"),
+            concat!("if a.(i) = expected then a.(i) <- v, atomically (", $order, ", ", $scope,
+                " scope; a failed compare is ", $F, "); old value"))
+    };
+    (fence, $order:literal, $O:literal, $scope:literal, $S:literal) => {
+        ordered!(@make concat!("fence_", $order, "_", $scope), &[], Unit, R::Uniform, false,
+            concat!("__nv_atomic_thread_fence(__NV_ATOMIC_", $O, ", __NV_THREAD_SCOPE_", $S, ")"),
+            concat!("a fence with ", $order, " semantics at ", $scope, " scope"))
+    };
+    (@make $name:expr, $params:expr, $ret:expr, $result:expr, $writes:expr, $cuda:expr, $doc:expr) => {
+        Builtin {
+            name: $name,
+            aliases: &[],
+            params: $params,
+            ret: $ret,
+            requirement: Requirement::None,
+            result: $result,
+            writes_first_arg: $writes,
+            orders_memory: true,
+            warp_uniform_args: false,
+            cuda: $cuda,
+            doc: $doc,
+        }
+    };
+}
+
+/// A named barrier instruction (`bar.sync`, `bar.arrive`) for `count` threads (whole warps) on barrier `id`.
+const fn named_barrier(name: &'static str, cuda: CudaTemplate, doc: &'static str) -> Builtin {
+    Builtin {
+        name,
+        aliases: &[],
+        params: &[Int32, Int32],
+        ret: Unit,
+        requirement: Requirement::WarpConverged,
+        result: R::Uniform,
+        writes_first_arg: false,
+        orders_memory: true,
+        warp_uniform_args: true,
+        cuda,
+        doc,
+    }
+}
+
+const ATOMIC_CAS_PARAMS: &[SigType] = &[ArrayOf(0, Integer), Int32, Var(0, Integer), Var(0, Integer)];
 
 const F1: &[SigType] = &[Var(0, Float)];
 const F2: &[SigType] = &[Var(0, Float), Var(0, Float)];
@@ -254,6 +353,8 @@ pub static BUILTINS: &[Builtin] = &[
         requirement: Requirement::BlockConverged,
         result: R::Uniform,
         writes_first_arg: false,
+        orders_memory: false,
+        warp_uniform_args: false,
         cuda: "__syncthreads()",
         doc: "waits until every thread of the block has reached it; shared and global writes before it are visible \
               to the block after it",
@@ -266,13 +367,25 @@ pub static BUILTINS: &[Builtin] = &[
         "__syncwarp({mask})",
         "waits until every thread of the warp has reached it",
     ),
+    named_barrier(
+        "named_barrier",
+        "skc_named_barrier({0}, {1})",
+        "waits on hardware barrier `id` (1..15) until `count` threads (whole warps) have reached it: a barrier for \
+         a subset of the block's warps (PTX `bar.sync id, count`)",
+    ),
+    named_barrier(
+        "named_barrier_arrive",
+        "skc_named_barrier_arrive({0}, {1})",
+        "signals hardware barrier `id` (1..15) for `count` threads without waiting (PTX `bar.arrive id, count`): \
+         producers arrive, consumers wait with `named_barrier`",
+    ),
     // --- warp collectives ---------------------------------------------------------------------------
     with_aliases(
         warp(
             "shfl",
             &[Var(0, AtomicWord), Int32],
             Var(0, AtomicWord),
-            R::ThreadVarying,
+            R::Broadcast,
             "__shfl_sync({mask}, {0}, {1})",
             "value of `v` in lane `src` of the warp",
         ),
@@ -352,6 +465,8 @@ pub static BUILTINS: &[Builtin] = &[
         requirement: Requirement::None,
         result: R::WarpUniformUnderControl,
         writes_first_arg: false,
+        orders_memory: false,
+        warp_uniform_args: false,
         cuda: "__activemask()",
         doc: "bit i set iff lane i is executing this instruction with the calling thread",
     },
@@ -363,6 +478,8 @@ pub static BUILTINS: &[Builtin] = &[
         requirement: Requirement::BlockConverged,
         result: R::BlockUniform,
         writes_first_arg: false,
+        orders_memory: false,
+        warp_uniform_args: false,
         cuda: "skc_uniform_load({0}, {1})",
         doc: "barrier, then `a.(i)`, then barrier: the value is block-uniform (WGSL's workgroupUniformLoad)",
     },
@@ -383,9 +500,60 @@ pub static BUILTINS: &[Builtin] = &[
         requirement: Requirement::None,
         result: R::ThreadVarying,
         writes_first_arg: true,
+        orders_memory: false,
+        warp_uniform_args: false,
         cuda: "skc_atomic_cas(&{0}[{1}], {2}, {3})",
         doc: "if a.(i) = expected then a.(i) <- v, atomically (32 or 64 bits); old value",
     },
+    // --- ordered, scoped atomics (return the old value, except loads and stores) -----------------------
+    ordered!(load, "relaxed", "RELAXED", "block", "BLOCK"),
+    ordered!(load, "relaxed", "RELAXED", "device", "DEVICE"),
+    ordered!(load, "relaxed", "RELAXED", "system", "SYSTEM"),
+    ordered!(load, "acquire", "ACQUIRE", "block", "BLOCK"),
+    ordered!(load, "acquire", "ACQUIRE", "device", "DEVICE"),
+    ordered!(load, "acquire", "ACQUIRE", "system", "SYSTEM"),
+    ordered!(store, "relaxed", "RELAXED", "block", "BLOCK"),
+    ordered!(store, "relaxed", "RELAXED", "device", "DEVICE"),
+    ordered!(store, "relaxed", "RELAXED", "system", "SYSTEM"),
+    ordered!(store, "release", "RELEASE", "block", "BLOCK"),
+    ordered!(store, "release", "RELEASE", "device", "DEVICE"),
+    ordered!(store, "release", "RELEASE", "system", "SYSTEM"),
+    ordered!(add, "relaxed", "RELAXED", "block", "BLOCK"),
+    ordered!(add, "relaxed", "RELAXED", "device", "DEVICE"),
+    ordered!(add, "relaxed", "RELAXED", "system", "SYSTEM"),
+    ordered!(add, "acquire", "ACQUIRE", "block", "BLOCK"),
+    ordered!(add, "acquire", "ACQUIRE", "device", "DEVICE"),
+    ordered!(add, "acquire", "ACQUIRE", "system", "SYSTEM"),
+    ordered!(add, "release", "RELEASE", "block", "BLOCK"),
+    ordered!(add, "release", "RELEASE", "device", "DEVICE"),
+    ordered!(add, "release", "RELEASE", "system", "SYSTEM"),
+    ordered!(add, "acq_rel", "ACQ_REL", "block", "BLOCK"),
+    ordered!(add, "acq_rel", "ACQ_REL", "device", "DEVICE"),
+    ordered!(add, "acq_rel", "ACQ_REL", "system", "SYSTEM"),
+    ordered!(exch, "relaxed", "RELAXED", "block", "BLOCK"),
+    ordered!(exch, "relaxed", "RELAXED", "device", "DEVICE"),
+    ordered!(exch, "relaxed", "RELAXED", "system", "SYSTEM"),
+    ordered!(exch, "acquire", "ACQUIRE", "block", "BLOCK"),
+    ordered!(exch, "acquire", "ACQUIRE", "device", "DEVICE"),
+    ordered!(exch, "acquire", "ACQUIRE", "system", "SYSTEM"),
+    ordered!(exch, "release", "RELEASE", "block", "BLOCK"),
+    ordered!(exch, "release", "RELEASE", "device", "DEVICE"),
+    ordered!(exch, "release", "RELEASE", "system", "SYSTEM"),
+    ordered!(exch, "acq_rel", "ACQ_REL", "block", "BLOCK"),
+    ordered!(exch, "acq_rel", "ACQ_REL", "device", "DEVICE"),
+    ordered!(exch, "acq_rel", "ACQ_REL", "system", "SYSTEM"),
+    ordered!(cas, "relaxed", "RELAXED", "RELAXED", "block", "BLOCK"),
+    ordered!(cas, "relaxed", "RELAXED", "RELAXED", "device", "DEVICE"),
+    ordered!(cas, "relaxed", "RELAXED", "RELAXED", "system", "SYSTEM"),
+    ordered!(cas, "acquire", "ACQUIRE", "ACQUIRE", "block", "BLOCK"),
+    ordered!(cas, "acquire", "ACQUIRE", "ACQUIRE", "device", "DEVICE"),
+    ordered!(cas, "acquire", "ACQUIRE", "ACQUIRE", "system", "SYSTEM"),
+    ordered!(cas, "release", "RELEASE", "RELAXED", "block", "BLOCK"),
+    ordered!(cas, "release", "RELEASE", "RELAXED", "device", "DEVICE"),
+    ordered!(cas, "release", "RELEASE", "RELAXED", "system", "SYSTEM"),
+    ordered!(cas, "acq_rel", "ACQ_REL", "ACQUIRE", "block", "BLOCK"),
+    ordered!(cas, "acq_rel", "ACQ_REL", "ACQUIRE", "device", "DEVICE"),
+    ordered!(cas, "acq_rel", "ACQ_REL", "ACQUIRE", "system", "SYSTEM"),
     // --- fences and sleeps --------------------------------------------------------------------------
     effect("fence_block", &[], "__threadfence_block()", "orders this thread's memory accesses as seen by its block"),
     with_aliases(
@@ -398,7 +566,32 @@ pub static BUILTINS: &[Builtin] = &[
         "__threadfence_system()",
         "orders this thread's memory accesses as seen by the host too",
     ),
+    ordered!(fence, "acquire", "ACQUIRE", "block", "BLOCK"),
+    ordered!(fence, "acquire", "ACQUIRE", "device", "DEVICE"),
+    ordered!(fence, "acquire", "ACQUIRE", "system", "SYSTEM"),
+    ordered!(fence, "release", "RELEASE", "block", "BLOCK"),
+    ordered!(fence, "release", "RELEASE", "device", "DEVICE"),
+    ordered!(fence, "release", "RELEASE", "system", "SYSTEM"),
+    ordered!(fence, "acq_rel", "ACQ_REL", "block", "BLOCK"),
+    ordered!(fence, "acq_rel", "ACQ_REL", "device", "DEVICE"),
+    ordered!(fence, "acq_rel", "ACQ_REL", "system", "SYSTEM"),
     effect("nanosleep", &[UInt32], "__nanosleep({0})", "sleeps about `ns` nanoseconds"),
+    // --- device-side launch -----------------------------------------------------------------------
+    Builtin {
+        name: "launch",
+        aliases: &[],
+        params: &[Kernel, Int32, Int32, Int32, KernelArgs],
+        ret: Int32,
+        requirement: Requirement::None,
+        result: R::ThreadVarying,
+        writes_first_arg: false,
+        orders_memory: true,
+        warp_uniform_args: false,
+        cuda: "skc_launch",
+        doc: "`launch k grid block shared_bytes args...` launches kernel `k` from the device (fire-and-forget, 1-D \
+              grid and block, `shared_bytes` of dynamic shared memory); 0 if launched, else the cudaError code. \
+              Needs the device runtime (the program is compiled relocatable and linked with libcudadevrt)",
+    },
     // --- data select --------------------------------------------------------------------------------
     pure(
         "select",

@@ -1018,6 +1018,8 @@ mod tests {
             SigType::Unit => "unit".into(),
             SigType::Var(n, class) => var(n, class),
             SigType::ArrayOf(n, class) => format!("{} array", var(n, class)),
+            SigType::Kernel => "kernel".into(),
+            SigType::KernelArgs => "args...".into(),
         }
     }
 
@@ -1043,6 +1045,7 @@ mod tests {
             ResultUniformity::ThreadVarying => "thread-varying",
             ResultUniformity::OfArguments => "of its arguments",
             ResultUniformity::WarpUniformUnderControl => "of the control flow, at least warp-uniform",
+            ResultUniformity::Broadcast => "of `v`, or warp-uniform if `src` is",
         }
     }
 

@@ -183,6 +183,8 @@ pub struct TypeInfo {
     pub functions: Vec<FunctionInfo>,
     pub kernels: Vec<KernelInfo>,
     pub constants: Vec<ConstantInfo>,
+    /// The kernel (index in `kernels`) that each `launch` call launches, by the call's `ExprId`.
+    pub launches: ExprMap<usize>,
 }
 
 impl TypeInfo {

@@ -167,6 +167,8 @@ fn sig_type(ty: SigType) -> String {
         SigType::Unit => "unit".into(),
         SigType::Var(n, _) => var(n),
         SigType::ArrayOf(n, _) => format!("{} array", var(n)),
+        SigType::Kernel => "kernel".into(),
+        SigType::KernelArgs => "args...".into(),
     }
 }
 

@@ -296,6 +296,9 @@ impl FnLowering<'_, '_> {
 
     fn lower_call(&mut self, e: ExprId, args: &[ExprId]) -> CExpr {
         match self.g.types.resolution(e) {
+            Some(Resolution::Builtin(b)) if b.params.first() == Some(&crate::builtins::SigType::Kernel) => {
+                self.lower_launch(e, args)
+            }
             Some(Resolution::Builtin(b)) => {
                 let values = self.lower_call_args(args, None);
                 self.apply_builtin(e, b, values)
@@ -317,6 +320,35 @@ impl FnLowering<'_, '_> {
                 CExpr::constant(format!("{} /* unresolved call */", self.g.ctypes.default_value(self.g.ty(e))))
             }
         }
+    }
+
+    /// `launch k grid block shared_bytes args...`: a fire-and-forget device-side launch, then this thread's launch
+    /// status. The comma expression keeps the launch and the status read together, in this order.
+    fn lower_launch(&mut self, e: ExprId, args: &[ExprId]) -> CExpr {
+        let kernel = self.g.types.launches.get(&e).copied();
+        let symbol = kernel.and_then(|k| self.g.kernel_names.get(k).cloned());
+        let (Some(symbol), Some(launch_args)) = (symbol, args.get(1..)) else {
+            return CExpr::constant("0 /* unresolved launch */".to_string());
+        };
+        let values = self.lower_call_args(launch_args, None);
+        let [grid, block, shared, rest @ ..] = values.as_slice() else {
+            return CExpr::constant("0 /* unresolved launch */".to_string());
+        };
+        let passed: Vec<&str> = rest.iter().filter(|v| !v.is_unit()).map(|v| v.text.as_str()).collect();
+        let text = format!(
+            "({symbol}<<<dim3({}), dim3({}), (size_t)({}), cudaStreamFireAndForget>>>({}), skc_launch_status())",
+            grid.text,
+            block.text,
+            shared.text,
+            passed.join(", ")
+        );
+        let parts: Vec<&CExpr> = values.iter().collect();
+        let call = CExpr::new(text, prec::PRIMARY)
+            .with_parts(&parts)
+            .reading(Access::MEMORY)
+            .writing(Access::MEMORY)
+            .syncing(true);
+        self.finish_call(e, call)
     }
 
     fn has_ref_params(&self, f: crate::types::FunctionId) -> bool {
@@ -380,7 +412,7 @@ impl FnLowering<'_, '_> {
                 }
             }
         }
-        let atomic_helper = b.cuda.starts_with("skc_atomic_").then(|| b.cuda.split('(').next().unwrap_or(""));
+        let atomic_helper = b.cuda.starts_with("skc_atomic_").then(|| b.cuda.split(['(', '<']).next().unwrap_or(""));
         if let Some(helper) =
             b.cuda.strip_suffix("({0})").or_else(|| b.cuda.strip_suffix("({0}, {1})")).or(atomic_helper)
         {
@@ -511,8 +543,9 @@ fn function_call(text: String, has_ref_params: bool) -> CExpr {
 /// What a builtin call reads, writes, and whether it synchronises (beyond its arguments).
 fn builtin_effects(b: &Builtin) -> (Access, Access, bool) {
     use crate::builtins::{Requirement, SigType};
-    if b.requirement == Requirement::BlockConverged {
-        // A barrier orders memory between the threads of the block.
+    if b.requirement == Requirement::BlockConverged || b.orders_memory {
+        // A barrier orders memory between the threads of the block; ordered atomics, named barriers and launches
+        // order memory too (or reach it through a child kernel): each stays in place, between the accesses around it.
         return (Access::MEMORY, Access::MEMORY, true);
     }
     let mut reads = Access::NONE;

@@ -174,6 +174,12 @@ fn written_locals(module: &Module, types: &TypeInfo) -> HashSet<LocalId> {
                 }
             }
             ExprKind::Call { args, .. } => match types.resolution(e) {
+                // A child kernel may write any vector it is given (typeck counts them as written too).
+                Some(Resolution::Builtin(b)) if b.params.first() == Some(&crate::builtins::SigType::Kernel) => {
+                    for arg in args.iter().skip(4) {
+                        pointer_roots(module, types, *arg, &mut direct);
+                    }
+                }
                 Some(Resolution::Builtin(b)) if b.writes_first_arg => {
                     if let Some(first) = args.first() {
                         pointer_roots(module, types, *first, &mut direct);

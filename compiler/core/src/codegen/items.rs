@@ -9,7 +9,7 @@ use crate::codegen::lower::{Dest, FnLowering, Globals};
 use crate::codegen::output::{Printer, Stmt};
 use crate::codegen::{ElemType, KernelParamSignature, KernelSignature, ParamKind};
 use crate::source::Span;
-use crate::syntax::ast::{ExprId, Item};
+use crate::syntax::ast::{ExprId, Item, LaunchBounds};
 use crate::types::{FunctionId, KernelInfo, LocalId, RecordId, Resolution, Type};
 
 // --- records ----------------------------------------------------------------------------------------------
@@ -230,8 +230,32 @@ fn param_kind(g: &Globals, ty: &Type, writable: bool) -> Option<ParamKind> {
     })
 }
 
-/// Prints kernel `kernel` and returns its signature.
-pub fn print_kernel(g: &Globals, p: &mut Printer, index: usize) -> Option<KernelSignature> {
+/// `__launch_bounds__(max_threads[, min_blocks]) ` for a kernel declared with `[@launch_bounds ...]`.
+fn launch_bounds(g: &Globals, kernel: &KernelInfo) -> String {
+    let Some(Item::Kernel(k)) = g.module.items.get(kernel.item) else { return String::new() };
+    match k.launch_bounds {
+        Some(LaunchBounds { max_threads, min_blocks: Some(min), .. }) => {
+            format!("__launch_bounds__({max_threads}, {min}) ")
+        }
+        Some(LaunchBounds { max_threads, min_blocks: None, .. }) => format!("__launch_bounds__({max_threads}) "),
+        None => String::new(),
+    }
+}
+
+/// Prototypes of every kernel, for programs whose code launches kernels from the device (a kernel may launch one
+/// defined after it, or itself).
+pub fn print_kernel_prototypes(g: &Globals, p: &mut Printer) {
+    for index in 0..g.types.kernels.len() {
+        if let Some((header, _)) = kernel_header(g, index) {
+            p.line(&format!("{header};"));
+        }
+    }
+    p.line("");
+}
+
+/// The C header of kernel `index` (`extern "C" __global__ void name(params)`) and its runtime signature, with a
+/// lowering whose parameters are declared.
+fn kernel_header<'g, 'a>(g: &'g Globals<'a>, index: usize) -> Option<(String, (KernelSignature, FnLowering<'g, 'a>))> {
     let kernel: &KernelInfo = g.types.kernels.get(index)?;
     let mut l = FnLowering::new(g, false);
     let symbol = g.kernel_names.get(index).cloned().unwrap_or_else(|| kernel.name.clone());
@@ -249,15 +273,24 @@ pub fn print_kernel(g: &Globals, p: &mut Printer, index: usize) -> Option<Kernel
         params.push(decl);
         signature.push(KernelParamSignature { name: param.name.clone(), kind });
     }
-    let header = format!("extern \"C\" __global__ void {symbol}({})", params.join(", "));
-    if let Some(Item::Kernel(k)) = g.module.items.get(kernel.item) {
-        l.lower_to(k.body, Dest::Discard);
-    }
-    print_definition(p, kernel.span, &header, &l.finish());
-    Some(KernelSignature {
+    let bounds = launch_bounds(g, kernel);
+    let header = format!("extern \"C\" __global__ void {bounds}{symbol}({})", params.join(", "));
+    let signature = KernelSignature {
         name: kernel.name.clone(),
         symbol,
         params: signature,
         dynamic_shared_elem: kernel.dynamic_shared.as_ref().and_then(ScalarKind::of),
-    })
+    };
+    Some((header, (signature, l)))
+}
+
+/// Prints kernel `kernel` and returns its signature.
+pub fn print_kernel(g: &Globals, p: &mut Printer, index: usize) -> Option<KernelSignature> {
+    let kernel: &KernelInfo = g.types.kernels.get(index)?;
+    let (header, (signature, mut l)) = kernel_header(g, index)?;
+    if let Some(Item::Kernel(k)) = g.module.items.get(kernel.item) {
+        l.lower_to(k.body, Dest::Discard);
+    }
+    print_definition(p, kernel.span, &header, &l.finish());
+    Some(signature)
 }

@@ -358,6 +358,7 @@ impl Globals<'_> {
 pub fn builtin_is_pure(b: &Builtin) -> bool {
     b.requirement == Requirement::None
         && !b.writes_first_arg
+        && !b.orders_memory
         && b.ret != SigType::Unit
         && b.result != ResultUniformity::WarpUniformUnderControl
 }

@@ -53,6 +53,9 @@ pub struct CudaOutput {
     pub kernels: Vec<KernelSignature>,
     /// The C layout of every record (to marshal record parameters and vectors of records).
     pub records: Vec<RecordLayout>,
+    /// Does the code launch kernels from the device (`launch`)? Then it must be compiled as relocatable device code
+    /// (`--relocatable-device-code=true`) and linked with the device runtime (`libcudadevrt.a`) before loading.
+    pub needs_device_runtime: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -151,6 +154,10 @@ pub fn emit_cuda(module: &Module, types: &TypeInfo, sources: &SourceMap, options
     let mut declarations = Printer::new(sources, options.line_directives);
     items::print_records(&globals, &mut declarations);
     items::print_constants(&globals, &mut declarations);
+    let needs_device_runtime = !types.launches.is_empty();
+    if needs_device_runtime {
+        items::print_kernel_prototypes(&globals, &mut declarations);
+    }
 
     let mut source = header(sources, &kernels);
     let prelude = prelude::prelude_for(&code.out, &globals.helper_overloads.borrow());
@@ -163,7 +170,7 @@ pub fn emit_cuda(module: &Module, types: &TypeInfo, sources: &SourceMap, options
     while source.ends_with("\n\n") {
         source.pop();
     }
-    CudaOutput { source, kernels, records: record_layouts(&globals) }
+    CudaOutput { source, kernels, records: record_layouts(&globals), needs_device_runtime }
 }
 
 fn header(sources: &SourceMap, kernels: &[KernelSignature]) -> String {

@@ -179,13 +179,107 @@ __device__ __forceinline__ unsigned int skc_atomic_xor(unsigned int* p, unsigned
 __device__ __forceinline__ long long skc_atomic_xor(long long* p, long long v) { return (long long)atomicXor((unsigned long long*)p, (unsigned long long)v); }
 __device__ __forceinline__ unsigned long long skc_atomic_xor(unsigned long long* p, unsigned long long v) { return atomicXor(p, v); }",
     },
+    Helper {
+        name: "skc_rmw_word",
+        needs: &[],
+        code: "\
+// The types the ordered-atomic helpers hand to CUDA's __nv_atomic_* built-ins: a signed 64-bit add goes through
+// unsigned long long (the built-in rejects it; two's complement makes the bits the same). `skc_same` keeps a
+// value parameter out of template deduction, so `1` passed for a `long long` element is converted, not a clash.
+template <typename T> struct skc_rmw_word { typedef T type; };
+template <> struct skc_rmw_word<long long> { typedef unsigned long long type; };
+template <typename T> struct skc_same { typedef T type; };",
+    },
+    Helper {
+        name: "skc_atomic_load_ordered",
+        needs: &["skc_rmw_word"],
+        code: "\
+// An atomic load with a memory order and a scope (CUDA 12.8+ built-in; O and S stay literal constants, as it
+// requires). The element may be const (a vector the kernel never writes): the built-in only takes a plain pointer.
+template <int O, int S, typename T>
+__device__ __forceinline__ T skc_atomic_load_ordered(const T* p) {
+  return __nv_atomic_load_n(const_cast<T*>(p), O, S);
+}",
+    },
+    Helper {
+        name: "skc_atomic_store_ordered",
+        needs: &["skc_rmw_word"],
+        code: "\
+template <int O, int S, typename T>
+__device__ __forceinline__ void skc_atomic_store_ordered(T* p, typename skc_same<T>::type v) {
+  __nv_atomic_store_n(p, v, O, S);
+}",
+    },
+    Helper {
+        name: "skc_atomic_add_ordered",
+        needs: &["skc_rmw_word"],
+        code: "\
+template <int O, int S, typename T>
+__device__ __forceinline__ T skc_atomic_add_ordered(T* p, typename skc_same<T>::type v) {
+  typedef typename skc_rmw_word<T>::type W;
+  return (T)__nv_atomic_fetch_add((W*)p, (W)v, O, S);
+}",
+    },
+    Helper {
+        name: "skc_atomic_exch_ordered",
+        needs: &["skc_rmw_word"],
+        code: "\
+template <int O, int S, typename T>
+__device__ __forceinline__ T skc_atomic_exch_ordered(T* p, typename skc_same<T>::type v) {
+  return __nv_atomic_exchange_n(p, v, O, S);
+}",
+    },
+    Helper {
+        name: "skc_atomic_cas_ordered",
+        needs: &["skc_rmw_word"],
+        code: "\
+// Compare-and-swap with the success order O and failure order F; returns the old value (equal to `expected`
+// iff the swap happened).
+template <int O, int F, int S, typename T>
+__device__ __forceinline__ T skc_atomic_cas_ordered(T* p, typename skc_same<T>::type expected,
+                                                    typename skc_same<T>::type desired) {
+  T old = expected;
+  __nv_atomic_compare_exchange_n(p, &old, desired, false, O, F, S);
+  return old;
+}",
+    },
+    Helper {
+        name: "skc_named_barrier",
+        needs: &[],
+        code: "\
+// PTX named barrier `id` for `count` threads (a multiple of 32). The convergence analysis proved the whole warp
+// reaches it with the same id and count; `memory` keeps memory accesses on their side of it.
+__device__ __forceinline__ void skc_named_barrier(int id, int count) {
+  asm volatile(\"bar.sync %0, %1;\" :: \"r\"(id), \"r\"(count) : \"memory\");
+}",
+    },
+    Helper {
+        name: "skc_named_barrier_arrive",
+        needs: &[],
+        code: "\
+// Arrives at named barrier `id` (counted towards `count` threads) without waiting.
+__device__ __forceinline__ void skc_named_barrier_arrive(int id, int count) {
+  asm volatile(\"bar.arrive %0, %1;\" :: \"r\"(id), \"r\"(count) : \"memory\");
+}",
+    },
+    Helper {
+        name: "skc_launch_status",
+        needs: &[],
+        code: "\
+// The status of the device-side launch just made by this thread: 0 (cudaSuccess) or the cudaError_t code
+// (the launch's own error: cudaGetLastError reads and clears this thread's last error).
+__device__ __forceinline__ int skc_launch_status() {
+  return (int)cudaGetLastError();
+}",
+    },
 ];
 
 /// The prelude for code whose text is `code`: every helper it calls, with their dependencies, in table order.
 /// `overloads` lists the (helper, C argument type) pairs the code uses; an overloaded helper prints only those.
 pub fn prelude_for(code: &str, overloads: &BTreeSet<(String, String)>) -> String {
-    let mut wanted: Vec<&str> =
-        HELPERS.iter().filter(|h| code.contains(&format!("{}(", h.name))).map(|h| h.name).collect();
+    // A call is `name(` or, for the templates of the ordered atomics, `name<`.
+    let called = |name: &str| code.contains(&format!("{name}(")) || code.contains(&format!("{name}<"));
+    let mut wanted: Vec<&str> = HELPERS.iter().filter(|h| called(h.name)).map(|h| h.name).collect();
     let mut i = 0;
     while i < wanted.len() {
         if let Some(h) = HELPERS.iter().find(|h| h.name == wanted[i]) {

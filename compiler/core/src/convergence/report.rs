@@ -149,3 +149,20 @@ pub fn divergence_error(
     diagnostic.labels.extend(labels);
     diagnostic
 }
+
+/// A diagnostic about a value that must be uniform (a named barrier's id), explained back to its source.
+pub fn value_divergence_error(
+    code: &'static str,
+    message: String,
+    primary: Span,
+    primary_label: String,
+    value: &Value,
+    names: Names,
+) -> Diagnostic {
+    let mut labels = Vec::new();
+    value_labels(value, &mut labels, names);
+    labels.retain(|l| l.span != primary);
+    let mut diagnostic = Diagnostic::error(code, message).primary(primary, primary_label);
+    diagnostic.labels.extend(labels);
+    diagnostic
+}

@@ -18,7 +18,7 @@ use crate::syntax::ast::{ExprId, ExprKind, MemorySpace, Module};
 use crate::types::{FunctionId, LocalId, Resolution, Type, TypeInfo};
 
 use super::lattice::{Control, DivergenceKind, Facts, OriginKind, Uniformity, Value};
-use super::report::{divergence_error, Names};
+use super::report::{divergence_error, value_divergence_error, Names};
 use super::UniformityInfo;
 
 /// Fixpoint iterations before a loop's remaining changes are forced to thread-varying (the lattice has height 4,
@@ -517,16 +517,21 @@ impl<'a> Walker<'a> {
     fn builtin(&mut self, builtin: &'static Builtin, e: ExprId, args: &[ExprId], span: Span) -> Value {
         // The join of all arguments, and of all but the first (the indices of a load).
         let (mut joined, mut indices) = (Value::uniform(), Value::uniform());
+        let mut values = Vec::with_capacity(args.len());
         for (position, &arg) in args.iter().enumerate() {
             let value = self.expr(arg);
             if position > 0 {
                 indices = indices.join(value);
             }
             joined = joined.join(value);
+            values.push(value);
         }
         let control = self.effective_control();
         if builtin.requirement != Requirement::None {
             self.check_requirement(builtin, e, span, &control);
+        }
+        if builtin.warp_uniform_args {
+            self.check_warp_uniform_args(builtin, e, args, &values);
         }
         match builtin.result {
             ResultUniformity::Uniform => Value::uniform(),
@@ -548,6 +553,38 @@ impl<'a> Walker<'a> {
                 let level = control.level.max(Uniformity::WarpUniform);
                 self.facts.value(level, OriginKind::Builtin(e), span, None)
             }
+            // `shfl v src`: every lane gets lane `src`'s `v`.
+            ResultUniformity::Broadcast => match (values.first(), values.get(1)) {
+                (Some(v), _) if v.level <= Uniformity::WarpUniform => *v,
+                (_, Some(src)) if src.level <= Uniformity::WarpUniform => {
+                    self.facts.value(Uniformity::WarpUniform, OriginKind::Builtin(e), span, None)
+                }
+                _ => self.facts.value(Uniformity::ThreadVarying, OriginKind::Builtin(e), span, None).join(joined),
+            },
+        }
+    }
+
+    /// A named barrier's id and thread count must be the same in every lane of the warp (E0006): lanes of one
+    /// warp that name different barriers or counts would wait on different hardware barriers.
+    fn check_warp_uniform_args(&mut self, builtin: &'static Builtin, e: ExprId, args: &[ExprId], values: &[Value]) {
+        const ROLES: [&str; 2] = ["barrier id", "thread count"];
+        for (position, (&arg, value)) in args.iter().zip(values).enumerate() {
+            if value.level <= Uniformity::WarpUniform {
+                continue;
+            }
+            let name = self.written_name(e, builtin);
+            let role = ROLES.get(position).copied().unwrap_or("argument");
+            let d = value_divergence_error(
+                "E0006",
+                format!("the {role} of `{name}` may differ between the lanes of a warp"),
+                self.module.span(arg),
+                format!("this {role} is not warp-uniform"),
+                value,
+                self.names(),
+            )
+            .note("Every lane of a warp must name the same barrier and the same thread count.")
+            .help("compute it from `warp_id`, constants, parameters or block indices, or broadcast it with `Gpu.shfl v 0`");
+            self.report(d);
         }
     }
 

@@ -359,6 +359,17 @@ pub struct Kernel {
     pub params: Vec<Param>,
     pub body: ExprId,
     pub span: Span,
+    /// `[@launch_bounds max_threads min_blocks]`: CUDA's `__launch_bounds__`.
+    pub launch_bounds: Option<LaunchBounds>,
+}
+
+/// `[@launch_bounds 1024 1]` on a kernel: at most `max_threads` threads per block, and (if given) registers
+/// budgeted so that `min_blocks` blocks fit on a multiprocessor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchBounds {
+    pub max_threads: u32,
+    pub min_blocks: Option<u32>,
+    pub span: Span,
 }
 
 /// A device function: `let f (x : float32) : float32 = body` (also `let[@sarek.module] f ...`).

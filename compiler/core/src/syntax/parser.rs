@@ -32,6 +32,7 @@ pub fn parse(text: &str, file: FileId, module: &mut Module, default_kernel_name:
         diagnostics: Vec::new(),
         default_kernel_name: default_kernel_name.to_string(),
         bare_kernels: 0,
+        pending_launch_bounds: None,
         depth: 0,
         statements: Vec::new(),
     };
@@ -51,6 +52,8 @@ struct Parser<'a> {
     diagnostics: Vec<Diagnostic>,
     default_kernel_name: String,
     bare_kernels: u32,
+    /// `[@launch_bounds ...]` read after `let`, for the kernel that the item may turn out to define.
+    pending_launch_bounds: Option<LaunchBounds>,
     depth: u32,
     /// Statements of the sequences being parsed (see `parse_seq`).
     statements: Vec<ExprId>,
@@ -309,7 +312,9 @@ impl<'a> Parser<'a> {
         let start = self.current().start;
         match self.peek() {
             Token::Let => self.parse_let_item(start),
-            Token::Ident if self.peek_text() == "kernel" && self.peek_at(1) == Token::Ident => {
+            Token::Ident
+                if self.peek_text() == "kernel" && matches!(self.peek_at(1), Token::Ident | Token::LAttribute) =>
+            {
                 self.parse_native_kernel(start)
             }
             Token::Type => self.parse_type_decl(start),
@@ -385,11 +390,69 @@ impl<'a> Parser<'a> {
         Ident { name: name.into(), span }
     }
 
-    /// Attributes accepted on `let` items: `[@sarek.module]` (a device function) and `[@inline]`-style hints.
+    /// `[@launch_bounds MAX_THREADS]` or `[@launch_bounds MAX_THREADS MIN_BLOCKS]` after its opening token: positive
+    /// integer literals (E0106 otherwise).
+    fn parse_launch_bounds(&mut self, open: Span) -> Option<LaunchBounds> {
+        let start = self.current().start;
+        self.bump(); // launch_bounds
+        let mut numbers = Vec::new();
+        let mut bad = None;
+        while !matches!(self.peek(), Token::RBracket | Token::Eof) {
+            let lexeme = self.bump();
+            let parsed = match lexeme.token {
+                Token::Int => match self.int_literal(lexeme) {
+                    ExprKind::Int { value, .. } if (1..=u32::MAX as u64).contains(&value) => Some(value as u32),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match parsed {
+                Some(n) => numbers.push(n),
+                None => bad = bad.or(Some(self.span_of(lexeme))),
+            }
+        }
+        let span = self.span_from(start);
+        self.expect_closing(Token::RBracket, open);
+        if bad.is_none() && (1..=2).contains(&numbers.len()) {
+            return Some(LaunchBounds { max_threads: numbers[0], min_blocks: numbers.get(1).copied(), span });
+        }
+        self.diagnostics.push(
+            Diagnostic::error("E0106", "malformed `launch_bounds` attribute")
+                .primary(bad.unwrap_or(span), "expected one or two positive integer literals")
+                .help("write `[@launch_bounds 1024]` (threads per block) or `[@launch_bounds 1024 1]` (and blocks per multiprocessor)"),
+        );
+        None
+    }
+
+    /// Attributes of a kernel item: `[@launch_bounds ...]`; anything else is ignored with W0002.
+    fn kernel_attributes(&mut self) -> Option<LaunchBounds> {
+        let mut bounds = None;
+        while self.peek() == Token::LAttribute {
+            let open = self.bump();
+            let open = self.span_of(open);
+            if self.peek() == Token::Ident && self.peek_text() == "launch_bounds" {
+                bounds = self.parse_launch_bounds(open).or(bounds);
+                continue;
+            }
+            let attribute = self.parse_attribute_body(open);
+            self.diagnostics.push(
+                Diagnostic::warning("W0002", format!("unknown attribute `{}` is ignored", attribute.name))
+                    .primary(attribute.span, "not an attribute skc knows"),
+            );
+        }
+        bounds
+    }
+
+    /// Attributes accepted on `let` items: `[@sarek.module]` (a device function), `[@inline]`-style hints, and
+    /// `[@launch_bounds ...]` (kept for a kernel the item defines).
     fn skip_item_attributes(&mut self) {
         while self.peek() == Token::LAttribute {
             let open = self.bump();
             let open = self.span_of(open);
+            if self.peek() == Token::Ident && self.peek_text() == "launch_bounds" {
+                self.pending_launch_bounds = self.parse_launch_bounds(open).or(self.pending_launch_bounds);
+                continue;
+            }
             let attribute = self.parse_attribute_body(open);
             let known = ["sarek.module", "sarek.kernel", "inline", "noinline", "device"];
             if !known.contains(&attribute.name.as_str()) {
@@ -403,7 +466,18 @@ impl<'a> Parser<'a> {
 
     fn parse_let_item(&mut self, start: u32) {
         self.bump(); // let
+        self.pending_launch_bounds = None;
         self.skip_item_attributes();
+        self.parse_let_item_rest(start);
+        if let Some(bounds) = self.pending_launch_bounds.take() {
+            self.diagnostics.push(
+                Diagnostic::error("E0106", "`launch_bounds` applies to kernels only")
+                    .primary(bounds.span, "this item is not a kernel"),
+            );
+        }
+    }
+
+    fn parse_let_item_rest(&mut self, start: u32) {
         if self.peek() == Token::Rec {
             let span = self.current_span();
             self.bump();
@@ -482,12 +556,14 @@ impl<'a> Parser<'a> {
             self.expect_closing(Token::RBracket, open);
         }
         let span = self.span_from(start);
-        self.module.items.push(Item::Kernel(Kernel { name, params, body, span }));
+        let launch_bounds = self.pending_launch_bounds.take();
+        self.module.items.push(Item::Kernel(Kernel { name, params, body, span, launch_bounds }));
     }
 
-    /// `kernel name (a : T) b = body`.
+    /// `kernel name (a : T) b = body`, `kernel[@launch_bounds 256 2] name ... = body`.
     fn parse_native_kernel(&mut self, start: u32) {
         self.bump();
+        let launch_bounds = self.kernel_attributes();
         let Some(name) = self.expect_ident() else { return };
         let params = self.parse_params();
         if !self.expect(Token::Eq) {
@@ -495,7 +571,7 @@ impl<'a> Parser<'a> {
         }
         let body = self.parse_seq();
         let span = self.span_from(start);
-        self.module.items.push(Item::Kernel(Kernel { name, params, body, span }));
+        self.module.items.push(Item::Kernel(Kernel { name, params, body, span, launch_bounds }));
     }
 
     /// Parameters: `x`, `(x : T)`, `()` (no parameter), `_`.

@@ -6,7 +6,7 @@ use crate::builtins::{Builtin, SigType};
 use crate::diagnostic::Diagnostic;
 use crate::source::Span;
 use crate::syntax::ast::{ExprId, ExprKind, Ident, Path};
-use crate::types::{FunctionId, Resolution, Type};
+use crate::types::{FunctionId, LocalId, Resolution, Type};
 
 use super::infer::Class;
 use super::report::{Because, Reason};
@@ -33,6 +33,8 @@ impl Slots {
         self.filled.push((slot, ty));
     }
 }
+
+const LAUNCH_HELP: &str = "a device-side launch is `launch kernel_name grid block shared_bytes arg1 ... argN`";
 
 fn plural(n: usize, word: &str) -> String {
     if n == 1 {
@@ -151,8 +153,14 @@ impl Checker<'_> {
     }
 
     pub(crate) fn check_call(&mut self, id: ExprId, callee: &Path, args: &[ExprId]) -> Type {
+        let resolved = self.resolve_path(callee, id);
+        if let Some(Named::Builtin(builtin)) = resolved {
+            if builtin.params.first() == Some(&SigType::Kernel) {
+                return self.check_launch(id, callee, builtin, args);
+            }
+        }
         let found: Vec<Type> = args.iter().map(|a| self.check_expr(*a)).collect();
-        let what = match self.resolve_path(callee, id) {
+        let what = match resolved {
             None => return Type::Error,
             Some(Named::Builtin(builtin)) => return self.check_builtin_call(callee, builtin, args, &found),
             Some(Named::Item(ValueItem::Function(f))) => return self.check_function_call(id, callee, f, args, &found),
@@ -168,6 +176,81 @@ impl Checker<'_> {
             .help("if this ends a statement, insert `;` after it");
         self.diagnostics.push(d);
         Type::Error
+    }
+
+    /// `launch k grid block shared_bytes args...`: `k` names a kernel, the three launch numbers are int32, and
+    /// `args` match `k`'s parameters. Every vector passed counts as written by the launching code: the child may
+    /// write it while the parent runs, so its contents are not the parent's constants.
+    fn check_launch(&mut self, id: ExprId, callee: &Path, builtin: &'static Builtin, args: &[ExprId]) -> Type {
+        let fixed = builtin.params.len() - 1;
+        let Some(&first) = args.first() else {
+            self.report_arity(callee, fixed, 0, None, Some(LAUNCH_HELP.into()));
+            return Type::Int32;
+        };
+        let kernel = self.launched_kernel(first);
+        for &arg in &args[1..args.len().min(fixed)] {
+            let found = self.check_expr(arg);
+            self.expect_type(arg, &found, &Type::Int32);
+        }
+        let rest = args.get(fixed..).unwrap_or(&[]);
+        let found: Vec<Type> = rest.iter().map(|a| self.check_expr(*a)).collect();
+        if args.len() < fixed {
+            self.report_arity(callee, fixed, args.len(), None, Some(LAUNCH_HELP.into()));
+            return Type::Int32;
+        }
+        let Some(kernel) = kernel else { return Type::Int32 };
+        self.info.launches.insert(id, kernel);
+        let params: Vec<LocalId> = self.info.kernels[kernel].params.iter().map(|p| p.local).collect();
+        let (rest, found) = self.effective_args(params.len(), rest, &found);
+        if rest.len() != params.len() {
+            let declared = self.module.items.get(self.info.kernels[kernel].item).map(|i| i.name().span);
+            let name = self.info.kernels[kernel].name.clone();
+            let d = Diagnostic::error(
+                "E0202",
+                format!(
+                    "kernel `{name}` takes {} but {} {} given",
+                    plural(params.len(), "argument"),
+                    rest.len(),
+                    was_were(rest.len())
+                ),
+            )
+            .primary(self.span(id), format!("launches `{name}` with {}", plural(rest.len(), "argument")));
+            let d = match declared {
+                Some(span) => d.secondary(span, "defined here"),
+                None => d,
+            };
+            self.diagnostics.push(d.help(LAUNCH_HELP));
+            return Type::Int32;
+        }
+        for ((param, arg), found) in params.iter().zip(rest).zip(found) {
+            let Some(local) = self.local_info(*param) else { continue };
+            let why = Because::of(local.span, Reason::Parameter(*param));
+            let expected = local.ty.clone();
+            self.expect_type_because(*arg, found, &expected, why);
+            if matches!(self.vars.resolve(found), Type::Vector(_)) {
+                self.note_write(*arg);
+            }
+        }
+        Type::Int32
+    }
+
+    /// The kernel named by `launch`'s first argument (E0210 for anything else).
+    fn launched_kernel(&mut self, arg: ExprId) -> Option<usize> {
+        if let ExprKind::Var(path) = self.kind(arg) {
+            if let Some(ValueItem::Kernel(k)) = self.items.value(&path.name.name) {
+                self.set_type(arg, Type::Unit);
+                return Some(k);
+            }
+        }
+        let found = self.check_expr(arg);
+        if found == Type::Error {
+            return None;
+        }
+        let d = Diagnostic::error("E0210", "`launch` needs the name of a kernel".to_string())
+            .primary(self.span(arg), format!("this is {}, not a kernel", self.describe(&found)))
+            .help(LAUNCH_HELP);
+        self.diagnostics.push(d);
+        None
     }
 
     /// The arguments that count: `f ()` passes none to a function without parameters.
@@ -246,6 +329,8 @@ impl Checker<'_> {
                 let elem = self.slot_type(slot, class, slots);
                 self.vars.fresh_array(elem)
             }
+            // Only `launch` has these, and `check_launch` types its arguments itself.
+            SigType::Kernel | SigType::KernelArgs => Type::Error,
         }
     }
 
