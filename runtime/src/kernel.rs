@@ -105,6 +105,12 @@ impl Kernel {
         Kernel { module, signature, function, limits, rules: Vec::new(), shared_allowed, name_id }
     }
 
+    /// The cudarc function, for launches the checked path does not cover (a cooperative launch of a persistent
+    /// kernel with raw pointers, as `skc-sched` does). Such launches bypass every check of this crate.
+    pub fn cuda_function(&self) -> &CudaFunction {
+        &self.function
+    }
+
     pub fn signature(&self) -> &KernelSignature {
         &self.signature
     }

@@ -27,7 +27,15 @@ impl Program {
     /// Runs the front end and the emitter over `text`; `name` is its file name (opened modules are looked up
     /// next to it, then in `$SKC_STDLIB`).
     pub fn from_source(name: &str, text: &str) -> Result<Program> {
-        let checked = skc_core::check(name, text, &FileLoader, &Default::default());
+        Program::from_source_with_defines(name, text, &[])
+    }
+
+    /// [`from_source`](Self::from_source) with `-D NAME=VALUE` overrides of top-level constants (as `skc check -D`):
+    /// how a library selects its compile-time variants.
+    pub fn from_source_with_defines(name: &str, text: &str, defines: &[(String, String)]) -> Result<Program> {
+        let options =
+            skc_core::driver::CheckOptions { typeck: skc_core::typeck::TypeckOptions { defines: defines.to_vec() } };
+        let checked = skc_core::check(name, text, &FileLoader, &options);
         if checked.has_errors() {
             let rendered: Vec<String> = checked
                 .diagnostics

@@ -576,6 +576,20 @@ pub static BUILTINS: &[Builtin] = &[
     ordered!(fence, "acq_rel", "ACQ_REL", "device", "DEVICE"),
     ordered!(fence, "acq_rel", "ACQ_REL", "system", "SYSTEM"),
     effect("nanosleep", &[UInt32], "__nanosleep({0})", "sleeps about `ns` nanoseconds"),
+    Builtin {
+        name: "globaltimer",
+        aliases: &[],
+        params: &[],
+        ret: UInt64,
+        requirement: Requirement::None,
+        result: R::ThreadVarying,
+        writes_first_arg: false,
+        orders_memory: true,
+        warp_uniform_args: false,
+        cuda: "skc_globaltimer()",
+        doc: "the GPU's global nanosecond timer (`%globaltimer`), one clock for every SM; it may tick in steps \
+              coarser than 1 ns",
+    },
     // --- device-side launch -----------------------------------------------------------------------
     Builtin {
         name: "launch",

@@ -23,6 +23,17 @@ __device__ __forceinline__ int skc_thread_rank() {
 }",
     },
     Helper {
+        name: "skc_globaltimer",
+        needs: &[],
+        code: "\
+// The global nanosecond timer; `volatile` keeps two readings from being merged or moved.
+__device__ __forceinline__ unsigned long long skc_globaltimer() {
+  unsigned long long t;
+  asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t));
+  return t;
+}",
+    },
+    Helper {
         name: "skc_lane_id",
         needs: &["skc_thread_rank"],
         code: "\

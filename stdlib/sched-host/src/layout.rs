@@ -1,0 +1,99 @@
+//! What the host and `stdlib/sched/sched.sk` agree on: the task record, the history record, task kinds and the
+//! words of the device control array. The `.sk` constants of the same names are the other half; the NVRTC test
+//! checks the record sizes against the emitted CUDA C.
+
+/// One task: 32 bytes, `type task` of sched.sk.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Task {
+    pub kind: i32,
+    pub arg: i32,
+    pub aux: i32,
+    pub pad: i32,
+    /// The task's id; spawn and child tasks also use ids `id + 1 ..= id + arg` for the tasks or tiles they make.
+    pub id: i64,
+    /// Set by the producer: `(ring << 40) | (position + 1)`, the completion record to write.
+    pub ret: u64,
+}
+
+pub const K_EMPTY: i32 = 0;
+pub const K_COMPUTE: i32 = 1;
+pub const K_SPAWN: i32 = 2;
+pub const K_CHILD: i32 = 3;
+
+impl Task {
+    /// Does nothing but complete.
+    pub fn empty(id: i64) -> Task {
+        Task { kind: K_EMPTY, id, ..Task::default() }
+    }
+
+    /// A warp runs a dependent chain of `iters` fused multiply-adds per lane (about 2 ns each on an H100).
+    pub fn compute(id: i64, iters: i32) -> Task {
+        Task { kind: K_COMPUTE, arg: iters, id, ..Task::default() }
+    }
+
+    /// Device-side producer: enqueues `count` compute tasks of `iters` iterations, ids `id + 1 ..= id + count`
+    /// (running a batch inline when the device queue is full). Also how a large task is tiled over the workers.
+    pub fn spawn(id: i64, count: i32, iters: i32) -> Task {
+        Task { kind: K_SPAWN, arg: count, aux: iters, id, ..Task::default() }
+    }
+
+    /// A large task as a fire-and-forget child grid of `blocks` blocks (tile ids `id + 1 ..= id + blocks`), or
+    /// inline when too many children are in flight or the launch fails.
+    pub fn child(id: i64, blocks: i32, iters: i32) -> Task {
+        Task { kind: K_CHILD, arg: blocks, aux: iters, id, ..Task::default() }
+    }
+
+    /// How many ids the task uses (its own and those of what it makes).
+    pub fn ids(&self) -> i64 {
+        match self.kind {
+            K_SPAWN | K_CHILD => 1 + self.arg.max(0) as i64,
+            _ => 1,
+        }
+    }
+}
+
+/// One recorded queue operation (`type hrec` of sched.sk).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HistRecord {
+    pub value: i64,
+    pub t0: u64,
+    pub t1: u64,
+    /// Global warp number (block * warps per block + warp).
+    pub who: i32,
+    /// 0 enqueue, 1 dequeue.
+    pub op: i32,
+}
+
+/// Words of the device control array `ctl` (uint64), 16 apart (one 128-byte line each).
+pub mod ctl {
+    pub const HEAD: usize = 0;
+    pub const TAIL: usize = 16;
+    pub const COUNT: usize = 32;
+    pub const RESERVED: usize = 48;
+    pub const STOP: usize = 64;
+    pub const DRAINED: usize = 80;
+    pub const CHILDREN: usize = 96;
+    pub const SPAWN_INLINE: usize = 112;
+    pub const CHILD_LAUNCHED: usize = 128;
+    pub const CHILD_INLINE: usize = 144;
+    pub const HIST: usize = 160;
+    pub const CHILD_LAT_SUM: usize = 176;
+    pub const CHILD_LAT_MAX: usize = 192;
+    pub const CHILD_STARTED: usize = 208;
+    pub const EXECUTED: usize = 224;
+    pub const WORDS: usize = 240;
+}
+
+/// Host ring words (`ring_tail`, `ring_head`) are 8 apart: each ring's word has its own 64-byte line.
+pub const RING_WORD_STRIDE: usize = 8;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn records_have_the_sizes_the_kernel_assumes() {
+        assert_eq!(std::mem::size_of::<super::Task>(), 32);
+        assert_eq!(std::mem::size_of::<super::HistRecord>(), 32);
+    }
+}
