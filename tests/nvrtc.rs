@@ -44,11 +44,56 @@ fn accepted_programs() -> Vec<PathBuf> {
     files.into_iter().filter(|f| !check_path(f).has_errors()).collect()
 }
 
+/// Compiles an accepted program as the runtime would: relocatable device code when it launches kernels from the
+/// device (NVRTC rejects `<<<...>>>` in device code otherwise).
 fn compile(path: &Path) -> Result<CompileOutput, NvrtcError> {
     let checked = check_path(path);
     let cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
     let name = format!("{}.cu", path.file_stem().unwrap_or_default().to_string_lossy());
-    skc_nvrtc::compile(&cuda.source, &name, &CompileOptions { include_cubin: false, ..CompileOptions::default() })
+    let options =
+        CompileOptions { include_cubin: false, relocatable: cuda.needs_device_runtime, ..CompileOptions::default() };
+    skc_nvrtc::compile(&cuda.source, &name, &options)
+}
+
+/// Device-side launches compile only as relocatable code, which calls the device runtime (linked at load time);
+/// ordered atomics and named barriers become the PTX instructions they promise.
+#[test]
+fn scheduler_builtins_lower_to_the_expected_ptx() {
+    if !nvrtc_available() {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let launch = root.join("ui/sched/ok_launch.sk");
+    let checked = check_path(&launch);
+    let cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
+    assert!(cuda.needs_device_runtime, "a program with `launch` needs the device runtime");
+    let plain = CompileOptions { include_cubin: false, ..CompileOptions::default() };
+    assert!(skc_nvrtc::compile(&cuda.source, "ok_launch.cu", &plain).is_err(), "launches need relocatable code");
+    let out = compile(&launch).unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.ptx.contains("__cudaCDP2LaunchDeviceV2"), "device launch through the device runtime:\n{}", out.ptx);
+    assert!(out.resources.iter().any(|r| r.is_entry && r.name == "parent"), "ptxas report of a relocatable build");
+
+    let atomics = compile(&root.join("ui/sched/ok_ordered_atomics.sk")).unwrap_or_else(|e| panic!("{e}"));
+    for instruction in [
+        "ld.acquire.sys.b32",
+        "ld.relaxed.cta.b32",
+        "ld.acquire.gpu.b32",
+        "atom.add.relaxed.gpu.u64",
+        "atom.add.acq_rel.sys.u64",
+        "atom.cas.acq_rel.gpu.b64",
+        "atom.exch.release.cta.b64",
+        "atom.cas.relaxed.sys.b64",
+        "atom.add.acquire.gpu.u64",
+        "atom.add.release.gpu.f32",
+        "st.release.sys.b32",
+        "st.relaxed.gpu.b32",
+        "fence.acq_rel.sys",
+    ] {
+        assert!(atomics.ptx.contains(instruction), "no `{instruction}` in the PTX of ok_ordered_atomics.sk");
+    }
+    let specialised = compile(&root.join("ui/sched/ok_warp_specialised.sk")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(specialised.ptx.contains("bar.sync"), "named barrier");
+    assert!(specialised.ptx.contains(".maxntid 256, 1, 1") && specialised.ptx.contains(".minnctapersm 1"));
 }
 
 #[test]

@@ -185,6 +185,32 @@ kernel k (out : int32 vector) =
   }
 ```"#,
     },
+    Explanation {
+        code: "E0006",
+        title: "named barrier with an id or thread count that may differ within a warp",
+        body: r#"`named_barrier id count` (PTX `bar.sync`) and `named_barrier_arrive id count` (`bar.arrive`) make `count`
+threads (whole warps) meet on hardware barrier `id`. Every lane of a warp executes the instruction together, so
+every lane must name the same barrier and the same count: the analysis requires both arguments to be at most
+warp-uniform (the same in every lane of a warp: constants, parameters, `block_idx_*`, `warp_id`, votes, a `shfl`
+from a warp-uniform lane). The control flow around a named barrier must be warp-uniform too (E0002), but unlike
+`block_barrier` it need not be block-uniform: that is what named barriers are for (warp specialisation).
+
+Erroneous example:
+
+```sk
+kernel k (out : int32 vector) =
+  named_barrier 1 (32 * (lane_id + 1))  (* error: E0006 *)
+```
+
+Fixed (the count depends only on the warp):
+
+```sk
+kernel k (out : int32 vector) =
+  if warp_id < 2 then named_barrier 1 64
+```
+
+See "Named barriers" in docs/language.md."#,
+    },
     // --- syntax -----------------------------------------------------------------------------------------
     Explanation {
         code: "E0100",
@@ -333,6 +359,29 @@ kernel k (out : int32 vector) =
 ```"#,
     },
     // --- names, types and constants ---------------------------------------------------------------------
+    Explanation {
+        code: "E0106",
+        title: "malformed `launch_bounds` attribute",
+        body: r#"`[@launch_bounds MAX_THREADS]` or `[@launch_bounds MAX_THREADS MIN_BLOCKS]` on a kernel becomes CUDA's
+`__launch_bounds__(MAX_THREADS, MIN_BLOCKS)`: the kernel is never launched with more than `MAX_THREADS` threads
+per block, and registers are budgeted so that `MIN_BLOCKS` blocks fit on one multiprocessor. Both are positive
+integer literals. The attribute belongs to kernels (`kernel[@launch_bounds 256] k ...` or
+`let[@launch_bounds 256] k = [%kernel fun ...]`); on a function or a constant it is an error.
+
+Erroneous example:
+
+```sk
+kernel[@launch_bounds many] k (out : int32 vector) =  (* error: E0106 *)
+  out.(global_idx) <- 1
+```
+
+Fixed:
+
+```sk
+kernel[@launch_bounds 1024 1] k (out : int32 vector) =
+  out.(global_idx) <- 1
+```"#,
+    },
     Explanation {
         code: "E0200",
         title: "unknown name",
@@ -735,6 +784,27 @@ $ skc check -D tile=128 k.sk
     },
     // --- warnings -------------------------------------------------------------------------------------------
     Explanation {
+        code: "E0216",
+        title: "named barrier id or thread count out of range",
+        body: r#"When the id or the thread count of `named_barrier` or `named_barrier_arrive` is known at compile time, it
+must be valid: ids go from 1 to 15 (a block has 16 hardware barriers and `block_barrier` uses barrier 0), and the
+count is a positive multiple of 32 of at most 1024 (whole warps take part).
+
+Erroneous example:
+
+```sk
+kernel k (out : int32 vector) =
+  if warp_id < 2 then named_barrier 0 48  (* error: E0216 *)
+```
+
+Fixed:
+
+```sk
+kernel k (out : int32 vector) =
+  if warp_id < 2 then named_barrier 1 64
+```"#,
+    },
+    Explanation {
         code: "W0002",
         title: "unknown attribute ignored",
         body: r#"An attribute on a top-level `let` (`let[@name] ...`) that skc does not know is ignored, with this
@@ -1055,7 +1125,9 @@ mod tests {
         ("Synchronisation", "block_barrier"),
         ("Warp collectives, active mask, uniform load", "shfl"),
         ("Atomics (return the old value)", "atomic_add"),
+        ("Ordered, scoped atomics", "atomic_load_relaxed_block"),
         ("Fences and sleep", "fence_block"),
+        ("Device-side launch", "launch"),
         ("Data select", "select"),
         ("Math", "sqrt"),
         ("Conversions", "float32"),
@@ -1117,7 +1189,8 @@ mod tests {
     // --- the examples -----------------------------------------------------------------------------------------
 
     /// Codes only the parser (and module loading) reports: their markers must be matched already by parsing.
-    const SYNTAX_CODES: &[&str] = &["E0005", "E0100", "E0101", "E0102", "E0103", "E0104", "E0105", "E0211", "W0002"];
+    const SYNTAX_CODES: &[&str] =
+        &["E0005", "E0100", "E0101", "E0102", "E0103", "E0104", "E0105", "E0106", "E0211", "W0002"];
 
     /// Every ```sk example parses as its markers say: each syntax error it has is expected, and each expected
     /// syntax error is reported on its line.

@@ -18,6 +18,9 @@ pub enum NvrtcError {
     Api { call: &'static str, code: String },
     /// An input could not be handed to NVRTC (e.g. it contains a NUL byte).
     InvalidInput { what: &'static str, reason: String },
+    /// `libcudadevrt.a` (the device runtime, for programs that launch kernels from the device) was not found;
+    /// `searched` lists each file or folder looked at, in order.
+    DeviceRuntimeNotFound { searched: Vec<String> },
     /// A file-system operation failed (cache reads and writes).
     Io { action: String, path: PathBuf, source: std::io::Error },
 }
@@ -58,6 +61,14 @@ impl fmt::Display for NvrtcError {
             NvrtcError::Compile { log } => write!(f, "NVRTC compilation failed:\n{}", log.trim_end()),
             NvrtcError::Api { call, code } => write!(f, "NVRTC call {call} failed: {code}"),
             NvrtcError::InvalidInput { what, reason } => write!(f, "invalid {what}: {reason}"),
+            NvrtcError::DeviceRuntimeNotFound { searched } => write!(
+                f,
+                "the CUDA device runtime library (libcudadevrt.a) was not found; a program that launches kernels \
+                 from the device (`launch`) must be linked with it. Looked in: {}. Set SKC_CUDADEVRT to the file \
+                 (or its folder), install the CUDA toolkit (CUDA_PATH, /usr/local/cuda/lib64), or \
+                 `python3 -m pip install nvidia-cuda-runtime` (its nvidia/cu13/lib folder).",
+                searched.join("; ")
+            ),
             NvrtcError::Io { action, path, source } => {
                 write!(f, "could not {action} {}: {source}", path.display())
             }

@@ -4,6 +4,7 @@
 
 mod cache;
 mod compile;
+mod devrt;
 mod discovery;
 mod error;
 mod ffi;
@@ -16,6 +17,7 @@ pub use cache::{
     compile_cached, compile_cached_with, Cache, CacheKeyInputs, CachedArtifacts, CACHE_DIR_ENV, CACHE_FORMAT_VERSION,
 };
 pub use compile::{compile, compile_with, CompileOutput};
+pub use devrt::{devrt_candidates, find_cudadevrt, find_cudadevrt_in, DEVRT_FILE, DEVRT_PATH_ENV};
 pub use discovery::{LibrarySearch, NVRTC_PATH_ENV};
 pub use error::NvrtcError;
 pub use loader::{load_nvrtc, mapped_files_containing, NvrtcLibrary};

@@ -18,6 +18,10 @@ pub struct CompileOptions {
     pub extra: Vec<String>,
     /// Also return the CUBIN (costs one extra NVRTC call and a copy).
     pub include_cubin: bool,
+    /// Relocatable device code (`--relocatable-device-code=true`), required by programs that launch kernels from
+    /// the device. The CUBIN is then an unlinked object: link it with `libcudadevrt.a` (`find_cudadevrt`) through
+    /// the driver's linker before loading. PTX and the ptxas report are produced as usual.
+    pub relocatable: bool,
 }
 
 /// The architecture skc targets unless told otherwise (H100/H200).
@@ -32,6 +36,7 @@ impl Default for CompileOptions {
             optimize: true,
             extra: Vec::new(),
             include_cubin: true,
+            relocatable: false,
         }
     }
 }
@@ -62,6 +67,9 @@ impl CompileOptions {
         if !self.optimize {
             args.push("--ptxas-options=-O0".to_string());
         }
+        if self.relocatable {
+            args.push("--relocatable-device-code=true".to_string());
+        }
         args.extend(self.extra.iter().cloned());
         args
     }
@@ -86,10 +94,11 @@ mod tests {
             optimize: false,
             extra: vec!["--maxrregcount=32".into()],
             include_cubin: false,
+            relocatable: true,
         };
         let args = opts.nvrtc_args();
         assert_eq!(args[0], "--gpu-architecture=sm_80");
-        for flag in ["-G", "--ptxas-options=-O0"] {
+        for flag in ["-G", "--ptxas-options=-O0", "--relocatable-device-code=true"] {
             assert!(args.iter().any(|a| a == flag), "missing {flag} in {args:?}");
         }
         assert!(!args.iter().any(|a| a == "-lineinfo"), "-G already implies line info");

@@ -33,11 +33,14 @@ pub fn parse(text: &str, file: FileId, module: &mut Module, default_kernel_name:
         default_kernel_name: default_kernel_name.to_string(),
         bare_kernels: 0,
         pending_launch_bounds: None,
+        attribute_errors: Vec::new(),
         depth: 0,
         statements: Vec::new(),
     };
     parser.parse_items();
-    parser.diagnostics
+    let mut diagnostics = parser.diagnostics;
+    diagnostics.append(&mut parser.attribute_errors);
+    diagnostics
 }
 
 /// Deepest expression nesting accepted; deeper input gets a diagnostic instead of overflowing the stack.
@@ -54,6 +57,9 @@ struct Parser<'a> {
     bare_kernels: u32,
     /// `[@launch_bounds ...]` read after `let`, for the kernel that the item may turn out to define.
     pending_launch_bounds: Option<LaunchBounds>,
+    /// Errors in attributes whose item parsed well: reported, but they start no error recovery (which would skip
+    /// the next item).
+    attribute_errors: Vec<Diagnostic>,
     depth: u32,
     /// Statements of the sequences being parsed (see `parse_seq`).
     statements: Vec<ExprId>,
@@ -416,7 +422,7 @@ impl<'a> Parser<'a> {
         if bad.is_none() && (1..=2).contains(&numbers.len()) {
             return Some(LaunchBounds { max_threads: numbers[0], min_blocks: numbers.get(1).copied(), span });
         }
-        self.diagnostics.push(
+        self.attribute_errors.push(
             Diagnostic::error("E0106", "malformed `launch_bounds` attribute")
                 .primary(bad.unwrap_or(span), "expected one or two positive integer literals")
                 .help("write `[@launch_bounds 1024]` (threads per block) or `[@launch_bounds 1024 1]` (and blocks per multiprocessor)"),
@@ -470,7 +476,7 @@ impl<'a> Parser<'a> {
         self.skip_item_attributes();
         self.parse_let_item_rest(start);
         if let Some(bounds) = self.pending_launch_bounds.take() {
-            self.diagnostics.push(
+            self.attribute_errors.push(
                 Diagnostic::error("E0106", "`launch_bounds` applies to kernels only")
                     .primary(bounds.span, "this item is not a kernel"),
             );

@@ -184,7 +184,7 @@ impl Checker<'_> {
     fn check_launch(&mut self, id: ExprId, callee: &Path, builtin: &'static Builtin, args: &[ExprId]) -> Type {
         let fixed = builtin.params.len() - 1;
         let Some(&first) = args.first() else {
-            self.report_arity(callee, fixed, 0, None, Some(LAUNCH_HELP.into()));
+            self.report_launch_arity(callee, 0);
             return Type::Int32;
         };
         let kernel = self.launched_kernel(first);
@@ -195,7 +195,7 @@ impl Checker<'_> {
         let rest = args.get(fixed..).unwrap_or(&[]);
         let found: Vec<Type> = rest.iter().map(|a| self.check_expr(*a)).collect();
         if args.len() < fixed {
-            self.report_arity(callee, fixed, args.len(), None, Some(LAUNCH_HELP.into()));
+            self.report_launch_arity(callee, args.len());
             return Type::Int32;
         }
         let Some(kernel) = kernel else { return Type::Int32 };
@@ -234,12 +234,36 @@ impl Checker<'_> {
         Type::Int32
     }
 
+    fn report_launch_arity(&mut self, callee: &Path, given: usize) {
+        let d = Diagnostic::error(
+            "E0202",
+            format!(
+                "`{}` takes at least 4 arguments (kernel, grid, block, shared bytes) but {given} {} given",
+                callee.display(),
+                was_were(given)
+            ),
+        )
+        .primary(callee.span(), "expected a kernel, its grid, block and shared bytes, then its arguments")
+        .help(LAUNCH_HELP);
+        self.diagnostics.push(d);
+    }
+
     /// The kernel named by `launch`'s first argument (E0210 for anything else).
     fn launched_kernel(&mut self, arg: ExprId) -> Option<usize> {
         if let ExprKind::Var(path) = self.kind(arg) {
-            if let Some(ValueItem::Kernel(k)) = self.items.value(&path.name.name) {
-                self.set_type(arg, Type::Unit);
-                return Some(k);
+            match self.lookup_path(path) {
+                Some(Named::Item(ValueItem::Kernel(k))) => {
+                    self.set_type(arg, Type::Unit);
+                    return Some(k);
+                }
+                Some(Named::Item(ValueItem::Function(_))) => {
+                    let d = Diagnostic::error("E0210", "`launch` needs the name of a kernel".to_string())
+                        .primary(self.span(arg), format!("`{}` is a device function, not a kernel", path.display()))
+                        .help("call a device function directly, or launch a kernel that calls it");
+                    self.diagnostics.push(d);
+                    return None;
+                }
+                _ => {}
             }
         }
         let found = self.check_expr(arg);
@@ -295,6 +319,9 @@ impl Checker<'_> {
                 }
             }
         }
+        if builtin.warp_uniform_args {
+            self.check_named_barrier_constants(args);
+        }
         if builtin.writes_first_arg {
             if let (Some(first), Some(found)) = (args.first(), found.first()) {
                 self.check_array_writable(*first, found);
@@ -302,6 +329,30 @@ impl Checker<'_> {
             }
         }
         self.instantiate(builtin.ret, &mut slots)
+    }
+
+    /// A named barrier's id and thread count, where known at compile time (E0216): ids 1..15 (barrier 0 is
+    /// `block_barrier`'s, and the hardware has 16), counts positive multiples of 32 up to 1024 (whole warps).
+    fn check_named_barrier_constants(&mut self, args: &[ExprId]) {
+        use crate::types::ConstValue;
+        if let Some(Ok(ConstValue::Int(id))) = args.first().map(|a| self.eval_const(*a)) {
+            if !(1..=15).contains(&id) {
+                let d = Diagnostic::error("E0216", format!("named barrier id {id} is out of range"))
+                    .primary(self.span(args[0]), "expected an id from 1 to 15")
+                    .note("barrier 0 is the one `block_barrier` uses; the hardware has 16 per block")
+                    .help("give each group of warps that synchronises together its own id in 1..15");
+                self.diagnostics.push(d);
+            }
+        }
+        if let Some(Ok(ConstValue::Int(count))) = args.get(1).map(|a| self.eval_const(*a)) {
+            if count <= 0 || count % 32 != 0 || count > 1024 {
+                let d = Diagnostic::error("E0216", format!("named barrier thread count {count} is not whole warps"))
+                    .primary(self.span(args[1]), "expected a positive multiple of 32, at most 1024")
+                    .note("a named barrier counts threads, and whole warps take part in it")
+                    .help("pass 32 times the number of warps that meet at the barrier");
+                self.diagnostics.push(d);
+            }
+        }
     }
 
     fn slot_type(&mut self, slot: u8, class: crate::builtins::TypeClass, slots: &mut Slots) -> Type {
