@@ -14,6 +14,7 @@
 //! records and words shared with sched.sk), `linearizability` (the offline check of recorded queue histories),
 //! `error`.
 
+pub mod bench;
 pub mod error;
 pub mod layout;
 pub mod linearizability;

@@ -1,0 +1,251 @@
+//! The scheduler's benchmark and short checks, for the GPU machine (no Rust toolchain there: copied as a binary).
+//!
+//! `sched-bench bench`  every measurement of docs/performance.md's scheduler section, with baselines measured in
+//!                      the same run (plain launches, a CUDA graph, a stream of kernels);
+//! `sched-bench smoke`  a short mixed run (empty, compute, spawn, child tasks from 2 producers) whose counts and
+//!                      completions are checked: what compute-sanitizer runs;
+//! Environment: `SKC_SCHED_SK` (the .sk file when not in the source tree), `SKC_SCHED_QUICK=1` (smaller sizes).
+
+use std::time::{Duration, Instant};
+
+use skc_runtime::Context;
+use skc_sched::bench::{percentile, run_producers, Baseline};
+use skc_sched::{Config, QueueKind, Result, Scheduler, Task};
+
+fn main() {
+    let mode = std::env::args().nth(1).unwrap_or_else(|| "bench".into());
+    let ctx = Context::new(0).unwrap_or_else(|e| {
+        eprintln!("sched-bench needs a CUDA GPU: {e}");
+        std::process::exit(2)
+    });
+    let outcome = match mode.as_str() {
+        "bench" => bench(&ctx),
+        "smoke" => smoke(&ctx),
+        other => {
+            eprintln!("usage: sched-bench [bench|smoke] (got `{other}`)");
+            std::process::exit(2)
+        }
+    };
+    if let Err(e) = outcome {
+        eprintln!("sched-bench {mode}: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn quick() -> bool {
+    std::env::var_os("SKC_SCHED_QUICK").is_some()
+}
+
+/// A mixed run whose every task id must execute exactly once.
+fn smoke(ctx: &Context) -> Result<()> {
+    let config = Config { rings: 2, count_ids: 1 << 16, reserve_sms: 8, child_cap: 64, ..Config::default() };
+    let mut sched = Scheduler::start(ctx, config)?;
+    let mut next = 0i64;
+    let mut lists = vec![Vec::new(), Vec::new()];
+    for i in 0..400 {
+        let task = match i % 4 {
+            0 => Task::empty(next),
+            1 => Task::compute(next, 200),
+            2 => Task::spawn(next, 40, 50),
+            _ => Task::child(next, 3, 100),
+        };
+        next += task.ids();
+        lists[i % 2].push(task);
+    }
+    let seconds = run_producers(&mut sched, lists, 16)?;
+    let finished = sched.stop()?;
+    let wrong: Vec<usize> = (0..next as usize).filter(|&i| finished.counts[i] != 1).collect();
+    let extra = finished.counts[next as usize..].iter().filter(|&&c| c != 0).count();
+    println!("smoke: {next} ids in {:.1} ms, stats {:?}", seconds * 1e3, finished.stats);
+    if !wrong.is_empty() || extra != 0 || finished.stats.left_reserved != 0 {
+        eprintln!(
+            "smoke FAILED: {} ids not executed exactly once (first {:?}), {extra} stray",
+            wrong.len(),
+            &wrong[..wrong.len().min(8)]
+        );
+        std::process::exit(1);
+    }
+    println!("smoke: every id executed exactly once");
+    Ok(())
+}
+
+fn bench(ctx: &Context) -> Result<()> {
+    println!("device: {} ({} SMs)", ctx.device().name, ctx.device().multiprocessors);
+    let base = Baseline::new(ctx)?;
+    let (graph_rate, plain_rate) = launch_baselines(&base)?;
+    host_injected(ctx, graph_rate, plain_rate)?;
+    latency(ctx)?;
+    device_generated(ctx)?;
+    compute_tasks(ctx, &base)?;
+    children(ctx)?;
+    Ok(())
+}
+
+/// Empty kernels per second: plain launches and a CUDA graph of 1000 launches replayed.
+fn launch_baselines(base: &Baseline) -> Result<(f64, f64)> {
+    let n = if quick() { 20_000 } else { 100_000 };
+    let plain = n as f64 / base.plain_launches(n, None)?;
+    let replays = n / 1000;
+    let graph = (replays * 1000) as f64 / base.graph(1000, replays, None)?;
+    println!("baseline: plain launches {plain:.3e} kernels/s, CUDA graph (1000 kernels) {graph:.3e} kernels/s");
+    Ok((graph, plain))
+}
+
+/// Host-injected empty tasks per second with 1 and 4 producer threads.
+fn host_injected(ctx: &Context, graph_rate: f64, plain_rate: f64) -> Result<()> {
+    let per_producer: usize = if quick() { 1 << 20 } else { 1 << 23 };
+    for rings in [1usize, 4] {
+        for batch in [32usize, 256] {
+            let config = Config { rings, ring_capacity: 1 << 14, ..Config::default() };
+            let mut sched = Scheduler::start(ctx, config)?;
+            let lists = (0..rings)
+                .map(|r| (0..per_producer).map(|i| Task::empty((r * per_producer + i) as i64)).collect())
+                .collect();
+            let seconds = run_producers(&mut sched, lists, batch)?;
+            sched.stop()?;
+            let rate = (rings * per_producer) as f64 / seconds;
+            println!(
+                "host-injected empty tasks: {rings} producer(s), batches of {batch}: {rate:.3e} tasks/s = {:.1}x the \
+                 CUDA graph, {:.1}x plain launches (target >= 10x the graph)",
+                rate / graph_rate,
+                rate / plain_rate
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Host enqueue to completion seen by the host, one task at a time.
+fn latency(ctx: &Context) -> Result<()> {
+    let mut sched = Scheduler::start(ctx, Config::default())?;
+    let mut producer = sched.producers().pop().expect("one ring");
+    let n = if quick() { 2_000 } else { 20_000 };
+    let mut samples = Vec::with_capacity(n);
+    for i in 0..(n + 200) {
+        let begin = Instant::now();
+        let ticket = producer.submit(Task::empty(i as i64))?;
+        producer.wait(ticket)?;
+        if i >= 200 {
+            samples.push(begin.elapsed());
+        }
+    }
+    drop(producer);
+    sched.stop()?;
+    samples.sort();
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    println!(
+        "round trip (submit -> completion visible): p50 {:.2} us, p99 {:.2} us, max {:.2} us over {n} (targets p50 < 3 us, p99 < 10 us)",
+        us(percentile(&samples, 0.5)),
+        us(percentile(&samples, 0.99)),
+        us(*samples.last().unwrap())
+    );
+    Ok(())
+}
+
+/// Empty tasks generated on the device against the number of producer warps, ticket queue and CAS variant.
+fn device_generated(ctx: &Context) -> Result<()> {
+    let cap: i64 = if quick() { 1 << 24 } else { 1 << 27 };
+    for queue in [QueueKind::Ticket, QueueKind::Cas] {
+        for producers in [1usize, 8, 32, 128, 256] {
+            let config = Config { queue, queue_capacity: 1 << 20, ..Config::default() };
+            let mut sched = Scheduler::start(ctx, config)?;
+            // Warm up: the kernel is running and idle before the clock starts.
+            let mut p = sched.producers().pop().expect("one ring");
+            let t = p.submit(Task::empty(0))?;
+            p.wait(t)?;
+            // About 2M tasks per producer warp (up to 2^27 in all), so that one warp alone takes a fraction of a second.
+            let total = cap.min(producers as i64 * (1 << 21));
+            let per = (total / producers as i64) as i32;
+            let tasks: Vec<Task> =
+                (0..producers).map(|k| Task::spawn(1 + k as i64 * (per as i64 + 1), per, 0)).collect();
+            let begin = Instant::now();
+            p.submit_batch(&tasks)?;
+            p.wait_all()?;
+            drop(p);
+            let finished = sched.stop()?;
+            let seconds = begin.elapsed().as_secs_f64();
+            let generated = per as f64 * producers as f64;
+            println!(
+                "device-generated empty tasks, {queue:?} queue, {producers} producer warps: {:.3e} tasks/s \
+                 ({generated:.0} tasks in {:.1} ms, {} run inline because the queue was full; Broker Queue published 2.7e9 ops/s)",
+                generated / seconds,
+                seconds * 1e3,
+                finished.stats.spawn_inline
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Compute tasks of about 1, 10 and 50 us: a dependent chain (each waits for the previous) and independent
+/// tasks, against a stream of kernels and a CUDA graph of the same kernels.
+fn compute_tasks(ctx: &Context, base: &Baseline) -> Result<()> {
+    for iters in [500i32, 5_000, 25_000] {
+        let task = base.task_time(iters, 200)?;
+        let n = if quick() { 200 } else { 2_000 };
+        let stream = base.plain_launches(n, Some(iters))? / n as f64;
+        let graph = base.graph(n, 1, Some(iters))? / n as f64;
+        let mut sched = Scheduler::start(ctx, Config::default())?;
+        let mut p = sched.producers().pop().expect("one ring");
+        let begin = Instant::now();
+        for i in 0..n {
+            let t = p.submit(Task::compute(i as i64, iters))?;
+            p.wait(t)?;
+        }
+        let chain = begin.elapsed().as_secs_f64() / n as f64;
+        let tasks: Vec<Task> = (0..n).map(|i| Task::compute(i as i64, iters)).collect();
+        let begin = Instant::now();
+        p.submit_batch(&tasks)?;
+        p.wait_all()?;
+        let independent = begin.elapsed().as_secs_f64() / n as f64;
+        drop(p);
+        sched.stop()?;
+        let us = |s: f64| s * 1e6;
+        println!(
+            "compute task of {:.2} us ({iters} iterations): wall per task: stream of kernels {:.2} us (efficiency {:.2}), \
+             CUDA graph {:.2} us ({:.2}), scheduler dependent chain {:.2} us ({:.2}), scheduler independent {:.3} us \
+             ({:.1} tasks in parallel)",
+            us(task),
+            us(stream),
+            task / stream,
+            us(graph),
+            task / graph,
+            us(chain),
+            task / chain,
+            us(independent),
+            task / independent
+        );
+    }
+    Ok(())
+}
+
+/// Fire-and-forget children: throughput, launch-to-first-instruction latency, and what happens past the
+/// pending-launch limit (2048).
+fn children(ctx: &Context) -> Result<()> {
+    for (label, n, iters, cap) in
+        [("short children", 4_000usize, 100, 1024u32), ("past the limit", 6_000, 200_000, 6_000)]
+    {
+        let config = Config { reserve_sms: 32, child_cap: cap, ring_capacity: 1 << 13, ..Config::default() };
+        let mut sched = Scheduler::start(ctx, config)?;
+        let mut p = sched.producers().pop().expect("one ring");
+        let tasks: Vec<Task> = (0..n).map(|i| Task::child(i as i64 * 2, 1, iters)).collect();
+        let begin = Instant::now();
+        p.submit_batch(&tasks)?;
+        p.wait_all()?;
+        let seconds = begin.elapsed().as_secs_f64();
+        drop(p);
+        let f = sched.stop()?;
+        let s = &f.stats;
+        let mean = if s.child_started > 0 { s.child_latency_sum_ns as f64 / s.child_started as f64 } else { 0.0 };
+        println!(
+            "children ({label}, {n} tasks of 1 block x {iters} iterations, cap {cap}): {:.3e} tasks/s, {} launched, \
+             {} inline (cap reached or launch refused), launch-to-first-instruction mean {:.1} us, max {:.1} us",
+            n as f64 / seconds,
+            s.child_launched,
+            s.child_inline,
+            mean * 1e-3,
+            s.child_latency_max_ns as f64 * 1e-3
+        );
+    }
+    Ok(())
+}

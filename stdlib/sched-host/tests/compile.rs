@@ -1,0 +1,64 @@
+//! stdlib/sched/sched.sk through the front end and NVRTC (relocatable device code, sm_90) for every compile-time
+//! variant, without a GPU: the scheduler must be accepted by the convergence analysis, compile, and keep its
+//! kernels free of register spills. Needs NVRTC (as `scripts/test.sh`).
+
+use skc_nvrtc::{compile, CompileOptions};
+use skc_sched::{program, Config, QueueKind};
+
+fn variants() -> Vec<(&'static str, Config)> {
+    vec![
+        ("ticket", Config::default()),
+        ("cas", Config { queue: QueueKind::Cas, ..Config::default() }),
+        ("ticket+history", Config { history: 1 << 16, ..Config::default() }),
+        ("cas+history", Config { queue: QueueKind::Cas, history: 1 << 16, ..Config::default() }),
+    ]
+}
+
+#[test]
+fn every_variant_compiles_without_spills() {
+    for (name, config) in variants() {
+        let program = program(&config).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for kernel in ["sched_main", "sched_child", "sched_empty", "sched_compute"] {
+            assert!(program.kernel(kernel).is_some(), "{name}: no kernel {kernel}");
+        }
+        let options = CompileOptions { relocatable: true, ..CompileOptions::for_arch("sm_90") };
+        let out = compile(&program.cuda_source, "sched.cu", &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for r in out.resources.iter().filter(|r| r.is_entry) {
+            assert_eq!((r.spill_store_bytes, r.spill_load_bytes), (0, 0), "{name}: {} spills: {:?}", r.name, r);
+        }
+        let report: Vec<String> = out
+            .resources
+            .iter()
+            .map(|r| {
+                format!("{} regs {} stack {} spills {}", r.name, r.registers, r.stack_frame_bytes, r.spill_store_bytes)
+            })
+            .collect();
+        eprintln!("{name}:\n  {}", report.join("\n  "));
+        let main = out.resources.iter().find(|r| r.name.contains("sched_main")).expect("sched_main in the report");
+        // Eight warps of 256 threads must fit at least one block per SM (64K registers).
+        assert!(main.registers <= 255, "{name}: sched_main uses {} registers", main.registers);
+    }
+}
+
+#[test]
+fn the_variants_differ_only_where_they_should() {
+    let ticket = program(&Config::default()).unwrap().cuda_source;
+    let cas = program(&Config { queue: QueueKind::Cas, ..Config::default() }).unwrap().cuda_source;
+    assert_ne!(ticket, cas, "queue_cas must change the emitted code");
+    // The CAS variant takes positions with a 64-bit compare-and-swap; the ticket variant has none there.
+    assert!(cas.contains("__nv_atomic_compare_exchange_n"), "the CAS variant uses CAS");
+}
+
+#[test]
+fn the_records_match_the_host_layout() {
+    let source = program(&Config::default()).unwrap().cuda_source;
+    // Field order and types of `task` and `hrec` as layout.rs declares them (32 bytes each, no padding).
+    let task = source.find("struct task").expect("task record emitted");
+    let body = &source[task..task + source[task..].find('}').unwrap()];
+    let fields: Vec<&str> = body.lines().skip(1).map(str::trim).filter(|l| !l.is_empty()).collect();
+    assert_eq!(
+        fields,
+        ["int kind;", "int arg;", "int aux;", "int pad;", "long long id;", "unsigned long long ret;"],
+        "{body}"
+    );
+}
