@@ -22,6 +22,11 @@ pub enum RuntimeError {
     Frontend { file: String, error_count: usize, rendered: String },
     /// NVRTC could not be loaded or rejected the generated CUDA C.
     Nvrtc { module: String, source: NvrtcError },
+    /// The program launches kernels from the device but `libcudadevrt.a` (the device runtime it must be linked
+    /// with) was not found; `searched` lists the files and folders looked at.
+    DeviceRuntimeMissing { module: String, searched: Vec<String> },
+    /// The driver's linker failed to link a program with the device runtime (`log` is the linker's error log).
+    Link { module: String, call: &'static str, code: String, log: String },
     /// A file could not be read.
     Io { path: PathBuf, source: std::io::Error },
     /// The module has no kernel of this name.
@@ -110,6 +115,21 @@ impl fmt::Display for RuntimeError {
                 write!(f, "{file} has {error_count} error{plural}:\n{}", rendered.trim_end())
             }
             RuntimeError::Nvrtc { module, source } => write!(f, "cannot compile `{module}`: {source}"),
+            RuntimeError::DeviceRuntimeMissing { module, searched } => write!(
+                f,
+                "`{module}` launches kernels from the device and must be linked with the CUDA device runtime \
+                 (libcudadevrt.a), which was not found. Looked in: {}. Set {} to the file (or its folder), set \
+                 CUDA_PATH to a CUDA toolkit, or install the `nvidia-cuda-runtime` wheel (nvidia/cu13/lib)",
+                searched.join("; "),
+                skc_nvrtc::DEVRT_PATH_ENV
+            ),
+            RuntimeError::Link { module, call, code, log } => {
+                write!(f, "cannot link `{module}` with the device runtime: {code} from {call}")?;
+                if !log.is_empty() {
+                    write!(f, ":\n{log}")?;
+                }
+                Ok(())
+            }
             RuntimeError::Io { path, source } => write!(f, "cannot read {}: {source}", path.display()),
             RuntimeError::NoSuchKernel { module, kernel, available } => write!(
                 f,

@@ -13,7 +13,8 @@
 //!
 //! Layout: `context` (device, streams, timers), `buffer` (device memory and copies), `program` (front end,
 //! emitter and NVRTC, no GPU needed), `module` (loading), `kernel` (arguments and launches), `check` (the launch
-//! checks, pure), `config` (geometry and declared lengths), `signature` and `scalar` (the launch interface),
+//! checks, pure), `link` (linking programs that launch kernels from the device with the device runtime), `config`
+//! (geometry and declared lengths), `signature` and `scalar` (the launch interface),
 //! `error` (the one error type).
 
 mod buffer;
@@ -22,6 +23,7 @@ mod config;
 mod context;
 mod error;
 mod kernel;
+mod link;
 mod module;
 mod program;
 mod scalar;
@@ -32,6 +34,7 @@ pub use config::{Dim3, Extent, LaunchConfig};
 pub use context::{Context, DeviceInfo, GpuTimer, Stream};
 pub use error::{Result, RuntimeError};
 pub use kernel::{Arg, Call, Kernel};
+pub use link::LinkInput;
 pub use module::{CompileReport, Module};
 pub use program::{Program, COMPILER_VERSION};
 pub use scalar::{DeviceScalar, ScalarType, ScalarValue};

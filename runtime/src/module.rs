@@ -30,6 +30,9 @@ pub struct CompileReport {
     /// Registers, spills and shared memory of each kernel, from ptxas.
     pub resources: Vec<KernelResources>,
     pub ptx: String,
+    /// For a program that launches kernels from the device: the `libcudadevrt.a` it was linked with, and what the
+    /// linker was given (the relocatable CUBIN, or the PTX if the linker refused it).
+    pub device_runtime: Option<(std::path::PathBuf, crate::link::LinkInput)>,
 }
 
 pub(crate) struct ModuleInner {
@@ -61,12 +64,27 @@ impl Module {
         Module::from_program(ctx, Program::from_cuda(name, cuda_source, kernels))
     }
 
-    /// Compiles a program for the device's architecture (a CUBIN, no JIT) and loads it.
+    /// Compiles a program for the device's architecture (a CUBIN, no JIT) and loads it. A program that launches
+    /// kernels from the device is first linked with the device runtime (`libcudadevrt.a`, found by
+    /// `skc_nvrtc::find_cudadevrt`: `SKC_CUDADEVRT`, `CUDA_PATH`, `/usr/local/cuda/lib64`, the wheels).
     pub fn from_program(ctx: &Context, program: Program) -> Result<Module> {
         let arch = ctx.device().arch.clone();
         let output = program.compile(&arch)?;
-        let cuda =
-            ctx.cuda().load_module(Ptx::from_binary(output.cubin)).map_err(|e| ctx.error("cuModuleLoadData", e))?;
+        let (image, device_runtime) = if program.needs_device_runtime {
+            let devrt = skc_nvrtc::find_cudadevrt().map_err(|e| match e {
+                skc_nvrtc::NvrtcError::DeviceRuntimeNotFound { searched } => {
+                    RuntimeError::DeviceRuntimeMissing { module: program.name.clone(), searched }
+                }
+                other => RuntimeError::Nvrtc { module: program.name.clone(), source: other },
+            })?;
+            ctx.cuda().bind_to_thread().map_err(|e| ctx.error("cuCtxSetCurrent", e))?;
+            let (image, input) =
+                crate::link::link_with_device_runtime(&program.name, &output.cubin, &output.ptx, &devrt)?;
+            (image, Some((devrt, input)))
+        } else {
+            (output.cubin, None)
+        };
+        let cuda = ctx.cuda().load_module(Ptx::from_binary(image)).map_err(|e| ctx.error("cuModuleLoadData", e))?;
         let report = CompileReport {
             arch,
             cache_hit: output.cache_hit,
@@ -74,6 +92,7 @@ impl Module {
             log: output.log,
             resources: output.resources,
             ptx: output.ptx,
+            device_runtime,
         };
         Ok(Module { inner: Arc::new(ModuleInner { ctx: ctx.clone(), program, cuda, report }) })
     }

@@ -21,6 +21,9 @@ pub struct Program {
     pub name: String,
     pub cuda_source: String,
     pub kernels: Vec<KernelSignature>,
+    /// Does the code launch kernels from the device (`launch`)? Then it is compiled as relocatable device code
+    /// and linked with the device runtime (`libcudadevrt.a`) when loaded.
+    pub needs_device_runtime: bool,
 }
 
 impl Program {
@@ -60,13 +63,25 @@ impl Program {
 
     /// Hand-written CUDA C with the signatures of its `extern "C"` kernels.
     pub fn from_cuda(name: &str, cuda_source: &str, kernels: Vec<KernelSignature>) -> Program {
-        Program { name: name.to_string(), cuda_source: cuda_source.to_string(), kernels }
+        Program { name: name.to_string(), cuda_source: cuda_source.to_string(), kernels, needs_device_runtime: false }
+    }
+
+    /// Marks hand-written CUDA C as launching kernels from the device (compiled relocatable, linked with the device
+    /// runtime when loaded).
+    pub fn with_device_runtime(mut self) -> Program {
+        self.needs_device_runtime = true;
+        self
     }
 
     /// Compiles to PTX and a CUBIN for `arch` (`sm_90`) with NVRTC, through the on-disk cache (`SKC_CACHE_DIR`).
-    /// Line tables are included so compute-sanitizer and profilers point at `.sk` lines.
+    /// Line tables are included so compute-sanitizer and profilers point at `.sk` lines. A program that needs the
+    /// device runtime is compiled relocatable: its CUBIN is then an object to link (see `Module::from_program`).
     pub fn compile(&self, arch: &str) -> Result<CompileOutput> {
-        let options = CompileOptions { line_info: true, ..CompileOptions::for_arch(arch) };
+        let options = CompileOptions {
+            line_info: true,
+            relocatable: self.needs_device_runtime,
+            ..CompileOptions::for_arch(arch)
+        };
         let cache = Cache::from_env();
         skc_nvrtc::compile_cached(&self.cuda_source, &self.name, &options, cache.as_ref(), COMPILER_VERSION)
             .map_err(|source| RuntimeError::Nvrtc { module: self.name.clone(), source })
@@ -81,7 +96,12 @@ fn emit(name: &str, checked: &skc_core::Checked) -> Result<Program> {
     use skc_core::codegen::{emit_cuda, EmitOptions};
     let output = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
     let kernels = output.kernels.iter().map(|k| crate::signature::from_codegen(k, &output.records)).collect();
-    Ok(Program { name: name.to_string(), cuda_source: output.source, kernels })
+    Ok(Program {
+        name: name.to_string(),
+        cuda_source: output.source,
+        kernels,
+        needs_device_runtime: output.needs_device_runtime,
+    })
 }
 
 /// Finds opened modules: `m.sk` or `M.sk` next to the importing file, then in `$SKC_STDLIB`.

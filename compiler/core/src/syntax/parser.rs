@@ -193,9 +193,10 @@ impl<'a> Parser<'a> {
         self.peek() == Token::Ident && self.peek_text() == name
     }
 
-    /// `kernel name ...` in column 0 (`kernel` is a keyword only there, so Sarek code may name a kernel `kernel`).
+    /// `kernel name ...` or `kernel[@...] name ...` in column 0 (`kernel` is a keyword only there, so Sarek code may
+    /// name a kernel `kernel`).
     fn at_native_kernel(&self) -> bool {
-        self.at_ident("kernel") && self.peek_at(1) == Token::Ident && {
+        self.at_ident("kernel") && matches!(self.peek_at(1), Token::Ident | Token::LAttribute) && {
             let start = self.current().start as usize;
             start == 0 || self.text.as_bytes()[start - 1] == b'\n'
         }
