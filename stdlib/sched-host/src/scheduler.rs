@@ -70,7 +70,7 @@ impl Default for Config {
             history: 0,
             count_ids: 0,
             block_warps: 8,
-            blocks_per_sm: None,
+            blocks_per_sm: Some(2),
             reserve_sms: 0,
             child_cap: 1024,
             pending_launch_limit: None,
@@ -157,6 +157,7 @@ pub struct Scheduler {
     producers: Option<Vec<Producer>>,
     config: Config,
     started: Instant,
+    cooperative: bool,
     /// Blocks launched and threads per block.
     pub grid: u32,
     pub block: u32,
@@ -230,6 +231,7 @@ impl Scheduler {
             producers: None,
             config,
             started: Instant::now(),
+            cooperative: false,
             grid,
             block,
         };
@@ -282,19 +284,31 @@ impl Scheduler {
             &mut p_sink as *mut u64 as *mut c_void,
         ];
         self.started = Instant::now();
+        let (f, grid, block) = (main.cu_function(), (self.grid, 1, 1), (self.block, 1, 1));
         // SAFETY: the parameters match sched_main's signature (checked by the NVRTC test's signature check);
         // every buffer outlives the kernel (freed only after it has exited).
-        unsafe {
-            result::launch_cooperative_kernel(
-                main.cu_function(),
-                (self.grid, 1, 1),
-                (self.block, 1, 1),
-                0,
-                self.stream,
-                &mut params,
-            )
+        let cooperative = unsafe { result::launch_cooperative_kernel(f, grid, block, 0, self.stream, &mut params) };
+        match cooperative {
+            Ok(()) => {
+                self.cooperative = true;
+                Ok(())
+            }
+            // The driver may refuse a cooperative launch of relocatable code that launches children; the grid is
+            // sized to be resident either way, and nothing else runs on the device while the scheduler starts.
+            Err(e)
+                if e.0 == sys::CUresult::CUDA_ERROR_NOT_SUPPORTED || e.0 == sys::CUresult::CUDA_ERROR_INVALID_VALUE =>
+            {
+                // SAFETY: as above.
+                unsafe { result::launch_kernel(f, grid, block, 0, self.stream, &mut params) }
+                    .map_err(|e| SchedError::cuda("cuLaunchKernel", MAIN_KERNEL, e))
+            }
+            Err(e) => Err(SchedError::cuda("cuLaunchCooperativeKernel", MAIN_KERNEL, e)),
         }
-        .map_err(|e| SchedError::cuda("cuLaunchCooperativeKernel", MAIN_KERNEL, e))
+    }
+
+    /// Whether the kernel was launched cooperatively (the driver guarantees that every block is resident).
+    pub fn cooperative(&self) -> bool {
+        self.cooperative
     }
 
     /// One producer per ring, to move into the threads that submit. Only the first call returns them.

@@ -71,6 +71,14 @@ fn smoke(ctx: &Context) -> Result<()> {
 
 fn bench(ctx: &Context) -> Result<()> {
     println!("device: {} ({} SMs)", ctx.device().name, ctx.device().multiprocessors);
+    let probe = Scheduler::start(ctx, Config::default())?;
+    println!(
+        "scheduler: grid {} blocks of {} threads (one scheduler warp each), cooperative launch: {}",
+        probe.grid,
+        probe.block,
+        probe.cooperative()
+    );
+    probe.stop()?;
     let base = Baseline::new(ctx)?;
     let (graph_rate, plain_rate) = launch_baselines(&base)?;
     host_injected(ctx, graph_rate, plain_rate)?;
@@ -93,7 +101,7 @@ fn launch_baselines(base: &Baseline) -> Result<(f64, f64)> {
 
 /// Host-injected empty tasks per second with 1 and 4 producer threads.
 fn host_injected(ctx: &Context, graph_rate: f64, plain_rate: f64) -> Result<()> {
-    let per_producer: usize = if quick() { 1 << 20 } else { 1 << 23 };
+    let per_producer: usize = if quick() { 1 << 20 } else { 1 << 22 };
     for rings in [1usize, 4] {
         for batch in [32usize, 256] {
             let config = Config { rings, ring_capacity: 1 << 14, ..Config::default() };
