@@ -293,10 +293,16 @@ impl Scheduler {
                 self.cooperative = true;
                 Ok(())
             }
-            // The driver may refuse a cooperative launch of relocatable code that launches children; the grid is
-            // sized to be resident either way, and nothing else runs on the device while the scheduler starts.
+            // The driver refuses a cooperative launch of a kernel that launches children (measured on an H200 with
+            // driver 580: CUDA_ERROR_NOT_PERMITTED). The grid is sized by the occupancy query to be resident either
+            // way, and nothing else runs on the device while the scheduler starts, so every block is scheduled.
             Err(e)
-                if e.0 == sys::CUresult::CUDA_ERROR_NOT_SUPPORTED || e.0 == sys::CUresult::CUDA_ERROR_INVALID_VALUE =>
+                if matches!(
+                    e.0,
+                    sys::CUresult::CUDA_ERROR_NOT_PERMITTED
+                        | sys::CUresult::CUDA_ERROR_NOT_SUPPORTED
+                        | sys::CUresult::CUDA_ERROR_INVALID_VALUE
+                ) =>
             {
                 // SAFETY: as above.
                 unsafe { result::launch_kernel(f, grid, block, 0, self.stream, &mut params) }
