@@ -32,8 +32,9 @@ impl Task {
         Task { kind: K_COMPUTE, arg: iters, id, ..Task::default() }
     }
 
-    /// Device-side producer: enqueues `count` compute tasks of `iters` iterations, ids `id + 1 ..= id + count`
-    /// (running a batch inline when the device queue is full). Also how a large task is tiled over the workers.
+    /// Device-side producer: enqueues `count` compute tasks of `iters` iterations (empty tasks when `iters` is 0),
+    /// ids `id + 1 ..= id + count` (running a batch inline when the device queue is full). Also how a large task
+    /// is tiled over the workers.
     pub fn spawn(id: i64, count: i32, iters: i32) -> Task {
         Task { kind: K_SPAWN, arg: count, aux: iters, id, ..Task::default() }
     }

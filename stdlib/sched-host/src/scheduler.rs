@@ -56,6 +56,8 @@ pub struct Config {
     pub pending_launch_limit: Option<usize>,
     /// Host ring slots in write-combined memory (the host only writes them).
     pub write_combined_slots: bool,
+    /// Longest sleep (ns) of an idle scheduler warp between reads of its ring's tail (`-D poll_idle_ns`).
+    pub poll_idle_ns: u32,
     /// Longest wait for anything the GPU must do (a free ring slot, a completion, the kernel's exit).
     pub timeout: Duration,
 }
@@ -75,6 +77,7 @@ impl Default for Config {
             child_cap: 1024,
             pending_launch_limit: None,
             write_combined_slots: true,
+            poll_idle_ns: 256,
             timeout: Duration::from_secs(20),
         }
     }
@@ -183,6 +186,7 @@ pub fn program(config: &Config) -> Result<Program> {
         ("queue_cas".to_string(), (config.queue == QueueKind::Cas).to_string()),
         ("record_history".to_string(), (config.history > 0).to_string()),
         ("block_warps".to_string(), config.block_warps.to_string()),
+        ("poll_idle_ns".to_string(), format!("{}u", config.poll_idle_ns)),
     ];
     Ok(Program::from_source_with_defines(&path.display().to_string(), &text, &defines)?)
 }
@@ -208,7 +212,9 @@ impl Scheduler {
     /// Compiles (cached), allocates and launches the scheduler.
     pub fn start(ctx: &Context, config: Config) -> Result<Scheduler> {
         check_config(&config)?;
-        let module = Module::from_program(ctx, program(&config)?)?;
+        let program = program(&config)?;
+        let module_needs_devrt = program.needs_device_runtime;
+        let module = Module::from_program(ctx, program)?;
         let main = module.kernel(MAIN_KERNEL)?.cuda_function().clone();
         ctx.cuda().bind_to_thread().map_err(|e| SchedError::cuda("cuCtxSetCurrent", MAIN_KERNEL, e))?;
         if let Some(limit) = config.pending_launch_limit {
@@ -235,12 +241,16 @@ impl Scheduler {
             grid,
             block,
         };
-        scheduler.launch(&main)?;
+        scheduler.launch(&main, module_needs_devrt)?;
         scheduler.producers = Some((0..scheduler.config.rings).map(|r| Producer::new(rings.clone(), r)).collect());
         Ok(scheduler)
     }
 
-    fn launch(&mut self, main: &CudaFunction) -> Result<()> {
+    /// Launches cooperatively, except code that launches children: the driver refuses a cooperative launch of
+    /// it (measured on an H200 with driver 580: CUDA_ERROR_NOT_PERMITTED). The grid is sized by the occupancy
+    /// query to be resident either way, and nothing else runs on the device while the scheduler starts, so
+    /// every block is scheduled at once.
+    fn launch(&mut self, main: &CudaFunction, device_runtime: bool) -> Result<()> {
         let d = self.device.as_ref().expect("device memory lives until stop");
         let r = &self.rings;
         let c = &self.config;
@@ -287,29 +297,15 @@ impl Scheduler {
         let (f, grid, block) = (main.cu_function(), (self.grid, 1, 1), (self.block, 1, 1));
         // SAFETY: the parameters match sched_main's signature (checked by the NVRTC test's signature check);
         // every buffer outlives the kernel (freed only after it has exited).
-        let cooperative = unsafe { result::launch_cooperative_kernel(f, grid, block, 0, self.stream, &mut params) };
-        match cooperative {
-            Ok(()) => {
-                self.cooperative = true;
-                Ok(())
-            }
-            // The driver refuses a cooperative launch of a kernel that launches children (measured on an H200 with
-            // driver 580: CUDA_ERROR_NOT_PERMITTED). The grid is sized by the occupancy query to be resident either
-            // way, and nothing else runs on the device while the scheduler starts, so every block is scheduled.
-            Err(e)
-                if matches!(
-                    e.0,
-                    sys::CUresult::CUDA_ERROR_NOT_PERMITTED
-                        | sys::CUresult::CUDA_ERROR_NOT_SUPPORTED
-                        | sys::CUresult::CUDA_ERROR_INVALID_VALUE
-                ) =>
-            {
-                // SAFETY: as above.
-                unsafe { result::launch_kernel(f, grid, block, 0, self.stream, &mut params) }
-                    .map_err(|e| SchedError::cuda("cuLaunchKernel", MAIN_KERNEL, e))
-            }
-            Err(e) => Err(SchedError::cuda("cuLaunchCooperativeKernel", MAIN_KERNEL, e)),
+        if device_runtime {
+            return unsafe { result::launch_kernel(f, grid, block, 0, self.stream, &mut params) }
+                .map_err(|e| SchedError::cuda("cuLaunchKernel", MAIN_KERNEL, e));
         }
+        // SAFETY: as above.
+        unsafe { result::launch_cooperative_kernel(f, grid, block, 0, self.stream, &mut params) }
+            .map_err(|e| SchedError::cuda("cuLaunchCooperativeKernel", MAIN_KERNEL, e))?;
+        self.cooperative = true;
+        Ok(())
     }
 
     /// Whether the kernel was launched cooperatively (the driver guarantees that every block is resident).
