@@ -9,6 +9,7 @@ pub struct Task {
     pub kind: i32,
     pub arg: i32,
     pub aux: i32,
+    /// 0 from the host; the scheduler counts here how often a worker handed the task back to the queue.
     pub pad: i32,
     /// The task's id; spawn and child tasks also use ids `id + 1 ..= id + arg` for the tasks or tiles they make.
     pub id: i64,

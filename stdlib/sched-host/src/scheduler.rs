@@ -86,7 +86,7 @@ impl Default for Config {
 /// Counters the kernel kept, read after it exited.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
-    /// Tasks dequeued and run (or handed to a child) by workers.
+    /// Tasks dequeued by workers (a task handed back to the queue is dequeued again).
     pub executed: u64,
     /// Spawned tasks run inline because the device queue was full.
     pub spawn_inline: u64,
