@@ -322,6 +322,14 @@ impl Checker<'_> {
         if builtin.warp_uniform_args {
             self.check_named_barrier_constants(args);
         }
+        if builtin.orders_memory
+            && !builtin.writes_first_arg
+            && matches!(builtin.params.first(), Some(SigType::ArrayOf(..)))
+        {
+            if let Some(first) = args.first() {
+                self.note_atomic_load(*first);
+            }
+        }
         if builtin.writes_first_arg {
             if let (Some(first), Some(found)) = (args.first(), found.first()) {
                 self.check_array_writable(*first, found);
