@@ -69,6 +69,10 @@ impl Checker<'_> {
             Some(Named::Builtin(builtin)) if builtin.params.is_empty() => {
                 self.instantiate(builtin.ret, &mut Slots::new())
             }
+            Some(Named::Builtin(builtin)) if builtin.params.first() == Some(&SigType::Kernel) => {
+                self.report_launch_arity(path, 0);
+                Type::Error
+            }
             Some(Named::Builtin(builtin)) => {
                 let help = format!("call it: `{} {}`", path.display(), self.placeholder_args(builtin.params.len()));
                 self.report_arity(path, builtin.params.len(), 0, None, Some(help));
