@@ -25,7 +25,7 @@ done
 # The GPU test targets' executables, by target name (`gpu`, `gpu_examples`).
 python3 - "$tests_json" "$DEST/bin" <<'PY'
 import json, shutil, sys
-wanted = {"gpu", "gpu_examples", "wrappers"}
+wanted = {"gpu", "gpu_sched", "gpu_examples", "wrappers"}
 found = set()
 for line in open(sys.argv[1]):
     msg = json.loads(line)

@@ -47,6 +47,10 @@ step() {
 } | tee -a "$SUMMARY"
 
 step "tests: runtime" "$BIN/gpu" --test-threads=1
+# Device-side launch (linked with libcudadevrt), ordered atomics, a named barrier; memcheck over them too
+# (synccheck is left out: it reports the named barriers of warp-specialised kernels as false positives).
+step "tests: scheduler language" "$BIN/gpu_sched" --test-threads=1
+step "sanitizer memcheck: gpu_sched" compute-sanitizer --tool memcheck --error-exitcode 99 "$BIN/gpu_sched" --test-threads=1
 step "tests: examples" "$BIN/gpu_examples" --test-threads=1
 step "tests: typed wrappers" "$BIN/wrappers" --test-threads=1
 

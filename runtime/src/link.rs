@@ -3,7 +3,7 @@
 //! cudarc bindings: cudarc wraps no linker) joins it with `libcudadevrt.a` into an image the driver can load.
 
 use std::ffi::{c_char, c_uint, c_void, CString};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use cudarc::driver::sys::{self, CUjitInputType, CUjit_option, CUlinkState, CUresult};
 
@@ -117,6 +117,17 @@ impl Linker {
     }
 }
 
+/// `libcudadevrt.a` for module `module`, from `candidates` (files or folders; see
+/// `skc_nvrtc::devrt_candidates`): `RuntimeError::DeviceRuntimeMissing` lists them all when none has it.
+pub fn find_device_runtime(module: &str, candidates: &[PathBuf]) -> Result<PathBuf> {
+    skc_nvrtc::find_cudadevrt_in(candidates).map_err(|e| match e {
+        skc_nvrtc::NvrtcError::DeviceRuntimeNotFound { searched } => {
+            RuntimeError::DeviceRuntimeMissing { module: module.to_string(), searched }
+        }
+        other => RuntimeError::Nvrtc { module: module.to_string(), source: other },
+    })
+}
+
 /// Links a relocatable program with the device runtime `devrt` (the context must be current on this thread): its
 /// CUBIN object if the linker takes it, else its PTX.
 pub fn link_with_device_runtime(module: &str, cubin: &[u8], ptx: &str, devrt: &Path) -> Result<(Vec<u8>, LinkInput)> {
@@ -146,5 +157,25 @@ pub fn link_with_device_runtime(module: &str, cubin: &[u8], ptx: &str, devrt: &P
             Err(second) => Err(error(second)),
         },
         Err(other) => Err(error(other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_device_runtime_is_a_typed_error_naming_the_module_and_the_places() {
+        let places = [PathBuf::from("/nonexistent/cuda/lib64"), PathBuf::from("/nonexistent/wheel/nvidia/cu13/lib")];
+        let error = find_device_runtime("sched.sk", &places).unwrap_err();
+        assert!(
+            matches!(&error, RuntimeError::DeviceRuntimeMissing { module, searched }
+            if module == "sched.sk" && searched.len() == 2),
+            "{error:?}"
+        );
+        let text = error.to_string();
+        for expected in ["sched.sk", "libcudadevrt.a", "/nonexistent/cuda/lib64", skc_nvrtc::DEVRT_PATH_ENV] {
+            assert!(text.contains(expected), "`{expected}` missing from: {text}");
+        }
     }
 }

@@ -71,12 +71,7 @@ impl Module {
         let arch = ctx.device().arch.clone();
         let output = program.compile(&arch)?;
         let (image, device_runtime) = if program.needs_device_runtime {
-            let devrt = skc_nvrtc::find_cudadevrt().map_err(|e| match e {
-                skc_nvrtc::NvrtcError::DeviceRuntimeNotFound { searched } => {
-                    RuntimeError::DeviceRuntimeMissing { module: program.name.clone(), searched }
-                }
-                other => RuntimeError::Nvrtc { module: program.name.clone(), source: other },
-            })?;
+            let devrt = crate::link::find_device_runtime(&program.name, &skc_nvrtc::devrt_candidates())?;
             ctx.cuda().bind_to_thread().map_err(|e| ctx.error("cuCtxSetCurrent", e))?;
             let (image, input) =
                 crate::link::link_with_device_runtime(&program.name, &output.cubin, &output.ptx, &devrt)?;

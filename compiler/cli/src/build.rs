@@ -120,7 +120,7 @@ fn nvrtc_compile(
     codegen: &CodegenArgs,
     cubin: bool,
 ) -> Result<CompileOutput, ExitCode> {
-    let options = nvrtc_options(codegen, cubin);
+    let options = CompileOptions { relocatable: cuda.needs_device_runtime, ..nvrtc_options(codegen, cubin) };
     let cache = if codegen.no_cache { None } else { Cache::from_env() };
     let mut search = skc_nvrtc::LibrarySearch::from_env();
     if let Some(path) = &codegen.nvrtc {
@@ -166,6 +166,9 @@ pub fn build(args: &BuildArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     print_resources(&built, &args.codegen, args.frontend.message_format);
+    if built.cuda.needs_device_runtime && args.frontend.message_format != MessageFormat::Json {
+        print_device_runtime_note(args);
+    }
     let warnings = spill_warnings(&built);
     print_diagnostics(&warnings, &built.checked.sources, args.frontend.message_format, args.frontend.color);
     if args.frontend.deny_warnings && !warnings.is_empty() {
@@ -191,6 +194,27 @@ pub fn emit(args: &EmitArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// A program that launches kernels from the device was compiled as relocatable device code: its CUBIN is an object
+/// that must still be linked with the device runtime, which the runtime (`skc_runtime::Module`) does when it loads
+/// the program. Says so, and whether this machine has the library.
+fn print_device_runtime_note(args: &BuildArgs) {
+    let stem = args.file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "program".into());
+    println!(
+        "note: `{}` launches kernels from the device: compiled as relocatable device code (--relocatable-device-code=true).",
+        args.file.display()
+    );
+    if args.emit.contains(&Artifact::Cubin) {
+        println!(
+            "note: {stem}.cubin is an unlinked object; link it with libcudadevrt.a (the driver's cuLink*, or nvlink) \
+             before loading. skc-runtime's Module does this itself."
+        );
+    }
+    match skc_nvrtc::find_cudadevrt() {
+        Ok(path) => println!("note: the device runtime to link with: {}", path.display()),
+        Err(error) => println!("note: {error}"),
+    }
 }
 
 fn write_artifacts(built: &Built, args: &BuildArgs) -> Result<(), String> {

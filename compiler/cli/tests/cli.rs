@@ -205,3 +205,29 @@ fn missing_nvrtc_is_one_clear_message() {
     assert!(err.contains("nvidia-cuda-nvrtc"), "the message says how to install NVRTC: {err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// A program that launches kernels from the device builds as relocatable code; `skc build` says the CUBIN is an
+/// unlinked object and where the device runtime is (or that it is missing, naming the places it looked).
+#[test]
+fn build_explains_relocatable_programs() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let out = temp_dir("rdc");
+    let missing = out.join("no-such-libcudadevrt.a");
+    let o = Command::new(env!("CARGO_BIN_EXE_skc"))
+        .args(["build", &repo("tests/ui/sched/ok_launch.sk"), "-o", &out.display().to_string()])
+        .env("SKC_CUDADEVRT", &missing)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.lines().any(|l| l.starts_with("parent ")), "resources of a relocatable build:\n{text}");
+    assert!(text.contains("relocatable device code"), "{text}");
+    assert!(text.contains("ok_launch.cubin is an unlinked object"), "{text}");
+    assert!(
+        text.contains("the device runtime to link with") || text.contains(&missing.display().to_string()),
+        "the note names the library or the places searched:\n{text}"
+    );
+    assert!(out.join("ok_launch.cubin").exists());
+}

@@ -156,6 +156,10 @@ pub struct KernelParamInfo {
     /// Does the kernel (or a function it calls) write through it? Vectors never written are emitted
     /// `const __restrict__` and their loads may be uniform (see the convergence rules).
     pub written: bool,
+    /// Does the kernel (or a function it calls) load from it with an ordered atomic (`atomic_load_acquire_*`)?
+    /// Then other threads or the host change it while the kernel runs: its contents are thread-varying for the
+    /// convergence analysis, though the kernel itself never writes it.
+    pub loaded_atomically: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

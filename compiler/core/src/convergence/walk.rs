@@ -90,7 +90,8 @@ impl<'a> Walker<'a> {
     // --- entry points -----------------------------------------------------------------------------------
 
     /// Analyses a kernel: scalar parameters are uniform; a vector's contents are uniform only if the kernel never
-    /// writes it (vector parameters are `__restrict__`: they do not alias).
+    /// writes it (vector parameters are `__restrict__`: they do not alias) and never loads it with an ordered atomic
+    /// (which says that others change it while the kernel runs).
     pub fn kernel(&mut self, kernel: usize) {
         let info = &self.types.kernels[kernel];
         let body = match &self.module.items[info.item] {
@@ -98,7 +99,7 @@ impl<'a> Walker<'a> {
             _ => return,
         };
         for param in &info.params {
-            let value = if matches!(param.ty, Type::Vector(_)) && param.written {
+            let value = if matches!(param.ty, Type::Vector(_)) && (param.written || param.loaded_atomically) {
                 let span = self.types.local(param.local).span;
                 self.facts.value(Uniformity::ThreadVarying, OriginKind::SharedLoad(param.local), span, None)
             } else {

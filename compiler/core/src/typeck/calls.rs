@@ -69,6 +69,10 @@ impl Checker<'_> {
             Some(Named::Builtin(builtin)) if builtin.params.is_empty() => {
                 self.instantiate(builtin.ret, &mut Slots::new())
             }
+            Some(Named::Builtin(builtin)) if builtin.params.first() == Some(&SigType::Kernel) => {
+                self.report_launch_arity(path, 0);
+                Type::Error
+            }
             Some(Named::Builtin(builtin)) => {
                 let help = format!("call it: `{} {}`", path.display(), self.placeholder_args(builtin.params.len()));
                 self.report_arity(path, builtin.params.len(), 0, None, Some(help));
@@ -321,6 +325,14 @@ impl Checker<'_> {
         }
         if builtin.warp_uniform_args {
             self.check_named_barrier_constants(args);
+        }
+        if builtin.orders_memory
+            && !builtin.writes_first_arg
+            && matches!(builtin.params.first(), Some(SigType::ArrayOf(..)))
+        {
+            if let Some(first) = args.first() {
+                self.note_atomic_load(*first);
+            }
         }
         if builtin.writes_first_arg {
             if let (Some(first), Some(found)) = (args.first(), found.first()) {

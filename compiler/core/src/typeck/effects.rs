@@ -31,6 +31,8 @@ pub(crate) struct CallEdge {
 pub(crate) struct Effects {
     /// Locals written through (elements or fields).
     pub(crate) written: FxHashSet<LocalId>,
+    /// Locals loaded from with an ordered atomic load (memory that others change while the kernel runs).
+    pub(crate) loaded_atomically: FxHashSet<LocalId>,
     /// `let b = a in`: `b` names the same array as `a`.
     pub(crate) aliases: FxHashMap<LocalId, LocalId>,
     pub(crate) passes: Vec<ArgPass>,
@@ -76,6 +78,13 @@ impl Checker<'_> {
         }
     }
 
+    /// Records that the array behind `target` is read with an ordered atomic load.
+    pub(crate) fn note_atomic_load(&mut self, target: ExprId) {
+        if let Some(local) = self.root_local(target, true) {
+            self.effects.loaded_atomically.insert(local);
+        }
+    }
+
     /// Records `let local = value in` when `value` names another local (so writes through `local` count).
     pub(crate) fn note_alias(&mut self, local: LocalId, value: ExprId) {
         if let Some(original) = self.root_local(value, false) {
@@ -97,7 +106,8 @@ impl Checker<'_> {
         }
     }
 
-    /// Propagates writes through calls until nothing changes, then marks the written kernel parameters.
+    /// Propagates writes (and ordered atomic loads) through calls until nothing changes, then marks the kernel
+    /// parameters.
     pub(crate) fn propagate_writes(&mut self) {
         loop {
             let mut changed = false;
@@ -106,6 +116,9 @@ impl Checker<'_> {
                     self.info.functions.get(pass.callee.0 as usize).and_then(|f| f.params.get(pass.param_index));
                 if callee_param.is_some_and(|p| self.effects.written.contains(p)) {
                     changed |= self.effects.written.insert(pass.local);
+                }
+                if callee_param.is_some_and(|p| self.effects.loaded_atomically.contains(p)) {
+                    changed |= self.effects.loaded_atomically.insert(pass.local);
                 }
             }
             if !changed {
@@ -116,6 +129,7 @@ impl Checker<'_> {
             for param in &mut kernel.params {
                 let is_vector = matches!(self.vars.resolve(&param.ty), crate::types::Type::Vector(_));
                 param.written = is_vector && self.effects.written.contains(&param.local);
+                param.loaded_atomically = is_vector && self.effects.loaded_atomically.contains(&param.local);
             }
         }
     }

@@ -184,6 +184,7 @@ impl<'a> Checker<'a> {
                 ty: self.local_type(*l),
                 local: *l,
                 written: false,
+                loaded_atomically: false,
             })
             .collect();
         if let Some(info) = self.info.kernels.get_mut(id) {
