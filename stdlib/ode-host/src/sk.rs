@@ -206,6 +206,10 @@ pub fn defines(cfg: &Config, options: &Options, system_has_jacobian: bool) -> Ve
         ("fsal_vote".to_string(), options.fsal_vote.to_string()),
         ("trace_len".to_string(), options.trace_len.to_string()),
     ];
+    if !cfg.controller.is_adaptive() {
+        // Fixed steps: h a_ij become immediates (the kernel is compiled per step size anyway: Config is its key).
+        out.push(("fixed_dt".to_string(), format!("{:e}", cfg.dt)));
+    }
     if system_has_jacobian && cfg.jacobian == crate::config::JacobianKind::FiniteDifferences {
         out.push(("has_jacobian".to_string(), "false".to_string()));
     }
