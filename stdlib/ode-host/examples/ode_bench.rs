@@ -9,7 +9,8 @@
 //!
 //! `ode_bench fsal [N]`: the FSAL vote experiment: half the lanes of each warp (the odd ones) integrate a system
 //! that rejects steps at every switch of a square-wave forcing, the other half accept; Tsit5 adaptive with the
-//! warp vote and with the per-thread decision. `ode_bench fsal-once [N]` runs each variant once (for ncu).
+//! warp vote and with the per-thread decision. `ode_bench fsal-once [N]` runs each variant once (for ncu), as
+//! `lorenz-once [N]` and `adaptive-once [N]` run the fixed and adaptive Tsit5 kernels of the sweep.
 //!
 //! cargo run --release -p skc-ode --example ode_bench -- sweep 1024 1048576
 
@@ -167,14 +168,14 @@ fn fsal(ctx: &Context, n: usize, reps: usize) -> Result<()> {
     Ok(())
 }
 
-/// One launch of the fixed-step Tsit5 Lorenz kernel (for ncu's instruction counts).
-fn lorenz_once(ctx: &Context, n: usize) -> Result<()> {
-    let solver =
-        OdeSolver::new(ctx, &system("lorenz.sk"), &matched(Method::Tsit5, ControllerKind::Fixed), &Options::default())?;
+/// One launch of a Tsit5 Lorenz kernel of the sweep, fixed or adaptive (for ncu's counters).
+fn lorenz_once(ctx: &Context, n: usize, controller: ControllerKind) -> Result<()> {
+    let solver = OdeSolver::new(ctx, &system("lorenz.sk"), &matched(Method::Tsit5, controller), &Options::default())?;
     let (y0, rho) = lorenz_inputs(n);
     let t = timed::<f32>(&solver, &y0, &rho, 0)?;
     let steps: u64 = t.solution.attempted.iter().map(|&v| v as u64).sum();
-    println!("{{\"experiment\":\"lorenz-once\",\"n\":{n},\"steps\":{steps}}}");
+    let name = controller.name();
+    println!("{{\"experiment\":\"lorenz-once\",\"controller\":\"{name}\",\"n\":{n},\"steps\":{steps}}}");
     Ok(())
 }
 
@@ -189,7 +190,8 @@ fn main() -> Result<()> {
         Some("sweep") => sweep(&ctx, &numbers(1)?),
         Some("fsal") => fsal(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), 5),
         Some("fsal-once") => fsal(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), 0),
-        Some("lorenz-once") => lorenz_once(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20)),
-        _ => Err("usage: ode_bench sweep N... | fsal [N] | fsal-once [N] | lorenz-once [N]".into()),
+        Some("lorenz-once") => lorenz_once(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), ControllerKind::Fixed),
+        Some("adaptive-once") => lorenz_once(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), ControllerKind::I),
+        _ => Err("usage: ode_bench sweep N... | fsal [N] | fsal-once [N] | lorenz-once [N] | adaptive-once [N]".into()),
     }
 }
