@@ -37,6 +37,9 @@ static dim3 threadIdx{0,0,0}, blockIdx{0,0,0}, blockDim{1,1,1}, gridDim{1,1,1};
 static int __all_sync(unsigned, int p) { return p; }
 static int __any_sync(unsigned, int p) { return p; }
 static unsigned __activemask() { return 1u; }
+// CUDA's reciprocal square roots (the device's float one is within 2 ulps of this).
+static float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static double rsqrt(double x) { return 1.0 / sqrt(x); }
 "#;
 
 const MAIN: &str = r#"
@@ -235,7 +238,7 @@ fn check_build<S: System>(
     params: &[f64],
 ) -> String {
     let (n, np) = (sys.n_states(), sys.n_params());
-    let options = Options { fsal_vote: true, trace_len: TRACE };
+    let options = Options { fsal_vote: true, trace_len: TRACE, ..Options::default() };
     let system = SystemSource::new(systems_dir().join(file));
     let host = run_on_host(cxx, flags, label, &system, cfg, &options, y0, params, n, np);
     let cast = |v: &[f64]| -> Vec<f64> {
