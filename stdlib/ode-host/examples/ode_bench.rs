@@ -64,14 +64,18 @@ fn sweep(ctx: &Context, sizes: &[usize]) -> Result<()> {
     let mut reference_cfg = Config::new(Method::Vern7, 1.0, 1e-3).with_tolerances(1e-12, 1e-12);
     reference_cfg.dt_min = 1e-12;
     let reference_solver = OdeSolver::new(ctx, &lorenz, &reference_cfg, &Options::default())?;
+    // The defaults, and (`-lb6`) ptxas held to 6 blocks of 256 threads per SM (40 registers) as an experiment.
+    let lb6 = Options { min_blocks_per_sm: 6, ..Options::default() };
     let configs = [
-        ("tsit5-fixed", matched(Method::Tsit5, ControllerKind::Fixed)),
-        ("tsit5-adaptive", matched(Method::Tsit5, ControllerKind::I)),
-        ("dp5-adaptive", matched(Method::DormandPrince5, ControllerKind::I)),
+        ("tsit5-fixed", matched(Method::Tsit5, ControllerKind::Fixed), Options::default()),
+        ("tsit5-adaptive", matched(Method::Tsit5, ControllerKind::I), Options::default()),
+        ("dp5-adaptive", matched(Method::DormandPrince5, ControllerKind::I), Options::default()),
+        ("tsit5-fixed-lb6", matched(Method::Tsit5, ControllerKind::Fixed), lb6.clone()),
+        ("tsit5-adaptive-lb6", matched(Method::Tsit5, ControllerKind::I), lb6),
     ];
     let solvers: Vec<(&str, OdeSolver)> = configs
         .iter()
-        .map(|(name, cfg)| Ok((*name, OdeSolver::new(ctx, &lorenz, cfg, &Options::default())?)))
+        .map(|(name, cfg, options)| Ok((*name, OdeSolver::new(ctx, &lorenz, cfg, options)?)))
         .collect::<Result<_>>()?;
     for (name, solver) in &solvers {
         println!(
@@ -137,7 +141,8 @@ fn fsal(ctx: &Context, n: usize, reps: usize) -> Result<()> {
     let y0_64: Vec<f64> = y0[..4 * check].iter().map(|v| *v as f64).collect();
     let p_64: Vec<f64> = params[..3 * check].iter().map(|v| *v as f64).collect();
     for vote in [true, false] {
-        let solver = OdeSolver::new(ctx, &probe, &cfg, &Options { fsal_vote: vote, trace_len: 0 })?;
+        let solver =
+            OdeSolver::new(ctx, &probe, &cfg, &Options { fsal_vote: vote, trace_len: 0, ..Options::default() })?;
         let t = timed::<f32>(&solver, &y0, &params, reps)?;
         let s = &t.solution;
         let class = |odd: usize, v: &[u32]| {
@@ -190,7 +195,9 @@ fn main() -> Result<()> {
         Some("sweep") => sweep(&ctx, &numbers(1)?),
         Some("fsal") => fsal(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), 5),
         Some("fsal-once") => fsal(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), 0),
-        Some("lorenz-once") => lorenz_once(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), ControllerKind::Fixed),
+        Some("lorenz-once") => {
+            lorenz_once(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), ControllerKind::Fixed)
+        }
         Some("adaptive-once") => lorenz_once(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), ControllerKind::I),
         _ => Err("usage: ode_bench sweep N... | fsal [N] | fsal-once [N] | lorenz-once [N] | adaptive-once [N]".into()),
     }

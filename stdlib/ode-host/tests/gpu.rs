@@ -73,7 +73,7 @@ fn compare_gpu<T: Real, S: System>(
 }
 
 fn traced() -> Options {
-    Options { fsal_vote: true, trace_len: TRACE }
+    Options { fsal_vote: true, trace_len: TRACE, ..Options::default() }
 }
 
 #[test]
@@ -185,7 +185,7 @@ fn per_thread_fsal_decision_matches_too() {
     for method in [Method::Tsit5, Method::Kvaerno3] {
         let mut cfg = Config::new(method, 1.0, 1e-3);
         cfg.jacobian = JacobianKind::Analytic;
-        let options = Options { fsal_vote: false, trace_len: TRACE };
+        let options = Options { fsal_vote: false, trace_len: TRACE, ..Options::default() };
         compare_gpu::<f64, _>(&ctx, &Lorenz, "lorenz.sk", &y0, &rho, &cfg, &options);
     }
 }

@@ -1,8 +1,9 @@
 //! One Runge-Kutta step of either family, as the kernels compute it.
 //!
-//! ERK: stage i is `y + (h a_i0) k_0 + (h a_i1) k_1 + ...` accumulated left to right over the non-zero
-//! coefficients, then `k_i = f(t + c_i h, .)`. For FSAL tableaus the last stage value is the new solution and is
-//! rounded as `y + h * acc` with `acc = sum_{j<i} a_ij k_j`; otherwise the new solution is `y + h * sum b_j k_j`.
+//! ERK: stage i is `y + h * acc` with `acc = sum_{j<i} a_ij k_j` over the non-zero coefficients, then
+//! `k_i = f(t + c_i h, .)`; with fixed steps an intermediate stage is `y + (h a_i0) k_0 + (h a_i1) k_1 + ...`
+//! accumulated left to right (the last stage of an FSAL tableau, the new solution, keeps `y + h * acc`). For FSAL
+//! tableaus the last stage value is the new solution; otherwise `y + h * sum b_j k_j`.
 //! The error estimate is `h * sum (b_j - b_hat_j) k_j`.
 //!
 //! DIRK: the iteration matrix `M = I - h gamma J` (J analytic, or forward differences at `(t, y)`) is factored
@@ -104,7 +105,8 @@ pub fn erk_step<S: System + ?Sized>(sys: &S, tableau: &Tableau, input: &StepInpu
         sys.rhs(input.t, input.y, input.p, &mut ws.k[0]);
     }
     for i in 1..s {
-        let exact = tableau.fsal() && i == s - 1;
+        // Fixed steps accumulate intermediate stages onto y (the kernels' step size is compiled in).
+        let exact = input.estimate_error || (tableau.fsal() && i == s - 1);
         for state in 0..n {
             ws.stage[state] = if exact {
                 input.y[state] + input.h * combine(&tableau.a[i], &ws.k, i, state)
