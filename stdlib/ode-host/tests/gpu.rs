@@ -89,8 +89,9 @@ fn every_explicit_method_matches_the_cpu_on_the_lorenz_sweep() {
             let dt = if controller.is_adaptive() { 1e-3 } else { 1e-2 };
             let cfg = Config::new(method, 1.0, dt).with_controller(controller);
             compare_gpu::<f64, _>(&ctx, &Lorenz, "lorenz.sk", &y0, &rho, &cfg, &traced());
-            // At 1e-6 a float32 error estimate is mostly rounding: float32 adaptive runs use 1e-5.
-            let cfg32 = if controller.is_adaptive() { cfg.clone().with_tolerances(1e-5, 1e-5) } else { cfg.clone() };
+            // A float32 error estimate at 1e-6 is mostly rounding, and still rough at 1e-5 (see skc_ode::compare's
+            // Margins): float32 adaptive runs use 1e-4, where their decisions can be held.
+            let cfg32 = if controller.is_adaptive() { cfg.clone().with_tolerances(1e-4, 1e-4) } else { cfg.clone() };
             compare_gpu::<f32, _>(&ctx, &Lorenz, "lorenz.sk", &y0, &rho, &cfg32, &traced());
         }
     }

@@ -220,7 +220,13 @@ pub fn dirk_step<S: System + ?Sized>(
         if !input.reuse_k0 {
             sys.rhs(t, input.y, input.p, &mut ws.k[0]);
         }
-        f0.copy_from_slice(&ws.k[0]);
+        // Differences need f(t, y) itself: a reused k0 (the previous step's last stage derivative) is exact only
+        // to the Newton tolerance, which differencing by sqrt(eps) would amplify.
+        if input.reuse_k0 && cfg.jacobian == JacobianKind::FiniteDifferences {
+            sys.rhs(t, input.y, input.p, &mut f0);
+        } else {
+            f0.copy_from_slice(&ws.k[0]);
+        }
     } else if needs_f0 {
         sys.rhs(t, input.y, input.p, &mut f0);
     }
