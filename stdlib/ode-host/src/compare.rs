@@ -48,7 +48,8 @@ pub struct Agreement {
     /// Runs whose sequence of accepted and rejected steps differs from the reference's own run (every
     /// decision on the way explained).
     pub diverged: usize,
-    /// Of the kernel's decisions, those that went the other way than the reference's, within the margins.
+    /// Kernel steps where a decision differed from the reference's within the allowances: an acceptance or a
+    /// landing that went the other way, or a step size beyond the base margin (1e-7 / 1e-3 relative).
     pub flipped_decisions: usize,
     pub runs: usize,
 }
