@@ -281,12 +281,12 @@ pub fn compare<S: System + ?Sized>(
     let steps: Vec<Vec<ForcedStep>> = (0..runs).map(|r| kernel_steps(kernel, r)).collect();
     let replay = replay_batch(sys, y0, params, cfg, vote, &steps).map_err(config_error)?;
     let (mut worst, mut diverged, mut flipped) = (0.0f64, 0, 0);
-    for r in 0..runs {
-        let (w, f) = check_run(kernel, r, &steps[r], &replay, cfg).map_err(|e| format!("{label}: run {r}: {e}"))?;
+    for (r, (run_steps, own_run)) in steps.iter().zip(&own.runs).enumerate() {
+        let (w, f) = check_run(kernel, r, run_steps, &replay, cfg).map_err(|e| format!("{label}: run {r}: {e}"))?;
         worst = worst.max(w);
         flipped += f;
-        let same = own.runs[r].trace.len() == steps[r].len()
-            && own.runs[r].trace.iter().zip(&steps[r]).all(|(a, b)| a.accepted == b.0);
+        let same = own_run.trace.len() == run_steps.len()
+            && own_run.trace.iter().zip(run_steps).all(|(a, b)| a.accepted == b.0);
         diverged += usize::from(!same);
     }
     Ok(Agreement { worst_final: worst, diverged, flipped_decisions: flipped, runs })
