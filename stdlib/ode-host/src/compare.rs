@@ -239,6 +239,11 @@ fn check_run(
     if steps.len() != kernel.attempted[r] as usize {
         return Err(format!("{} steps traced, {} attempted", steps.len(), kernel.attempted[r]));
     }
+    // Decisions first (the most telling message), over the steps both took.
+    let mut flipped = 0;
+    for (k, step) in steps.iter().enumerate().take(run.trace.len()) {
+        flipped += usize::from(check_step(k, *step, &run.trace, cfg, &m)?);
+    }
     if run.trace.len() != steps.len() || run.rejected != kernel.rejected[r] {
         return Err(format!(
             "the replay of the kernel's {} steps ({} rejected) ended after {} ({} rejected)",
@@ -247,10 +252,6 @@ fn check_run(
             run.trace.len(),
             run.rejected
         ));
-    }
-    let mut flipped = 0;
-    for (k, step) in steps.iter().enumerate() {
-        flipped += usize::from(check_step(k, *step, &run.trace, cfg, &m)?);
     }
     if kernel.status[r] != run.status {
         return Err(format!("status {:?}, the replay's {:?}", kernel.status[r], run.status));
@@ -290,4 +291,119 @@ pub fn compare<S: System + ?Sized>(
         diverged += usize::from(!same);
     }
     Ok(Agreement { worst_final: worst, diverged, flipped_decisions: flipped, runs })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ControllerKind;
+    use crate::method::Method;
+    use crate::reference::system::Lorenz;
+
+    /// The reference's own run of a small Lorenz batch, written out as a kernel would.
+    struct Fake {
+        y0: Vec<f64>,
+        rho: Vec<f64>,
+        cfg: Config,
+        final_state: Vec<f64>,
+        saves: Vec<f64>,
+        status: Vec<Status>,
+        attempted: Vec<u32>,
+        rejected: Vec<u32>,
+        newton_iters: Vec<u32>,
+        trace: Vec<f64>,
+    }
+
+    const LEN: usize = 256;
+
+    fn fake(cfg: Config) -> Fake {
+        let n = 8;
+        let y0: Vec<f64> = (0..n).flat_map(|_| [1.0, 0.0, 0.0]).collect();
+        let rho: Vec<f64> = (0..n).map(|i| 21.0 * i as f64 / (n - 1) as f64).collect();
+        let batch = solve_batch(&Lorenz, &y0, &rho, &cfg, FsalVote::Warp).unwrap();
+        let mut trace = vec![0.0; n * LEN];
+        for (r, run) in batch.runs.iter().enumerate() {
+            for (k, s) in run.trace.iter().enumerate() {
+                trace[r * LEN + k] = if s.accepted { s.h } else { -s.h };
+            }
+        }
+        Fake {
+            final_state: batch.runs.iter().flat_map(|r| r.final_state.clone()).collect(),
+            saves: batch.runs.iter().flat_map(|r| r.saves.clone()).collect(),
+            status: batch.runs.iter().map(|r| r.status).collect(),
+            attempted: batch.runs.iter().map(|r| r.attempted).collect(),
+            rejected: batch.runs.iter().map(|r| r.rejected).collect(),
+            newton_iters: batch.runs.iter().map(|r| r.newton_iters).collect(),
+            trace,
+            y0,
+            rho,
+            cfg,
+        }
+    }
+
+    fn check(f: &Fake) -> Result<Agreement, String> {
+        let output = KernelOutput {
+            final_state: &f.final_state,
+            saves: &f.saves,
+            status: &f.status,
+            attempted: &f.attempted,
+            rejected: &f.rejected,
+            newton_iters: &f.newton_iters,
+            trace: &f.trace,
+            trace_len: LEN,
+        };
+        compare("fake", &Lorenz, &f.y0, &f.rho, &f.cfg, FsalVote::Warp, &output)
+    }
+
+    fn adaptive() -> Config {
+        let mut cfg = Config::new(Method::Tsit5, 1.0, 1e-3).with_controller(ControllerKind::I);
+        cfg.save_every = Some(0.25);
+        cfg
+    }
+
+    #[test]
+    fn the_reference_agrees_with_itself() {
+        let a = check(&fake(adaptive())).unwrap();
+        assert_eq!((a.worst_final, a.diverged, a.flipped_decisions), (0.0, 0, 0));
+    }
+
+    #[test]
+    fn a_step_accepted_far_from_the_threshold_is_caught() {
+        let mut f = fake(adaptive());
+        // The first rejected step of some run, accepted instead: its norm is well above 1.
+        let k = f.trace.iter().position(|h| *h < 0.0).expect("a rejected step in the batch");
+        f.trace[k] = -f.trace[k];
+        let e = check(&f).unwrap_err();
+        assert!(e.contains("the kernel accepted it"), "{e}");
+    }
+
+    #[test]
+    fn a_wrong_step_size_is_caught() {
+        let mut f = fake(adaptive());
+        // A run's fifth step 1% longer than its controller proposed (a wrong exponent or safety factor).
+        f.trace[3 * LEN + 4] *= 1.01;
+        let e = check(&f).unwrap_err();
+        assert!(e.contains("the reference proposed"), "{e}");
+    }
+
+    #[test]
+    fn values_off_the_path_are_caught() {
+        let mut f = fake(adaptive());
+        f.final_state[5] += 1e-8 * f.final_state[5].abs().max(1.0);
+        assert!(check(&f).unwrap_err().contains("final state differs"));
+        let mut f = fake(adaptive());
+        f.saves[7] = f64::NAN;
+        assert!(check(&f).unwrap_err().contains("sample value 7"));
+    }
+
+    #[test]
+    fn fixed_steps_must_have_the_same_sizes_and_counters() {
+        let mut f = fake(Config::new(Method::Tsit5, 1.0, 1e-2).with_controller(ControllerKind::Fixed));
+        assert!(check(&f).is_ok());
+        f.trace[10] *= 1.0 + 1e-6;
+        assert!(check(&f).unwrap_err().contains("fixed step of"));
+        let mut f = fake(Config::new(Method::Tsit5, 1.0, 1e-2).with_controller(ControllerKind::Fixed));
+        f.rejected[2] = 1;
+        assert!(check(&f).is_err());
+    }
 }
