@@ -2,7 +2,7 @@
 # Builds, where cargo is (x86-64 Linux), what stdlib/ode-host/bench/gpu_run.sh runs on the GPU machine, into DEST (default:
 # .carry/ode of the checkout given as the first argument, else this one; .carry/ is git-ignored): release builds
 # of the Lorenz example, ode_bench and the GPU test executable, the stdlib/ode modules, the example systems, the
-# peer scripts. The CuBIE wheels are expected in DEST/whl (see docs/ode.md).
+# peer scripts, the benchmark kernels' CUBINs. The CuBIE wheels are expected in DEST/whl (see docs/ode.md).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT="${1:-$PWD}"
@@ -28,4 +28,6 @@ strip --strip-debug "$DEST"/bin/*
 rm -rf "$DEST/stdlib/ode" && cp -r stdlib/ode "$DEST/stdlib/ode"
 cp stdlib/ode-host/systems/*.sk "$DEST/systems/"
 cp stdlib/ode-host/bench/*.py stdlib/ode-host/bench/gpu_run.sh "$DEST/bench/"
+# The benchmark kernels' CUBINs, for their SASS (ode_dump needs NVRTC here: SKC_NVRTC_PATH).
+rm -rf "$DEST/cubin" && "$CARGO_TARGET_DIR/release/examples/ode_dump" "$DEST/cubin" > /dev/null
 du -sh "$DEST"

@@ -9,7 +9,8 @@
 //!
 //! `ode_bench fsal [N]`: the FSAL vote experiment: half the lanes of each warp (the odd ones) integrate a system
 //! that rejects steps at every switch of a square-wave forcing, the other half accept; Tsit5 adaptive with the
-//! warp vote and with the per-thread decision. `ode_bench fsal-once [N]` runs each variant once (for ncu).
+//! warp vote and with the per-thread decision. `ode_bench fsal-once [N]` runs each variant once (for ncu), as
+//! `lorenz-once [N]` and `adaptive-once [N]` run the fixed and adaptive Tsit5 kernels of the sweep.
 //!
 //! cargo run --release -p skc-ode --example ode_bench -- sweep 1024 1048576
 
@@ -63,14 +64,18 @@ fn sweep(ctx: &Context, sizes: &[usize]) -> Result<()> {
     let mut reference_cfg = Config::new(Method::Vern7, 1.0, 1e-3).with_tolerances(1e-12, 1e-12);
     reference_cfg.dt_min = 1e-12;
     let reference_solver = OdeSolver::new(ctx, &lorenz, &reference_cfg, &Options::default())?;
+    // The defaults, and (`-lb6`) ptxas held to 6 blocks of 256 threads per SM (40 registers) as an experiment.
+    let lb6 = Options { min_blocks_per_sm: 6, ..Options::default() };
     let configs = [
-        ("tsit5-fixed", matched(Method::Tsit5, ControllerKind::Fixed)),
-        ("tsit5-adaptive", matched(Method::Tsit5, ControllerKind::I)),
-        ("dp5-adaptive", matched(Method::DormandPrince5, ControllerKind::I)),
+        ("tsit5-fixed", matched(Method::Tsit5, ControllerKind::Fixed), Options::default()),
+        ("tsit5-adaptive", matched(Method::Tsit5, ControllerKind::I), Options::default()),
+        ("dp5-adaptive", matched(Method::DormandPrince5, ControllerKind::I), Options::default()),
+        ("tsit5-fixed-lb6", matched(Method::Tsit5, ControllerKind::Fixed), lb6.clone()),
+        ("tsit5-adaptive-lb6", matched(Method::Tsit5, ControllerKind::I), lb6),
     ];
     let solvers: Vec<(&str, OdeSolver)> = configs
         .iter()
-        .map(|(name, cfg)| Ok((*name, OdeSolver::new(ctx, &lorenz, cfg, &Options::default())?)))
+        .map(|(name, cfg, options)| Ok((*name, OdeSolver::new(ctx, &lorenz, cfg, options)?)))
         .collect::<Result<_>>()?;
     for (name, solver) in &solvers {
         println!(
@@ -136,7 +141,8 @@ fn fsal(ctx: &Context, n: usize, reps: usize) -> Result<()> {
     let y0_64: Vec<f64> = y0[..4 * check].iter().map(|v| *v as f64).collect();
     let p_64: Vec<f64> = params[..3 * check].iter().map(|v| *v as f64).collect();
     for vote in [true, false] {
-        let solver = OdeSolver::new(ctx, &probe, &cfg, &Options { fsal_vote: vote, trace_len: 0 })?;
+        let solver =
+            OdeSolver::new(ctx, &probe, &cfg, &Options { fsal_vote: vote, trace_len: 0, ..Options::default() })?;
         let t = timed::<f32>(&solver, &y0, &params, reps)?;
         let s = &t.solution;
         let class = |odd: usize, v: &[u32]| {
@@ -167,14 +173,14 @@ fn fsal(ctx: &Context, n: usize, reps: usize) -> Result<()> {
     Ok(())
 }
 
-/// One launch of the fixed-step Tsit5 Lorenz kernel (for ncu's instruction counts).
-fn lorenz_once(ctx: &Context, n: usize) -> Result<()> {
-    let solver =
-        OdeSolver::new(ctx, &system("lorenz.sk"), &matched(Method::Tsit5, ControllerKind::Fixed), &Options::default())?;
+/// One launch of a Tsit5 Lorenz kernel of the sweep, fixed or adaptive (for ncu's counters).
+fn lorenz_once(ctx: &Context, n: usize, controller: ControllerKind) -> Result<()> {
+    let solver = OdeSolver::new(ctx, &system("lorenz.sk"), &matched(Method::Tsit5, controller), &Options::default())?;
     let (y0, rho) = lorenz_inputs(n);
     let t = timed::<f32>(&solver, &y0, &rho, 0)?;
     let steps: u64 = t.solution.attempted.iter().map(|&v| v as u64).sum();
-    println!("{{\"experiment\":\"lorenz-once\",\"n\":{n},\"steps\":{steps}}}");
+    let name = controller.name();
+    println!("{{\"experiment\":\"lorenz-once\",\"controller\":\"{name}\",\"n\":{n},\"steps\":{steps}}}");
     Ok(())
 }
 
@@ -189,7 +195,10 @@ fn main() -> Result<()> {
         Some("sweep") => sweep(&ctx, &numbers(1)?),
         Some("fsal") => fsal(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), 5),
         Some("fsal-once") => fsal(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), 0),
-        Some("lorenz-once") => lorenz_once(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20)),
-        _ => Err("usage: ode_bench sweep N... | fsal [N] | fsal-once [N] | lorenz-once [N]".into()),
+        Some("lorenz-once") => {
+            lorenz_once(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), ControllerKind::Fixed)
+        }
+        Some("adaptive-once") => lorenz_once(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), ControllerKind::I),
+        _ => Err("usage: ode_bench sweep N... | fsal [N] | fsal-once [N] | lorenz-once [N] | adaptive-once [N]".into()),
     }
 }

@@ -185,7 +185,7 @@ impl OdeSolver {
         let signatures: Vec<KernelSignature> = program.cuda.kernels.iter().map(runtime_signature).collect();
         let module = Module::from_cuda(ctx, &program.name, &program.cuda.source, signatures)?;
         let kernel = module.kernel("ode_solve")?;
-        let block = (kernel.max_threads_per_block().min(256) / 32 * 32).max(32);
+        let block = (kernel.max_threads_per_block().min(crate::sk::BLOCK) / 32 * 32).max(32);
         Ok(OdeSolver {
             ctx: ctx.clone(),
             module,

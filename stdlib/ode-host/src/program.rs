@@ -153,7 +153,19 @@ impl SolverProgram {
         else {
             return Err(FrontendError { rendered: "the system defines no integer n_states and n_params".into() });
         };
-        let cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
+        let mut cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
+        if options.min_blocks_per_sm > 0 {
+            let entry = "extern \"C\" __global__ void ode_solve(";
+            if !cuda.source.contains(entry) {
+                return Err(FrontendError { rendered: "the emitted C has no kernel ode_solve to bound".into() });
+            }
+            let bounded = format!(
+                "extern \"C\" __global__ void __launch_bounds__({}, {}) ode_solve(",
+                crate::sk::BLOCK,
+                options.min_blocks_per_sm
+            );
+            cuda.source = cuda.source.replacen(entry, &bounded, 1);
+        }
         Ok(SolverProgram { name, root, defines: all_defines, cuda, n_states, n_params })
     }
 }

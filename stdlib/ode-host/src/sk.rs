@@ -148,7 +148,20 @@ pub fn precision_module(precision: Precision) -> String {
     writeln!(out, "let to_real (x : float64) : {ty} = {conv} x").unwrap();
     writeln!(out, "let (real_eps : {ty}) = {eps}").unwrap();
     writeln!(out, "(* A quiet NaN, for masking failed runs. *)").unwrap();
-    writeln!(out, "let real_nan (x : {ty}) : {ty} = sqrt (x -. x -. 1.0)\n").unwrap();
+    writeln!(out, "let real_nan (x : {ty}) : {ty} = sqrt (x -. x -. 1.0)").unwrap();
+    match precision {
+        Precision::F32 => writeln!(
+            out,
+            "(* 1 / x for x > 0 to a few ulps, for the error norm's scales: the hardware reciprocal square root,\n   \
+             squared (an IEEE division costs about ten instructions). *)\n\
+             let real_recip (x : float32) : float32 =\n  let r = rsqrt x in\n  r *. r\n"
+        ),
+        Precision::F64 => writeln!(
+            out,
+            "(* 1 / x, for the error norm's scales. *)\nlet real_recip (x : float64) : float64 = 1.0 /. x\n"
+        ),
+    }
+    .unwrap();
     out.push_str("(* ERK: a_ij (i > j), b_j and the error weights d_j = b_j - b_hat_j. *)\n");
     let s = ERK_MAX_STAGES;
     for i in 1..s {
@@ -182,17 +195,24 @@ pub fn generated_modules() -> Vec<(&'static str, String)> {
     ]
 }
 
-/// The compile-time definitions (`-D NAME=VALUE`) of a solver program for a configuration.
+/// The compile-time choices of a solver program besides its configuration: definitions (`-D NAME=VALUE`) and
+/// the kernel's launch bounds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
     pub fsal_vote: bool,
     /// Attempted steps recorded per run (0: none).
     pub trace_len: usize,
+    /// Blocks of [`BLOCK`] threads that ptxas must fit on one SM (`__launch_bounds__(BLOCK, n)`: it caps the
+    /// registers per thread); 0 leaves ptxas its own choice.
+    pub min_blocks_per_sm: u32,
 }
+
+/// Threads per block of the solver kernel.
+pub const BLOCK: u32 = 256;
 
 impl Default for Options {
     fn default() -> Self {
-        Options { fsal_vote: true, trace_len: 0 }
+        Options { fsal_vote: true, trace_len: 0, min_blocks_per_sm: 0 }
     }
 }
 
@@ -206,6 +226,10 @@ pub fn defines(cfg: &Config, options: &Options, system_has_jacobian: bool) -> Ve
         ("fsal_vote".to_string(), options.fsal_vote.to_string()),
         ("trace_len".to_string(), options.trace_len.to_string()),
     ];
+    if !cfg.controller.is_adaptive() {
+        // Fixed steps: h a_ij become immediates (the kernel is compiled per step size anyway: Config is its key).
+        out.push(("fixed_dt".to_string(), format!("{:e}", cfg.dt)));
+    }
     if system_has_jacobian && cfg.jacobian == crate::config::JacobianKind::FiniteDifferences {
         out.push(("has_jacobian".to_string(), "false".to_string()));
     }

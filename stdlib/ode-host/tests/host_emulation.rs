@@ -2,7 +2,10 @@
 //! the CUDA built-ins, one lane per warp) and run against the CPU reference: every method, fixed and adaptive,
 //! float64 and float32, analytic and finite-difference Jacobians. It needs no GPU, so it checks in CI what the
 //! GPU tests check on a device, short of the warp vote across lanes (here each lane is its own warp, which is
-//! the per-thread decision). Needs `c++` (or `$CXX`); with `SKC_REQUIRE_CXX=1` a missing compiler fails the test.
+//! the per-thread decision). Each variant is built twice: without floating-point contraction (the reference's
+//! own operations), and with `-ffp-contract=fast -march=native`, which fuses multiply-adds as NVRTC does on the
+//! device (on a host with FMA) and so exercises the comparison rule of `skc_ode::compare` the way a GPU does.
+//! Needs `c++` (or `$CXX`); with `SKC_REQUIRE_CXX=1` a missing compiler fails the test.
 //!
 //! It found a miscompilation that only the GPU showed otherwise: skc's C emitter gave nested short-circuit
 //! temporaries the same name (`bool tmp1 = ...; if (tmp1) { bool tmp1 = ...; ... tmp1 = tmp1; }`).
@@ -13,7 +16,7 @@ use std::process::Command;
 use skc_ode::compare::{compare, KernelOutput};
 use skc_ode::program::{systems_dir, SolverProgram, SystemSource};
 use skc_ode::reference::system::{Lorenz, Lorenz96, VanDerPol};
-use skc_ode::reference::{solve_batch, FsalVote, System};
+use skc_ode::reference::{FsalVote, System};
 use skc_ode::sk::Options;
 use skc_ode::{Config, ControllerKind, JacobianKind, Method, Precision, Status, Tableau};
 
@@ -34,6 +37,9 @@ static dim3 threadIdx{0,0,0}, blockIdx{0,0,0}, blockDim{1,1,1}, gridDim{1,1,1};
 static int __all_sync(unsigned, int p) { return p; }
 static int __any_sync(unsigned, int p) { return p; }
 static unsigned __activemask() { return 1u; }
+// CUDA's reciprocal square roots (the device's float one is within 2 ulps of this).
+static float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static double rsqrt(double x) { return 1.0 / sqrt(x); }
 "#;
 
 const MAIN: &str = r#"
@@ -94,9 +100,14 @@ fn work_dir() -> PathBuf {
     dir
 }
 
+/// The two builds of every variant: exact operations, and fused multiply-adds where the compiler finds them.
+const BUILDS: [(&str, &[&str]); 2] =
+    [("exact", &["-O1", "-ffp-contract=off"]), ("contracted", &["-O2", "-ffp-contract=fast", "-march=native"])];
+
 #[allow(clippy::too_many_arguments)]
 fn run_on_host(
     cxx: &str,
+    flags: &[&str],
     label: &str,
     system: &SystemSource,
     cfg: &Config,
@@ -120,7 +131,7 @@ fn run_on_host(
     let cpp = dir.join(format!("{stem}.cpp"));
     std::fs::write(&cpp, format!("{SHIM}\n#define REAL {real}\n{source}\n{MAIN}")).unwrap();
     let exe = dir.join(&stem);
-    let out = Command::new(cxx).args(["-O1", "-ffp-contract=off", "-w", "-o"]).arg(&exe).arg(&cpp).output().unwrap();
+    let out = Command::new(cxx).args(flags).args(["-w", "-o"]).arg(&exe).arg(&cpp).output().unwrap();
     assert!(out.status.success(), "{label}: {}", String::from_utf8_lossy(&out.stderr));
     let runs = y0.len() / n;
     let g = &cfg.gains;
@@ -197,19 +208,44 @@ fn run_on_host(
     HostRun { final_state, saves, status: status.into_iter().map(|s| Status(s as u32)).collect(), counters, trace }
 }
 
-const TRACE: usize = 512;
+const TRACE: usize = 16384;
 
 /// Runs the emitted kernel and the CPU reference (one lane per warp: the per-thread decision) and compares.
 fn check_against_cpu<S: System>(cxx: &str, sys: &S, file: &str, cfg: &Config, y0: &[f64], params: &[f64]) -> String {
+    let mut lines = Vec::new();
+    for (build, flags) in BUILDS {
+        let label = format!(
+            "{file} {} {} {} {:?} {build}",
+            cfg.method,
+            cfg.controller.name(),
+            cfg.precision.name(),
+            cfg.jacobian
+        );
+        lines.push(check_build(cxx, flags, &label, sys, file, cfg, y0, params));
+    }
+    lines.join("\n")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_build<S: System>(
+    cxx: &str,
+    flags: &[&str],
+    label: &str,
+    sys: &S,
+    file: &str,
+    cfg: &Config,
+    y0: &[f64],
+    params: &[f64],
+) -> String {
     let (n, np) = (sys.n_states(), sys.n_params());
-    let label = format!("{file} {} {} {} {:?}", cfg.method, cfg.controller.name(), cfg.precision.name(), cfg.jacobian);
-    let options = Options { fsal_vote: true, trace_len: TRACE };
-    let host = run_on_host(cxx, &label, &SystemSource::new(systems_dir().join(file)), cfg, &options, y0, params, n, np);
+    let options = Options { fsal_vote: true, trace_len: TRACE, ..Options::default() };
+    let system = SystemSource::new(systems_dir().join(file));
+    let host = run_on_host(cxx, flags, label, &system, cfg, &options, y0, params, n, np);
     let cast = |v: &[f64]| -> Vec<f64> {
         v.iter().map(|x| if cfg.precision == Precision::F32 { *x as f32 as f64 } else { *x }).collect()
     };
-    let cpu = solve_batch(sys, &cast(y0), &cast(params), cfg, FsalVote::PerThread).unwrap();
-    let counter = |k: usize| -> Vec<u32> { (0..cpu.runs.len()).map(|r| host.counters[3 * r + k] as u32).collect() };
+    let runs = y0.len() / n;
+    let counter = |k: usize| -> Vec<u32> { (0..runs).map(|r| host.counters[3 * r + k] as u32).collect() };
     let output = KernelOutput {
         final_state: &host.final_state,
         saves: &host.saves,
@@ -220,8 +256,12 @@ fn check_against_cpu<S: System>(cxx: &str, sys: &S, file: &str, cfg: &Config, y0
         trace: &host.trace,
         trace_len: TRACE,
     };
-    let a = compare(&label, &cpu, &output, cfg).unwrap_or_else(|e| panic!("{e}"));
-    format!("{label:<60} worst {:.1e}, step sequences differing in {}/{}", a.worst_final, a.step_mismatches, a.runs)
+    let (y0, params) = (cast(y0), cast(params));
+    let a = compare(label, sys, &y0, &params, cfg, FsalVote::PerThread, &output).unwrap_or_else(|e| panic!("{e}"));
+    format!(
+        "{label:<60} worst {:.1e}, diverging from the reference's own run {}/{} ({} decisions within margins)",
+        a.worst_final, a.diverged, a.runs, a.flipped_decisions
+    )
 }
 
 fn lorenz_inputs(n: usize) -> (Vec<f64>, Vec<f64>) {

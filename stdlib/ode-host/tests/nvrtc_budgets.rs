@@ -78,7 +78,7 @@ fn variants() -> Vec<Variant> {
                     system: system("lorenz96.sk"),
                     n_states: 8,
                     cfg,
-                    options: Options { fsal_vote, trace_len },
+                    options: Options { fsal_vote, trace_len, ..Options::default() },
                 });
             }
         }

@@ -40,10 +40,10 @@ impl History {
     }
 }
 
-/// The factor by which the step `h` just tried is multiplied, clamped and with the dead band applied.
-/// `order` is the controller order `p`; `newton_iters` the Newton iterations of the step (Gustafsson only).
+/// The controller's factor for the step `h` just tried, clamped to `[min_shrink, max_growth]`, before the dead
+/// band. `order` is the controller order `p`; `newton_iters` the Newton iterations of the step (Gustafsson only).
 #[allow(clippy::too_many_arguments)]
-pub fn gain(
+pub fn clamped_gain(
     kind: ControllerKind,
     g: &Gains,
     order: u32,
@@ -78,7 +78,28 @@ pub fn gain(
             }
         }
     };
-    let clamped = if raw.is_nan() { g.min_shrink } else { raw.clamp(g.min_shrink, g.max_growth) };
+    if raw.is_nan() {
+        g.min_shrink
+    } else {
+        raw.clamp(g.min_shrink, g.max_growth)
+    }
+}
+
+/// The factor by which the step `h` just tried is multiplied, clamped and with the dead band applied.
+/// `order` is the controller order `p`; `newton_iters` the Newton iterations of the step (Gustafsson only).
+#[allow(clippy::too_many_arguments)]
+pub fn gain(
+    kind: ControllerKind,
+    g: &Gains,
+    order: u32,
+    nrm2: f64,
+    accepted: bool,
+    h: f64,
+    history: &History,
+    newton_iters: u32,
+    max_newton: u32,
+) -> f64 {
+    let clamped = clamped_gain(kind, g, order, nrm2, accepted, h, history, newton_iters, max_newton);
     if clamped >= g.deadband_low && clamped <= g.deadband_high {
         1.0
     } else {

@@ -14,7 +14,7 @@
 //! (`FsalVote::PerThread`, the compile-time alternative).
 
 use crate::config::{Config, ConfigError, Status};
-use crate::reference::controller::{error_norm, gain, History};
+use crate::reference::controller::{clamped_gain, error_norm, gain, History};
 use crate::reference::stepper::{dirk_step, erk_step, StepInput, Workspace};
 use crate::reference::system::System;
 use crate::tableau::Tableau;
@@ -31,13 +31,31 @@ pub enum FsalVote {
     PerThread,
 }
 
-/// One attempted step: where it started, its size, and whether it was accepted.
+/// One attempted step: where it started, its size, whether it was accepted, and what the decisions were made
+/// from (for comparing kernels, whose rounding differs, decision by decision; see `crate::compare`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StepRecord {
     pub t: f64,
     pub h: f64,
     pub accepted: bool,
+    /// What this lane's own controller decided (differs from `accepted` only when replaying a kernel's steps).
+    pub own_accept: bool,
+    /// The step size the lane proposed before the landing decision (the fixed dt with fixed steps).
+    pub proposed: f64,
+    /// The distance to the next target (save time or end) when the step started.
+    pub remaining: f64,
+    /// Whether the step landed on the target.
+    pub lands: bool,
+    /// The error norm (NaN with fixed steps or a failed implicit step).
+    pub nrm2: f64,
+    /// The controller's clamped gain before the dead band (NaN with fixed steps).
+    pub gain: f64,
+    /// See [`crate::reference::stepper::StepOutcome::newton_margin`].
+    pub newton_margin: f64,
 }
+
+/// A kernel's attempted step to replay: accepted or not, and its size.
+pub type ForcedStep = (bool, f64);
 
 /// The result of one run.
 #[derive(Clone, Debug, PartialEq)]
@@ -102,10 +120,19 @@ struct Lane<'a, S: System + ?Sized> {
     done: bool,
     ws: Workspace,
     run: Run,
+    /// Replay: the kernel's attempted steps, taken instead of this lane's own decisions.
+    forced: Option<&'a [ForcedStep]>,
 }
 
 impl<'a, S: System + ?Sized> Lane<'a, S> {
-    fn new(sys: &'a S, cfg: &'a Config, tableau: &'a Tableau, y0: &[f64], p: &'a [f64]) -> Self {
+    fn new(
+        sys: &'a S,
+        cfg: &'a Config,
+        tableau: &'a Tableau,
+        y0: &[f64],
+        p: &'a [f64],
+        forced: Option<&'a [ForcedStep]>,
+    ) -> Self {
         let n = y0.len();
         let n_saves = cfg.n_saves();
         let dt = if cfg.controller.is_adaptive() { cfg.dt.clamp(cfg.dt_min, cfg.dt_max) } else { cfg.dt };
@@ -135,6 +162,7 @@ impl<'a, S: System + ?Sized> Lane<'a, S> {
                 newton_iters: 0,
                 trace: Vec::new(),
             },
+            forced,
         };
         if n_saves > 0 {
             lane.save();
@@ -166,14 +194,32 @@ impl<'a, S: System + ?Sized> Lane<'a, S> {
         let adaptive = cfg.controller.is_adaptive();
         let t_end = cfg.t0 + cfg.duration;
         let target = self.next_save.min(t_end);
-        let (land, h) = if adaptive {
+        // Replay: the kernel's step (a kernel's landing step is exactly the remaining distance: same time sums).
+        let forced = self.forced.and_then(|steps| steps.get(self.run.attempted as usize)).copied();
+        let (land, h, remaining) = if adaptive {
             let remaining = target - self.t;
-            let land = remaining <= self.dt * (1.0 + LANDING_SLACK);
-            (land, if land { remaining } else { self.dt })
+            let land = match forced {
+                Some((_, h)) => h >= remaining,
+                None => remaining <= self.dt * (1.0 + LANDING_SLACK),
+            };
+            let own = forced.map_or(self.dt, |(_, h)| h);
+            (land, if land { remaining } else { own }, remaining)
         } else {
             self.t = self.t_base + self.steps_since_base as f64 * self.dt;
             let land = self.steps_since_base + 1 >= self.segment_steps;
-            (land, if land { target - self.t } else { self.dt })
+            (land, if land { target - self.t } else { self.dt }, target - self.t)
+        };
+        let mut record = StepRecord {
+            t: self.t,
+            h,
+            accepted: false,
+            own_accept: false,
+            proposed: self.dt,
+            remaining,
+            lands: land,
+            nrm2: f64::NAN,
+            gain: f64::NAN,
+            newton_margin: f64::INFINITY,
         };
         let input = StepInput { t: self.t, h, y: &self.y, p: self.p, reuse_k0, estimate_error: adaptive };
         let outcome = if cfg.method.is_implicit() {
@@ -183,12 +229,15 @@ impl<'a, S: System + ?Sized> Lane<'a, S> {
         };
         self.run.attempted += 1;
         self.run.newton_iters += outcome.newton_iters;
+        record.newton_margin = outcome.newton_margin;
         let (accept, dt_new, nrm2) = if adaptive {
             let nrm2 = match outcome.failure {
                 None => error_norm(&self.ws.err, &self.y, &self.ws.y_new, cfg.atol, cfg.rtol),
                 Some(_) => f64::NAN,
             };
-            let accept = outcome.failure.is_none() && nrm2 <= 1.0;
+            record.own_accept = outcome.failure.is_none() && nrm2 <= 1.0;
+            record.nrm2 = nrm2;
+            let accept = forced.map_or(record.own_accept, |(accepted, _)| accepted);
             let g = match outcome.failure {
                 None => gain(
                     cfg.controller,
@@ -203,24 +252,42 @@ impl<'a, S: System + ?Sized> Lane<'a, S> {
                 ),
                 Some(_) => cfg.gains.min_shrink,
             };
+            record.gain = match outcome.failure {
+                None => clamped_gain(
+                    cfg.controller,
+                    &cfg.gains,
+                    self.tableau.controller_order(),
+                    nrm2,
+                    accept,
+                    h,
+                    &self.history,
+                    outcome.newton_iters,
+                    cfg.max_newton,
+                ),
+                Some(_) => cfg.gains.min_shrink,
+            };
             let raw = h * g;
             if !accept && raw < cfg.dt_min {
-                self.run.trace.push(StepRecord { t: self.t, h, accepted: false });
+                self.run.trace.push(record);
                 self.run.rejected += 1;
                 self.fail(Status::STEP_TOO_SMALL);
                 return;
             }
             (accept, raw.clamp(cfg.dt_min, cfg.dt_max), nrm2)
         } else {
-            if let Some(failure) = outcome.failure {
-                self.run.trace.push(StepRecord { t: self.t, h, accepted: false });
+            record.own_accept = outcome.failure.is_none();
+            let accept = forced.map_or(record.own_accept, |(accepted, _)| accepted);
+            if !accept {
+                self.run.trace.push(record);
                 self.run.rejected += 1;
-                self.fail(failure);
+                // Replaying a kernel's failure that this lane would not have had: Newton's closest call decides.
+                self.fail(outcome.failure.unwrap_or(Status::MAX_NEWTON_ITERATIONS));
                 return;
             }
             (true, self.dt, 0.0)
         };
-        self.run.trace.push(StepRecord { t: self.t, h, accepted: accept });
+        record.accepted = accept;
+        self.run.trace.push(record);
         if accept {
             if adaptive {
                 self.history.record_accepted(nrm2, h);
@@ -287,6 +354,31 @@ pub fn solve_batch<S: System + ?Sized>(
     cfg: &Config,
     vote: FsalVote,
 ) -> Result<Batch, ConfigError> {
+    run_batch(sys, y0, params, cfg, vote, None)
+}
+
+/// Replays a kernel's attempted steps (`forced[run]`: accepted or not, size) instead of deciding: the states,
+/// samples and counters along the kernel's path, and in each [`StepRecord`] what this reference would have
+/// decided there. A run stops when it lands on the end, fails, or runs out of forced steps.
+pub fn replay_batch<S: System + ?Sized>(
+    sys: &S,
+    y0: &[f64],
+    params: &[f64],
+    cfg: &Config,
+    vote: FsalVote,
+    forced: &[Vec<ForcedStep>],
+) -> Result<Batch, ConfigError> {
+    run_batch(sys, y0, params, cfg, vote, Some(forced))
+}
+
+fn run_batch<S: System + ?Sized>(
+    sys: &S,
+    y0: &[f64],
+    params: &[f64],
+    cfg: &Config,
+    vote: FsalVote,
+    forced: Option<&[Vec<ForcedStep>]>,
+) -> Result<Batch, ConfigError> {
     cfg.validate()?;
     let runs = check_shapes(sys, y0, params)?;
     let (n, np) = (sys.n_states(), sys.n_params());
@@ -295,11 +387,16 @@ pub fn solve_batch<S: System + ?Sized>(
     for warp_start in (0..runs).step_by(WARP) {
         let warp_end = (warp_start + WARP).min(runs);
         let mut lanes: Vec<Lane<S>> = (warp_start..warp_end)
-            .map(|r| Lane::new(sys, cfg, &tableau, &y0[r * n..(r + 1) * n], &params[r * np..(r + 1) * np]))
+            .map(|r| {
+                let steps = forced.map(|f| f[r].as_slice());
+                Lane::new(sys, cfg, &tableau, &y0[r * n..(r + 1) * n], &params[r * np..(r + 1) * np], steps)
+            })
             .collect();
-        while !lanes.iter().all(|l| l.done) {
+        // A replayed lane without forced steps left stops where the kernel's record ends.
+        let out_of_steps = |l: &Lane<S>| l.forced.is_some_and(|f| l.run.attempted as usize >= f.len());
+        while !lanes.iter().all(|l| l.done || out_of_steps(l)) {
             let warp_accepted = lanes.iter().all(|l| l.done || l.prev_accepted);
-            for lane in lanes.iter_mut().filter(|l| !l.done) {
+            for lane in lanes.iter_mut().filter(|l| !l.done && !out_of_steps(l)) {
                 let accepted = match vote {
                     FsalVote::Warp => warp_accepted,
                     FsalVote::PerThread => lane.prev_accepted,

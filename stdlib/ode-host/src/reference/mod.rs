@@ -12,5 +12,5 @@ pub mod linalg;
 pub mod stepper;
 pub mod system;
 
-pub use driver::{integrate, solve_batch, Batch, FsalVote, Run, StepRecord};
+pub use driver::{integrate, replay_batch, solve_batch, Batch, ForcedStep, FsalVote, Run, StepRecord};
 pub use system::System;

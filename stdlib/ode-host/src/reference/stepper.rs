@@ -1,8 +1,10 @@
 //! One Runge-Kutta step of either family, as the kernels compute it.
 //!
-//! ERK: stage i is `y + h * acc_i` with `acc_i = sum_{j<i} a_ij k_j` over the non-zero coefficients, then
-//! `k_i = f(t + c_i h, .)`. For FSAL tableaus the last stage value is the new solution; otherwise
-//! `y + h * sum b_j k_j`. The error estimate is `h * sum (b_j - b_hat_j) k_j`.
+//! ERK: stage i is `y + h * acc` with `acc = sum_{j<i} a_ij k_j` over the non-zero coefficients, then
+//! `k_i = f(t + c_i h, .)`; with fixed steps an intermediate stage is `y + (h a_i0) k_0 + (h a_i1) k_1 + ...`
+//! accumulated left to right (the last stage of an FSAL tableau, the new solution, keeps `y + h * acc`). For FSAL
+//! tableaus the last stage value is the new solution; otherwise `y + h * sum b_j k_j`.
+//! The error estimate is `h * sum (b_j - b_hat_j) k_j`.
 //!
 //! DIRK: the iteration matrix `M = I - h gamma J` (J analytic, or forward differences at `(t, y)`) is factored
 //! once per attempted step. Each implicit stage solves `z = base + h gamma f(t + c_i h, z)` by Newton from
@@ -34,11 +36,21 @@ impl Workspace {
 }
 
 /// What a step reports besides its values.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StepOutcome {
     pub newton_iters: u32,
     /// `MAX_NEWTON_ITERATIONS` or `NEWTON_DIVERGENCE` when an implicit stage failed.
     pub failure: Option<Status>,
+    /// How close the step's closest Newton decision came to going the other way: the smallest relative distance
+    /// of an iteration's norm from `newton_tol` (converged) or from twice the previous norm (diverging); infinite
+    /// without Newton iterations. Comparisons with the kernels use it to tell rounding from a bug.
+    pub newton_margin: f64,
+}
+
+impl Default for StepOutcome {
+    fn default() -> Self {
+        StepOutcome { newton_iters: 0, failure: None, newton_margin: f64::INFINITY }
+    }
 }
 
 /// The inputs of one step.
@@ -67,6 +79,18 @@ fn combine(coeffs: &[f64], k: &[Vec<f64>], upto: usize, state: usize) -> f64 {
     acc.unwrap_or(0.0)
 }
 
+/// `y + (h c_0) k_0 + (h c_1) k_1 + ...` over the non-zero coefficients, as the kernels accumulate an
+/// intermediate stage value.
+fn accumulate(y: f64, h: f64, coeffs: &[f64], k: &[Vec<f64>], upto: usize, state: usize) -> f64 {
+    let mut acc = y;
+    for (j, &c) in coeffs.iter().enumerate().take(upto) {
+        if c != 0.0 {
+            acc += (h * c) * k[j][state];
+        }
+    }
+    acc
+}
+
 fn error_estimate(tableau: &Tableau, h: f64, ws: &mut Workspace) {
     let d = tableau.error_weights().expect("adaptive steps need an embedded pair");
     for i in 0..ws.err.len() {
@@ -81,8 +105,14 @@ pub fn erk_step<S: System + ?Sized>(sys: &S, tableau: &Tableau, input: &StepInpu
         sys.rhs(input.t, input.y, input.p, &mut ws.k[0]);
     }
     for i in 1..s {
+        // Fixed steps accumulate intermediate stages onto y (the kernels' step size is compiled in).
+        let exact = input.estimate_error || (tableau.fsal() && i == s - 1);
         for state in 0..n {
-            ws.stage[state] = input.y[state] + input.h * combine(&tableau.a[i], &ws.k, i, state);
+            ws.stage[state] = if exact {
+                input.y[state] + input.h * combine(&tableau.a[i], &ws.k, i, state)
+            } else {
+                accumulate(input.y[state], input.h, &tableau.a[i], &ws.k, i, state)
+            };
         }
         sys.rhs(input.t + tableau.c[i] * input.h, &ws.stage, input.p, &mut ws.k[i]);
     }
@@ -131,6 +161,7 @@ fn newton<S: System + ?Sized>(
     hg: f64,
     z: &mut [f64],
     iters: &mut u32,
+    margin: &mut f64,
 ) -> Option<Status> {
     let n = z.len();
     let rtol = cfg.rtol.max(64.0 * cfg.precision.epsilon());
@@ -150,6 +181,10 @@ fn newton<S: System + ?Sized>(
         }
         *iters += 1;
         let norm = (sum * (1.0 / n as f64)).sqrt();
+        *margin = margin.min((norm / cfg.newton_tol - 1.0).abs());
+        if m > 0 {
+            *margin = margin.min((norm / (2.0 * previous) - 1.0).abs());
+        }
         if norm <= cfg.newton_tol {
             return None;
         }
@@ -185,7 +220,13 @@ pub fn dirk_step<S: System + ?Sized>(
         if !input.reuse_k0 {
             sys.rhs(t, input.y, input.p, &mut ws.k[0]);
         }
-        f0.copy_from_slice(&ws.k[0]);
+        // Differences need f(t, y) itself: a reused k0 (the previous step's last stage derivative) is exact only
+        // to the Newton tolerance, which differencing by sqrt(eps) would amplify.
+        if input.reuse_k0 && cfg.jacobian == JacobianKind::FiniteDifferences {
+            sys.rhs(t, input.y, input.p, &mut f0);
+        } else {
+            f0.copy_from_slice(&ws.k[0]);
+        }
     } else if needs_f0 {
         sys.rhs(t, input.y, input.p, &mut f0);
     }
@@ -210,9 +251,18 @@ pub fn dirk_step<S: System + ?Sized>(
             let guess = if i > 0 { ws.k[i - 1][state] } else { 0.0 };
             z[state] = ws.stage[state] + hg * guess;
         }
-        if let Some(failure) =
-            newton(sys, cfg, &lu, t + tableau.c[i] * h, input.p, &ws.stage, hg, &mut z, &mut outcome.newton_iters)
-        {
+        if let Some(failure) = newton(
+            sys,
+            cfg,
+            &lu,
+            t + tableau.c[i] * h,
+            input.p,
+            &ws.stage,
+            hg,
+            &mut z,
+            &mut outcome.newton_iters,
+            &mut outcome.newton_margin,
+        ) {
             outcome.failure = Some(failure);
             return outcome;
         }

@@ -1,0 +1,34 @@
+//! Writes the CUDA C, PTX, CUBIN (sm_90) and ptxas report of the benchmark's kernels into a folder, for reading
+//! the generated code and disassembling it (`cuobjdump -sass DIR/NAME.cubin` on a machine with the CUDA tools).
+//!
+//! cargo run --release -p skc-ode --example ode_dump -- DIR
+
+use skc_nvrtc::CompileOptions;
+use skc_ode::config::Gains;
+use skc_ode::program::{SolverProgram, SystemSource};
+use skc_ode::sk::Options;
+use skc_ode::{Config, ControllerKind, Method, Precision};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = std::path::PathBuf::from(std::env::args().nth(1).ok_or("usage: ode_dump DIR")?);
+    std::fs::create_dir_all(&dir)?;
+    let lorenz = SystemSource::new(skc_ode::program::systems_dir().join("lorenz.sk"));
+    let variants = [
+        ("tsit5-fixed", Method::Tsit5, ControllerKind::Fixed),
+        ("tsit5-adaptive", Method::Tsit5, ControllerKind::I),
+        ("dp5-adaptive", Method::DormandPrince5, ControllerKind::I),
+    ];
+    for (name, method, controller) in variants {
+        let mut cfg = Config::new(method, 1.0, 1e-3).with_controller(controller);
+        cfg.gains = Gains { deadband_low: 1.0, deadband_high: 1.0, ..Gains::defaults(controller) };
+        cfg.precision = Precision::F32;
+        let program = SolverProgram::build(&lorenz, &cfg, &Options::default())?;
+        let out = skc_nvrtc::compile(&program.cuda.source, "ode.cu", &CompileOptions::default())?;
+        std::fs::write(dir.join(format!("{name}.cu")), &program.cuda.source)?;
+        std::fs::write(dir.join(format!("{name}.ptx")), &out.ptx)?;
+        std::fs::write(dir.join(format!("{name}.cubin")), &out.cubin)?;
+        std::fs::write(dir.join(format!("{name}.log")), &out.log)?;
+        println!("{name}: {:?}", out.resources.iter().find(|r| r.is_entry));
+    }
+    Ok(())
+}
