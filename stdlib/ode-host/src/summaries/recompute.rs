@@ -15,6 +15,7 @@ pub trait Float:
     Copy + PartialOrd + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self>
 {
     fn of(v: f64) -> Self;
+    fn to_f64(self) -> f64;
     fn sqrt(self) -> Self;
     fn abs(self) -> Self;
 }
@@ -22,6 +23,9 @@ pub trait Float:
 impl Float for f32 {
     fn of(v: f64) -> Self {
         v as f32
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
     }
     fn sqrt(self) -> Self {
         f32::sqrt(self)
@@ -34,6 +38,9 @@ impl Float for f32 {
 impl Float for f64 {
     fn of(v: f64) -> Self {
         v
+    }
+    fn to_f64(self) -> f64 {
+        self
     }
     fn sqrt(self) -> Self {
         f64::sqrt(self)
@@ -75,15 +82,23 @@ fn is_peak<T: Float>(x: &[T], j: usize) -> bool {
     i > 0 && x[i - 1] < x[j]
 }
 
-/// The summaries of one run: `windows x (variables x outputs)`, from its saved samples (`n_saves x n_states`).
-/// Windows whose samples are not all finite (a failed run's NaN) are NaN.
+/// The recomputed summaries of one run: `windows x (variables x outputs)`, and for each value the magnitude
+/// of its window's samples (`max |x|`), which scales the tolerance of sums.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recomputed<T> {
+    pub values: Vec<T>,
+    pub magnitude: Vec<f64>,
+}
+
+/// The summaries of one run from its saved samples (`n_saves x n_states`). Windows whose samples are not all
+/// finite (a failed run's NaN) are NaN.
 pub fn recompute<T: Float>(
     spec: &SummarySpec,
     duration: f64,
     saves: &[T],
     n_states: usize,
     save_every: f64,
-) -> Result<Vec<T>, NotRecomputable> {
+) -> Result<Recomputed<T>, NotRecomputable> {
     let layout = Layout::of(spec);
     let first = first_saved_sample(spec, save_every)?;
     let m = spec.per_window();
@@ -98,17 +113,20 @@ pub fn recompute<T: Float>(
     }
     let nan = T::of(f64::NAN);
     let mut out = Vec::with_capacity(windows * spec.variables.len() * layout.outputs.len());
+    let mut magnitude = Vec::with_capacity(out.capacity());
     for w in 0..windows {
         for &var in &spec.variables {
             let x: Vec<T> = (0..samples).map(|k| saves[(first + k) * n_states + var]).collect();
             let range = w * m..(w + 1) * m;
             let finite = x[range.clone()].iter().all(|v| *v == *v);
+            let size = x[range.clone()].iter().fold(0.0f64, |acc, v| acc.max(v.to_f64().abs()));
             for output in &layout.outputs {
+                magnitude.push(size);
                 out.push(if finite { value(&x, range.clone(), output.part, spec.sample_every) } else { nan });
             }
         }
     }
-    Ok(out)
+    Ok(Recomputed { values: out, magnitude })
 }
 
 fn value<T: Float>(x: &[T], range: std::ops::Range<usize>, part: Part, ds: f64) -> T {
@@ -146,5 +164,57 @@ fn value<T: Float>(x: &[T], range: std::ops::Range<usize>, part: Part, ds: f64) 
         Part::DxdtMin => extreme(&d1, false) / T::of(ds),
         Part::D2xdt2Max => extreme(&d2, true) / T::of(ds * ds),
         Part::D2xdt2Min => extreme(&d2, false) / T::of(ds * ds),
+    }
+}
+
+/// Whether a part is a selection of sample values or of differences of stored samples (max, min, peaks,
+/// derivatives): computed from the same values in the same precision, it must match exactly; means, standard
+/// deviations and rms values are sums, whose rounding depends on the order.
+pub fn is_exact(part: Part) -> bool {
+    !matches!(part, Part::Mean | Part::Std | Part::Rms)
+}
+
+/// Compares summaries (`windows x (variables x outputs)` rows of one run) with the recomputation: exact parts
+/// bit for bit (NaN equals NaN); with `s = 1 + max |x|` over the window, means and rms values within `tol s`,
+/// standard deviations as variances within `tol s^2` (the running shifted sums lose `eps s^2` of the variance
+/// to cancellation, which a small deviation cannot hide). Returns the number of values compared, or the first
+/// mismatches.
+pub fn compare<T: Float>(
+    spec: &SummarySpec,
+    actual: &[T],
+    recomputed: &Recomputed<T>,
+    tol: f64,
+    label: &str,
+) -> Result<usize, String> {
+    let expected = &recomputed.values;
+    let layout = Layout::of(spec);
+    let names = layout.names(spec);
+    if actual.len() != expected.len() {
+        return Err(format!("{label}: {} summary values, expected {}", actual.len(), expected.len()));
+    }
+    let mut errors = Vec::new();
+    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+        let column = i % names.len();
+        let part = layout.outputs[column % layout.outputs.len()].part;
+        let (a, e) = (a.to_f64(), e.to_f64());
+        let same = if a.is_nan() || e.is_nan() {
+            a.is_nan() && e.is_nan()
+        } else if is_exact(part) {
+            a == e
+        } else {
+            let s = 1.0 + recomputed.magnitude[i];
+            match part {
+                Part::Std => (a * a - e * e).abs() <= tol * s * s,
+                _ => (a - e).abs() <= tol * s,
+            }
+        };
+        if !same && errors.len() < 10 {
+            errors.push(format!("{label}: row {} {}: {a} != {e}", i / names.len(), names[column]));
+        }
+    }
+    if errors.is_empty() {
+        Ok(actual.len())
+    } else {
+        Err(errors.join("\n"))
     }
 }
