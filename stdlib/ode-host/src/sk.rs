@@ -231,8 +231,12 @@ pub fn root_source(system_module: &str, system_has_jacobian: bool, cfg: &Config)
         out.push_str("open Ode_no_jacobian\n");
     }
     out.push_str(if cfg.method.is_implicit() { "open Ode_dirk\n" } else { "open Ode_erk\n" });
-    // Summary metrics: the metric functions, the chain generated for this configuration, the loop hooks.
-    out.push_str("open Metrics\nopen Ode_summaries\nopen Summaries\n");
+    // Summary metrics: the metric functions (only with summaries: unused, their types would stay open), the
+    // chain generated for this configuration, the loop hooks.
+    if cfg.summaries.is_some() {
+        out.push_str("open Metrics\n");
+    }
+    out.push_str("open Ode_summaries\nopen Summaries\n");
     out.push_str("open Ode_solve\n");
     out
 }

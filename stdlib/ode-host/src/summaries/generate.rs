@@ -132,7 +132,7 @@ pub fn summaries_module(spec: Option<(&SummarySpec, &Layout)>, duration: f64) ->
             "let summary_enabled = false\nlet summary_n_vars = 0\nlet summary_slots = 0\nlet summary_outputs = 0\n\
              let summary_per_window = 1\nlet summary_n_windows = 0\nlet (summary_ds : float64) = 1.0d\n\
              let (summary_settling : float64) = 0.0d\nlet summary_var (v : int32) : int32 = v\n\
-             let summary_init buf = buf.(0) <- buf.(0)\nlet summary_update y buf (k : int32) = ()\n\
+             let summary_init buf = buf.(0) <- 0.0\nlet summary_update y buf (k : int32) = ()\n\
              let summary_flush buf out (base : int32) = ()\n",
         );
         return out;
