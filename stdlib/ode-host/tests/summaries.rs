@@ -200,3 +200,33 @@ fn streaming_updates_match_the_recomputation_on_plateaus_peaks_and_zeros() {
     let rows = recompute(&spec, duration, &saves, 1, 1.0).unwrap().values;
     assert_eq!(rows[peak0], 1.0);
 }
+
+#[test]
+fn failed_runs_keep_their_completed_windows_and_mask_the_rest() {
+    let runs = 256;
+    let y0: Vec<f64> = (0..runs).flat_map(|_| [1.0, 0.0, 0.0]).collect();
+    let rho: Vec<f64> = (0..runs).map(|i| (28.0 * i as f64 / (runs - 1) as f64) as f32 as f64).collect();
+    let mut cfg = Config::new(Method::DormandPrince5, 2.0, 1e-3);
+    cfg.save_every = Some(0.015625);
+    cfg.summaries = Some(SummarySpec { settling: 0.25, ..all_metrics_spec(vec![0, 1, 2], 0.015625, 0.125) });
+    // Half the runs stop at max_steps: the median of the steps they take without the limit.
+    let unlimited = solve_batch(&Lorenz, &y0, &rho, &cfg, FsalVote::Warp).unwrap();
+    let mut steps: Vec<u32> = unlimited.runs.iter().map(|r| r.attempted).collect();
+    steps.sort();
+    cfg.max_steps = steps[runs / 2];
+    let spec = cfg.summaries.as_ref().unwrap();
+    let batch = solve_batch(&Lorenz, &y0, &rho, &cfg, FsalVote::Warp).unwrap();
+    let mut failed = 0;
+    let mut partial = 0;
+    for (r, run) in batch.runs.iter().enumerate() {
+        let expected = recompute(spec, cfg.duration, &run.saves, 3, 0.015625).unwrap();
+        compare(spec, &run.summaries, &expected, 1e-10, &format!("run {r}")).unwrap();
+        if run.status.failed() {
+            failed += 1;
+            let nan = run.summaries.iter().filter(|v| v.is_nan()).count();
+            assert!(nan > 0, "run {r} failed with every window complete");
+            partial += (nan < run.summaries.len()) as usize;
+        }
+    }
+    assert!(failed > 0 && failed < runs && partial > 0, "{failed} failed runs, {partial} with completed windows");
+}
