@@ -31,12 +31,19 @@ def vdp():
                              parameters={"mu": 1.0}, precision=np.float32, name="vdp_summaries")
 
 
-def inputs():
+def inputs(state_order):
+    """Initial values in CuBIE's state order (it need not be the order of the `states` dict: ask the solver)."""
     x0 = np.repeat(np.linspace(1.0, 2.0, SIDE), SIDE).astype(np.float32)
     mu = np.tile(np.linspace(1.0, 3.0, SIDE), SIDE).astype(np.float32)
     inits = np.zeros((2, N), dtype=np.float32)
-    inits[0] = x0
+    inits[list(state_order).index("x")] = x0
     return inits, mu.reshape(1, N)
+
+
+def state_order(solver):
+    order = list(solver.summarised_states)
+    assert sorted(order) == ["v", "x"], order
+    return order
 
 
 def timed(solver, inits, params, reps=3):
@@ -71,18 +78,49 @@ def cubie_heading(ours):
     return var, rest
 
 
+def probe():
+    """The first 8 runs of the grid (x0 = 1, mu_0 .. mu_7) with the trajectory saved every 0.05: where CuBIE's
+    summary rows sit in time, printed for run 7 next to its samples."""
+    solver = Solver(vdp(), output_types=METRICS + ["state"], summarise_every=5.0, sample_summaries_every=0.05,
+                    save_every=0.05, summarised_state_indices=[0, 1], time_logging_level=None, **SETTINGS)
+    order_of_states = state_order(solver)
+    inits, params = inputs(order_of_states)
+    inits, params = np.ascontiguousarray(inits[:, :8]), np.ascontiguousarray(params[:, :8])
+    result = solver.solve(inits, params, duration=20.0, grid_type="verbatim")
+    order = list(result._stride_order)
+    state = np.transpose(np.asarray(result.state), (order.index("run"), order.index("time"), order.index("variable")))
+    cub = by_run_time_column(np.asarray(result.state_summaries), order)
+    legend = result.summaries_legend
+    labels = [legend[i] for i in sorted(legend)]
+    xi = order_of_states.index("x")
+    print(json.dumps(dict(probe="state", states=order_of_states, shape=list(state.shape),
+                          run7_x_at=[[i, float(state[7, i, xi])] for i in (0, 1, 2, 100, 101, 114, 115, 116)],
+                          run0_first=[float(v) for v in state[0, 0]])), flush=True)
+    for w in range(cub.shape[1]):
+        row = {labels[c]: float(cub[7, w, c]) for c in range(len(labels)) if labels[c].startswith("x ")}
+        print(json.dumps(dict(probe="summaries run 7", row=w, **row)), flush=True)
+    x = state[7, :, xi].astype(np.float64)
+    for w in range(4):
+        seg = x[1 + 100 * w:101 + 100 * w]
+        print(json.dumps(dict(probe="from cubie's own samples 1 + 100 w .. 100 (w + 1)", window=w, mean=float(seg.mean()),
+                              max=float(seg.max()), min=float(seg.min()))), flush=True)
+
+
 def main():
+    if sys.argv[2:] == ["probe"]:
+        probe()
+        return
     out_dir = sys.argv[1]
     system = vdp()
-    inits, params = inputs()
     t0 = time.time()
+    solver = Solver(system, output_types=METRICS, summarise_every=5.0, sample_summaries_every=0.05,
+                    summarised_state_indices=[0, 1], time_logging_level=None, **SETTINGS)
+    inits, params = inputs(state_order(solver))
     plain = Solver(system, output_types=["state"], time_logging_level=None, **SETTINGS)
     plain_ms, plain_all = timed(plain, inits, params)
     print(json.dumps(dict(engine="cubie " + cubie.__version__, bench="vdp", summaries=False, gpu_ms=plain_ms,
                           all_ms=plain_all, setup_s=time.time() - t0)), flush=True)
     t0 = time.time()
-    solver = Solver(system, output_types=METRICS, summarise_every=5.0, sample_summaries_every=0.05,
-                    summarised_state_indices=[0, 1], time_logging_level=None, **SETTINGS)
     ms, all_ms = timed(solver, inits, params)
     print(json.dumps(dict(engine="cubie " + cubie.__version__, bench="vdp", summaries=True, gpu_ms=ms,
                           all_ms=all_ms, setup_s=time.time() - t0)), flush=True)

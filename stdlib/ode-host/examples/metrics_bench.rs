@@ -3,8 +3,9 @@
 //!
 //! `metrics_bench lorenz [N]`: the Lorenz sweep (rho = linspace(0, 21, N), u0 = (1, 0, 0), t in [0, 1],
 //! float32) with Tsit5 fixed dt = 1e-3 and Tsit5 adaptive (atol = rtol = 1e-6, the peers' I controller), without
-//! summaries and with all 18 metrics on the 3 variables (samples every 0.01, windows of 0.1: 100 samples, 10
-//! windows); prints both times, their ratio and the registers of both kernels.
+//! summaries, with the mean of x only (the same 100 landings at the lowest metric cost) and with all 18 metrics
+//! on the 3 variables (samples every 0.01, windows of 0.1: 100 samples, 10 windows); prints the times, the
+//! ratios and the registers.
 //!
 //! `metrics_bench vdp DIR`: CuBIE's headline problem, Van der Pol over 1024 x0 in [1, 2] by 1024 mu in [1, 3]
 //! (1,048,576 runs, run = i_x0 * 1024 + i_mu, v0 = 0), duration 20, DP5 adaptive (I controller, atol 1e-6,
@@ -60,6 +61,10 @@ fn lorenz(ctx: &Context, n: usize) -> Result<()> {
         }
         let plain = OdeSolver::new(ctx, &system("lorenz.sk"), &cfg, &Options::default())?;
         let (none_ms, none_all) = time(&plain, &y0, &rho)?;
+        // The landings alone: the same 100 sample times with the cheapest summary (the mean of x).
+        cfg.summaries = Some(SummarySpec::new(vec![Metric::Mean], vec![0], 0.01, 0.1));
+        let landing = OdeSolver::new(ctx, &system("lorenz.sk"), &cfg, &Options::default())?;
+        let (landing_ms, _) = time(&landing, &y0, &rho)?;
         cfg.summaries = Some(SummarySpec {
             state_names: vec!["x".into(), "y".into(), "z".into()],
             ..SummarySpec::new(Metric::all(3), vec![0, 1, 2], 0.01, 0.1)
@@ -72,13 +77,29 @@ fn lorenz(ctx: &Context, n: usize) -> Result<()> {
         let finite = summaries.values.iter().all(|v| v.is_finite());
         println!(
             "{{\"bench\":\"lorenz-metrics\",\"config\":\"{label}\",\"n\":{n},\"none_ms\":{none_ms:.4},\"all18_ms\":{all_ms:.4},\
-             \"ratio\":{:.3},\"registers_none\":{},\"registers_all18\":{},\"outputs_per_run\":{},\"finite\":{finite},\
+             \"ratio\":{:.3},\"mean_x_only_ms\":{landing_ms:.4},\"ratio_vs_mean_x_only\":{:.3},\"registers_none\":{},\"registers_all18\":{},\"outputs_per_run\":{},\"finite\":{finite},\
              \"none_all\":{none_all:?},\"all18_all\":{all_all:?}}}",
             all_ms / none_ms,
+            all_ms / landing_ms,
             plain.registers()?,
             with.registers()?,
             summaries.values.len() / 64
         );
+    }
+    Ok(())
+}
+
+/// Fixed-step Lorenz without summaries, with the mean of x and with all 18 metrics, each launched once (for ncu).
+fn lorenz_once(ctx: &Context, n: usize) -> Result<()> {
+    let rho: Vec<f32> = (0..n).map(|i| (21.0 * i as f64 / (n - 1).max(1) as f64) as f32).collect();
+    let y0: Vec<f32> = (0..n).flat_map(|_| [1.0f32, 0.0, 0.0]).collect();
+    let specs = [None, Some(vec![Metric::Mean]), Some(Metric::all(3))];
+    for metrics in specs {
+        let mut cfg = matched(Method::Tsit5, ControllerKind::Fixed, 1.0);
+        cfg.summaries = metrics.map(|m| SummarySpec::new(m, vec![0, 1, 2], 0.01, 0.1));
+        let solver = OdeSolver::new(ctx, &system("lorenz.sk"), &cfg, &Options::default())?;
+        let mut batch = solver.upload(&y0, &rho)?;
+        eprintln!("{:.3} ms", solver.run(&mut batch)?);
     }
     Ok(())
 }
@@ -146,6 +167,7 @@ fn main() -> Result<()> {
     match (args.first().map(String::as_str), args.get(1)) {
         (Some("lorenz"), n) => lorenz(&ctx, n.map(|n| n.parse()).transpose()?.unwrap_or(1 << 20)),
         (Some("vdp"), Some(dir)) => vdp(&ctx, dir),
-        _ => Err("usage: metrics_bench lorenz [N] | vdp DIR".into()),
+        (Some("lorenz-once"), n) => lorenz_once(&ctx, n.map(|n| n.parse()).transpose()?.unwrap_or(1 << 20)),
+        _ => Err("usage: metrics_bench lorenz [N] | lorenz-once [N] | vdp DIR".into()),
     }
 }

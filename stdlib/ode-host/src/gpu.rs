@@ -136,7 +136,8 @@ pub struct DeviceBatch<T: Real> {
     pub status: DeviceBuffer<i32>,
     pub counters: DeviceBuffer<i32>,
     pub trace: DeviceBuffer<f64>,
-    /// runs x windows x (summarised variables x outputs); one element without summaries.
+    /// windows x (summarised variables x outputs) x runs (see [`Summaries::from_device`]); one element without
+    /// summaries.
     pub summaries: DeviceBuffer<T>,
 }
 
@@ -342,14 +343,8 @@ impl OdeSolver {
         trace.truncate(runs * trace_len);
         let summaries = match self.cfg.summaries {
             Some(_) => {
-                let mut values = batch.summaries.download()?;
-                values.truncate(self.summary_len(runs));
-                Some(Summaries {
-                    n_runs: runs,
-                    n_windows: self.summary_windows,
-                    names: self.summary_names.clone(),
-                    values,
-                })
+                let device = batch.summaries.download()?;
+                Some(Summaries::from_device(runs, self.summary_windows, self.summary_names.clone(), &device))
             }
             None => None,
         };

@@ -87,6 +87,25 @@ fn bad_summary_settings_are_errors() {
     assert!(err.rendered.contains("variable 5"), "{}", err.rendered);
 }
 
+/// Each metric alone, and a few pairs, in both precisions: the functions a program does not use must not leave
+/// their types open.
+#[test]
+fn every_metric_alone_passes_the_front_end() {
+    let lorenz = SystemSource::new(systems_dir().join("lorenz.sk"));
+    let mut sets: Vec<Vec<Metric>> = Metric::all(2).into_iter().map(|m| vec![m]).collect();
+    sets.push(vec![Metric::Mean, Metric::Rms]);
+    sets.push(vec![Metric::DxdtMin, Metric::Max]);
+    for precision in [Precision::F32, Precision::F64] {
+        for metrics in &sets {
+            let mut cfg = Config::new(Method::Tsit5, 1.0, 1e-3);
+            cfg.precision = precision;
+            cfg.summaries = Some(SummarySpec::new(metrics.clone(), vec![1], 0.01, 0.1));
+            SolverProgram::build(&lorenz, &cfg, &Options::default())
+                .unwrap_or_else(|e| panic!("{metrics:?} {precision:?}: {e}"));
+        }
+    }
+}
+
 #[test]
 fn solver_programs_with_summaries_pass_the_front_end() {
     for precision in [Precision::F32, Precision::F64] {

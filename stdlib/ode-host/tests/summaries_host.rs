@@ -10,7 +10,7 @@ use std::process::Command;
 use skc_ode::program::{summary_probe, systems_dir, SolverProgram, SystemSource};
 use skc_ode::sk::Options;
 use skc_ode::summaries::recompute::{compare, recompute, Float};
-use skc_ode::summaries::{Layout, Metric, SummarySpec};
+use skc_ode::summaries::{Layout, Metric, Summaries, SummarySpec};
 use skc_ode::{Config, ControllerKind, Method, Precision};
 
 const SHIM: &str = r#"
@@ -175,7 +175,8 @@ fn probe<T: Float>(cxx: &str, precision: Precision) {
     put_reals(&mut input, &samples, precision);
     let label = format!("probe {}", precision.name());
     let data = run_host(cxx, &label, &cuda.source, PROBE_MAIN, precision, &input);
-    let actual: Vec<T> = reals(&data, &mut 0, out_len);
+    let device: Vec<T> = reals(&data, &mut 0, out_len);
+    let actual = Summaries::from_device(runs, spec.n_windows(duration), vec![String::new(); row], &device).values;
     for r in 0..runs {
         // As saves: an unused initial state, then the samples.
         let saves: Vec<T> = std::iter::repeat_n(T::of(f64::NAN), n)
@@ -236,7 +237,8 @@ fn solve<T: Float>(cxx: &str, label: &str, cfg: &Config, system: &str, y0: &[f64
     let data = run_host(cxx, label, &program.cuda.source, SOLVE_MAIN, cfg.precision, &input);
     let mut at = 0;
     let saves: Vec<T> = reals(&data, &mut at, runs * cfg.n_saves() * n);
-    let summaries: Vec<T> = reals(&data, &mut at, summary_len);
+    let device: Vec<T> = reals(&data, &mut at, summary_len);
+    let summaries = Summaries::from_device(runs, windows, vec![String::new(); row], &device).values;
     let status: Vec<i32> =
         (0..runs).map(|r| i32::from_le_bytes(data[at + 4 * r..at + 4 * r + 4].try_into().unwrap())).collect();
     let per_save = cfg.n_saves() * n;

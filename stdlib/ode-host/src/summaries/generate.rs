@@ -133,7 +133,7 @@ pub fn summaries_module(spec: Option<(&SummarySpec, &Layout)>, duration: f64) ->
              let summary_per_window = 1\nlet summary_n_windows = 0\nlet (summary_ds : float64) = 1.0d\n\
              let (summary_settling : float64) = 0.0d\nlet summary_var (v : int32) : int32 = v\n\
              let summary_init buf = buf.(0) <- 0.0\nlet summary_update y buf (k : int32) = ()\n\
-             let summary_flush buf out (base : int32) = ()\n",
+             let summary_flush buf out (first : int32) (stride : int32) = ()\n",
         );
         return out;
     };
@@ -169,18 +169,18 @@ pub fn summaries_module(spec: Option<(&SummarySpec, &Layout)>, duration: f64) ->
     out.push_str("  done\n");
 
     out.push_str(
-        "\n(* The outputs of a completed window at `base` (variables x outputs), then the next window starts. *)\n\
-         let summary_flush buf out (base : int32) =\n",
+        "\n(* The outputs of a completed window (variables x outputs) at `first`, `stride` apart, then the next window\n   \
+         starts. *)\nlet summary_flush buf out (first : int32) (stride : int32) =\n",
     );
     out.push_str("  for v = 0 to summary_n_vars - 1 do\n    let off = v * summary_slots in\n");
-    out.push_str("    let o = base + v * summary_outputs in\n");
+    out.push_str("    let o = first + v * summary_outputs * stride in\n");
     let mut stmts: Vec<String> = layout
         .outputs
         .iter()
         .enumerate()
         .map(|(j, output)| {
             let (unit, offset) = layout.units[output.unit];
-            format!("out.(o + {j}) <- {}", value_expr(unit, output.part, &format!("off + {offset}")))
+            format!("out.(o + {j} * stride) <- {}", value_expr(unit, output.part, &format!("off + {offset}")))
         })
         .collect();
     stmts.extend(resets);

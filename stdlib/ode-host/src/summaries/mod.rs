@@ -484,6 +484,18 @@ pub struct Summaries<T> {
 }
 
 impl<T: Copy> Summaries<T> {
+    /// From the device's layout, windows x columns x runs (the run fastest, so flushes coalesce).
+    pub fn from_device(n_runs: usize, n_windows: usize, names: Vec<String>, device: &[T]) -> Summaries<T> {
+        let width = names.len();
+        let mut values = Vec::with_capacity(n_runs * n_windows * width);
+        for run in 0..n_runs {
+            for w in 0..n_windows {
+                values.extend((0..width).map(|c| device[(w * width + c) * n_runs + run]));
+            }
+        }
+        Summaries { n_runs, n_windows, names, values }
+    }
+
     /// The column of a name.
     pub fn column(&self, name: &str) -> Option<usize> {
         self.names.iter().position(|n| n == name)
