@@ -153,6 +153,9 @@ pub struct OdeSolver {
     block: u32,
     /// Output names of the summaries (variables x outputs) and windows per run; empty without summaries.
     summary_names: Vec<String>,
+    /// The device column of each named output (`Layout::device_columns`); written values per run and window.
+    summary_columns: Vec<usize>,
+    summary_width: usize,
     summary_windows: usize,
 }
 
@@ -192,9 +195,14 @@ impl OdeSolver {
         cfg.validate()?;
         let program = SolverProgram::build(system, cfg, options).map_err(OdeError::Frontend)?;
         cfg.validate_for(program.n_states)?;
-        let (summary_names, summary_windows) = match &cfg.summaries {
-            Some(spec) => (Layout::of(spec).names(spec), spec.n_windows(cfg.duration)),
-            None => (Vec::new(), 0),
+        let (summary_names, summary_columns, summary_width, summary_windows) = match &cfg.summaries {
+            Some(spec) => {
+                let layout = Layout::of(spec);
+                let n_vars = spec.variables.len();
+                let width = n_vars * layout.columns.len();
+                (layout.names(spec), layout.device_columns(n_vars), width, spec.n_windows(cfg.duration))
+            }
+            None => (Vec::new(), Vec::new(), 0, 0),
         };
         let signatures: Vec<KernelSignature> = program.cuda.kernels.iter().map(runtime_signature).collect();
         let module = Module::from_cuda(ctx, &program.name, &program.cuda.source, signatures)?;
@@ -210,6 +218,8 @@ impl OdeSolver {
             n_params: program.n_params,
             block,
             summary_names,
+            summary_columns,
+            summary_width,
             summary_windows,
         })
     }
@@ -261,9 +271,9 @@ impl OdeSolver {
         Ok(runs)
     }
 
-    /// Summary values of `runs` runs (windows x variables x outputs each).
+    /// Summary values the device writes for `runs` runs (windows x variables x columns each).
     fn summary_len(&self, runs: usize) -> usize {
-        runs * self.summary_windows * self.summary_names.len()
+        runs * self.summary_windows * self.summary_width
     }
 
     /// Uploads a batch and allocates its outputs (shapes checked first).
@@ -344,7 +354,8 @@ impl OdeSolver {
         let summaries = match self.cfg.summaries {
             Some(_) => {
                 let device = batch.summaries.download()?;
-                Some(Summaries::from_device(runs, self.summary_windows, self.summary_names.clone(), &device))
+                let names = self.summary_names.clone();
+                Some(Summaries::from_device(runs, self.summary_windows, names, &self.summary_columns, &device))
             }
             None => None,
         };

@@ -36,6 +36,9 @@ fn fused_metrics_are_chosen_when_all_parts_are_requested() {
     assert_eq!(layout.slots, 3 + 2 + 1 + 6 + 6 + 3 + 4);
     // 1 + 1 + 1 + 1 + 1 + 2 + 2 + 3 + 2 + 1 + 3 + 3 + 1 + 1 + 2 + 1 + 1 + 2 outputs per variable.
     assert_eq!(layout.outputs.len(), 29);
+    // Written once each: mean, std, rms, max, min, max_magnitude, 3 + 3 peaks, 2 + 2 differences.
+    assert_eq!(layout.columns.len(), 16);
+    assert_eq!(layout.device_columns(3).len(), 3 * 29);
     let names = layout.names(&SummarySpec { state_names: vec!["x".into(), "y".into(), "z".into()], ..spec });
     for name in
         ["x.mean", "y.mean_std_rms.rms", "z.extrema.min", "x.peaks[3].2", "y.negative_peaks[3].0", "z.d2xdt2_max"]

@@ -166,8 +166,10 @@ fn probe<T: Float>(cxx: &str, precision: Precision) {
         }
     }
     let runs = seqs.len();
-    let row = spec.variables.len() * Layout::of(&spec).outputs.len();
-    let out_len = runs * spec.n_windows(duration) * row;
+    let layout = Layout::of(&spec);
+    let n_vars = spec.variables.len();
+    let row = n_vars * layout.outputs.len();
+    let out_len = runs * spec.n_windows(duration) * n_vars * layout.columns.len();
     let mut input = Vec::new();
     for v in [runs, samples.len(), out_len] {
         input.extend((v as i32).to_le_bytes());
@@ -176,14 +178,16 @@ fn probe<T: Float>(cxx: &str, precision: Precision) {
     let label = format!("probe {}", precision.name());
     let data = run_host(cxx, &label, &cuda.source, PROBE_MAIN, precision, &input);
     let device: Vec<T> = reals(&data, &mut 0, out_len);
-    let actual = Summaries::from_device(runs, spec.n_windows(duration), vec![String::new(); row], &device).values;
+    let columns = layout.device_columns(n_vars);
+    let actual =
+        Summaries::from_device(runs, spec.n_windows(duration), vec![String::new(); row], &columns, &device).values;
     for r in 0..runs {
         // As saves: an unused initial state, then the samples.
         let saves: Vec<T> = std::iter::repeat_n(T::of(f64::NAN), n)
             .chain(samples[r * 36..(r + 1) * 36].iter().map(|v| T::of(*v)))
             .collect();
         let expected = recompute(&spec, duration, &saves, n, 1.0).unwrap();
-        let per_run = out_len / runs;
+        let per_run = spec.n_windows(duration) * row;
         compare(&spec, &actual[r * per_run..(r + 1) * per_run], &expected, 1e-6, &format!("{label} sequence {r}"))
             .unwrap();
     }
@@ -201,9 +205,11 @@ fn solve<T: Float>(cxx: &str, label: &str, cfg: &Config, system: &str, y0: &[f64
     let program = SolverProgram::build(&SystemSource::new(systems_dir().join(system)), cfg, &Options::default())
         .unwrap_or_else(|e| panic!("{label}: {e}"));
     let runs = y0.len() / n;
-    let row = spec.variables.len() * Layout::of(spec).outputs.len();
+    let layout = Layout::of(spec);
+    let n_vars = spec.variables.len();
+    let row = n_vars * layout.outputs.len();
     let windows = spec.n_windows(cfg.duration);
-    let summary_len = runs * windows * row;
+    let summary_len = runs * windows * n_vars * layout.columns.len();
     let g = &cfg.gains;
     let scalars = [
         cfg.t0,
@@ -238,7 +244,8 @@ fn solve<T: Float>(cxx: &str, label: &str, cfg: &Config, system: &str, y0: &[f64
     let mut at = 0;
     let saves: Vec<T> = reals(&data, &mut at, runs * cfg.n_saves() * n);
     let device: Vec<T> = reals(&data, &mut at, summary_len);
-    let summaries = Summaries::from_device(runs, windows, vec![String::new(); row], &device).values;
+    let columns = layout.device_columns(n_vars);
+    let summaries = Summaries::from_device(runs, windows, vec![String::new(); row], &columns, &device).values;
     let status: Vec<i32> =
         (0..runs).map(|r| i32::from_le_bytes(data[at + 4 * r..at + 4 * r + 4].try_into().unwrap())).collect();
     let per_save = cfg.n_saves() * n;

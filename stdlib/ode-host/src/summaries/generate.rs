@@ -145,7 +145,7 @@ pub fn summaries_module(spec: Option<(&SummarySpec, &Layout)>, duration: f64) ->
     writeln!(out, "let summary_enabled = true").unwrap();
     writeln!(out, "let summary_n_vars = {n_vars}").unwrap();
     writeln!(out, "let summary_slots = {}", layout.slots).unwrap();
-    writeln!(out, "let summary_outputs = {}", layout.outputs.len()).unwrap();
+    writeln!(out, "let summary_outputs = {}", layout.columns.len()).unwrap();
     writeln!(out, "let summary_per_window = {m}").unwrap();
     writeln!(out, "let summary_n_windows = {windows}").unwrap();
     writeln!(out, "let (summary_ds : float64) = {}", f64_literal(spec.sample_every)).unwrap();
@@ -175,12 +175,12 @@ pub fn summaries_module(spec: Option<(&SummarySpec, &Layout)>, duration: f64) ->
     out.push_str("  for v = 0 to summary_n_vars - 1 do\n    let off = v * summary_slots in\n");
     out.push_str("    let o = first + v * summary_outputs * stride in\n");
     let mut stmts: Vec<String> = layout
-        .outputs
+        .columns
         .iter()
         .enumerate()
-        .map(|(j, output)| {
-            let (unit, offset) = layout.units[output.unit];
-            format!("out.(o + {j} * stride) <- {}", value_expr(unit, output.part, &format!("off + {offset}")))
+        .map(|(j, &(unit_index, part))| {
+            let (unit, offset) = layout.units[unit_index];
+            format!("out.(o + {j} * stride) <- {}", value_expr(unit, part, &format!("off + {offset}")))
         })
         .collect();
     stmts.extend(resets);

@@ -340,15 +340,21 @@ pub struct Output {
     pub name: String,
     pub part: Part,
     pub unit: usize,
+    /// Its column among the values the device writes per variable ([`Layout::columns`]).
+    pub column: usize,
 }
 
-/// The chain for a [`SummarySpec`]: the units of one variable with their offsets, and the outputs in request
-/// order. The same for every variable; variable `v`'s segment starts at `v * slots`.
+/// The chain for a [`SummarySpec`]: the units of one variable with their offsets, the outputs in request
+/// order, and the distinct values the device writes (`columns`: a part requested by several metrics, `mean` by
+/// mean, mean_std and mean_std_rms, is computed and written once). The same for every variable; variable `v`'s
+/// segment starts at `v * slots`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Layout {
     pub units: Vec<(Unit, usize)>,
     pub slots: usize,
     pub outputs: Vec<Output>,
+    /// (unit, part) of each value written per variable and window.
+    pub columns: Vec<(usize, Part)>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -435,10 +441,27 @@ impl Layout {
                     .iter()
                     .position(|(u, _)| Self::unit_group(*u) == group && Self::unit_serves(*u, part))
                     .expect("every part has a unit");
-                Output { name, part, unit }
+                Output { name, part, unit, column: 0 }
+            })
+            .collect::<Vec<_>>();
+        let mut columns: Vec<(usize, Part)> = Vec::new();
+        let outputs = outputs
+            .into_iter()
+            .map(|mut o| {
+                o.column = columns.iter().position(|c| *c == (o.unit, o.part)).unwrap_or_else(|| {
+                    columns.push((o.unit, o.part));
+                    columns.len() - 1
+                });
+                o
             })
             .collect();
-        Layout { units, slots: offset, outputs }
+        Layout { units, slots: offset, outputs, columns }
+    }
+
+    /// For each output of [`Layout::names`] (variables x outputs), its column among the device's values
+    /// (variables x columns).
+    pub fn device_columns(&self, n_vars: usize) -> Vec<usize> {
+        (0..n_vars).flat_map(|v| self.outputs.iter().map(move |o| v * self.columns.len() + o.column)).collect()
     }
 
     fn unit_group(unit: Unit) -> Group {
@@ -484,13 +507,14 @@ pub struct Summaries<T> {
 }
 
 impl<T: Copy> Summaries<T> {
-    /// From the device's layout, windows x columns x runs (the run fastest, so flushes coalesce).
-    pub fn from_device(n_runs: usize, n_windows: usize, names: Vec<String>, device: &[T]) -> Summaries<T> {
-        let width = names.len();
-        let mut values = Vec::with_capacity(n_runs * n_windows * width);
+    /// From the device's layout, windows x (variables x columns) x runs (the run fastest, so flushes coalesce),
+    /// with `columns[i]` the device column of output `i` ([`Layout::device_columns`]).
+    pub fn from_device(n_runs: usize, n_windows: usize, names: Vec<String>, columns: &[usize], device: &[T]) -> Self {
+        let device_width = columns.iter().max().map_or(0, |c| c + 1);
+        let mut values = Vec::with_capacity(n_runs * n_windows * names.len());
         for run in 0..n_runs {
             for w in 0..n_windows {
-                values.extend((0..width).map(|c| device[(w * width + c) * n_runs + run]));
+                values.extend(columns.iter().map(|c| device[(w * device_width + c) * n_runs + run]));
             }
         }
         Summaries { n_runs, n_windows, names, values }
