@@ -5,6 +5,7 @@
 use std::fmt;
 
 use crate::method::Method;
+use crate::summaries::{SummaryError, SummarySpec};
 use crate::tableau::Tableau;
 
 /// Floating-point type of the states (time is always float64).
@@ -150,6 +151,8 @@ pub struct Config {
     pub max_newton: u32,
     pub jacobian: JacobianKind,
     pub precision: Precision,
+    /// Summary metrics computed while integrating (`crate::summaries`); `None`: none.
+    pub summaries: Option<SummarySpec>,
 }
 
 impl Config {
@@ -179,6 +182,7 @@ impl Config {
             max_newton: 10,
             jacobian: JacobianKind::FiniteDifferences,
             precision: Precision::F64,
+            summaries: None,
         }
     }
 
@@ -251,6 +255,10 @@ impl Config {
         if let Some(every) = self.save_every {
             finite_positive("save_every", every)?;
         }
+        if let Some(spec) = &self.summaries {
+            // The variables are checked against the system where its size is known (`validate_for`).
+            spec.validate(usize::MAX).map_err(ConfigError::Summaries)?;
+        }
         if self.max_steps == 0 {
             return Err(ConfigError::NotPositive { name: "max_steps", value: 0.0 });
         }
@@ -259,6 +267,15 @@ impl Config {
             if self.max_newton == 0 {
                 return Err(ConfigError::NotPositive { name: "max_newton", value: 0.0 });
             }
+        }
+        Ok(())
+    }
+
+    /// [`Config::validate`] and the summarised variables against a system of `n_states`.
+    pub fn validate_for(&self, n_states: usize) -> Result<(), ConfigError> {
+        self.validate()?;
+        if let Some(spec) = &self.summaries {
+            spec.validate(n_states).map_err(ConfigError::Summaries)?;
         }
         Ok(())
     }
@@ -274,6 +291,7 @@ pub enum ConfigError {
     NoErrorEstimate { method: Method, controller: ControllerKind },
     UnknownMethod(String),
     UnknownController(String),
+    Summaries(SummaryError),
 }
 
 impl fmt::Display for ConfigError {
@@ -297,6 +315,7 @@ impl fmt::Display for ConfigError {
             ConfigError::UnknownController(name) => {
                 write!(f, "unknown controller `{name}` (known: fixed, i, pi, pid, gustafsson)")
             }
+            ConfigError::Summaries(e) => write!(f, "summaries: {e}"),
         }
     }
 }

@@ -22,6 +22,7 @@ use skc_runtime::{
 use crate::config::{Config, ConfigError, Precision, Status};
 use crate::program::{FrontendError, SolverProgram, SystemSource};
 use crate::sk::Options;
+use crate::summaries::{Layout, Summaries};
 
 /// The state types a solver runs in.
 pub trait Real: DeviceElem + Copy + Default + PartialEq + fmt::Debug + Into<ScalarValue> + 'static {
@@ -112,6 +113,8 @@ pub struct Solution<T> {
     pub trace_len: usize,
     /// Device time of the kernel, milliseconds.
     pub device_ms: f32,
+    /// Summary metrics by name, when the configuration asks for them.
+    pub summaries: Option<Summaries<T>>,
 }
 
 impl<T: Real> Solution<T> {
@@ -133,6 +136,9 @@ pub struct DeviceBatch<T: Real> {
     pub status: DeviceBuffer<i32>,
     pub counters: DeviceBuffer<i32>,
     pub trace: DeviceBuffer<f64>,
+    /// windows x (summarised variables x outputs) x runs (see [`Summaries::from_device`]); one element without
+    /// summaries.
+    pub summaries: DeviceBuffer<T>,
 }
 
 /// A compiled solver: one kernel for a system, method, controller, precision and options.
@@ -145,6 +151,12 @@ pub struct OdeSolver {
     n_states: usize,
     n_params: usize,
     block: u32,
+    /// Output names of the summaries (variables x outputs) and windows per run; empty without summaries.
+    summary_names: Vec<String>,
+    /// The device column of each named output (`Layout::device_columns`); written values per run and window.
+    summary_columns: Vec<usize>,
+    summary_width: usize,
+    summary_windows: usize,
 }
 
 fn scalar_kind(kind: skc_core::codegen::ScalarKind) -> ScalarType {
@@ -182,6 +194,16 @@ impl OdeSolver {
     pub fn new(ctx: &Context, system: &SystemSource, cfg: &Config, options: &Options) -> Result<OdeSolver, OdeError> {
         cfg.validate()?;
         let program = SolverProgram::build(system, cfg, options).map_err(OdeError::Frontend)?;
+        cfg.validate_for(program.n_states)?;
+        let (summary_names, summary_columns, summary_width, summary_windows) = match &cfg.summaries {
+            Some(spec) => {
+                let layout = Layout::of(spec);
+                let n_vars = spec.variables.len();
+                let width = n_vars * layout.columns.len();
+                (layout.names(spec), layout.device_columns(n_vars), width, spec.n_windows(cfg.duration))
+            }
+            None => (Vec::new(), Vec::new(), 0, 0),
+        };
         let signatures: Vec<KernelSignature> = program.cuda.kernels.iter().map(runtime_signature).collect();
         let module = Module::from_cuda(ctx, &program.name, &program.cuda.source, signatures)?;
         let kernel = module.kernel("ode_solve")?;
@@ -195,6 +217,10 @@ impl OdeSolver {
             n_states: program.n_states,
             n_params: program.n_params,
             block,
+            summary_names,
+            summary_columns,
+            summary_width,
+            summary_windows,
         })
     }
 
@@ -237,10 +263,17 @@ impl OdeSolver {
         }
         let saves = runs as u64 * self.cfg.n_saves().max(1) as u64 * self.n_states as u64;
         let trace = runs as u64 * self.options.trace_len as u64;
-        if saves > i32::MAX as u64 || trace > i32::MAX as u64 || runs > i32::MAX as usize {
+        let summaries = self.summary_len(runs) as u64;
+        if saves > i32::MAX as u64 || trace > i32::MAX as u64 || summaries > i32::MAX as u64 || runs > i32::MAX as usize
+        {
             return Err(OdeError::Shape(format!("{runs} runs: the outputs exceed 2^31 elements")));
         }
         Ok(runs)
+    }
+
+    /// Summary values the device writes for `runs` runs (windows x variables x columns each).
+    fn summary_len(&self, runs: usize) -> usize {
+        runs * self.summary_windows * self.summary_width
     }
 
     /// Uploads a batch and allocates its outputs (shapes checked first).
@@ -256,6 +289,7 @@ impl OdeSolver {
             status: self.ctx.alloc_zeros::<i32>(runs)?,
             counters: self.ctx.alloc_zeros::<i32>(runs * 3)?,
             trace: self.ctx.alloc_zeros::<f64>((runs * self.options.trace_len).max(1))?,
+            summaries: self.ctx.alloc_zeros::<T>(self.summary_len(runs).max(1))?,
         })
     }
 
@@ -301,6 +335,7 @@ impl OdeSolver {
             Arg::from(r(g.damping)),
             Arg::from(c.newton_tol),
             Arg::from(c.max_newton.min(i32::MAX as u32) as i32),
+            Arg::from(&mut batch.summaries),
         ];
         self.kernel.launch_on(&stream, &config, &mut args)?;
         Ok(timer.stop()?)
@@ -316,6 +351,14 @@ impl OdeSolver {
         saves.truncate(runs * n_saves * self.n_states);
         let mut trace = batch.trace.download()?;
         trace.truncate(runs * trace_len);
+        let summaries = match self.cfg.summaries {
+            Some(_) => {
+                let device = batch.summaries.download()?;
+                let names = self.summary_names.clone();
+                Some(Summaries::from_device(runs, self.summary_windows, names, &self.summary_columns, &device))
+            }
+            None => None,
+        };
         Ok(Solution {
             n_runs: runs,
             n_states: self.n_states,
@@ -329,6 +372,7 @@ impl OdeSolver {
             trace,
             trace_len,
             device_ms,
+            summaries,
         })
     }
 

@@ -5,7 +5,9 @@
 //! shared by the CPU reference and the GPU host API), `reference` (the float64 CPU reference of every stepper,
 //! controller and the integration loop), `sk` (the generated `.sk` tableau modules and the compile-time
 //! definitions that select a method, controller and system size), `program` (a solver program: root source, front
-//! end, CUDA C), `gpu` (the host API: compile once, solve batches on a GPU through skc-runtime).
+//! end, CUDA C), `gpu` (the host API: compile once, solve batches on a GPU through skc-runtime), `summaries`
+//! (summary metrics computed in the loop: the chain, its generated `.sk` module, the float64 updates of the
+//! reference loop and the recomputation from saved trajectories).
 
 pub mod compare;
 pub mod config;
@@ -15,6 +17,7 @@ pub mod order;
 pub mod program;
 pub mod reference;
 pub mod sk;
+pub mod summaries;
 pub mod tableau;
 
 pub use config::{Config, ConfigError, ControllerKind, JacobianKind, Precision, Status};

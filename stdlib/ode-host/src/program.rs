@@ -11,7 +11,8 @@ use skc_core::typeck::TypeckOptions;
 use skc_core::ModuleLoader;
 
 use crate::config::{Config, JacobianKind};
-use crate::sk::{defines, root_source, stdlib_dir, Options};
+use crate::sk::{defines, metrics_dir, root_source, stdlib_dir, Options};
+use crate::summaries::{generate::summaries_module, Layout};
 use skc_core::syntax::ast::Item;
 
 /// A system given as a `.sk` file (its module name is the file name, capitalised).
@@ -87,10 +88,15 @@ fn int_constant(types: &skc_core::types::TypeInfo, name: &str) -> Option<usize> 
 
 struct Loader {
     dirs: Vec<PathBuf>,
+    /// Modules generated for this program (name, text): `Ode_summaries`.
+    generated: Vec<(String, String)>,
 }
 
 impl ModuleLoader for Loader {
     fn load(&self, module: &str, _importer: &str) -> Result<(String, String), String> {
+        if let Some((name, text)) = self.generated.iter().find(|(name, _)| name == module) {
+            return Ok((format!("<generated {name}>"), text.clone()));
+        }
         let mut lower = module.to_string();
         if let Some(first) = lower.get_mut(0..1) {
             first.make_ascii_lowercase();
@@ -125,6 +131,46 @@ pub fn ode_modules_dir() -> PathBuf {
     }
 }
 
+/// The folder of the summary metric modules: `$SKC_STDLIB/metrics` when set, else this source tree's.
+pub fn metrics_modules_dir() -> PathBuf {
+    match std::env::var_os("SKC_STDLIB") {
+        Some(dir) => Path::new(&dir).join("metrics"),
+        None => metrics_dir(),
+    }
+}
+
+/// The summary chain of `spec` alone, in the kernels of `stdlib/metrics/summary_probe.sk` (a system of
+/// `n_states` states, windows over `duration`), checked and emitted: for the tests of the metric code.
+pub fn summary_probe(
+    spec: &crate::summaries::SummarySpec,
+    n_states: usize,
+    precision: crate::config::Precision,
+    duration: f64,
+) -> Result<CudaOutput, FrontendError> {
+    spec.validate(n_states).map_err(|e| FrontendError { rendered: format!("summaries: {e}") })?;
+    let precision_module = match precision {
+        crate::config::Precision::F32 => "Ode_f32",
+        crate::config::Precision::F64 => "Ode_f64",
+    };
+    let root = format!(
+        "open Ode_tableaus\nopen {precision_module}\nopen Metrics\nopen Ode_summaries\nopen Summaries\nopen Summary_probe\n"
+    );
+    let layout = Layout::of(spec);
+    let loader = Loader {
+        dirs: vec![ode_modules_dir(), metrics_modules_dir()],
+        generated: vec![("Ode_summaries".to_string(), summaries_module(Some((spec, &layout)), duration))],
+    };
+    let defines = vec![("n_states".to_string(), n_states.to_string())];
+    let check_options = CheckOptions { typeck: TypeckOptions { defines } };
+    let checked = skc_core::check("summary_probe_root.sk", &root, &loader, &check_options);
+    if checked.has_errors() {
+        let rendered: Vec<String> =
+            checked.diagnostics.iter().map(|d| render(d, &checked.sources, ColorChoice::Never)).collect();
+        return Err(FrontendError { rendered: rendered.join("\n") });
+    }
+    Ok(emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default()))
+}
+
 impl SolverProgram {
     /// Checks and emits the solver program of `system` for `cfg`.
     pub fn build(system: &SystemSource, cfg: &Config, options: &Options) -> Result<SolverProgram, FrontendError> {
@@ -138,7 +184,12 @@ impl SolverProgram {
         let mut all_defines = defines(cfg, options, has_jacobian);
         all_defines.extend(system.defines.iter().cloned());
         let system_dir = system.path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let loader = Loader { dirs: vec![system_dir.clone(), ode_modules_dir()] };
+        let summaries = cfg.summaries.as_ref().map(|spec| (spec, Layout::of(spec)));
+        let generated = summaries_module(summaries.as_ref().map(|(s, l)| (*s, l)), cfg.duration);
+        let loader = Loader {
+            dirs: vec![system_dir.clone(), ode_modules_dir(), metrics_modules_dir()],
+            generated: vec![("Ode_summaries".to_string(), generated)],
+        };
         let name = system_dir.join(format!("ode_{}_{}.sk", system.module_name().to_lowercase(), cfg.method.name()));
         let name = name.display().to_string();
         let check_options = CheckOptions { typeck: TypeckOptions { defines: all_defines.clone() } };
@@ -153,6 +204,9 @@ impl SolverProgram {
         else {
             return Err(FrontendError { rendered: "the system defines no integer n_states and n_params".into() });
         };
+        if let Some(spec) = &cfg.summaries {
+            spec.validate(n_states).map_err(|e| FrontendError { rendered: format!("summaries: {e}") })?;
+        }
         let mut cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
         if options.min_blocks_per_sm > 0 {
             let entry = "extern \"C\" __global__ void ode_solve(";

@@ -186,6 +186,11 @@ pub fn precision_module(precision: Precision) -> String {
     out
 }
 
+/// The `stdlib/metrics` folder of this source tree.
+pub fn metrics_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../metrics")
+}
+
 /// The generated modules and their file names in `stdlib/ode/`.
 pub fn generated_modules() -> Vec<(&'static str, String)> {
     vec![
@@ -250,6 +255,12 @@ pub fn root_source(system_module: &str, system_has_jacobian: bool, cfg: &Config)
         out.push_str("open Ode_no_jacobian\n");
     }
     out.push_str(if cfg.method.is_implicit() { "open Ode_dirk\n" } else { "open Ode_erk\n" });
+    // Summary metrics: the metric functions (only with summaries: unused, their types would stay open), the
+    // chain generated for this configuration, the loop hooks.
+    if cfg.summaries.is_some() {
+        out.push_str("open Metrics\n");
+    }
+    out.push_str("open Ode_summaries\nopen Summaries\n");
     out.push_str("open Ode_solve\n");
     out
 }

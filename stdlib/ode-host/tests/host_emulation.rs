@@ -54,12 +54,13 @@ int main(int argc, char** argv) {
   std::vector<REAL> y_final((size_t)runs * n), saves((size_t)runs * n_saves * n + 1);
   std::vector<int> status(runs), counters(3 * runs);
   std::vector<double> trace((size_t)runs * trace_len + 1, 0.0);
+  std::vector<REAL> summaries(1);  // no summaries here: tests/summaries_host.rs runs them
   for (int r = 0; r < runs; r++) {
     blockIdx.x = r;
     ode_solve(y0.data(), params.data(), y_final.data(), saves.data(), status.data(), counters.data(), trace.data(),
               runs, n_saves, d[0], d[1], d[2], d[3], d[4], d[5], (int)d[6], (REAL)d[7], (REAL)d[8], (REAL)d[9],
               (REAL)d[10], (REAL)d[11], (REAL)d[12], (REAL)d[13], (REAL)d[14], (REAL)d[15], (REAL)d[16], (REAL)d[17],
-              d[18], (int)d[19]);
+              d[18], (int)d[19], summaries.data());
   }
   FILE* out = fopen(argv[2], "wb");
   fwrite(y_final.data(), sizeof(REAL), y_final.size(), out);

@@ -17,6 +17,8 @@ use crate::config::{Config, ConfigError, Status};
 use crate::reference::controller::{clamped_gain, error_norm, gain, History};
 use crate::reference::stepper::{dirk_step, erk_step, StepInput, Workspace};
 use crate::reference::system::System;
+use crate::summaries::stream::SummaryState;
+use crate::summaries::Layout;
 use crate::tableau::Tableau;
 
 /// Lanes per warp.
@@ -68,6 +70,9 @@ pub struct Run {
     pub rejected: u32,
     pub newton_iters: u32,
     pub trace: Vec<StepRecord>,
+    /// Summary metrics: windows x (summarised variables x outputs), NaN for windows not completed; empty
+    /// without summaries.
+    pub summaries: Vec<f64>,
 }
 
 impl Run {
@@ -117,6 +122,8 @@ struct Lane<'a, S: System + ?Sized> {
     prev_accepted: bool,
     save_index: usize,
     next_save: f64,
+    summary: Option<SummaryState>,
+    next_sample: f64,
     done: bool,
     ws: Workspace,
     run: Run,
@@ -136,6 +143,10 @@ impl<'a, S: System + ?Sized> Lane<'a, S> {
         let n = y0.len();
         let n_saves = cfg.n_saves();
         let dt = if cfg.controller.is_adaptive() { cfg.dt.clamp(cfg.dt_min, cfg.dt_max) } else { cfg.dt };
+        let summary_len = match &cfg.summaries {
+            Some(spec) => spec.n_windows(cfg.duration) * spec.variables.len() * Layout::of(spec).outputs.len(),
+            None => 0,
+        };
         let mut lane = Lane {
             sys,
             cfg,
@@ -151,6 +162,8 @@ impl<'a, S: System + ?Sized> Lane<'a, S> {
             prev_accepted: false,
             save_index: 0,
             next_save: f64::INFINITY,
+            summary: cfg.summaries.as_ref().map(SummaryState::new),
+            next_sample: f64::INFINITY,
             done: cfg.duration == 0.0,
             ws: Workspace::new(tableau, n),
             run: Run {
@@ -161,16 +174,44 @@ impl<'a, S: System + ?Sized> Lane<'a, S> {
                 rejected: 0,
                 newton_iters: 0,
                 trace: Vec::new(),
+                summaries: vec![f64::NAN; summary_len],
             },
             forced,
         };
+        lane.next_sample = lane.sample_time(0);
         if n_saves > 0 {
             lane.save();
         }
         if !cfg.controller.is_adaptive() {
-            lane.segment_steps = segment_steps(cfg.t0, lane.next_save.min(cfg.t0 + cfg.duration), cfg.dt);
+            lane.segment_steps = segment_steps(cfg.t0, lane.next_target(), cfg.dt);
         }
         lane
+    }
+
+    /// The time of summary sample `k`, or infinity past the last one (or without summaries).
+    fn sample_time(&self, k: usize) -> f64 {
+        match &self.cfg.summaries {
+            Some(spec) if k < spec.n_windows(self.cfg.duration) * spec.per_window() => {
+                spec.sample_time(self.cfg.t0, self.cfg.t0 + self.cfg.duration, k)
+            }
+            _ => f64::INFINITY,
+        }
+    }
+
+    /// The next time a step must land on: the next save, summary sample or the end.
+    fn next_target(&self) -> f64 {
+        self.next_save.min(self.next_sample).min(self.cfg.t0 + self.cfg.duration)
+    }
+
+    /// A summary sample of the current state; a completed window stores its outputs.
+    fn sample_summaries(&mut self) {
+        let Some(summary) = self.summary.as_mut() else { return };
+        let window = summary.samples / self.cfg.summaries.as_ref().expect("summaries").per_window();
+        if let Some(row) = summary.sample(&self.y) {
+            self.run.summaries[window * row.len()..(window + 1) * row.len()].copy_from_slice(&row);
+        }
+        let k = summary.samples;
+        self.next_sample = self.sample_time(k);
     }
 
     fn save(&mut self) {
@@ -193,7 +234,7 @@ impl<'a, S: System + ?Sized> Lane<'a, S> {
         let cfg = self.cfg;
         let adaptive = cfg.controller.is_adaptive();
         let t_end = cfg.t0 + cfg.duration;
-        let target = self.next_save.min(t_end);
+        let target = self.next_target();
         // Replay: the kernel's step (a kernel's landing step is exactly the remaining distance: same time sums).
         let forced = self.forced.and_then(|steps| steps.get(self.run.attempted as usize)).copied();
         let (land, h, remaining) = if adaptive {
@@ -313,10 +354,13 @@ impl<'a, S: System + ?Sized> Lane<'a, S> {
             if land && target == self.next_save {
                 self.save();
             }
+            if land && target == self.next_sample {
+                self.sample_summaries();
+            }
             if land && target == t_end {
                 self.done = true;
             } else if land && !adaptive {
-                self.segment_steps = segment_steps(self.t, self.next_save.min(t_end), self.dt);
+                self.segment_steps = segment_steps(self.t, self.next_target(), self.dt);
             }
         } else {
             self.run.rejected += 1;
