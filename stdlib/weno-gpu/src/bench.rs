@@ -10,7 +10,8 @@ use cudarc::driver::CudaModule;
 
 use crate::build::{read_manifest, Resources};
 use crate::device::{
-    global_tables, launch_box, launch_momentum, launch_split, Buffers, CellBox, Gpu, GpuResult, Layout, Real,
+    boundary_count, global_tables, launch_boundaries, launch_box, launch_momentum, launch_split, Buffers, CellBox, Gpu,
+    GpuResult, Layout, Real,
 };
 use crate::problem::Rng;
 use crate::variants::{Precision, Variant, STRATEGIES, TABLES};
@@ -125,10 +126,48 @@ fn resources_of(res: &[Resources], v: &Variant) -> (u32, u32) {
     (rs.iter().map(|r| r.registers).max().unwrap_or(0), rs.iter().map(|r| r.spill_stores + r.spill_loads).sum())
 }
 
-/// Runs every variant of the manifest; prints a Markdown report.
+/// Where the region split's time goes: each of its launches timed alone (median of 10), the sum, and the
+/// whole sequence, against the fixed-order kernel.
+fn split_breakdown<T: Real>(gpu: &Gpu, module: &Arc<CudaModule>, v: &Variant, f: &mut Fields<T>) -> GpuResult<String> {
+    let spacing = [1.0, 1.0, 1.0];
+    let layout = f.layout;
+    let k = v.k as i32;
+    let fun = |name: &str| module.load_function(name).map_err(|e| format!("{name}: {e:?}"));
+    let (interior, boundary) = (fun("tracer_tendency_interior")?, fun("tracer_tendency_boundary")?);
+    let whole = CellBox::whole(&layout);
+    let t_interior = timed(gpu, || launch_box(gpu, &interior, &mut f.b, &layout, spacing, &whole))?;
+    let mut parts = vec![format!("interior {:.3}", t_interior)];
+    let mut sum = t_interior;
+    for dir in 0..3 {
+        let only = Layout { bounded: std::array::from_fn(|d| (d == dir) as i32 * layout.bounded[d]), ..layout };
+        if boundary_count(&only, k, dir) == 0 {
+            continue;
+        }
+        // the boundary kernel reads `bounded` of its own direction only
+        let t = timed(gpu, || launch_boundaries(gpu, &boundary, &mut f.b, &only, spacing, k))?;
+        parts.push(format!("boundary {} {:.3}", ["x", "y", "z"][dir], t));
+        sum += t;
+    }
+    let t_bound = timed(gpu, || launch_boundaries(gpu, &boundary, &mut f.b, &layout, spacing, k))?;
+    let t_split = timed(gpu, || launch_split(gpu, &interior, &boundary, &mut f.b, &layout, spacing, k))?;
+    Ok(format!(
+        "{}, boundaries together {:.3}; sum of the parts {:.3}, the split {:.3} ms",
+        parts.join(", "),
+        t_bound,
+        sum,
+        t_split
+    ))
+}
+
+/// Runs every variant of the manifest (or only `WENO_ONLY`'s, a comma-separated list of names); prints a
+/// Markdown report.
 pub fn bench_all(gpu: &Gpu, dir: &Path, n: i32) -> GpuResult<Vec<Row>> {
-    let manifest: Vec<(Variant, Vec<Resources>)> =
-        read_manifest(dir).into_iter().filter(|(v, _)| !v.immersed && (v.k == 3 || v.k == 5)).collect();
+    let only: Option<Vec<String>> = std::env::var("WENO_ONLY").ok().map(|s| s.split(',').map(str::to_string).collect());
+    let manifest: Vec<(Variant, Vec<Resources>)> = read_manifest(dir)
+        .into_iter()
+        .filter(|(v, _)| !v.immersed && (v.k == 3 || v.k == 5))
+        .filter(|(v, _)| only.as_ref().is_none_or(|o| o.contains(&v.name())))
+        .collect();
     let sms = gpu.sm_count() as f64;
     let clock = gpu.clock_khz() as f64 * 1e3;
     println!("device: {} ({} SMs, {:.0} MHz), {n}^3 cells bounded in x, y, z\n", gpu.name(), sms, clock / 1e6);
@@ -146,13 +185,27 @@ pub fn bench_all(gpu: &Gpu, dir: &Path, n: i32) -> GpuResult<Vec<Row>> {
             }
             Ok(out)
         };
+        let mut breakdowns = Vec::new();
         let mut part = if single {
             let mut f = fields::<f32>(gpu, n)?;
-            run(&mut |v, m| run_variant(gpu, m, v, &mut f))?
+            run(&mut |v, m| {
+                if v.strategy == 3 {
+                    breakdowns.push(format!("{}: {}", v.name(), split_breakdown(gpu, m, v, &mut f)?));
+                }
+                run_variant(gpu, m, v, &mut f)
+            })?
         } else {
             let mut f = fields::<f64>(gpu, n)?;
-            run(&mut |v, m| run_variant(gpu, m, v, &mut f))?
+            run(&mut |v, m| {
+                if v.strategy == 3 {
+                    breakdowns.push(format!("{}: {}", v.name(), split_breakdown(gpu, m, v, &mut f)?));
+                }
+                run_variant(gpu, m, v, &mut f)
+            })?
         };
+        for b in &breakdowns {
+            println!("split {b}");
+        }
         for row in part.iter_mut().filter(|r| r.variant.strategy == 0) {
             let cubin = dir.join(format!("{}.cubin", row.variant.name()));
             if let Some((fma, add, mul)) = sass_counts(&cubin, "tracer_tendency", single) {
