@@ -617,6 +617,13 @@ pub static BUILTINS: &[Builtin] = &[
     // --- math -----------------------------------------------------------------------------------------
     pure("sqrt", F1, FR, "sqrt{f}({0})", "square root"),
     pure("rsqrt", F1, FR, "rsqrt{f}({0})", "1 / sqrt x"),
+    pure(
+        "rcp_approx",
+        F1,
+        FR,
+        "skc_rcp_approx({0})",
+        "approximate 1 / x (PTX rcp.approx.ftz: float32 within about 1 ulp, float64 a seed good to about 20 bits for a Newton step; subnormals flush to zero)",
+    ),
     pure("cbrt", F1, FR, "cbrt{f}({0})", "cube root"),
     pure("exp", F1, FR, "exp{f}({0})", "e to the x"),
     pure("exp2", F1, FR, "exp2{f}({0})", "2 to the x"),

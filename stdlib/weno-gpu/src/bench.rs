@@ -10,7 +10,8 @@ use cudarc::driver::CudaModule;
 
 use crate::build::{read_manifest, Resources};
 use crate::device::{
-    global_tables, launch_box, launch_momentum, launch_split, Buffers, CellBox, Gpu, GpuResult, Layout, Real,
+    boundary_count, flux_len, global_tables, launch_boundary, launch_box, launch_interior, launch_momentum,
+    launch_split, Buffers, CellBox, Gpu, GpuResult, Layout, Real,
 };
 use crate::problem::Rng;
 use crate::variants::{Precision, Variant, STRATEGIES, TABLES};
@@ -81,6 +82,8 @@ fn fields<T: Real>(gpu: &Gpu, n: i32) -> GpuResult<Fields<T>> {
             act: gpu.upload(&vec![1i32; len])?,
             g: gpu.zeros(len)?,
             gtab: gpu.zeros(1)?,
+            // the largest k's (6)
+            fb: gpu.zeros(flux_len(&layout, 6))?,
         },
         q: gpu.upload(&q)?,
         gq: gpu.zeros(3 * len)?,
@@ -125,10 +128,49 @@ fn resources_of(res: &[Resources], v: &Variant) -> (u32, u32) {
     (rs.iter().map(|r| r.registers).max().unwrap_or(0), rs.iter().map(|r| r.spill_stores + r.spill_loads).sum())
 }
 
-/// Runs every variant of the manifest; prints a Markdown report.
+/// Where the region split's time goes: its two launches timed alone (median of 10; the boundary also for one
+/// bounded direction at a time), their sum, and the whole split.
+fn split_breakdown<T: Real>(gpu: &Gpu, module: &Arc<CudaModule>, v: &Variant, f: &mut Fields<T>) -> GpuResult<String> {
+    let spacing = [1.0, 1.0, 1.0];
+    let layout = f.layout;
+    let k = v.k as i32;
+    let fun = |name: &str| module.load_function(name).map_err(|e| format!("{name}: {e:?}"));
+    let (interior, boundary) = (fun("tracer_tendency_interior")?, fun("tracer_tendency_boundary")?);
+    let whole = CellBox::whole(&layout);
+    let t_interior = timed(gpu, || launch_interior(gpu, &interior, &mut f.b, &layout, spacing, &whole))?;
+    let mut parts = vec![format!("interior {:.3}", t_interior)];
+    for dir in 0..3 {
+        let only = Layout { bounded: std::array::from_fn(|d| (d == dir) as i32 * layout.bounded[d]), ..layout };
+        if boundary_count(&only, k, dir) == 0 {
+            continue;
+        }
+        let t = timed(gpu, || launch_boundary(gpu, &boundary, &mut f.b, &only, k))?;
+        parts.push(format!("boundary {} {:.3}", ["x", "y", "z"][dir], t));
+    }
+    let t_bound = timed(gpu, || launch_boundary(gpu, &boundary, &mut f.b, &layout, k))?;
+    let t_split = timed(gpu, || launch_split(gpu, &interior, &boundary, &mut f.b, &layout, spacing, k))?;
+    Ok(format!(
+        "{}, boundary (all directions, one launch) {:.3}; interior + boundary {:.3}, the split {:.3} ms",
+        parts.join(", "),
+        t_bound,
+        t_interior + t_bound,
+        t_split
+    ))
+}
+
+/// Runs every variant of the manifest (or only `WENO_ONLY`'s, a comma-separated list of names); prints a
+/// Markdown report.
 pub fn bench_all(gpu: &Gpu, dir: &Path, n: i32) -> GpuResult<Vec<Row>> {
-    let manifest: Vec<(Variant, Vec<Resources>)> =
-        read_manifest(dir).into_iter().filter(|(v, _)| !v.immersed && (v.k == 3 || v.k == 5)).collect();
+    let only: Option<Vec<String>> = std::env::var("WENO_ONLY").ok().map(|s| s.split(',').map(str::to_string).collect());
+    let manifest: Vec<(Variant, Vec<Resources>)> = read_manifest(dir)
+        .into_iter()
+        .filter(|(v, _)| !v.immersed && (v.k == 3 || v.k == 5))
+        .filter(|(v, _)| only.as_ref().is_none_or(|o| o.contains(&v.name())))
+        .collect();
+    // in the order of benchmark_variants (a sharded build writes the manifest in another)
+    let order = crate::variants::benchmark_variants();
+    let mut manifest = manifest;
+    manifest.sort_by_key(|(v, _)| order.iter().position(|o| o == v).unwrap_or(usize::MAX));
     let sms = gpu.sm_count() as f64;
     let clock = gpu.clock_khz() as f64 * 1e3;
     println!("device: {} ({} SMs, {:.0} MHz), {n}^3 cells bounded in x, y, z\n", gpu.name(), sms, clock / 1e6);
@@ -146,13 +188,27 @@ pub fn bench_all(gpu: &Gpu, dir: &Path, n: i32) -> GpuResult<Vec<Row>> {
             }
             Ok(out)
         };
+        let mut breakdowns = Vec::new();
         let mut part = if single {
             let mut f = fields::<f32>(gpu, n)?;
-            run(&mut |v, m| run_variant(gpu, m, v, &mut f))?
+            run(&mut |v, m| {
+                if v.strategy == 3 {
+                    breakdowns.push(format!("{}: {}", v.name(), split_breakdown(gpu, m, v, &mut f)?));
+                }
+                run_variant(gpu, m, v, &mut f)
+            })?
         } else {
             let mut f = fields::<f64>(gpu, n)?;
-            run(&mut |v, m| run_variant(gpu, m, v, &mut f))?
+            run(&mut |v, m| {
+                if v.strategy == 3 {
+                    breakdowns.push(format!("{}: {}", v.name(), split_breakdown(gpu, m, v, &mut f)?));
+                }
+                run_variant(gpu, m, v, &mut f)
+            })?
         };
+        for b in &breakdowns {
+            println!("split {b}");
+        }
         for row in part.iter_mut().filter(|r| r.variant.strategy == 0) {
             let cubin = dir.join(format!("{}.cubin", row.variant.name()));
             if let Some((fma, add, mul)) = sass_counts(&cubin, "tracer_tendency", single) {

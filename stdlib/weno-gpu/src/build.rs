@@ -87,11 +87,15 @@ pub fn build(variant: &Variant) -> Result<Built, String> {
     Ok(Built { cuda, cubin: out.cubin, resources })
 }
 
-/// Writes `{name}.cubin` and appends the variant's lines to `manifest.tsv`.
+/// Writes `{name}.cubin` (and `{name}.cu` if `WENO_WRITE_CUDA` is set) and appends the variant's lines to `manifest.tsv`.
 pub fn write(dir: &Path, variant: &Variant, built: &Built) -> std::io::Result<()> {
     use std::io::Write;
     std::fs::create_dir_all(dir)?;
     std::fs::write(dir.join(format!("{}.cubin", variant.name())), &built.cubin)?;
+    // the CUDA C too, on request (to read, or to run on the host)
+    if std::env::var_os("WENO_WRITE_CUDA").is_some() {
+        std::fs::write(dir.join(format!("{}.cu", variant.name())), &built.cuda)?;
+    }
     let mut manifest = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("manifest.tsv"))?;
     for r in &built.resources {
         writeln!(

@@ -9,7 +9,8 @@ use skc_weno_tables::reference::Boundary;
 
 use crate::build::read_manifest;
 use crate::device::{
-    global_tables, launch_1d, launch_box, launch_momentum, launch_split, Buffers, CellBox, Gpu, GpuResult, Real,
+    flux_len, global_tables, launch_1d, launch_box, launch_momentum, launch_split, Buffers, CellBox, Gpu, GpuResult,
+    Real,
 };
 use crate::problem::{Problem, Problem1d};
 use crate::variants::{Precision, Variant};
@@ -45,6 +46,7 @@ fn upload_problem<T: Real>(gpu: &Gpu, p: &Problem, k: usize, single: bool) -> Gp
         act: gpu.upload(&p.act)?,
         g: gpu.zeros(p.layout.len())?,
         gtab: gpu.upload(&global_tables::<T>(k, single))?,
+        fb: gpu.zeros(flux_len(&p.layout, k as i32))?,
     })
 }
 

@@ -134,6 +134,8 @@ pub struct Buffers<T: Real> {
     pub act: CudaSlice<i32>,
     pub g: CudaSlice<T>,
     pub gtab: CudaSlice<T>,
+    /// The region split's face fluxes near the walls (`flux_len`).
+    pub fb: CudaSlice<T>,
 }
 
 /// A box of cells: start and size.
@@ -149,13 +151,30 @@ impl CellBox {
     }
 }
 
-/// Number of threads of tracer_tendency_boundary for direction `dir` (0 when that direction is periodic).
+/// Face slots per row of a bounded direction in the split's flux buffer (`flux_slots` of weno_advection.sk).
+pub fn flux_slots(k: i32) -> i32 {
+    2 * k + 2
+}
+
+/// Length of the split's flux buffer: `flux_slots` per row of every bounded direction.
+pub fn flux_len(layout: &Layout, k: i32) -> usize {
+    let [nx, ny, nz] = layout.n;
+    let rows = [ny * nz, nx * nz, nx * ny];
+    (0..3).map(|d| (layout.bounded[d] != 0) as usize * (flux_slots(k) * rows[d]) as usize).sum()
+}
+
+/// Threads of tracer_tendency_boundary for direction `dir` (0 when that direction is periodic): x, one per wall
+/// of each row; y and z, one per face slot of each row.
 pub fn boundary_count(layout: &Layout, k: i32, dir: usize) -> i32 {
     if layout.bounded[dir] == 0 {
         return 0;
     }
     let [nx, ny, nz] = layout.n;
-    2 * k * [ny * nz, nx * nz, nx * ny][dir]
+    match dir {
+        0 => 2 * ny * nz,
+        1 => flux_slots(k) * nx * nz,
+        _ => flux_slots(k) * nx * ny,
+    }
 }
 
 fn box_config(cells: &CellBox) -> LaunchConfig {
@@ -167,7 +186,27 @@ fn box_config(cells: &CellBox) -> LaunchConfig {
     }
 }
 
-/// Launches `tracer_tendency` or `tracer_tendency_interior` (same parameters) over `cells`.
+fn box_args<'a>(
+    l: &mut cudarc::driver::LaunchArgs<'a>,
+    layout: &'a Layout,
+    inv: &'a [impl DeviceRepr; 3],
+    cells: &'a CellBox,
+    sy: &'a i32,
+    sz: &'a i32,
+    off: &'a i32,
+) {
+    l.arg(&layout.n[0]).arg(&layout.n[1]).arg(&layout.n[2]).arg(sy).arg(sz).arg(off);
+    l.arg(&layout.bounded[0]).arg(&layout.bounded[1]).arg(&layout.bounded[2]);
+    l.arg(&inv[0]).arg(&inv[1]).arg(&inv[2]);
+    l.arg(&cells.start[0])
+        .arg(&cells.start[1])
+        .arg(&cells.start[2])
+        .arg(&cells.size[0])
+        .arg(&cells.size[1])
+        .arg(&cells.size[2]);
+}
+
+/// Launches `tracer_tendency` over `cells`.
 pub fn launch_box<T: Real>(
     gpu: &Gpu,
     f: &CudaFunction,
@@ -183,52 +222,62 @@ pub fn launch_box<T: Real>(
     let inv = spacing.map(|d| T::from_f64(1.0 / d));
     let mut l = gpu.stream.launch_builder(f);
     l.arg(&b.c).arg(&b.vel[0]).arg(&b.vel[1]).arg(&b.vel[2]).arg(&b.act).arg(&mut b.g).arg(&b.gtab);
-    l.arg(&layout.n[0]).arg(&layout.n[1]).arg(&layout.n[2]).arg(&sy).arg(&sz).arg(&off);
-    l.arg(&layout.bounded[0]).arg(&layout.bounded[1]).arg(&layout.bounded[2]);
-    l.arg(&inv[0]).arg(&inv[1]).arg(&inv[2]);
-    l.arg(&cells.start[0])
-        .arg(&cells.start[1])
-        .arg(&cells.start[2])
-        .arg(&cells.size[0])
-        .arg(&cells.size[1])
-        .arg(&cells.size[2]);
+    box_args(&mut l, layout, &inv, cells, &sy, &sz, &off);
     unsafe { l.launch(box_config(cells)) }.map(|_| ()).map_err(err)
 }
 
-/// Launches `tracer_tendency_boundary` for each bounded direction in turn (after `tracer_tendency_interior`
-/// over the whole grid: together, the region split).
-pub fn launch_boundaries<T: Real>(
+/// Launches `tracer_tendency_interior` (the region split, part 2) over `cells`: reads the fluxes of part 1.
+pub fn launch_interior<T: Real>(
     gpu: &Gpu,
     f: &CudaFunction,
     b: &mut Buffers<T>,
     layout: &Layout,
     spacing: [f64; 3],
-    k: i32,
+    cells: &CellBox,
 ) -> GpuResult<()> {
+    if cells.size.iter().any(|&s| s <= 0) {
+        return Ok(());
+    }
     let (sy, sz, off) = (layout.sy(), layout.sz(), layout.off());
     let inv = spacing.map(|d| T::from_f64(1.0 / d));
-    for dir in 0..3 {
-        let count = boundary_count(layout, k, dir);
-        if count == 0 {
-            continue;
-        }
-        let dir_arg = dir as i32;
-        let mut l = gpu.stream.launch_builder(f);
-        l.arg(&b.c).arg(&b.vel[0]).arg(&b.vel[1]).arg(&b.vel[2]).arg(&b.act).arg(&mut b.g).arg(&b.gtab);
-        l.arg(&layout.n[0]).arg(&layout.n[1]).arg(&layout.n[2]).arg(&sy).arg(&sz).arg(&off);
-        l.arg(&layout.bounded[0]).arg(&layout.bounded[1]).arg(&layout.bounded[2]);
-        l.arg(&inv[0]).arg(&inv[1]).arg(&inv[2]).arg(&dir_arg);
-        let cfg = LaunchConfig {
-            grid_dim: ((count as u32).div_ceil(256), 1, 1),
-            block_dim: (256, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        unsafe { l.launch(cfg) }.map_err(err)?;
-    }
-    Ok(())
+    let mut l = gpu.stream.launch_builder(f);
+    l.arg(&b.c).arg(&b.vel[0]).arg(&b.vel[1]).arg(&b.vel[2]).arg(&b.act).arg(&mut b.g).arg(&b.fb).arg(&b.gtab);
+    box_args(&mut l, layout, &inv, cells, &sy, &sz, &off);
+    unsafe { l.launch(box_config(cells)) }.map(|_| ()).map_err(err)
 }
 
-/// The region split: tracer_tendency_interior over the whole grid, then the boundary parts.
+/// Launches `tracer_tendency_boundary` (the region split, part 1) once, over the face slots of every bounded
+/// direction: their reduced-order fluxes into `b.fb` (which must hold `flux_len(layout, k)`).
+pub fn launch_boundary<T: Real>(
+    gpu: &Gpu,
+    f: &CudaFunction,
+    b: &mut Buffers<T>,
+    layout: &Layout,
+    k: i32,
+) -> GpuResult<()> {
+    let count: i32 = (0..3).map(|d| boundary_count(layout, k, d)).sum();
+    if count == 0 {
+        return Ok(());
+    }
+    if b.fb.len() < flux_len(layout, k) {
+        return Err(format!(
+            "tracer_tendency_boundary: the flux buffer holds {}, needs {}",
+            b.fb.len(),
+            flux_len(layout, k)
+        ));
+    }
+    let (sy, sz, off) = (layout.sy(), layout.sz(), layout.off());
+    let mut l = gpu.stream.launch_builder(f);
+    l.arg(&b.c).arg(&b.vel[0]).arg(&b.vel[1]).arg(&b.vel[2]).arg(&b.act).arg(&mut b.fb).arg(&b.gtab);
+    l.arg(&layout.n[0]).arg(&layout.n[1]).arg(&layout.n[2]).arg(&sy).arg(&sz).arg(&off);
+    l.arg(&layout.bounded[0]).arg(&layout.bounded[1]).arg(&layout.bounded[2]);
+    let cfg =
+        LaunchConfig { grid_dim: ((count as u32).div_ceil(256), 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+    unsafe { l.launch(cfg) }.map(|_| ()).map_err(err)
+}
+
+/// The region split: tracer_tendency_boundary (the fluxes near the walls), then tracer_tendency_interior over
+/// the whole grid.
 pub fn launch_split<T: Real>(
     gpu: &Gpu,
     interior: &CudaFunction,
@@ -238,8 +287,8 @@ pub fn launch_split<T: Real>(
     spacing: [f64; 3],
     k: i32,
 ) -> GpuResult<()> {
-    launch_box(gpu, interior, b, layout, spacing, &CellBox::whole(layout))?;
-    launch_boundaries(gpu, boundary, b, layout, spacing, k)
+    launch_boundary(gpu, boundary, b, layout, k)?;
+    launch_interior(gpu, interior, b, layout, spacing, &CellBox::whole(layout))
 }
 
 /// Launches `momentum_tendency`: q and gq hold three components of `layout.len()` each.

@@ -1,8 +1,8 @@
 //! CPU-only checks of the GPU test problems: the references run for every order (with and without solids),
-//! a constant tracer gives -c div(u) exactly, and the boundary parts of the region split count 2k layers per
-//! bounded direction.
+//! a constant tracer gives -c div(u) exactly, and the boundary part of the region split covers 2k+2 face slots per
+//! row of each bounded direction (one thread per wall of an x row, one per face slot of a y or z row).
 
-use skc_weno_gpu::device::{boundary_count, Layout};
+use skc_weno_gpu::device::{boundary_count, flux_len, Layout};
 use skc_weno_gpu::problem::Problem;
 
 #[test]
@@ -26,9 +26,10 @@ fn references_run_and_constants_are_exact() {
 }
 
 #[test]
-fn boundary_slabs_hold_2k_layers() {
+fn boundary_fluxes_cover_2k_plus_2_face_slots_per_row() {
     let layout = Layout { n: [37, 23, 17], h: 6, bounded: [1, 0, 1] };
-    assert_eq!(boundary_count(&layout, 5, 0), 10 * 23 * 17);
+    assert_eq!(boundary_count(&layout, 5, 0), 2 * 23 * 17);
     assert_eq!(boundary_count(&layout, 5, 1), 0);
-    assert_eq!(boundary_count(&layout, 5, 2), 10 * 37 * 23);
+    assert_eq!(boundary_count(&layout, 5, 2), 12 * 37 * 23);
+    assert_eq!(flux_len(&layout, 5), 12 * (23 * 17 + 37 * 23));
 }

@@ -110,6 +110,13 @@ __device__ __forceinline__ float skc_max(float a, float b) { return fmaxf(a, b);
 __device__ __forceinline__ double skc_max(double a, double b) { return fmax(a, b); }",
     },
     Helper {
+        name: "skc_rcp_approx",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ float skc_rcp_approx(float x) { float r; asm(\"rcp.approx.ftz.f32 %0, %1;\" : \"=f\"(r) : \"f\"(x)); return r; }
+__device__ __forceinline__ double skc_rcp_approx(double x) { double r; asm(\"rcp.approx.ftz.f64 %0, %1;\" : \"=d\"(r) : \"d\"(x)); return r; }",
+    },
+    Helper {
         name: "skc_uniform_load",
         needs: &[],
         code: "\
