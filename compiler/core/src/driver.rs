@@ -1,5 +1,5 @@
 //! Runs the front end over a root file and the modules it opens: parse every file into one [`Module`], then type
-//! check, then the convergence analysis. The CLI and the language server both call [`check`]; neither does
+//! check, then the convergence analysis, then the lints. The CLI and the language server both call [`check`]; neither does
 //! anything the other cannot see.
 
 use crate::convergence::{self, UniformityInfo};
@@ -30,6 +30,8 @@ impl ModuleLoader for NoModules {
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
     pub typeck: TypeckOptions,
+    /// Warning codes not to report (`skc check -A W0101`). Errors cannot be silenced.
+    pub allow: Vec<String>,
 }
 
 /// The result of checking: every file, the merged module, the analyses' side tables, and all diagnostics
@@ -142,6 +144,7 @@ pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &C
     let broken = items_with_syntax_errors(&module, &diagnostics);
     let (types, type_diagnostics) = typeck::check_module(&module, &sources, &options.typeck);
     let (uniformity, convergence_diagnostics) = convergence::analyse(&module, &types);
+    let lint_diagnostics = crate::lint::run(&module, &types, &uniformity, &sources);
     // An item the parser had to repair reports only its syntax errors: what later passes say about the
     // repaired tree would be noise.
     let in_broken_item = |d: &Diagnostic| {
@@ -151,6 +154,8 @@ pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &C
     };
     diagnostics.extend(type_diagnostics.into_iter().filter(|d| !in_broken_item(d)));
     diagnostics.extend(convergence_diagnostics.into_iter().filter(|d| !in_broken_item(d)));
+    diagnostics.extend(lint_diagnostics.into_iter().filter(|d| !in_broken_item(d)));
+    diagnostics.retain(|d| d.is_error() || !options.allow.iter().any(|code| code == d.code));
     diagnostic::sort(&mut diagnostics);
     diagnostics.dedup();
     Checked { sources, root: FileId(0), module, item_files, types, uniformity, diagnostics }

@@ -802,23 +802,71 @@ memory."#,
     },
     Explanation {
         code: "W0101",
-        title: "conditional store that could be a select (reserved)",
-        body: r#"Reserved for a lint that skc does not report yet: a thread-varying `if` whose two branches store to the
-same element, which is clearer, and never divergent, as one store of a `select`.
+        title: "conditional store that could be a predicated commit",
+        body: r#"A store under an `if` whose condition is thread-varying, where the other branch keeps the old value (no
+`else`, `else ()`, or `else` writing the location's own value back), splits the warp around a memory write:
+the threads that take the branch store, the others wait. The same effect without a branch is an
+unconditional store of a `select` (a *predicated commit*): `if c then a.(i) <- v` becomes
+`a.(i) <- select c v a.(i)`. The language server offers the rewrite as a quick fix; the CLI prints it
+under `help`. Uniform, block-uniform and warp-uniform conditions are not reported (the warp does not
+split). A branch that only assigns `mut` variables is not reported either: the CUDA compiler already turns
+register moves into selects; a `mut` assignment next to a store is rewritten with it.
+
+The rewrite evaluates the new value and reads and writes the location in the threads where the
+condition is false too, so skc suggests it only where that provably changes nothing:
+
+- the condition, the index and the new value have no effects (no calls of device functions, atomics or
+  assignments): they run at most once either way;
+- every element the rewrite reads or writes is already accessed on every path that reaches the `if`
+  (in its condition, or earlier, with the same array and an index made of the same immutable
+  variables, constants and operators), or has a constant index inside a fixed-size array. So a bound
+  check such as `if i < n then a.(i) <- v` is never reported: where `i >= n` the rewrite would run
+  out of bounds. A read only on the right of `&&` or `||`, inside a branch or a loop proves nothing;
+- integer division or `mod` in the index or the value is only by a non-zero literal (division by zero
+  is undefined where the condition is false);
+- a global vector or a shared array is written at a thread-varying index, which skc takes to be the
+  thread's own element (the usual layout `buf.(run * stride + k)`). Writing back the old value of an
+  element that another thread may write at the same time would lose that thread's update, so a store at
+  a uniform index (`if thread_idx_x = 0 then s.(0) <- v`) is never reported. Local arrays, records
+  held in variables and `mut` variables are private to the thread.
+
+If threads do share elements under a thread-varying index, keep the `if` and silence the warning with
+`skc check -A W0101` (`--allow`).
+
+Two branches that store to the same location (`if c then a.(i) <- v else a.(i) <- w`) become one store,
+`a.(i) <- select c v w`: every thread writes the location either way, so only the two values must be safe
+to evaluate in every thread (no effects, element reads proven in bounds as above; the written element
+itself counts as accessed). `if c then out.(i) <- a.(i) else out.(i) <- b.(i)` is not reported unless
+`a.(i)` and `b.(i)` are both accessed before: the rewrite reads both arrays in every thread.
+
+Several stores in one branch are committed together, the condition bound once (later stores may change
+what it reads): `if x > m.(i) then (m.(i) <- x; at := k)` becomes
+`(let take = x > m.(i) in m.(i) <- select take x m.(i); at := select take k at)`.
 
 Example:
 
 ```sk
-kernel k (a : float32 vector) (b : float32 vector) (out : float32 vector) =
-  if thread_idx_x < 5 then out.(global_idx) <- a.(global_idx)
-  else out.(global_idx) <- b.(global_idx)
+kernel running_max (xs : float32 vector) (m : float32 vector) =
+  let i = global_idx in
+  let x = xs.(i) in
+  if x > m.(i) then m.(i) <- x  (* warning: W0101 *)
 ```
 
-Suggested form:
+Fixed:
 
 ```sk
-kernel k (a : float32 vector) (b : float32 vector) (out : float32 vector) =
-  out.(global_idx) <- select (thread_idx_x < 5) a.(global_idx) b.(global_idx)
+kernel running_max (xs : float32 vector) (m : float32 vector) =
+  let i = global_idx in
+  let x = xs.(i) in
+  m.(i) <- select (x > m.(i)) x m.(i)
+```
+
+Not reported (a bound check: nothing proves `a.(i)` exists where `i >= n`):
+
+```sk
+kernel fill (a : float32 vector) (n : int32) =
+  let i = global_idx in
+  if i < n then a.(i) <- 1.0
 ```"#,
     },
 ];

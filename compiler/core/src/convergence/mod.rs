@@ -42,6 +42,8 @@ pub struct UniformityInfo {
     /// Sentences already formatted: many roots read the same (every `thread_idx_x` of a file is "`thread_idx_x`
     /// is thread-varying"), and formatting each was a visible part of the analysis.
     messages: FxHashMap<report::MessageKey, Arc<str>>,
+    /// The highest level of each expression over every context it was analysed in (see `level_in_any_context`).
+    context_levels: Vec<Uniformity>,
 }
 
 const NO_SOURCE: u32 = u32::MAX;
@@ -54,6 +56,7 @@ impl UniformityInfo {
             roots: Vec::new(),
             root_of_origin: Vec::new(),
             messages: FxHashMap::default(),
+            context_levels: Vec::new(),
         }
     }
 
@@ -87,6 +90,12 @@ impl UniformityInfo {
         self.levels.get(e.index()).copied().unwrap_or(Uniformity::Uniform)
     }
 
+    /// The highest level `e` reached in any context: on its own, and inside a device function also in every
+    /// call's context (arguments as the caller passes them). `level` is the level on its own (for hovers).
+    pub fn level_in_any_context(&self, e: ExprId) -> Uniformity {
+        self.context_levels.get(e.index()).copied().unwrap_or_else(|| self.level(e))
+    }
+
     pub fn source(&self, e: ExprId) -> Option<&ValueSource> {
         let index = *self.source_of.get(e.index())?;
         self.roots.get(index as usize)
@@ -102,5 +111,7 @@ pub fn analyse(module: &Module, types: &TypeInfo) -> (UniformityInfo, Vec<Diagno
     for function in 0..types.functions.len() {
         walker.function(FunctionId(function as u32));
     }
-    (walker.info, walker.diagnostics)
+    let mut info = walker.info;
+    info.context_levels = walker.context_levels;
+    (info, walker.diagnostics)
 }

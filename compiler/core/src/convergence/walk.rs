@@ -59,6 +59,9 @@ pub struct Walker<'a> {
     pub diagnostics: Vec<Diagnostic>,
     seen: HashSet<(&'static str, Span, Option<Span>)>,
     pub info: UniformityInfo,
+    /// The highest level each expression reached in any analysis of it (on its own and in every calling context):
+    /// what the predicated-commit lint asks of a condition or an index inside a device function.
+    pub context_levels: Vec<Uniformity>,
 }
 
 impl<'a> Walker<'a> {
@@ -84,6 +87,7 @@ impl<'a> Walker<'a> {
             diagnostics: Vec::new(),
             seen: HashSet::new(),
             info: UniformityInfo::new(module.exprs.len()),
+            context_levels: vec![Uniformity::Uniform; module.exprs.len()],
         }
     }
 
@@ -209,6 +213,9 @@ impl<'a> Walker<'a> {
         }
         let value = self.expr_kind(e);
         self.record(e, &value);
+        if let Some(slot) = self.context_levels.get_mut(e.index()) {
+            *slot = (*slot).max(value.level);
+        }
         value
     }
 
