@@ -33,24 +33,46 @@ pub const CODE: &str = "W0101";
 
 /// Warns on every `if` of `module` that could commit its stores with `select`.
 pub fn check(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sources: &SourceMap) -> Vec<Diagnostic> {
-    // Most files have no candidate at all: one pass over the arena decides that without walking any body.
-    let any_candidate = module.exprs.iter().any(|kind| match kind {
-        ExprKind::If { cond, .. } => uniformity.level_in_any_context(*cond) == Uniformity::ThreadVarying,
-        _ => false,
-    });
-    if !any_candidate {
+    let mut lint = Lint {
+        module,
+        types,
+        uniformity,
+        sources,
+        accessed: Vec::new(),
+        prefilter: true,
+        stack: Vec::new(),
+        out: Vec::new(),
+    };
+    // Most files have no candidate: one pass over the arena, judging each thread-varying `if` as if every element
+    // with a stable index were accessed before it, finds the few `if`s that may be reported, without walking any
+    // body.
+    let candidates: Vec<ExprId> = (0..module.exprs.len() as u32)
+        .map(ExprId)
+        .filter(|&e| matches!(module.expr(e), ExprKind::If { .. }) && lint.verdict(e).is_some())
+        .collect();
+    if candidates.is_empty() {
         return Vec::new();
     }
-    let mut lint =
-        Lint { module, types, uniformity, sources, accessed: Vec::new(), stack: Vec::new(), out: Vec::new() };
+    lint.prefilter = false;
+    // A node's children are allocated before it and items are parsed in order, so an item's body lies between the
+    // previous item's last node and its root: only the items with a candidate in that range are walked.
+    let mut before = 0u32;
     for item in &module.items {
-        let body = match item {
+        let root = match item {
             Item::Kernel(k) => k.body,
             Item::Function(f) => f.body,
+            Item::Constant(c) => {
+                before = before.max(c.value.0 + 1);
+                continue;
+            }
             _ => continue,
         };
-        lint.accessed.clear();
-        lint.walk(body);
+        let first = candidates.partition_point(|c| c.0 < before);
+        if candidates.get(first).is_some_and(|c| c.0 <= root.0) {
+            lint.accessed.clear();
+            lint.walk(root);
+        }
+        before = before.max(root.0 + 1);
     }
     lint.out
 }
@@ -92,6 +114,9 @@ struct Lint<'a> {
     sources: &'a SourceMap,
     /// Elements `(array, index)` accessed on every path from the body's start to here.
     accessed: Vec<(ExprId, ExprId)>,
+    /// Judging `if`s before any walk: every element with a stable index counts as accessed (a necessary
+    /// condition of the real verdict, so no candidate is missed).
+    prefilter: bool,
     /// Children of the nodes being walked (each level uses the slice it pushed).
     stack: Vec<ExprId>,
     out: Vec<Diagnostic>,
@@ -126,7 +151,7 @@ impl<'a> Lint<'a> {
         match self.kind(e) {
             ExprKind::If { cond, then_branch, else_branch } => {
                 self.walk(*cond);
-                self.consider(e, *cond, *then_branch, *else_branch);
+                self.consider(e);
                 self.walk_conditionally(&[*then_branch]);
                 self.walk_conditionally(else_branch.as_slice());
             }
@@ -170,28 +195,43 @@ impl<'a> Lint<'a> {
 
     // --- the candidate ------------------------------------------------------------------------------------------
 
-    fn consider(&mut self, if_expr: ExprId, cond: ExprId, then_branch: ExprId, else_branch: Option<ExprId>) {
-        if self.uniformity.level_in_any_context(cond) != Uniformity::ThreadVarying || !self.pure(cond, false) {
-            return;
+    fn consider(&mut self, if_expr: ExprId) {
+        let ExprKind::If { cond, .. } = *self.kind(if_expr) else { return };
+        if let Some((stores, other)) = self.verdict(if_expr) {
+            let diagnostic = self.diagnostic(if_expr, cond, &stores, other);
+            self.out.push(diagnostic);
         }
+    }
+
+    /// The stores of `if_expr` to commit with `select`, and what the `select` takes where the condition does not
+    /// hold; `None` when the `if` is not reported.
+    fn verdict(&mut self, if_expr: ExprId) -> Option<(Vec<Store>, Other)> {
+        let ExprKind::If { cond, then_branch, else_branch } = *self.kind(if_expr) else { return None };
+        if self.uniformity.level_in_any_context(cond) != Uniformity::ThreadVarying {
+            return None;
+        }
+        // The cheap tests first (shapes, levels), the walks over operands last: most `if`s fail early.
+        let found = self.stores_to_commit(then_branch, else_branch)?;
+        self.pure(cond, false).then_some(found)
+    }
+
+    /// The shape tests of [`Lint::verdict`], the condition aside.
+    fn stores_to_commit(&mut self, then_branch: ExprId, else_branch: Option<ExprId>) -> Option<(Vec<Store>, Other)> {
         if let Some(other) = else_branch {
-            if self.consider_two_values(if_expr, cond, then_branch, other) {
-                return;
+            if let Some(two) = self.two_values(then_branch, other) {
+                return two;
             }
         }
         // Which branch stores and which keeps the old value; `negated` when the stores are in the `else`.
         let (stores, negated) = match (self.stores(then_branch), else_branch) {
             (Some(stores), None) => (stores, false),
             (Some(stores), Some(other)) if self.keeps(other, &stores) => (stores, false),
-            (None, Some(other)) if matches!(self.kind(then_branch), ExprKind::Unit) => match self.stores(other) {
-                Some(stores) => (stores, true),
-                None => return,
-            },
-            _ => return,
+            (None, Some(other)) if matches!(self.kind(then_branch), ExprKind::Unit) => (self.stores(other)?, true),
+            _ => return None,
         };
         // A branch of register moves only: nothing to gain (see the module comment).
         if stores.iter().all(|s| matches!(s.target, Target::Local { .. })) {
-            return;
+            return None;
         }
         // Each rewritten store runs unconditionally: its location is proven for the stores after it.
         let mark = self.accessed.len();
@@ -203,21 +243,18 @@ impl<'a> Lint<'a> {
             ok
         });
         self.accessed.truncate(mark);
-        if safe {
-            let other = if negated { Other::OldFirst } else { Other::Old };
-            let diagnostic = self.diagnostic(if_expr, cond, &stores, other);
-            self.out.push(diagnostic);
-        }
+        safe.then_some((stores, if negated { Other::OldFirst } else { Other::Old }))
     }
 
     /// `if c then p <- v1 else p <- v2` (one store of the same location in each branch, not a `mut` variable):
-    /// every thread writes `p` either way, so only the values need to be safe to evaluate everywhere. Says
-    /// whether the `if` had this shape (reported or not).
-    fn consider_two_values(&mut self, if_expr: ExprId, cond: ExprId, then_branch: ExprId, other: ExprId) -> bool {
-        let (Some(yes), Some(no)) = (self.stores(then_branch), self.stores(other)) else { return false };
-        let ([yes], [no]) = (yes.as_slice(), no.as_slice()) else { return false };
+    /// every thread writes `p` either way, so only the values need to be safe to evaluate everywhere. `None` when
+    /// the `if` has another shape; `Some(verdict)` when it has this one.
+    #[allow(clippy::option_option)]
+    fn two_values(&mut self, then_branch: ExprId, other: ExprId) -> Option<Option<(Vec<Store>, Other)>> {
+        let (yes, no) = (self.stores(then_branch)?, self.stores(other)?);
+        let ([yes], [no]) = (yes.as_slice(), no.as_slice()) else { return None };
         if !self.same_target(yes, no) || self.reads_target(no.value, no) {
-            return false;
+            return None;
         }
         let mark = self.accessed.len();
         let target_ok = match yes.target {
@@ -231,11 +268,7 @@ impl<'a> Lint<'a> {
         };
         let safe = target_ok && self.pure(yes.value, true) && self.pure(no.value, true);
         self.accessed.truncate(mark);
-        if safe {
-            let diagnostic = self.diagnostic(if_expr, cond, &[*yes], Other::Value(no.value));
-            self.out.push(diagnostic);
-        }
-        true
+        Some(safe.then(|| (vec![*yes], Other::Value(no.value))))
     }
 
     /// The stores of a branch made only of stores (`a.(i) <- v`, `r.f <- v`, `x := v`, in sequence).
@@ -332,10 +365,10 @@ impl<'a> Lint<'a> {
 
     /// `array.(index)` may be read and written back by every thread: in bounds, and the thread's own.
     fn element_ok(&self, array: ExprId, index: ExprId) -> bool {
-        if !matches!(self.kind(array), ExprKind::Var(_)) || !self.pure(index, true) || !self.in_bounds(array, index) {
-            return false;
-        }
-        self.private_base(array) || self.uniformity.level_in_any_context(index) == Uniformity::ThreadVarying
+        matches!(self.kind(array), ExprKind::Var(_))
+            && (self.private_base(array) || self.uniformity.level_in_any_context(index) == Uniformity::ThreadVarying)
+            && self.in_bounds(array, index)
+            && self.pure(index, true)
     }
 
     /// A local array or record: no other thread can see it.
@@ -350,6 +383,10 @@ impl<'a> Lint<'a> {
 
     /// Is `array.(index)` known to be in bounds wherever the `if` runs?
     fn in_bounds(&self, array: ExprId, index: ExprId) -> bool {
+        // Before the walk: an access could prove it only if the index is stable (`same` as itself).
+        if self.prefilter && self.same(array, array) && self.same(index, index) {
+            return true;
+        }
         if self.accessed.iter().any(|&(a, i)| self.same(a, array) && self.same(i, index)) {
             return true;
         }
