@@ -53,3 +53,49 @@ fn predicated_commit_suggestions_apply_cleanly() {
     assert!(applied >= 8, "the lint's UI tests have suggestions ({applied})");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Memoized calls (`convergence::memo`) change nothing: on every UI input and on a WENO program (whose generated
+/// helpers are called thousands of times), the analysis with replayed calls
+/// gives the same diagnostics, rendered, and the same level and source for every expression as the one that
+/// analyses every call.
+#[test]
+fn memoized_calls_give_the_same_analysis() {
+    use skc_core::convergence::analyse_with;
+    use skc_core::driver::CheckOptions;
+    use skc_core::typeck::TypeckOptions;
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut inputs: Vec<(std::path::PathBuf, Vec<(String, String)>)> = Vec::new();
+    insta::glob!("ui/**/*.sk", |path| inputs.push((path.to_path_buf(), Vec::new())));
+    // One WENO configuration: without memoized calls it takes seconds in a debug build (the reason for them).
+    let defines = [("k", "2"), ("strategy", "1"), ("table", "3"), ("immersed", "true")];
+    let defines = defines.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect();
+    inputs.push((repo.join("stdlib/weno/weno_advection.sk"), defines));
+    let mut programs = 0;
+    for (path, defines) in inputs {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let options = CheckOptions { typeck: TypeckOptions { defines }, ..CheckOptions::default() };
+        let checked = skc_core::check(&skc_tests::display_name(&path), &text, &skc_tests::DirLoader, &options);
+        let (fresh_info, fresh) = analyse_with(&checked.module, &checked.types, false);
+        let (memo_info, memo) = analyse_with(&checked.module, &checked.types, true);
+        let render = |ds: &[skc_core::Diagnostic]| -> Vec<String> {
+            ds.iter()
+                .map(|d| skc_core::diagnostic::render(d, &checked.sources, skc_core::diagnostic::ColorChoice::Never))
+                .collect()
+        };
+        assert_eq!(render(&fresh), render(&memo), "{}", path.display());
+        for e in 0..checked.module.exprs.len() as u32 {
+            let e = skc_core::syntax::ast::ExprId(e);
+            let fresh_source = fresh_info.source(e).map(|s| (s.span, s.message.to_string()));
+            let memo_source = memo_info.source(e).map(|s| (s.span, s.message.to_string()));
+            assert_eq!(
+                (fresh_info.level(e), fresh_info.level_in_any_context(e), fresh_source),
+                (memo_info.level(e), memo_info.level_in_any_context(e), memo_source),
+                "{}: expression {e:?} at {:?}",
+                path.display(),
+                checked.module.span(e)
+            );
+        }
+        programs += 1;
+    }
+    assert!(programs > 100, "compared {programs} programs");
+}

@@ -3,10 +3,11 @@
 //!
 //! Values and control flow are tracked on the lattice `Uniform <= BlockUniform <= WarpUniform <= ThreadVarying`
 //! (`lattice`); `walk` interprets each kernel and device function abstractly, in program order, with loop
-//! fixpoints and context-sensitive re-analysis of callees; `report` builds the diagnostics. The rules are stated
-//! for users in docs/language.md ("Convergence rules").
+//! fixpoints and context-sensitive re-analysis of callees (`memo` replays a call whose context was met before);
+//! `report` builds the diagnostics. The rules are stated for users in docs/language.md ("Convergence rules").
 
 pub mod lattice;
+pub mod memo;
 pub mod report;
 pub mod walk;
 
@@ -104,7 +105,14 @@ impl UniformityInfo {
 
 /// Checks every kernel and device function of `module`.
 pub fn analyse(module: &Module, types: &TypeInfo) -> (UniformityInfo, Vec<Diagnostic>) {
+    analyse_with(module, types, true)
+}
+
+/// [`analyse`], with the memoized calls (`memo`) on or off: off, every call is analysed again, the reference
+/// the tests compare the memoized analysis with.
+pub fn analyse_with(module: &Module, types: &TypeInfo, memoize: bool) -> (UniformityInfo, Vec<Diagnostic>) {
     let mut walker = walk::Walker::new(module, types);
+    walker.memoize = memoize;
     for kernel in 0..types.kernels.len() {
         walker.kernel(kernel);
     }

@@ -18,6 +18,7 @@ use crate::syntax::ast::{ExprId, ExprKind, MemorySpace, Module};
 use crate::types::{FunctionId, LocalId, Resolution, Type, TypeInfo};
 
 use super::lattice::{Control, DivergenceKind, Facts, OriginKind, Uniformity, Value};
+use super::memo::{CallKey, CallSite, CallSummary};
 use super::report::{divergence_error, Names};
 use super::UniformityInfo;
 
@@ -62,6 +63,19 @@ pub struct Walker<'a> {
     /// The highest level each expression reached in any analysis of it (on its own and in every calling context):
     /// what the predicated-commit lint asks of a condition or an index inside a device function.
     pub context_levels: Vec<Uniformity>,
+    /// Analyses of calls, replayed for later calls in the same context (see `memo`); off, every call is analysed.
+    pub memoize: bool,
+    calls: FxHashMap<CallKey, CallSummary>,
+    /// The sets of functions kept summaries entered (each summary names a range), and scratch for replays.
+    entered_sets: Vec<FunctionId>,
+    replay_steps: Vec<super::lattice::Origin>,
+    /// Diagnostics the analysis tried to report (reported or already seen): a call analysis that tried is not kept.
+    report_attempts: u64,
+    /// Times the recursion or depth guard answered for a call: a call analysis that met it is not kept.
+    guard_hits: u64,
+    /// Functions entered by the calls being analysed, and the deepest call stack reached (for summaries).
+    entered: Vec<FunctionId>,
+    deepest: usize,
 }
 
 impl<'a> Walker<'a> {
@@ -88,6 +102,14 @@ impl<'a> Walker<'a> {
             seen: HashSet::new(),
             info: UniformityInfo::new(module.exprs.len()),
             context_levels: vec![Uniformity::Uniform; module.exprs.len()],
+            memoize: true,
+            calls: FxHashMap::default(),
+            entered_sets: Vec::new(),
+            replay_steps: Vec::new(),
+            report_attempts: 0,
+            guard_hits: 0,
+            entered: Vec::new(),
+            deepest: 0,
         }
     }
 
@@ -165,16 +187,7 @@ impl<'a> Walker<'a> {
         if control.level == Uniformity::Uniform {
             return Value::uniform();
         }
-        let mut next = control.why;
-        let mut cause = None;
-        while let Some(id) = next {
-            let d = self.facts.divergence(id);
-            if d.cause.origin.is_some() {
-                cause = d.cause.origin;
-                break;
-            }
-            next = d.outer;
-        }
+        let cause = self.facts.first_cause(control);
         self.facts.value(control.level, kind, span, cause)
     }
 
@@ -194,6 +207,7 @@ impl<'a> Walker<'a> {
         if !self.reporting {
             return;
         }
+        self.report_attempts += 1;
         let secondary = diagnostic.labels.iter().find(|l| !l.primary).map(|l| l.span);
         if self.seen.insert((diagnostic.code, diagnostic.primary_span(), secondary)) {
             self.diagnostics.push(diagnostic);
@@ -693,23 +707,73 @@ impl<'a> Walker<'a> {
     // --- calls -------------------------------------------------------------------------------------------------
 
     /// Re-analyses the callee with the caller's argument values and control flow, so a barrier inside it is
-    /// checked against the context it runs in (interprocedural, context-sensitive).
+    /// checked against the context it runs in (interprocedural, context-sensitive). A call in a context met
+    /// before replays that analysis instead (`memo`: the same result, levels and diagnostics).
     fn call_function(&mut self, function: FunctionId, args: &[ExprId], span: Span) -> Value {
         let values: Vec<Value> = args.iter().map(|&a| self.expr(a)).collect();
         let control = self.effective_control();
         if self.call_stack.contains(&function) || self.call_stack.len() >= MAX_CALL_DEPTH {
+            self.guard_hits += 1;
             return self.facts.value(Uniformity::ThreadVarying, OriginKind::CallResult(function), span, None);
         }
         let Some(body) = self.function_body(function) else { return Value::uniform() };
         let types = self.types;
         let params = &types.function(function).params;
+        let site = CallSite { function, span, args, module: self.module, params, values: &values, control };
+        let key = CallKey::new(function, &values, control.level, self.reporting).filter(|_| self.memoize);
+        if let Some(result) = key.and_then(|key| self.replay(key, &site)) {
+            return self.facts.through(result, OriginKind::CallResult(function), span);
+        }
+        let (mark, attempts, guards) = (self.facts.origin_count(), self.report_attempts, self.guard_hits);
+        let (entered_mark, depth) = (self.entered.len(), self.call_stack.len());
+        let outer_deepest = std::mem::replace(&mut self.deepest, depth + 1);
+        self.entered.push(function);
+        let result = self.analyse_call(function, body, &site);
+        // The functions entered, once each (the log stays as long as the set, not the number of calls).
+        self.entered[entered_mark..].sort_unstable();
+        let mut kept = entered_mark;
+        for i in entered_mark..self.entered.len() {
+            if kept == entered_mark || self.entered[kept - 1] != self.entered[i] {
+                self.entered[kept] = self.entered[i];
+                kept += 1;
+            }
+        }
+        self.entered.truncate(kept);
+        if let Some(key) = key.filter(|_| self.report_attempts == attempts && self.guard_hits == guards) {
+            let start = self.entered_sets.len() as u32;
+            self.entered_sets.extend_from_slice(&self.entered[entered_mark..]);
+            let entered = (start, self.entered_sets.len() as u32);
+            let summary = CallSummary::new(&self.facts, mark, result, &site, entered, self.deepest - depth);
+            self.calls.insert(key, summary);
+        }
+        self.deepest = self.deepest.max(outer_deepest);
+        self.facts.through(result, OriginKind::CallResult(function), span)
+    }
+
+    /// A kept analysis of a call in this context, replayed at `site`, if the guards would not fire here.
+    fn replay(&mut self, key: CallKey, site: &CallSite) -> Option<Value> {
+        let summary = *self.calls.get(&key)?;
+        let depth = self.call_stack.len();
+        let entered = &self.entered_sets[summary.entered.0 as usize..summary.entered.1 as usize];
+        if depth + summary.height > MAX_CALL_DEPTH || entered.iter().any(|f| self.call_stack.contains(f)) {
+            return None;
+        }
+        let result = summary.replay(&mut self.facts, site, &mut self.replay_steps)?;
+        let entered = &self.entered_sets[summary.entered.0 as usize..summary.entered.1 as usize];
+        self.entered.extend_from_slice(entered);
+        self.deepest = self.deepest.max(depth + summary.height);
+        Some(result)
+    }
+
+    /// Analyses the callee's body in the caller's context; returns its result before the `CallResult` step.
+    fn analyse_call(&mut self, function: FunctionId, body: ExprId, site: &CallSite) -> Value {
         let frame = self.save_frame();
-        for ((&param, value), &arg) in params.iter().zip(&values).zip(args) {
+        for ((&param, value), &arg) in site.params.iter().zip(site.values).zip(site.args) {
             let kind = OriginKind::Argument { function, param };
             let passed = self.facts.through(*value, kind, self.module.span(arg));
             self.set_local(param, passed);
         }
-        self.control = self.facts.because_of(control, DivergenceKind::Call(function), span);
+        self.control = self.facts.because_of(site.control, DivergenceKind::Call(function), site.span);
         self.returned = Control::converged();
         self.broke = Control::converged();
         self.continued = Control::converged();
@@ -719,10 +783,10 @@ impl<'a> Walker<'a> {
         self.call_stack.push(function);
         let result = self.expr(body);
         self.call_stack.pop();
-        let returned = self.control_value(self.returned, OriginKind::IfValue, span);
+        let returned = self.control_value(self.returned, OriginKind::IfValue, site.span);
         let result = result.join(self.return_value).join(returned);
         self.restore_frame(frame);
-        self.facts.through(result, OriginKind::CallResult(function), span)
+        result
     }
 
     fn save_frame(&self) -> Frame {
