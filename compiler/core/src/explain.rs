@@ -733,6 +733,32 @@ Fixed:
 $ skc check -D tile=128 k.sk
 ```"#,
     },
+    Explanation {
+        code: "E0216",
+        title: "unknown module qualifier",
+        body: r#"A qualified name `M.x` names a built-in namespace (`Gpu`, `Std`, `Math`, `Float32`, `Float64`: the
+builtins) or a module that a file of the program opens with `open M` (the items of `m.sk`). Any other `M`
+is an error: a misspelt or missing `open` would otherwise be silently ignored. (A qualified item that exists,
+but in another file than `M`'s, is E0200, with a label at its definition.)
+
+Erroneous example:
+
+```sk
+let half (x : float32) : float32 = x *. 0.5
+
+kernel k (out : float32 vector) =
+  out.(global_idx) <- Util.half 1.0  (* error: E0216 *)
+```
+
+Fixed (the item is in this file: no qualifier):
+
+```sk
+let half (x : float32) : float32 = x *. 0.5
+
+kernel k (out : float32 vector) =
+  out.(global_idx) <- half 1.0
+```"#,
+    },
     // --- warnings -------------------------------------------------------------------------------------------
     Explanation {
         code: "W0002",

@@ -148,10 +148,13 @@ fn unknown_names_suggest_a_close_visible_name() {
 fn qualified_names_reach_builtins_and_items() {
     let src = "let half (x : float32) = x /. 2.0\n\
                let k = [%kernel fun (a : float32 vector) ->\n  \
-               a.(Std.thread_idx_x) <- Weno.half (Math.sqrt a.(Gpu.global_idx_x));\n  Gpu.block_barrier\n]\n";
+               a.(Std.thread_idx_x) <- half (Math.sqrt a.(Gpu.global_idx_x));\n  Gpu.block_barrier\n]\n";
     assert_eq!(check(src), vec![]);
     let bad = "let k = [%kernel fun (a : float32 vector) ->\n  Gpu.blok_barrier;\n  Std.nothing 1\n]\n";
     assert_eq!(check(bad), vec![("E0200", 2), ("E0200", 3)]);
+    // A qualifier that is neither a built-in namespace nor an opened module.
+    let unopened = src.replace("<- half", "<- Weno.half");
+    assert_eq!(check(&unopened), vec![("E0216", 3)]);
 }
 
 #[test]
