@@ -107,6 +107,8 @@ fn defines_override_constants() {
     let o = skc(&["check", "-D", "nosuch=1", &file]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("E0215"), "{}", stderr(&o));
+    // It points at the definition on the command line, not into the file.
+    assert!(stderr(&o).contains("<command line>:1:4"), "{}", stderr(&o));
 }
 
 fn nvrtc_or_skip() -> bool {

@@ -140,7 +140,12 @@ fn items_with_syntax_errors(module: &Module, diagnostics: &[Diagnostic]) -> Vec<
 
 /// Runs the whole front end.
 pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &CheckOptions) -> Checked {
-    let (sources, module, item_files, mut diagnostics) = parse_all(file_name, text, loader);
+    let (mut sources, module, item_files, mut diagnostics) = parse_all(file_name, text, loader);
+    if !options.typeck.defines.is_empty() {
+        // After every module: item files keep their ids; diagnostics about a `-D` can point into this one.
+        let defines = typeck::command_line_source(&options.typeck.defines);
+        sources.add(typeck::COMMAND_LINE, defines);
+    }
     let broken = items_with_syntax_errors(&module, &diagnostics);
     let (types, type_diagnostics) = typeck::check_module(&module, &sources, &options.typeck);
     let (uniformity, convergence_diagnostics) = convergence::analyse(&module, &types);

@@ -717,8 +717,9 @@ module it opens) for this compilation. `NAME` must be such a constant (names are
 `VALUE` a literal of the constant's type: `true` or `false` for a bool, an integer (decimal or `0x`
 hexadecimal, optionally negative, with an optional suffix) that fits an integer constant's type, a float
 for a float constant. Arrays and records cannot be overridden. A bad value is reported at the constant's
-name; an unknown name at the start of the file. (A `-D` without `=` is a usage error of the command line,
-exit status 2.)
+name (and at the value, in a pseudo-file `<command line>` that lists the `-D` definitions one per line); an
+unknown name in that pseudo-file (`<command line>:1:4`). (A `-D` without `=` is a usage error of the command
+line, exit status 2.)
 
 Erroneous example, with `let tile = 256` in `k.sk`:
 

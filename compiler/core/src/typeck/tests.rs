@@ -577,6 +577,26 @@ fn bad_defines_are_e0215() {
 }
 
 #[test]
+fn bad_defines_point_into_the_command_line() {
+    let src = "let n = 256\n";
+    let options = crate::driver::CheckOptions { typeck: defines(&[("n", "1.5"), ("m", "3")]), ..Default::default() };
+    let checked = crate::driver::check("k.sk", src, &crate::driver::NoModules, &options);
+    let at = |d: &crate::Diagnostic| -> Vec<(String, String)> {
+        d.labels
+            .iter()
+            .map(|l| (checked.sources.file(l.span.file).name.clone(), checked.sources.snippet(l.span).into()))
+            .collect()
+    };
+    let [bad_value, unknown] = checked.diagnostics.as_slice() else { panic!("{:#?}", checked.diagnostics) };
+    assert_eq!(at(bad_value), [("k.sk".into(), "n".into()), ("<command line>".into(), "1.5".into())]);
+    assert_eq!(at(unknown), [("<command line>".into(), "m".into())]);
+    assert_eq!(
+        checked.sources.file(unknown.primary_span().file).line_col(unknown.primary_span().start as usize),
+        (1, 3)
+    );
+}
+
+#[test]
 fn constants_feed_array_sizes_after_overrides() {
     let src = "let block = 256\nlet k = [%kernel fun (a : int32 vector) ->\n  let%shared (t : int32) = block in\n  \
                t.(0) <- a.(0)\n]\n";
