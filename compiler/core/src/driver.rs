@@ -138,6 +138,21 @@ fn items_with_syntax_errors(module: &Module, diagnostics: &[Diagnostic]) -> Vec<
         .collect()
 }
 
+/// Is `d` a warning inside an item whose `[@allow CODE]` attribute names its code?
+fn allowed_by_attribute(module: &Module, d: &Diagnostic) -> bool {
+    let at = d.primary_span();
+    module.allows.iter().filter(|code| code.name == d.code).any(|code| {
+        module.items.iter().map(Item::span).any(|item| {
+            item.file == code.span.file
+                && item.start <= code.span.start
+                && code.span.end <= item.end
+                && item.file == at.file
+                && item.start <= at.start
+                && at.end <= item.end
+        })
+    })
+}
+
 /// Runs the whole front end.
 pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &CheckOptions) -> Checked {
     let (mut sources, module, item_files, mut diagnostics) = parse_all(file_name, text, loader);
@@ -161,6 +176,7 @@ pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &C
     diagnostics.extend(convergence_diagnostics.into_iter().filter(|d| !in_broken_item(d)));
     diagnostics.extend(lint_diagnostics.into_iter().filter(|d| !in_broken_item(d)));
     diagnostics.retain(|d| d.is_error() || !options.allow.iter().any(|code| code == d.code));
+    diagnostics.retain(|d| d.is_error() || !allowed_by_attribute(&module, d));
     diagnostic::sort(&mut diagnostics);
     diagnostics.dedup();
     Checked { sources, root: FileId(0), module, item_files, types, uniformity, diagnostics }

@@ -766,7 +766,9 @@ kernel k (out : float32 vector) =
         title: "unknown attribute ignored",
         body: r#"An attribute on a top-level `let` (`let[@name] ...`) that skc does not know is ignored, with this
 warning in case it is misspelt. Known attributes: `sarek.module`, `sarek.kernel`, `inline`, `noinline` and
-`device`. (Attributes on supersteps are different: an unknown one is an error, E0005.)
+`device`, and `allow` followed by warning codes (`let[@allow W0101] f ...`: those warnings are not reported
+inside the item); an `allow` of something that is not a warning code gets this warning too. (Attributes on
+supersteps are different: an unknown one is an error, E0005.)
 
 Erroneous example:
 
@@ -857,8 +859,9 @@ condition is false too, so skc suggests it only where that provably changes noth
   a uniform index (`if thread_idx_x = 0 then s.(0) <- v`) is never reported. Local arrays, records
   held in variables and `mut` variables are private to the thread.
 
-If threads do share elements under a thread-varying index, keep the `if` and silence the warning with
-`skc check -A W0101` (`--allow`).
+If threads do share elements under a thread-varying index, keep the `if` and silence the warning for one
+item with the attribute `let[@allow W0101] f ... = ...`, or for a whole run with `skc check -A W0101`
+(`--allow`).
 
 Two branches that store to the same location (`if c then a.(i) <- v else a.(i) <- w`) become one store,
 `a.(i) <- select c v w`: every thread writes the location either way, so only the two values must be safe
