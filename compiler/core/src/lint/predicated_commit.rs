@@ -457,9 +457,7 @@ impl<'a> Lint<'a> {
                 }
                 (Some(Resolution::Constant(x)), Some(Resolution::Constant(y))) => x == y,
                 // Thread and block indices and dimensions: fixed for the thread's lifetime.
-                (Some(Resolution::Builtin(x)), Some(Resolution::Builtin(y))) => {
-                    x.name == y.name && x.params.is_empty() && x.requirement == Requirement::None
-                }
+                (Some(Resolution::Builtin(x)), Some(Resolution::Builtin(y))) => x.name == y.name && names_position(x),
                 _ => false,
             },
             (K::Unary { op: o1, operand: x }, K::Unary { op: o2, operand: y }) => {
@@ -615,13 +613,26 @@ impl<'a> Lint<'a> {
     }
 }
 
-/// A builtin without effects; with `bounds`, also one that reads no array (its index may be out of bounds).
+/// A builtin without effects whose value does not depend on which threads run it (not `activemask`: under the
+/// `if` it names fewer lanes); with `bounds`, also one that reads no array (its index may be out of bounds).
 fn pure_builtin(b: &Builtin, bounds: bool) -> bool {
     let reads_array = b.params.iter().any(|p| matches!(p, SigType::ArrayOf(..)));
     let effect_free = b.requirement == Requirement::None
         && !b.writes_first_arg
+        && b.result != ResultUniformity::WarpUniformUnderControl
         && (b.params.is_empty() || matches!(b.result, ResultUniformity::OfArguments) || reads_array);
     effect_free && !(bounds && reads_array)
+}
+
+/// A builtin that names where the thread is (`thread_idx_x`, `global_idx`, `block_dim_x`, `lane_id`,
+/// `warp_size`): the same value at every point of the thread's life. Others without arguments (`activemask`, a
+/// clock) may change between two reads.
+fn names_position(b: &Builtin) -> bool {
+    const POSITION: [&str; 7] =
+        ["threadIdx", "blockIdx", "blockDim", "gridDim", "skc_global_thread_id", "skc_lane_id", "skc_warp_id"];
+    b.params.is_empty()
+        && b.requirement == Requirement::None
+        && (POSITION.iter().any(|p| b.cuda.contains(p)) || b.cuda.parse::<u32>().is_ok())
 }
 
 /// `(…)` whose opening parenthesis closes at the end.
