@@ -735,7 +735,7 @@ $ skc check -D tile=128 k.sk
 ```"#,
     },
     Explanation {
-        code: "E0216",
+        code: "E0217",
         title: "unknown module qualifier",
         body: r#"A qualified name `M.x` names a built-in namespace (`Gpu`, `Std`, `Math`, `Float32`, `Float64`: the
 builtins) or a module that a file of the program opens with `open M` (the items of `m.sk`). Any other `M`
@@ -748,7 +748,7 @@ Erroneous example:
 let half (x : float32) : float32 = x *. 0.5
 
 kernel k (out : float32 vector) =
-  out.(global_idx) <- Util.half 1.0  (* error: E0216 *)
+  out.(global_idx) <- Util.half 1.0  (* error: E0217 *)
 ```
 
 Fixed (the item is in this file: no qualifier):
@@ -845,7 +845,8 @@ The rewrite evaluates the new value and reads and writes the location in the thr
 condition is false too, so skc suggests it only where that provably changes nothing:
 
 - the condition, the index and the new value have no effects (no calls of device functions, atomics or
-  assignments): they run at most once either way;
+  assignments): they run at most once either way; and the value uses no builtin whose result depends on
+  which lanes run it (`activemask` names fewer lanes under the `if`);
 - every element the rewrite reads or writes is already accessed on every path that reaches the `if`
   (in its condition, or earlier, with the same array and an index made of the same immutable
   variables, constants and operators), or has a constant index inside a fixed-size array. So a bound

@@ -139,7 +139,7 @@ impl Checker<'_> {
         Some(named)
     }
 
-    /// `M.x` with `M` not a built-in namespace: `M` must be a module some file opens (else E0216, and the name
+    /// `M.x` with `M` not a built-in namespace: `M` must be a module some file opens (else E0217, and the name
     /// stays unresolved), and `x` an item of its file (else E0200, though `x` resolves: its uses are checked).
     fn check_qualifier(&mut self, path: &Path) -> bool {
         let Some(m) = &path.module else { return true };
@@ -148,7 +148,7 @@ impl Checker<'_> {
         }
         let opened = self.module.items.iter().any(|item| matches!(item, Item::Open(o) if o.module.name == m.name));
         if !opened {
-            let d = Diagnostic::error("E0216", format!("unknown module `{}`", m.name))
+            let d = Diagnostic::error("E0217", format!("unknown module `{}`", m.name))
                 .primary(m.span, "no opened module has this name")
                 .help(format!(
                     "open it first (`open {}`), or qualify builtins with one of {}",

@@ -154,7 +154,7 @@ fn qualified_names_reach_builtins_and_items() {
     assert_eq!(check(bad), vec![("E0200", 2), ("E0200", 3)]);
     // A qualifier that is neither a built-in namespace nor an opened module.
     let unopened = src.replace("<- half", "<- Weno.half");
-    assert_eq!(check(&unopened), vec![("E0216", 3)]);
+    assert_eq!(check(&unopened), vec![("E0217", 3)]);
 }
 
 #[test]
