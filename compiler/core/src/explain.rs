@@ -854,8 +854,9 @@ condition is false too, so skc suggests it only where that provably changes noth
   out of bounds. A read only on the right of `&&` or `||`, inside a branch or a loop proves nothing;
 - integer division or `mod` in the index or the value is only by a non-zero literal (division by zero
   is undefined where the condition is false);
-- a global vector or a shared array is written at a thread-varying index, which skc takes to be the
-  thread's own element (the usual layout `buf.(run * stride + k)`). Writing back the old value of an
+- a global vector or a shared array is written at a thread-varying index (in every context a kernel
+  reaches the code in: a device function called once with a uniform offset is not reported), which skc
+  takes to be the thread's own element (the usual layout `buf.(run * stride + k)`). Writing back the old value of an
   element that another thread may write at the same time would lose that thread's update, so a store at
   a uniform index (`if thread_idx_x = 0 then s.(0) <- v`) is never reported. Local arrays, records
   held in variables and `mut` variables are private to the thread.

@@ -6,7 +6,7 @@
 //! Why replaying is exact: levels in the analysis depend only on levels (the lattice joins compare levels;
 //! explanations only ride along), so the callee's result level, every level it records and whether it reports
 //! anything are fixed by the callee, the levels of its arguments, the level of the control flow it is entered
-//! in, and whether reporting is on: the [`CallKey`]. What does depend on the call site is the result's
+//! in, whether reporting is on and whether a kernel's analysis reaches it: the [`CallKey`]. What does depend on the call site is the result's
 //! explanation chain. Its steps created during the kept analysis stay in the arena of [`Facts`] (never freed
 //! while the analysis runs), so the summary only points at them; a replay copies them, giving each step the new
 //! call's span or argument span where the kept one had the old call's, and hangs the first step off the new
@@ -25,7 +25,9 @@ use crate::types::{FunctionId, LocalId};
 pub struct CallKey {
     function: FunctionId,
     control: Uniformity,
-    reporting: bool,
+    /// Whether diagnostics are reported, and whether the call is reached from a kernel (both decide what the
+    /// analysis records).
+    flags: (bool, bool),
     /// The arguments' levels, two bits each.
     args: u128,
     count: u8,
@@ -33,12 +35,12 @@ pub struct CallKey {
 
 impl CallKey {
     /// `None` for calls with more arguments than the key holds (never memoized).
-    pub fn new(function: FunctionId, args: &[Value], control: Uniformity, reporting: bool) -> Option<CallKey> {
+    pub fn new(function: FunctionId, args: &[Value], control: Uniformity, flags: (bool, bool)) -> Option<CallKey> {
         if args.len() > 64 {
             return None;
         }
         let packed = args.iter().enumerate().fold(0u128, |acc, (i, v)| acc | (v.level as u128) << (2 * i));
-        Some(CallKey { function, control, reporting, args: packed, count: args.len() as u8 })
+        Some(CallKey { function, control, flags, args: packed, count: args.len() as u8 })
     }
 }
 

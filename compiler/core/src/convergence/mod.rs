@@ -45,6 +45,8 @@ pub struct UniformityInfo {
     messages: FxHashMap<report::MessageKey, Arc<str>>,
     /// The highest level of each expression over every context it was analysed in (see `level_in_any_context`).
     context_levels: Vec<Uniformity>,
+    /// The lowest level of each expression over the contexts a kernel reaches it in (see `level_in_every_context`).
+    kernel_min_levels: Vec<Option<Uniformity>>,
 }
 
 const NO_SOURCE: u32 = u32::MAX;
@@ -58,6 +60,7 @@ impl UniformityInfo {
             root_of_origin: Vec::new(),
             messages: FxHashMap::default(),
             context_levels: Vec::new(),
+            kernel_min_levels: Vec::new(),
         }
     }
 
@@ -97,6 +100,12 @@ impl UniformityInfo {
         self.context_levels.get(e.index()).copied().unwrap_or_else(|| self.level(e))
     }
 
+    /// The lowest level `e` has in the contexts that kernels reach it in (every call of a device function from a
+    /// kernel, directly or not); for code no kernel reaches, the level on its own.
+    pub fn level_in_every_context(&self, e: ExprId) -> Uniformity {
+        self.kernel_min_levels.get(e.index()).copied().flatten().unwrap_or_else(|| self.level(e))
+    }
+
     pub fn source(&self, e: ExprId) -> Option<&ValueSource> {
         let index = *self.source_of.get(e.index())?;
         self.roots.get(index as usize)
@@ -121,5 +130,6 @@ pub fn analyse_with(module: &Module, types: &TypeInfo, memoize: bool) -> (Unifor
     }
     let mut info = walker.info;
     info.context_levels = walker.context_levels;
+    info.kernel_min_levels = walker.kernel_min_levels;
     (info, walker.diagnostics)
 }

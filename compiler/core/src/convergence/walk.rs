@@ -63,6 +63,11 @@ pub struct Walker<'a> {
     /// The highest level each expression reached in any analysis of it (on its own and in every calling context):
     /// what the predicated-commit lint asks of a condition or an index inside a device function.
     pub context_levels: Vec<Uniformity>,
+    /// The lowest level each expression had in the final rounds of the analyses that start at a kernel (real
+    /// calling contexts, not a device function on its own), `None` where none reached it.
+    pub kernel_min_levels: Vec<Option<Uniformity>>,
+    /// Is the walk under a kernel's analysis (its body or a call from it)?
+    in_kernel: bool,
     /// Analyses of calls, replayed for later calls in the same context (see `memo`); off, every call is analysed.
     pub memoize: bool,
     calls: FxHashMap<CallKey, CallSummary>,
@@ -102,6 +107,8 @@ impl<'a> Walker<'a> {
             seen: HashSet::new(),
             info: UniformityInfo::new(module.exprs.len()),
             context_levels: vec![Uniformity::Uniform; module.exprs.len()],
+            kernel_min_levels: vec![None; module.exprs.len()],
+            in_kernel: false,
             memoize: true,
             calls: FxHashMap::default(),
             entered_sets: Vec::new(),
@@ -132,7 +139,9 @@ impl<'a> Walker<'a> {
             };
             self.set_local(param.local, value);
         }
+        self.in_kernel = true;
         self.body(body);
+        self.in_kernel = false;
     }
 
     /// Analyses a device function on its own, every parameter uniform: reports what is wrong whatever the
@@ -229,6 +238,12 @@ impl<'a> Walker<'a> {
         self.record(e, &value);
         if let Some(slot) = self.context_levels.get_mut(e.index()) {
             *slot = (*slot).max(value.level);
+        }
+        // Final rounds only: a loop's earlier rounds see levels below its fixpoint.
+        if self.in_kernel && self.reporting {
+            if let Some(slot) = self.kernel_min_levels.get_mut(e.index()) {
+                *slot = Some(slot.map_or(value.level, |low| low.min(value.level)));
+            }
         }
         value
     }
@@ -720,7 +735,8 @@ impl<'a> Walker<'a> {
         let types = self.types;
         let params = &types.function(function).params;
         let site = CallSite { function, span, args, module: self.module, params, values: &values, control };
-        let key = CallKey::new(function, &values, control.level, self.reporting).filter(|_| self.memoize);
+        let key =
+            CallKey::new(function, &values, control.level, (self.reporting, self.in_kernel)).filter(|_| self.memoize);
         if let Some(result) = key.and_then(|key| self.replay(key, &site)) {
             return self.facts.through(result, OriginKind::CallResult(function), span);
         }

@@ -10,8 +10,9 @@
 //!   immutable variables, on every path that reaches the `if` (in its condition or before it), or has a constant
 //!   index inside a fixed-size array: an out-of-bounds guard such as `if i < n then a.(i) <- v` is never rewritten;
 //! - integer division in the value or the index only by a non-zero literal (division by zero is undefined);
-//! - a global vector or shared array is written at a thread-varying index, taken to be the thread's own element
-//!   (writing back the old value of an element another thread may write concurrently would lose its update);
+//! - a global vector or shared array is written at an index that is thread-varying in every context a kernel
+//!   reaches it in, taken to be the thread's own element (writing back the old value of an element another thread
+//!   may write concurrently would lose its update);
 //!   local arrays, records and `mut` variables are private to the thread.
 //!
 //! An `if` whose branches store two values to the same location (`if c then a.(i) <- v else a.(i) <- w`) becomes
@@ -366,7 +367,7 @@ impl<'a> Lint<'a> {
     /// `array.(index)` may be read and written back by every thread: in bounds, and the thread's own.
     fn element_ok(&self, array: ExprId, index: ExprId) -> bool {
         matches!(self.kind(array), ExprKind::Var(_))
-            && (self.private_base(array) || self.uniformity.level_in_any_context(index) == Uniformity::ThreadVarying)
+            && (self.private_base(array) || self.uniformity.level_in_every_context(index) == Uniformity::ThreadVarying)
             && self.in_bounds(array, index)
             && self.pure(index, true)
     }
