@@ -43,8 +43,9 @@ pub struct UniformityInfo {
     /// Sentences already formatted: many roots read the same (every `thread_idx_x` of a file is "`thread_idx_x`
     /// is thread-varying"), and formatting each was a visible part of the analysis.
     messages: FxHashMap<report::MessageKey, Arc<str>>,
-    /// The highest level of each expression over every context it was analysed in (see `level_in_any_context`).
-    context_levels: Vec<Uniformity>,
+    /// The highest level of conditions and indices over every context they were analysed in (see
+    /// `level_in_any_context`).
+    context_levels: Vec<Option<Uniformity>>,
     /// The lowest level of each expression over the contexts a kernel reaches it in (see `level_in_every_context`).
     kernel_min_levels: Vec<Option<Uniformity>>,
 }
@@ -94,14 +95,16 @@ impl UniformityInfo {
         self.levels.get(e.index()).copied().unwrap_or(Uniformity::Uniform)
     }
 
-    /// The highest level `e` reached in any context: on its own, and inside a device function also in every
-    /// call's context (arguments as the caller passes them). `level` is the level on its own (for hovers).
+    /// For the condition of an `if` or the index of an element access, the highest level `e` reached in any
+    /// context: on its own, and inside a device function also in every call's context (arguments as the caller
+    /// passes them); for other expressions the level on its own, `level` (what hovers show).
     pub fn level_in_any_context(&self, e: ExprId) -> Uniformity {
-        self.context_levels.get(e.index()).copied().unwrap_or_else(|| self.level(e))
+        self.context_levels.get(e.index()).copied().flatten().unwrap_or_else(|| self.level(e))
     }
 
-    /// The lowest level `e` has in the contexts that kernels reach it in (every call of a device function from a
-    /// kernel, directly or not); for code no kernel reaches, the level on its own.
+    /// For the condition of an `if` or the index of an element access, the lowest level `e` has in the contexts
+    /// that kernels reach it in (every call of a device function from a kernel, directly or not); for code no kernel
+    /// reaches and for other expressions, the level on its own.
     pub fn level_in_every_context(&self, e: ExprId) -> Uniformity {
         self.kernel_min_levels.get(e.index()).copied().flatten().unwrap_or_else(|| self.level(e))
     }

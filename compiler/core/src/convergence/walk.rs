@@ -60,11 +60,10 @@ pub struct Walker<'a> {
     pub diagnostics: Vec<Diagnostic>,
     seen: HashSet<(&'static str, Span, Option<Span>)>,
     pub info: UniformityInfo,
-    /// The highest level each expression reached in any analysis of it (on its own and in every calling context):
-    /// what the predicated-commit lint asks of a condition or an index inside a device function.
-    pub context_levels: Vec<Uniformity>,
-    /// The lowest level each expression had in the final rounds of the analyses that start at a kernel (real
-    /// calling contexts, not a device function on its own), `None` where none reached it.
+    /// For the conditions of `if`s and the indices of element accesses (what the predicated-commit lint asks
+    /// about), the highest level reached in any analysis (on its own and in every calling context), and the lowest
+    /// in the final rounds of the analyses that start at a kernel (real calling contexts); `None` elsewhere.
+    pub context_levels: Vec<Option<Uniformity>>,
     pub kernel_min_levels: Vec<Option<Uniformity>>,
     /// Is the walk under a kernel's analysis (its body or a call from it)?
     in_kernel: bool,
@@ -106,7 +105,7 @@ impl<'a> Walker<'a> {
             diagnostics: Vec::new(),
             seen: HashSet::new(),
             info: UniformityInfo::new(module.exprs.len()),
-            context_levels: vec![Uniformity::Uniform; module.exprs.len()],
+            context_levels: vec![None; module.exprs.len()],
             kernel_min_levels: vec![None; module.exprs.len()],
             in_kernel: false,
             memoize: true,
@@ -236,15 +235,6 @@ impl<'a> Walker<'a> {
         }
         let value = self.expr_kind(e);
         self.record(e, &value);
-        if let Some(slot) = self.context_levels.get_mut(e.index()) {
-            *slot = (*slot).max(value.level);
-        }
-        // Final rounds only: a loop's earlier rounds see levels below its fixpoint.
-        if self.in_kernel && self.reporting {
-            if let Some(slot) = self.kernel_min_levels.get_mut(e.index()) {
-                *slot = Some(slot.map_or(value.level, |low| low.min(value.level)));
-            }
-        }
         value
     }
 
@@ -269,14 +259,15 @@ impl<'a> Walker<'a> {
                 self.expr(a);
                 self.expr(b)
             }
-            ExprKind::Index { array, index } => {
+            ExprKind::Index { array, index: index_expr } => {
                 let contents = self.expr(*array);
-                let index = self.expr(*index);
+                let index = self.expr(*index_expr);
+                self.track(*index_expr, &index);
                 contents.join(index)
             }
-            ExprKind::IndexSet { array, index, value } => self.element_write(*array, &[*index, *value], span),
+            ExprKind::IndexSet { array, index, value } => self.element_write(*array, Some(*index), *value, span),
             ExprKind::Field { record, .. } => self.expr(*record),
-            ExprKind::FieldSet { record, value, .. } => self.element_write(*record, &[*value], span),
+            ExprKind::FieldSet { record, value, .. } => self.element_write(*record, None, *value, span),
             ExprKind::Record(fields) => {
                 let fields: Vec<ExprId> = fields.iter().map(|(_, v)| *v).collect();
                 fields.into_iter().fold(Value::uniform(), |acc, f| acc.join(self.expr(f)))
@@ -287,6 +278,19 @@ impl<'a> Walker<'a> {
             ExprKind::Return(value) => self.return_(*value, span),
             ExprKind::Break => self.exit(DivergenceKind::Break, span),
             ExprKind::Continue => self.exit(DivergenceKind::Continue, span),
+        }
+    }
+
+    /// Keeps the levels of a condition or an index over the contexts (see `context_levels`).
+    fn track(&mut self, e: ExprId, value: &Value) {
+        if let Some(slot) = self.context_levels.get_mut(e.index()) {
+            *slot = Some(slot.map_or(value.level, |high| high.max(value.level)));
+        }
+        // Final rounds only: a loop's earlier rounds see levels below its fixpoint.
+        if self.in_kernel && self.reporting {
+            if let Some(slot) = self.kernel_min_levels.get_mut(e.index()) {
+                *slot = Some(slot.map_or(value.level, |low| low.min(value.level)));
+            }
         }
     }
 
@@ -357,11 +361,14 @@ impl<'a> Walker<'a> {
 
     /// `a.(i) <- v` or `r.f <- v`: a local array or record takes the join; shared and global memory is already
     /// thread-varying once written.
-    fn element_write(&mut self, target: ExprId, operands: &[ExprId], span: Span) -> Value {
+    fn element_write(&mut self, target: ExprId, index: Option<ExprId>, value: ExprId, span: Span) -> Value {
         let mut written = self.expr(target);
-        for &operand in operands {
-            written = written.join(self.expr(operand));
+        if let Some(index) = index {
+            let level = self.expr(index);
+            self.track(index, &level);
+            written = written.join(level);
         }
+        written = written.join(self.expr(value));
         if let Some(local) = self.base_local(target) {
             let is_local_memory = !matches!(self.types.local(local).ty, Type::Vector(_))
                 && !matches!(self.types.local(local).ty, Type::Array { space: MemorySpace::Shared, .. });
@@ -397,6 +404,7 @@ impl<'a> Walker<'a> {
 
     fn if_(&mut self, e: ExprId, cond: ExprId, then_branch: ExprId, else_branch: Option<ExprId>) -> Value {
         let c = self.expr(cond);
+        self.track(cond, &c);
         let cond_span = self.module.span(cond);
         self.check_plain_superstep_branch(e, &c, cond_span, then_branch, else_branch);
         let saved = self.control;
