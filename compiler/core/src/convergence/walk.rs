@@ -753,16 +753,7 @@ impl<'a> Walker<'a> {
         let outer_deepest = std::mem::replace(&mut self.deepest, depth + 1);
         self.entered.push(function);
         let result = self.analyse_call(function, body, &site);
-        // The functions entered, once each (the log stays as long as the set, not the number of calls).
-        self.entered[entered_mark..].sort_unstable();
-        let mut kept = entered_mark;
-        for i in entered_mark..self.entered.len() {
-            if kept == entered_mark || self.entered[kept - 1] != self.entered[i] {
-                self.entered[kept] = self.entered[i];
-                kept += 1;
-            }
-        }
-        self.entered.truncate(kept);
+        self.compact_entered(entered_mark);
         if let Some(key) = key.filter(|_| self.report_attempts == attempts && self.guard_hits == guards) {
             let start = self.entered_sets.len() as u32;
             self.entered_sets.extend_from_slice(&self.entered[entered_mark..]);
@@ -772,6 +763,19 @@ impl<'a> Walker<'a> {
         }
         self.deepest = self.deepest.max(outer_deepest);
         self.facts.through(result, OriginKind::CallResult(function), span)
+    }
+
+    /// Keeps each function entered since `from` once: the log grows with the set of functions, not the calls.
+    fn compact_entered(&mut self, from: usize) {
+        self.entered[from..].sort_unstable();
+        let mut kept = from;
+        for i in from..self.entered.len() {
+            if kept == from || self.entered[kept - 1] != self.entered[i] {
+                self.entered[kept] = self.entered[i];
+                kept += 1;
+            }
+        }
+        self.entered.truncate(kept);
     }
 
     /// A kept analysis of a call in this context, replayed at `site`, if the guards would not fire here.
