@@ -73,7 +73,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         match check_file(path, &args.frontend) {
             Ok(checked) => failed |= report(&checked, &args.frontend),
             Err(message) => {
-                eprintln!("error: {message}");
+                errln!("error: {message}");
                 return ExitCode::from(2);
             }
         }

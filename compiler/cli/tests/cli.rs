@@ -232,3 +232,25 @@ fn allow_silences_a_warning_and_json_carries_its_suggestion() {
     assert_eq!(span["text"], "if x > buf.(off) then buf.(off) <- x");
     assert_eq!(span["suggested_replacement"], "buf.(off) <- select (x > buf.(off)) x buf.(off)");
 }
+
+/// A reader that goes away (`skc explain W0101 | head -1`) ends the output quietly: no panic, status 0.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::process::Stdio;
+    for args in
+        [vec!["explain", "W0101"], vec!["check", "--message-format", "json", "tests/ui/lint/predicated_commit.sk"]]
+    {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_skc"))
+            .args(&args)
+            .current_dir(repo(""))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("skc runs");
+        drop(child.stdout.take()); // closed before skc writes anything
+        let o = child.wait_with_output().unwrap();
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("internal compiler error"), "{args:?}: {}", stderr(&o));
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    }
+}

@@ -856,10 +856,10 @@ condition is false too, so skc suggests it only where that provably changes noth
   is undefined where the condition is false);
 - a global vector or a shared array is written at a thread-varying index (in every context a kernel
   reaches the code in: a device function called once with a uniform offset is not reported), which skc
-  takes to be the thread's own element (the usual layout `buf.(run * stride + k)`). Writing back the old value of an
-  element that another thread may write at the same time would lose that thread's update, so a store at
-  a uniform index (`if thread_idx_x = 0 then s.(0) <- v`) is never reported. Local arrays, records
-  held in variables and `mut` variables are private to the thread.
+  takes to be the thread's own element (the usual layout `buf.(run * stride + k)`). Writing back the old
+  value of an element that another thread may write at the same time would lose that thread's update, so
+  a store at a uniform index (`if thread_idx_x = 0 then s.(0) <- v`) is never reported. Local arrays,
+  records held in variables and `mut` variables are private to the thread.
 
 If threads do share elements under a thread-varying index, keep the `if` and silence the warning for one
 item with the attribute `let[@allow W0101] f ... = ...`, or for a whole run with `skc check -A W0101`
