@@ -83,6 +83,7 @@ fn memoized_calls_give_the_same_analysis() {
                 .collect()
         };
         assert_eq!(render(&fresh), render(&memo), "{}", path.display());
+        assert_eq!(fresh_info.thread_varying_ifs(), memo_info.thread_varying_ifs(), "{}", path.display());
         for e in 0..checked.module.exprs.len() as u32 {
             let e = skc_core::syntax::ast::ExprId(e);
             let fresh_source = fresh_info.source(e).map(|s| (s.span, s.message.to_string()));

@@ -48,6 +48,8 @@ pub struct UniformityInfo {
     context_levels: Vec<Option<Uniformity>>,
     /// The lowest level of each expression over the contexts a kernel reaches it in (see `level_in_every_context`).
     kernel_min_levels: Vec<Option<Uniformity>>,
+    /// Every `if` whose condition is thread-varying in some context, in arena order.
+    varying_ifs: Vec<ExprId>,
 }
 
 const NO_SOURCE: u32 = u32::MAX;
@@ -62,6 +64,7 @@ impl UniformityInfo {
             messages: FxHashMap::default(),
             context_levels: Vec::new(),
             kernel_min_levels: Vec::new(),
+            varying_ifs: Vec::new(),
         }
     }
 
@@ -109,6 +112,12 @@ impl UniformityInfo {
         self.kernel_min_levels.get(e.index()).copied().flatten().unwrap_or_else(|| self.level(e))
     }
 
+    /// The `if`s whose condition is thread-varying in some context, in arena order (what lints about divergent
+    /// branches start from, instead of scanning every expression).
+    pub fn thread_varying_ifs(&self) -> &[ExprId] {
+        &self.varying_ifs
+    }
+
     pub fn source(&self, e: ExprId) -> Option<&ValueSource> {
         let index = *self.source_of.get(e.index())?;
         self.roots.get(index as usize)
@@ -134,5 +143,7 @@ pub fn analyse_with(module: &Module, types: &TypeInfo, memoize: bool) -> (Unifor
     let mut info = walker.info;
     info.context_levels = walker.context_levels;
     info.kernel_min_levels = walker.kernel_min_levels;
+    info.varying_ifs = walker.varying_ifs;
+    info.varying_ifs.sort_unstable();
     (info, walker.diagnostics)
 }

@@ -65,6 +65,8 @@ pub struct Walker<'a> {
     /// in the final rounds of the analyses that start at a kernel (real calling contexts); `None` elsewhere.
     pub context_levels: Vec<Option<Uniformity>>,
     pub kernel_min_levels: Vec<Option<Uniformity>>,
+    /// Every `if` whose condition is thread-varying in some context, once each.
+    pub varying_ifs: Vec<ExprId>,
     /// Is the walk under a kernel's analysis (its body or a call from it)?
     in_kernel: bool,
     /// Analyses of calls, replayed for later calls in the same context (see `memo`); off, every call is analysed.
@@ -107,6 +109,7 @@ impl<'a> Walker<'a> {
             info: UniformityInfo::new(module.exprs.len()),
             context_levels: vec![None; module.exprs.len()],
             kernel_min_levels: vec![None; module.exprs.len()],
+            varying_ifs: Vec::new(),
             in_kernel: false,
             memoize: true,
             calls: FxHashMap::default(),
@@ -404,7 +407,11 @@ impl<'a> Walker<'a> {
 
     fn if_(&mut self, e: ExprId, cond: ExprId, then_branch: ExprId, else_branch: Option<ExprId>) -> Value {
         let c = self.expr(cond);
+        let was_varying = self.context_levels.get(cond.index()).copied().flatten() == Some(Uniformity::ThreadVarying);
         self.track(cond, &c);
+        if c.level == Uniformity::ThreadVarying && !was_varying {
+            self.varying_ifs.push(e);
+        }
         let cond_span = self.module.span(cond);
         self.check_plain_superstep_branch(e, &c, cond_span, then_branch, else_branch);
         let saved = self.control;

@@ -44,13 +44,11 @@ pub fn check(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sou
         stack: Vec::new(),
         out: Vec::new(),
     };
-    // Most files have no candidate: one pass over the arena, judging each thread-varying `if` as if every element
-    // with a stable index were accessed before it, finds the few `if`s that may be reported, without walking any
-    // body.
-    let candidates: Vec<ExprId> = (0..module.exprs.len() as u32)
-        .map(ExprId)
-        .filter(|&e| matches!(module.expr(e), ExprKind::If { .. }) && lint.verdict(e).is_some())
-        .collect();
+    // Most files have no candidate: judging each thread-varying `if` (the convergence analysis lists them) as if
+    // every element with a stable index were accessed before it finds the few `if`s that may be reported, without
+    // walking any body.
+    let candidates: Vec<ExprId> =
+        uniformity.thread_varying_ifs().iter().copied().filter(|&e| lint.verdict(e).is_some()).collect();
     if candidates.is_empty() {
         return Vec::new();
     }
