@@ -103,7 +103,7 @@ fn front_end(
     frontend: &FrontendArgs,
 ) -> Result<(Checked, CudaOutput), ExitCode> {
     let checked = check_file(file, frontend).map_err(|message| {
-        eprintln!("error: {message}");
+        errln!("error: {message}");
         ExitCode::from(2)
     })?;
     if report(&checked, frontend) {
@@ -136,7 +136,7 @@ fn nvrtc_compile(
     );
     result.map_err(|error| match &error {
         NvrtcError::Compile { log } => {
-            eprintln!(
+            errln!(
                 "error: internal compiler error: the CUDA C generated for {} does not compile; please report \
                      it with the file.\n{log}",
                 file.display()
@@ -144,7 +144,7 @@ fn nvrtc_compile(
             ExitCode::from(1)
         }
         _ => {
-            eprintln!("error: {error}");
+            errln!("error: {error}");
             ExitCode::from(2)
         }
     })
@@ -162,14 +162,16 @@ pub fn build(args: &BuildArgs) -> ExitCode {
     };
     let built = Built { checked, cuda, compiled };
     if let Err(message) = write_artifacts(&built, args) {
-        eprintln!("error: {message}");
+        errln!("error: {message}");
         return ExitCode::from(2);
     }
     print_resources(&built, &args.codegen, args.frontend.message_format);
     if built.cuda.needs_device_runtime && args.frontend.message_format != MessageFormat::Json {
         print_device_runtime_note(args);
     }
-    let warnings = spill_warnings(&built);
+    let mut warnings = spill_warnings(&built);
+    // `-A W0100` silences these as the front end's own warnings are (the codes were checked by `check_file`).
+    warnings.retain(|w| !args.frontend.allow.iter().any(|code| code.trim().eq_ignore_ascii_case(w.code)));
     print_diagnostics(&warnings, &built.checked.sources, args.frontend.message_format, args.frontend.color);
     if args.frontend.deny_warnings && !warnings.is_empty() {
         return ExitCode::from(1);
@@ -183,13 +185,13 @@ pub fn emit(args: &EmitArgs) -> ExitCode {
         Err(code) => return code,
     };
     match args.emit {
-        Artifact::Cuda => print!("{}", cuda.source),
+        Artifact::Cuda => out!("{}", cuda.source),
         Artifact::Ptx => match nvrtc_compile(&cuda, &args.file, &args.codegen, false) {
-            Ok(compiled) => print!("{}", compiled.ptx),
+            Ok(compiled) => out!("{}", compiled.ptx),
             Err(code) => return code,
         },
         Artifact::Cubin => {
-            eprintln!("error: a CUBIN is binary; write it to a file with `skc build --emit cubin -o DIR`");
+            errln!("error: a CUBIN is binary; write it to a file with `skc build --emit cubin -o DIR`");
             return ExitCode::from(2);
         }
     }
@@ -255,16 +257,23 @@ fn print_resources(built: &Built, codegen: &CodegenArgs, format: MessageFormat) 
             "compile_ms": compiled.elapsed.as_secs_f64() * 1e3,
             "kernels": rows,
         });
-        println!("{report}");
+        outln!("{report}");
         return;
     }
-    println!(
+    outln!(
         "{:<24} {:>5} {:>6} {:>11} {:>7} {:>8}  occupancy at {} threads/block ({})",
-        "kernel", "regs", "stack", "spill st/ld", "smem", "barriers", codegen.block_size, codegen.arch
+        "kernel",
+        "regs",
+        "stack",
+        "spill st/ld",
+        "smem",
+        "barriers",
+        codegen.block_size,
+        codegen.arch
     );
     for r in kernels {
         let occ = skc_nvrtc::occupancy(r, codegen.block_size, 0, &codegen.arch);
-        println!(
+        outln!(
             "{:<24} {:>5} {:>6} {:>11} {:>7} {:>8}  {} blocks/SM, {} warps/SM ({:.0}%), limited by {:?}",
             r.name,
             r.registers,
@@ -278,7 +287,7 @@ fn print_resources(built: &Built, codegen: &CodegenArgs, format: MessageFormat) 
             occ.limited_by
         );
     }
-    println!(
+    outln!(
         "NVRTC {}.{}, {} in {:.1} ms",
         compiled.nvrtc_version.0,
         compiled.nvrtc_version.1,

@@ -32,12 +32,28 @@ pub fn parse_defines(defines: &[String]) -> Result<Vec<(String, String)>, String
         .collect()
 }
 
+/// Checks `-A CODE` arguments: each must name a warning that `skc explain` knows (errors cannot be silenced).
+pub fn parse_allow(codes: &[String]) -> Result<Vec<String>, String> {
+    codes
+        .iter()
+        .map(|code| {
+            let code = code.trim().to_ascii_uppercase();
+            match skc_core::explain::explain(&code) {
+                Some(_) if code.starts_with('W') => Ok(code),
+                Some(_) => Err(format!("`-A {code}`: only warnings can be allowed; {code} is an error")),
+                None => Err(format!("`-A {code}`: no diagnostic has this code (see `skc explain`)")),
+            }
+        })
+        .collect()
+}
+
 /// Reads and checks one file; `Err` is an I/O or usage problem (exit 2).
 pub fn check_file(path: &PathBuf, frontend: &FrontendArgs) -> Result<Checked, String> {
     let text = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let text = String::from_utf8(text).map_err(|_| format!("{} is not valid UTF-8", path.display()))?;
     let defines = parse_defines(&frontend.defines)?;
-    let options = CheckOptions { typeck: TypeckOptions { defines } };
+    let allow = parse_allow(&frontend.allow)?;
+    let options = CheckOptions { typeck: TypeckOptions { defines }, allow };
     let loader = FileLoader::new(frontend.include.clone());
     Ok(skc_core::check(&path.display().to_string(), &text, &loader, &options))
 }
@@ -57,7 +73,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         match check_file(path, &args.frontend) {
             Ok(checked) => failed |= report(&checked, &args.frontend),
             Err(message) => {
-                eprintln!("error: {message}");
+                errln!("error: {message}");
                 return ExitCode::from(2);
             }
         }

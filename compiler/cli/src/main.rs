@@ -1,6 +1,21 @@
 //! `skc`: the command line. Diagnostics go to stderr; artifacts and JSON to stdout. Exit status: 0 clean, 1 errors
 //! in the input, 2 usage or I/O errors.
 
+/// `print!`, `println!`, `eprint!` and `eprintln!` that end the program quietly when the reader has gone away
+/// (`skc explain E0001 | head`) instead of panicking, as command-line tools do.
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::output::write_or_exit(&mut std::io::stdout().lock(), format_args!($($arg)*)) };
+}
+macro_rules! outln {
+    ($($arg:tt)*) => { out!("{}\n", format_args!($($arg)*)) };
+}
+macro_rules! err {
+    ($($arg:tt)*) => { $crate::output::write_or_exit(&mut std::io::stderr().lock(), format_args!($($arg)*)) };
+}
+macro_rules! errln {
+    ($($arg:tt)*) => { err!("{}\n", format_args!($($arg)*)) };
+}
+
 mod build;
 mod check;
 mod loader;
@@ -50,6 +65,9 @@ pub struct FrontendArgs {
     /// Override a top-level constant: `-D NAME=VALUE`.
     #[arg(short = 'D', value_name = "NAME=VALUE")]
     pub defines: Vec<String>,
+    /// Do not report this warning (for example `-A W0101`); may be repeated. Errors cannot be allowed.
+    #[arg(short = 'A', long = "allow", value_name = "CODE")]
+    pub allow: Vec<String>,
     /// Treat warnings as errors.
     #[arg(long = "deny-warnings")]
     pub deny_warnings: bool,
@@ -78,7 +96,7 @@ fn main() -> ExitCode {
     match worker.map(|handle| handle.join()) {
         Ok(Ok(code)) => code,
         _ => {
-            eprintln!("error: internal compiler error (the compiler thread failed); please report it with the input");
+            errln!("error: internal compiler error (the compiler thread failed); please report it with the input");
             ExitCode::from(101)
         }
     }
@@ -104,11 +122,11 @@ fn run() -> ExitCode {
 fn explain(code: &str) -> ExitCode {
     match skc_core::explain::explain(code) {
         Some(page) => {
-            println!("{}: {}\n\n{}", page.code, page.title, page.body.trim_end());
+            outln!("{}: {}\n\n{}", page.code, page.title, page.body.trim_end());
             ExitCode::SUCCESS
         }
         None => {
-            eprintln!("error: no diagnostic has the code `{code}`; codes look like E0001 (see docs/diagnostics.md)");
+            errln!("error: no diagnostic has the code `{code}`; codes look like E0001 (see docs/diagnostics.md)");
             ExitCode::from(2)
         }
     }

@@ -7,6 +7,17 @@ use skc_core::{Diagnostic, SourceMap};
 
 use crate::{Color, MessageFormat};
 
+/// Writes to a standard stream (through the `out!`/`err!` macros); if the reader has closed it (a broken pipe),
+/// the program ends with status 0, since nobody is left to read; other errors are ignored, as `print!` would
+/// have panicked on them.
+pub fn write_or_exit(stream: &mut dyn std::io::Write, text: std::fmt::Arguments) {
+    if let Err(e) = stream.write_fmt(text) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+    }
+}
+
 pub fn color_choice(color: Color) -> ColorChoice {
     match color {
         Color::Always => ColorChoice::Always,
@@ -27,9 +38,9 @@ pub fn print_diagnostics(diagnostics: &[Diagnostic], sources: &SourceMap, format
     let color = color_choice(color);
     for d in diagnostics {
         match format {
-            MessageFormat::Human => eprint!("{}", diagnostic::render(d, sources, color)),
-            MessageFormat::Short => eprintln!("{}", diagnostic::render_short(d, sources)),
-            MessageFormat::Json => println!("{}", diagnostic::to_json(d, sources)),
+            MessageFormat::Human => err!("{}", diagnostic::render(d, sources, color)),
+            MessageFormat::Short => errln!("{}", diagnostic::render_short(d, sources)),
+            MessageFormat::Json => outln!("{}", diagnostic::to_json(d, sources)),
         }
     }
 }
@@ -40,8 +51,8 @@ pub fn print_summary(file: &str, errors: usize, warnings: usize, format: Message
         return;
     }
     if errors > 0 {
-        eprintln!("error: {file}: {errors} error(s), {warnings} warning(s)");
+        errln!("error: {file}: {errors} error(s), {warnings} warning(s)");
     } else if warnings > 0 {
-        eprintln!("warning: {file}: {warnings} warning(s)");
+        errln!("warning: {file}: {warnings} warning(s)");
     }
 }

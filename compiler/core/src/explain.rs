@@ -766,8 +766,9 @@ module it opens) for this compilation. `NAME` must be such a constant (names are
 `VALUE` a literal of the constant's type: `true` or `false` for a bool, an integer (decimal or `0x`
 hexadecimal, optionally negative, with an optional suffix) that fits an integer constant's type, a float
 for a float constant. Arrays and records cannot be overridden. A bad value is reported at the constant's
-name; an unknown name at the start of the file. (A `-D` without `=` is a usage error of the command line,
-exit status 2.)
+name (and at the value, in a pseudo-file `<command line>` that lists the `-D` definitions one per line); an
+unknown name in that pseudo-file (`<command line>:1:4`). (A `-D` without `=` is a usage error of the command
+line, exit status 2.)
 
 Erroneous example, with `let tile = 256` in `k.sk`:
 
@@ -782,7 +783,6 @@ Fixed:
 $ skc check -D tile=128 k.sk
 ```"#,
     },
-    // --- warnings -------------------------------------------------------------------------------------------
     Explanation {
         code: "E0216",
         title: "named barrier id or thread count out of range",
@@ -805,11 +805,40 @@ kernel k (out : int32 vector) =
 ```"#,
     },
     Explanation {
+        code: "E0217",
+        title: "unknown module qualifier",
+        body: r#"A qualified name `M.x` names a built-in namespace (`Gpu`, `Std`, `Math`, `Float32`, `Float64`: the
+builtins) or a module that a file of the program opens with `open M` (the items of `m.sk`). Any other `M`
+is an error: a misspelt or missing `open` would otherwise be silently ignored. (A qualified item that exists,
+but in another file than `M`'s, is E0200, with a label at its definition.)
+
+Erroneous example:
+
+```sk
+let half (x : float32) : float32 = x *. 0.5
+
+kernel k (out : float32 vector) =
+  out.(global_idx) <- Util.half 1.0  (* error: E0217 *)
+```
+
+Fixed (the item is in this file: no qualifier):
+
+```sk
+let half (x : float32) : float32 = x *. 0.5
+
+kernel k (out : float32 vector) =
+  out.(global_idx) <- half 1.0
+```"#,
+    },
+    // --- warnings -------------------------------------------------------------------------------------------
+    Explanation {
         code: "W0002",
         title: "unknown attribute ignored",
         body: r#"An attribute on a top-level `let` (`let[@name] ...`) that skc does not know is ignored, with this
 warning in case it is misspelt. Known attributes: `sarek.module`, `sarek.kernel`, `inline`, `noinline` and
-`device`. (Attributes on supersteps are different: an unknown one is an error, E0005.)
+`device`, and `allow` followed by warning codes (`let[@allow W0101] f ...`: those warnings are not reported
+inside the item); an `allow` of something that is not a warning code gets this warning too. (Attributes on
+supersteps are different: an unknown one is an error, E0005.)
 
 Erroneous example:
 
@@ -872,23 +901,74 @@ memory."#,
     },
     Explanation {
         code: "W0101",
-        title: "conditional store that could be a select (reserved)",
-        body: r#"Reserved for a lint that skc does not report yet: a thread-varying `if` whose two branches store to the
-same element, which is clearer, and never divergent, as one store of a `select`.
+        title: "conditional store that could be a predicated commit",
+        body: r#"A store under an `if` whose condition is thread-varying, where the other branch keeps the old value (no
+`else`, `else ()`, or `else` writing the location's own value back), splits the warp around a memory write:
+the threads that take the branch store, the others wait. The same effect without a branch is an
+unconditional store of a `select` (a *predicated commit*): `if c then a.(i) <- v` becomes
+`a.(i) <- select c v a.(i)`. The language server offers the rewrite as a quick fix; the CLI prints it
+under `help`. Uniform, block-uniform and warp-uniform conditions are not reported (the warp does not
+split). A branch that only assigns `mut` variables is not reported either: the CUDA compiler already turns
+register moves into selects; a `mut` assignment next to a store is rewritten with it.
+
+The rewrite evaluates the new value and reads and writes the location in the threads where the
+condition is false too, so skc suggests it only where that provably changes nothing:
+
+- the condition, the index and the new value have no effects (no calls of device functions, atomics or
+  assignments): they run at most once either way; and the value uses no builtin whose result depends on
+  which lanes run it (`activemask` names fewer lanes under the `if`);
+- every element the rewrite reads or writes is already accessed on every path that reaches the `if`
+  (in its condition, or earlier, with the same array and an index made of the same immutable
+  variables, constants and operators), or has a constant index inside a fixed-size array. So a bound
+  check such as `if i < n then a.(i) <- v` is never reported: where `i >= n` the rewrite would run
+  out of bounds. A read only on the right of `&&` or `||`, inside a branch or a loop proves nothing;
+- integer division or `mod` in the index or the value is only by a non-zero literal (division by zero
+  is undefined where the condition is false);
+- a global vector or a shared array is written at a thread-varying index (in every context a kernel
+  reaches the code in: a device function called once with a uniform offset is not reported), which skc
+  takes to be the thread's own element (the usual layout `buf.(run * stride + k)`). Writing back the old
+  value of an element that another thread may write at the same time would lose that thread's update, so
+  a store at a uniform index (`if thread_idx_x = 0 then s.(0) <- v`) is never reported. Local arrays,
+  records held in variables and `mut` variables are private to the thread.
+
+If threads do share elements under a thread-varying index, keep the `if` and silence the warning for one
+item with the attribute `let[@allow W0101] f ... = ...`, or for a whole run with `skc check -A W0101`
+(`--allow`).
+
+Two branches that store to the same location (`if c then a.(i) <- v else a.(i) <- w`) become one store,
+`a.(i) <- select c v w`: every thread writes the location either way, so only the two values must be safe
+to evaluate in every thread (no effects, element reads proven in bounds as above; the written element
+itself counts as accessed). `if c then out.(i) <- a.(i) else out.(i) <- b.(i)` is not reported unless
+`a.(i)` and `b.(i)` are both accessed before: the rewrite reads both arrays in every thread.
+
+Several stores in one branch are committed together, the condition bound once (later stores may change
+what it reads): `if x > m.(i) then (m.(i) <- x; at := k)` becomes
+`(let take = x > m.(i) in m.(i) <- select take x m.(i); at := select take k at)`.
 
 Example:
 
 ```sk
-kernel k (a : float32 vector) (b : float32 vector) (out : float32 vector) =
-  if thread_idx_x < 5 then out.(global_idx) <- a.(global_idx)
-  else out.(global_idx) <- b.(global_idx)
+kernel running_max (xs : float32 vector) (m : float32 vector) =
+  let i = global_idx in
+  let x = xs.(i) in
+  if x > m.(i) then m.(i) <- x  (* warning: W0101 *)
 ```
 
-Suggested form:
+Fixed:
 
 ```sk
-kernel k (a : float32 vector) (b : float32 vector) (out : float32 vector) =
-  out.(global_idx) <- select (thread_idx_x < 5) a.(global_idx) b.(global_idx)
+kernel running_max (xs : float32 vector) (m : float32 vector) =
+  let i = global_idx in
+  let x = xs.(i) in
+  m.(i) <- select (x > m.(i)) x m.(i)
+```
+
+Not reported (a bound check: nothing proves `a.(i)` exists where `i >= n`):
+
+```sk
+kernel fill (a : float32 vector) (n : int32) =
+  let i = global_idx in
+  if i < n then a.(i) <- 1.0
 ```"#,
     },
 ];

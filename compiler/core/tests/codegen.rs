@@ -106,11 +106,15 @@ fn example_codegen_snapshots() {
 #[test]
 fn no_self_assignments_in_emitted_code() {
     for path in all_valid_inputs() {
-        let (_, output) = emit(&path, &EmitOptions { line_directives: false });
+        let (checked, output) = emit(&path, &EmitOptions { line_directives: false });
+        let source = &checked.sources.file(checked.root).text;
         for line in output.source.lines() {
             let t = line.trim().trim_end_matches(';');
             if let Some((lhs, rhs)) = t.split_once(" = ") {
-                assert!(lhs.trim() != rhs.trim(), "{}: self-assignment `{}`", path.display(), line.trim());
+                // A store the source itself writes (`a.(i) <- a.(i)`, a W0101 test case) is not a lost value.
+                let element = lhs.trim().replacen('[', ".(", 1).replacen(']', ")", 1);
+                let written = source.contains(&format!("{element} <- {element}"));
+                assert!(written || lhs.trim() != rhs.trim(), "{}: self-assignment `{}`", path.display(), line.trim());
             }
         }
     }

@@ -37,6 +37,64 @@ kernel k (out : int32 vector) =
   if u < 16 then out.(global_idx) <- u
 ";
 
+const CONDITIONAL_STORE: &str = "\
+kernel running_max (xs : float32 vector) (m : float32 vector) =
+  let i = global_idx in
+  let x = xs.(i) in
+  if x > m.(i) then m.(i) <- x
+";
+
+/// Applies the text edits of a workspace edit for one document (edits do not overlap).
+fn apply_edits(text: &str, edits: &[lsp_types::TextEdit]) -> String {
+    let mut out = text.to_string();
+    let mut edits: Vec<&lsp_types::TextEdit> = edits.iter().collect();
+    edits.sort_by_key(|e| std::cmp::Reverse((e.range.start.line, e.range.start.character)));
+    for edit in edits {
+        let covered = support::range_text(&out, &edit.range);
+        let start = support::position_of(&out, &covered, 0);
+        assert_eq!(start, serde_json::to_value(edit.range.start).unwrap(), "a unique edited text");
+        out = out.replacen(&covered, &edit.new_text, 1);
+    }
+    out
+}
+
+#[test]
+fn a_conditional_store_gets_a_select_quick_fix() {
+    let mut client = Client::start();
+    let published = client.open("max.sk", CONDITIONAL_STORE);
+    let on_store = support::position_of(CONDITIONAL_STORE, "m.(i) <- x", 0);
+    let params = json!({
+        "textDocument": { "uri": uri("max.sk") },
+        "range": { "start": on_store, "end": on_store },
+        "context": { "diagnostics": [] },
+    });
+    let response = client.request("textDocument/codeAction", params);
+    let actions: Vec<lsp_types::CodeAction> = serde_json::from_value(response.result.unwrap()).unwrap();
+    let [fix] = actions.as_slice() else { panic!("{actions:?}") };
+    let edits = &fix.edit.as_ref().unwrap().changes.as_ref().unwrap()[&uri("max.sk")];
+    let fixed = apply_edits(CONDITIONAL_STORE, edits);
+    let mut shown = render_diagnostics(CONDITIONAL_STORE, &published);
+    shown.push_str(&format!("\naction: {} ({:?}, preferred: {:?})\n", fix.title, fix.kind, fix.is_preferred));
+    for edit in edits {
+        let covered = support::range_text(CONDITIONAL_STORE, &edit.range);
+        shown.push_str(&format!("replace `{covered}`\n   with `{}`\n", edit.new_text));
+    }
+    shown.push_str(&format!("\nafter the fix:\n{fixed}"));
+    insta::assert_snapshot!("conditional_store_quick_fix", shown);
+    assert_eq!(fix.diagnostics.as_ref().unwrap()[0].code, Some(lsp_types::NumberOrString::String("W0101".into())));
+    // The fixed text is clean, and a request away from the store offers nothing.
+    client.change("max.sk", 2, &fixed);
+    assert_eq!(client.next_diagnostics().diagnostics, vec![]);
+    let first_line = json!({ "line": 0, "character": 0 });
+    let params = json!({
+        "textDocument": { "uri": uri("max.sk") },
+        "range": { "start": first_line, "end": first_line },
+        "context": { "diagnostics": [] },
+    });
+    assert_eq!(client.request("textDocument/codeAction", params).result, Some(json!([])));
+    client.shutdown().unwrap();
+}
+
 #[test]
 fn divergent_barrier_diagnostics() {
     let mut client = Client::start();

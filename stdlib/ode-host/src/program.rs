@@ -192,7 +192,8 @@ impl SolverProgram {
         };
         let name = system_dir.join(format!("ode_{}_{}.sk", system.module_name().to_lowercase(), cfg.method.name()));
         let name = name.display().to_string();
-        let check_options = CheckOptions { typeck: TypeckOptions { defines: all_defines.clone() } };
+        let check_options =
+            CheckOptions { typeck: TypeckOptions { defines: all_defines.clone() }, ..CheckOptions::default() };
         let checked = skc_core::check(&name, &root, &loader, &check_options);
         if checked.has_errors() {
             let rendered: Vec<String> =

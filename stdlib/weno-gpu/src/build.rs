@@ -68,7 +68,7 @@ pub struct Built {
 pub fn cuda_source(variant: &Variant) -> Result<String, String> {
     let path = stdlib_dir().join(variant.precision.source());
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let options = CheckOptions { typeck: TypeckOptions { defines: variant.defines() } };
+    let options = CheckOptions { typeck: TypeckOptions { defines: variant.defines() }, ..CheckOptions::default() };
     let checked = skc_core::check(&path.display().to_string(), &text, &Loader, &options);
     if checked.has_errors() {
         let messages: Vec<String> = checked.diagnostics.iter().map(|d| format!("{d:?}")).collect();

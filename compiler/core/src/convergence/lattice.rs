@@ -185,13 +185,23 @@ impl Facts {
         &self.divergences[id.0 as usize]
     }
 
+    /// How many steps exist: a step whose index is at least a count taken earlier was created after it.
+    pub fn origin_count(&self) -> usize {
+        self.origins.len()
+    }
+
+    pub fn push_origin(&mut self, origin: Origin) -> OriginId {
+        self.origins.push(origin);
+        OriginId(self.origins.len() as u32 - 1)
+    }
+
     /// A value of `level` whose explanation starts with a step of `kind` at `span` (uniform values have none).
     pub fn value(&mut self, level: Uniformity, kind: OriginKind, span: Span, cause: Option<OriginId>) -> Value {
         if level == Uniformity::Uniform {
             return Value::uniform();
         }
-        self.origins.push(Origin { kind, span, level, cause });
-        Value { level, origin: Some(OriginId(self.origins.len() as u32 - 1)) }
+        let id = self.push_origin(Origin { kind, span, level, cause });
+        Value { level, origin: Some(id) }
     }
 
     /// `value` with a step added to its explanation (keeping the level).
@@ -212,6 +222,20 @@ impl Facts {
                 None => return Some((id, origin)),
             }
         }
+    }
+
+    /// The varying value that first made `control` diverge, walking out from the innermost construct: what a
+    /// value assigned in that control flow is explained by.
+    pub fn first_cause(&self, control: Control) -> Option<OriginId> {
+        let mut next = control.why;
+        while let Some(id) = next {
+            let d = self.divergence(id);
+            if d.cause.origin.is_some() {
+                return d.cause.origin;
+            }
+            next = d.outer;
+        }
+        None
     }
 
     /// Control flow inside a construct that decides on `cause` (a condition, loop bounds).

@@ -3,10 +3,11 @@
 //!
 //! Values and control flow are tracked on the lattice `Uniform <= BlockUniform <= WarpUniform <= ThreadVarying`
 //! (`lattice`); `walk` interprets each kernel and device function abstractly, in program order, with loop
-//! fixpoints and context-sensitive re-analysis of callees; `report` builds the diagnostics. The rules are stated
-//! for users in docs/language.md ("Convergence rules").
+//! fixpoints and context-sensitive re-analysis of callees (`memo` replays a call whose context was met before);
+//! `report` builds the diagnostics. The rules are stated for users in docs/language.md ("Convergence rules").
 
 pub mod lattice;
+pub mod memo;
 pub mod report;
 pub mod walk;
 
@@ -42,6 +43,13 @@ pub struct UniformityInfo {
     /// Sentences already formatted: many roots read the same (every `thread_idx_x` of a file is "`thread_idx_x`
     /// is thread-varying"), and formatting each was a visible part of the analysis.
     messages: FxHashMap<report::MessageKey, Arc<str>>,
+    /// The highest level of conditions and indices over every context they were analysed in (see
+    /// `level_in_any_context`).
+    context_levels: Vec<Option<Uniformity>>,
+    /// The lowest level of each expression over the contexts a kernel reaches it in (see `level_in_every_context`).
+    kernel_min_levels: Vec<Option<Uniformity>>,
+    /// Every `if` whose condition is thread-varying in some context, in arena order.
+    varying_ifs: Vec<ExprId>,
 }
 
 const NO_SOURCE: u32 = u32::MAX;
@@ -54,6 +62,9 @@ impl UniformityInfo {
             roots: Vec::new(),
             root_of_origin: Vec::new(),
             messages: FxHashMap::default(),
+            context_levels: Vec::new(),
+            kernel_min_levels: Vec::new(),
+            varying_ifs: Vec::new(),
         }
     }
 
@@ -87,6 +98,26 @@ impl UniformityInfo {
         self.levels.get(e.index()).copied().unwrap_or(Uniformity::Uniform)
     }
 
+    /// For the condition of an `if` or the index of an element access, the highest level `e` reached in any
+    /// context: on its own, and inside a device function also in every call's context (arguments as the caller
+    /// passes them); for other expressions the level on its own, `level` (what hovers show).
+    pub fn level_in_any_context(&self, e: ExprId) -> Uniformity {
+        self.context_levels.get(e.index()).copied().flatten().unwrap_or_else(|| self.level(e))
+    }
+
+    /// For the condition of an `if` or the index of an element access, the lowest level `e` has in the contexts
+    /// that kernels reach it in (every call of a device function from a kernel, directly or not); for code no kernel
+    /// reaches and for other expressions, the level on its own.
+    pub fn level_in_every_context(&self, e: ExprId) -> Uniformity {
+        self.kernel_min_levels.get(e.index()).copied().flatten().unwrap_or_else(|| self.level(e))
+    }
+
+    /// The `if`s whose condition is thread-varying in some context, in arena order (what lints about divergent
+    /// branches start from, instead of scanning every expression).
+    pub fn thread_varying_ifs(&self) -> &[ExprId] {
+        &self.varying_ifs
+    }
+
     pub fn source(&self, e: ExprId) -> Option<&ValueSource> {
         let index = *self.source_of.get(e.index())?;
         self.roots.get(index as usize)
@@ -95,12 +126,24 @@ impl UniformityInfo {
 
 /// Checks every kernel and device function of `module`.
 pub fn analyse(module: &Module, types: &TypeInfo) -> (UniformityInfo, Vec<Diagnostic>) {
+    analyse_with(module, types, true)
+}
+
+/// [`analyse`], with the memoized calls (`memo`) on or off: off, every call is analysed again, the reference
+/// the tests compare the memoized analysis with.
+pub fn analyse_with(module: &Module, types: &TypeInfo, memoize: bool) -> (UniformityInfo, Vec<Diagnostic>) {
     let mut walker = walk::Walker::new(module, types);
+    walker.memoize = memoize;
     for kernel in 0..types.kernels.len() {
         walker.kernel(kernel);
     }
     for function in 0..types.functions.len() {
         walker.function(FunctionId(function as u32));
     }
-    (walker.info, walker.diagnostics)
+    let mut info = walker.info;
+    info.context_levels = walker.context_levels;
+    info.kernel_min_levels = walker.kernel_min_levels;
+    info.varying_ifs = walker.varying_ifs;
+    info.varying_ifs.sort_unstable();
+    (info, walker.diagnostics)
 }

@@ -18,6 +18,7 @@ use crate::syntax::ast::{ExprId, ExprKind, MemorySpace, Module};
 use crate::types::{FunctionId, LocalId, Resolution, Type, TypeInfo};
 
 use super::lattice::{Control, DivergenceKind, Facts, OriginKind, Uniformity, Value};
+use super::memo::{CallKey, CallSite, CallSummary};
 use super::report::{divergence_error, value_divergence_error, Names};
 use super::UniformityInfo;
 
@@ -59,6 +60,28 @@ pub struct Walker<'a> {
     pub diagnostics: Vec<Diagnostic>,
     seen: HashSet<(&'static str, Span, Option<Span>)>,
     pub info: UniformityInfo,
+    /// For the conditions of `if`s and the indices of element accesses (what the predicated-commit lint asks
+    /// about), the highest level reached in any analysis (on its own and in every calling context), and the lowest
+    /// in the final rounds of the analyses that start at a kernel (real calling contexts); `None` elsewhere.
+    pub context_levels: Vec<Option<Uniformity>>,
+    pub kernel_min_levels: Vec<Option<Uniformity>>,
+    /// Every `if` whose condition is thread-varying in some context, once each.
+    pub varying_ifs: Vec<ExprId>,
+    /// Is the walk under a kernel's analysis (its body or a call from it)?
+    in_kernel: bool,
+    /// Analyses of calls, replayed for later calls in the same context (see `memo`); off, every call is analysed.
+    pub memoize: bool,
+    calls: FxHashMap<CallKey, CallSummary>,
+    /// The sets of functions kept summaries entered (each summary names a range), and scratch for replays.
+    entered_sets: Vec<FunctionId>,
+    replay_steps: Vec<super::lattice::Origin>,
+    /// Diagnostics the analysis tried to report (reported or already seen): a call analysis that tried is not kept.
+    report_attempts: u64,
+    /// Times the recursion or depth guard answered for a call: a call analysis that met it is not kept.
+    guard_hits: u64,
+    /// Functions entered by the calls being analysed, and the deepest call stack reached (for summaries).
+    entered: Vec<FunctionId>,
+    deepest: usize,
 }
 
 impl<'a> Walker<'a> {
@@ -84,6 +107,18 @@ impl<'a> Walker<'a> {
             diagnostics: Vec::new(),
             seen: HashSet::new(),
             info: UniformityInfo::new(module.exprs.len()),
+            context_levels: vec![None; module.exprs.len()],
+            kernel_min_levels: vec![None; module.exprs.len()],
+            varying_ifs: Vec::new(),
+            in_kernel: false,
+            memoize: true,
+            calls: FxHashMap::default(),
+            entered_sets: Vec::new(),
+            replay_steps: Vec::new(),
+            report_attempts: 0,
+            guard_hits: 0,
+            entered: Vec::new(),
+            deepest: 0,
         }
     }
 
@@ -107,7 +142,9 @@ impl<'a> Walker<'a> {
             };
             self.set_local(param.local, value);
         }
+        self.in_kernel = true;
         self.body(body);
+        self.in_kernel = false;
     }
 
     /// Analyses a device function on its own, every parameter uniform: reports what is wrong whatever the
@@ -162,16 +199,7 @@ impl<'a> Walker<'a> {
         if control.level == Uniformity::Uniform {
             return Value::uniform();
         }
-        let mut next = control.why;
-        let mut cause = None;
-        while let Some(id) = next {
-            let d = self.facts.divergence(id);
-            if d.cause.origin.is_some() {
-                cause = d.cause.origin;
-                break;
-            }
-            next = d.outer;
-        }
+        let cause = self.facts.first_cause(control);
         self.facts.value(control.level, kind, span, cause)
     }
 
@@ -191,6 +219,7 @@ impl<'a> Walker<'a> {
         if !self.reporting {
             return;
         }
+        self.report_attempts += 1;
         let secondary = diagnostic.labels.iter().find(|l| !l.primary).map(|l| l.span);
         if self.seen.insert((diagnostic.code, diagnostic.primary_span(), secondary)) {
             self.diagnostics.push(diagnostic);
@@ -234,14 +263,15 @@ impl<'a> Walker<'a> {
                 self.expr(a);
                 self.expr(b)
             }
-            ExprKind::Index { array, index } => {
+            ExprKind::Index { array, index: index_expr } => {
                 let contents = self.expr(*array);
-                let index = self.expr(*index);
+                let index = self.expr(*index_expr);
+                self.track(*index_expr, &index);
                 contents.join(index)
             }
-            ExprKind::IndexSet { array, index, value } => self.element_write(*array, &[*index, *value], span),
+            ExprKind::IndexSet { array, index, value } => self.element_write(*array, Some(*index), *value, span),
             ExprKind::Field { record, .. } => self.expr(*record),
-            ExprKind::FieldSet { record, value, .. } => self.element_write(*record, &[*value], span),
+            ExprKind::FieldSet { record, value, .. } => self.element_write(*record, None, *value, span),
             ExprKind::Record(fields) => {
                 let fields: Vec<ExprId> = fields.iter().map(|(_, v)| *v).collect();
                 fields.into_iter().fold(Value::uniform(), |acc, f| acc.join(self.expr(f)))
@@ -252,6 +282,19 @@ impl<'a> Walker<'a> {
             ExprKind::Return(value) => self.return_(*value, span),
             ExprKind::Break => self.exit(DivergenceKind::Break, span),
             ExprKind::Continue => self.exit(DivergenceKind::Continue, span),
+        }
+    }
+
+    /// Keeps the levels of a condition or an index over the contexts (see `context_levels`).
+    fn track(&mut self, e: ExprId, value: &Value) {
+        if let Some(slot) = self.context_levels.get_mut(e.index()) {
+            *slot = Some(slot.map_or(value.level, |high| high.max(value.level)));
+        }
+        // Final rounds only: a loop's earlier rounds see levels below its fixpoint.
+        if self.in_kernel && self.reporting {
+            if let Some(slot) = self.kernel_min_levels.get_mut(e.index()) {
+                *slot = Some(slot.map_or(value.level, |low| low.min(value.level)));
+            }
         }
     }
 
@@ -322,11 +365,14 @@ impl<'a> Walker<'a> {
 
     /// `a.(i) <- v` or `r.f <- v`: a local array or record takes the join; shared and global memory is already
     /// thread-varying once written.
-    fn element_write(&mut self, target: ExprId, operands: &[ExprId], span: Span) -> Value {
+    fn element_write(&mut self, target: ExprId, index: Option<ExprId>, value: ExprId, span: Span) -> Value {
         let mut written = self.expr(target);
-        for &operand in operands {
-            written = written.join(self.expr(operand));
+        if let Some(index) = index {
+            let level = self.expr(index);
+            self.track(index, &level);
+            written = written.join(level);
         }
+        written = written.join(self.expr(value));
         if let Some(local) = self.base_local(target) {
             let is_local_memory = !matches!(self.types.local(local).ty, Type::Vector(_))
                 && !matches!(self.types.local(local).ty, Type::Array { space: MemorySpace::Shared, .. });
@@ -362,6 +408,11 @@ impl<'a> Walker<'a> {
 
     fn if_(&mut self, e: ExprId, cond: ExprId, then_branch: ExprId, else_branch: Option<ExprId>) -> Value {
         let c = self.expr(cond);
+        let was_varying = self.context_levels.get(cond.index()).copied().flatten() == Some(Uniformity::ThreadVarying);
+        self.track(cond, &c);
+        if c.level == Uniformity::ThreadVarying && !was_varying {
+            self.varying_ifs.push(e);
+        }
         let cond_span = self.module.span(cond);
         self.check_plain_superstep_branch(e, &c, cond_span, then_branch, else_branch);
         let saved = self.control;
@@ -724,23 +775,78 @@ impl<'a> Walker<'a> {
     // --- calls -------------------------------------------------------------------------------------------------
 
     /// Re-analyses the callee with the caller's argument values and control flow, so a barrier inside it is
-    /// checked against the context it runs in (interprocedural, context-sensitive).
+    /// checked against the context it runs in (interprocedural, context-sensitive). A call in a context met
+    /// before replays that analysis instead (`memo`: the same result, levels and diagnostics).
     fn call_function(&mut self, function: FunctionId, args: &[ExprId], span: Span) -> Value {
         let values: Vec<Value> = args.iter().map(|&a| self.expr(a)).collect();
         let control = self.effective_control();
         if self.call_stack.contains(&function) || self.call_stack.len() >= MAX_CALL_DEPTH {
+            self.guard_hits += 1;
             return self.facts.value(Uniformity::ThreadVarying, OriginKind::CallResult(function), span, None);
         }
         let Some(body) = self.function_body(function) else { return Value::uniform() };
         let types = self.types;
         let params = &types.function(function).params;
+        let site = CallSite { function, span, args, module: self.module, params, values: &values, control };
+        let key =
+            CallKey::new(function, &values, control.level, (self.reporting, self.in_kernel)).filter(|_| self.memoize);
+        if let Some(result) = key.and_then(|key| self.replay(key, &site)) {
+            return self.facts.through(result, OriginKind::CallResult(function), span);
+        }
+        let (mark, attempts, guards) = (self.facts.origin_count(), self.report_attempts, self.guard_hits);
+        let (entered_mark, depth) = (self.entered.len(), self.call_stack.len());
+        let outer_deepest = std::mem::replace(&mut self.deepest, depth + 1);
+        self.entered.push(function);
+        let result = self.analyse_call(function, body, &site);
+        self.compact_entered(entered_mark);
+        if let Some(key) = key.filter(|_| self.report_attempts == attempts && self.guard_hits == guards) {
+            let start = self.entered_sets.len() as u32;
+            self.entered_sets.extend_from_slice(&self.entered[entered_mark..]);
+            let entered = (start, self.entered_sets.len() as u32);
+            let summary = CallSummary::new(&self.facts, mark, result, &site, entered, self.deepest - depth);
+            self.calls.insert(key, summary);
+        }
+        self.deepest = self.deepest.max(outer_deepest);
+        self.facts.through(result, OriginKind::CallResult(function), span)
+    }
+
+    /// Keeps each function entered since `from` once: the log grows with the set of functions, not the calls.
+    fn compact_entered(&mut self, from: usize) {
+        self.entered[from..].sort_unstable();
+        let mut kept = from;
+        for i in from..self.entered.len() {
+            if kept == from || self.entered[kept - 1] != self.entered[i] {
+                self.entered[kept] = self.entered[i];
+                kept += 1;
+            }
+        }
+        self.entered.truncate(kept);
+    }
+
+    /// A kept analysis of a call in this context, replayed at `site`, if the guards would not fire here.
+    fn replay(&mut self, key: CallKey, site: &CallSite) -> Option<Value> {
+        let summary = *self.calls.get(&key)?;
+        let depth = self.call_stack.len();
+        let entered = &self.entered_sets[summary.entered.0 as usize..summary.entered.1 as usize];
+        if depth + summary.height > MAX_CALL_DEPTH || entered.iter().any(|f| self.call_stack.contains(f)) {
+            return None;
+        }
+        let result = summary.replay(&mut self.facts, site, &mut self.replay_steps)?;
+        let entered = &self.entered_sets[summary.entered.0 as usize..summary.entered.1 as usize];
+        self.entered.extend_from_slice(entered);
+        self.deepest = self.deepest.max(depth + summary.height);
+        Some(result)
+    }
+
+    /// Analyses the callee's body in the caller's context; returns its result before the `CallResult` step.
+    fn analyse_call(&mut self, function: FunctionId, body: ExprId, site: &CallSite) -> Value {
         let frame = self.save_frame();
-        for ((&param, value), &arg) in params.iter().zip(&values).zip(args) {
+        for ((&param, value), &arg) in site.params.iter().zip(site.values).zip(site.args) {
             let kind = OriginKind::Argument { function, param };
             let passed = self.facts.through(*value, kind, self.module.span(arg));
             self.set_local(param, passed);
         }
-        self.control = self.facts.because_of(control, DivergenceKind::Call(function), span);
+        self.control = self.facts.because_of(site.control, DivergenceKind::Call(function), site.span);
         self.returned = Control::converged();
         self.broke = Control::converged();
         self.continued = Control::converged();
@@ -750,10 +856,10 @@ impl<'a> Walker<'a> {
         self.call_stack.push(function);
         let result = self.expr(body);
         self.call_stack.pop();
-        let returned = self.control_value(self.returned, OriginKind::IfValue, span);
+        let returned = self.control_value(self.returned, OriginKind::IfValue, site.span);
         let result = result.join(self.return_value).join(returned);
         self.restore_frame(frame);
-        self.facts.through(result, OriginKind::CallResult(function), span)
+        result
     }
 
     fn save_frame(&self) -> Frame {

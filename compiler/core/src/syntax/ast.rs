@@ -443,6 +443,9 @@ pub struct Module {
     pub items: Vec<Item>,
     pub exprs: Vec<ExprKind>,
     pub expr_spans: Vec<Span>,
+    /// `let[@allow W0101] ...`: each warning code an item attribute allows, with the code's span (inside the
+    /// item's span, which is how the driver finds the item it silences).
+    pub allows: Vec<Ident>,
 }
 
 impl Module {

@@ -441,6 +441,11 @@ impl<'a> Parser<'a> {
                 bounds = self.parse_launch_bounds(open).or(bounds);
                 continue;
             }
+            if self.peek_text() == "allow" {
+                self.bump();
+                self.parse_allow_payload(open);
+                continue;
+            }
             let attribute = self.parse_attribute_body(open);
             self.diagnostics.push(
                 Diagnostic::warning("W0002", format!("unknown attribute `{}` is ignored", attribute.name))
@@ -450,14 +455,46 @@ impl<'a> Parser<'a> {
         bounds
     }
 
-    /// Attributes accepted on `let` items: `[@sarek.module]` (a device function), `[@inline]`-style hints, and
-    /// `[@launch_bounds ...]` (kept for a kernel the item defines).
+    /// `[@allow W0101 W0003]` (or `[@allow "W0101"]`): after the name, the codes up to the closing bracket.
+    fn parse_allow_payload(&mut self, open: Span) {
+        while matches!(self.peek(), Token::UIdent | Token::Ident | Token::String) {
+            let code = self.bump();
+            // `W0101` or `"W0101"` (the quotes are not part of the code).
+            let (text, mut span) = (self.text_of(code), self.span_of(code));
+            let text = match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+                Some(inner) => {
+                    span = Span { start: span.start + 1, end: span.end - 1, ..span };
+                    inner
+                }
+                None => text,
+            };
+            let code = Ident { name: Name::new(text), span };
+            let known = crate::explain::explain(code.name.as_str()).is_some_and(|e| e.code.starts_with('W'));
+            if !known {
+                self.diagnostics.push(
+                    Diagnostic::warning("W0002", format!("`allow` names `{}`, which is not a warning code", code.name))
+                        .primary(code.span, "not a warning of skc (`skc explain` lists the codes)"),
+                );
+            }
+            self.module.allows.push(code);
+        }
+        self.expect_closing(Token::RBracket, open);
+    }
+
+    /// Attributes accepted on `let` items: `[@sarek.module]` (a device function), `[@inline]`-style hints,
+    /// `[@launch_bounds ...]` (kept for a kernel the item defines) and `[@allow CODE ...]` (silences those warnings
+    /// inside the item).
     fn skip_item_attributes(&mut self) {
         while self.peek() == Token::LAttribute {
             let open = self.bump();
             let open = self.span_of(open);
             if self.peek() == Token::Ident && self.peek_text() == "launch_bounds" {
                 self.pending_launch_bounds = self.parse_launch_bounds(open).or(self.pending_launch_bounds);
+                continue;
+            }
+            if self.peek_text() == "allow" {
+                self.bump();
+                self.parse_allow_payload(open);
                 continue;
             }
             let attribute = self.parse_attribute_body(open);

@@ -220,11 +220,31 @@ impl<'a> Checker<'a> {
     fn report_bad_define(&mut self, c: ConstantId, name: &str, text: &str, ty: &Type, why: &str) {
         let span = self.constant_item(c).map(|k| k.name.span).unwrap_or_default();
         let shown = self.info.display(ty);
-        self.diagnostics.push(
-            Diagnostic::error("E0215", format!("invalid value in `-D {name}={text}`"))
-                .primary(span, format!("this constant has type {shown}"))
-                .note(why.to_string()),
-        );
+        let mut d = Diagnostic::error("E0215", format!("invalid value in `-D {name}={text}`"))
+            .primary(span, format!("this constant has type {shown}"));
+        if let Some((_, value)) = self.define_spans(name, text) {
+            d = d.secondary(value, "this value does not fit it");
+        }
+        self.diagnostics.push(d.note(why.to_string()));
+    }
+
+    /// Where `-D name=text` sits in the command-line pseudo-file (see [`command_line_source`]): the name's span
+    /// and the value's. `None` when the driver added no such file (a direct call of the type checker).
+    fn define_spans(&self, name: &str, text: &str) -> Option<(Span, Span)> {
+        let file = self.sources.find(COMMAND_LINE)?;
+        let mut offset = 0;
+        for (n, t) in &self.options.defines {
+            let name_start = offset + "-D ".len();
+            let value_start = name_start + n.len() + 1;
+            if n == name && t == text {
+                return Some((
+                    Span::new(file, name_start, name_start + n.len()),
+                    Span::new(file, value_start, value_start + t.len()),
+                ));
+            }
+            offset = value_start + t.len() + 1;
+        }
+        None
     }
 
     /// `E0215` for every `-D NAME=VALUE` that names no constant.
@@ -238,8 +258,14 @@ impl<'a> Checker<'a> {
             };
             let constants: Vec<&str> =
                 self.info.constants.iter().map(|c| c.name.as_str()).filter(|n| !is_bogus_name(n)).collect();
+            // The definition comes from the command line: pointed at there when the driver says how it read
+            // (`<command line>:1:4`), else at the start of the root file.
+            let (span, label) = match self.define_spans(name, text) {
+                Some((span, _)) => (span, "given on the command line".to_string()),
+                None => (Span::default(), format!("from `-D {name}={text}` on the command line")),
+            };
             let mut d = Diagnostic::error("E0215", format!("cannot override `{name}`: {what}"))
-                .primary(Span::default(), format!("from `-D {name}={text}`"))
+                .primary(span, label)
                 .note("`-D NAME=VALUE` replaces the value of a top-level constant");
             if let Some(s) = suggest::closest(name, constants) {
                 d = d.help(format!("did you mean `{s}`?"));
@@ -247,4 +273,13 @@ impl<'a> Checker<'a> {
             self.diagnostics.push(d);
         }
     }
+}
+
+/// The name of the pseudo-file that holds the command line's `-D` definitions, so a diagnostic about one can
+/// point at it (`<command line>:2:4`) instead of into a source file.
+pub const COMMAND_LINE: &str = "<command line>";
+
+/// The text of that pseudo-file: one `-D NAME=VALUE` per line, in order.
+pub fn command_line_source(defines: &[(String, String)]) -> String {
+    defines.iter().map(|(name, value)| format!("-D {name}={value}\n")).collect()
 }

@@ -24,6 +24,7 @@ mod annot;
 mod bindings;
 mod calls;
 mod constants;
+pub use constants::{command_line_source, COMMAND_LINE};
 mod consts;
 mod effects;
 mod expr;

@@ -6,7 +6,7 @@ use crate::builtins::{self, Builtin};
 use crate::diagnostic::Diagnostic;
 use crate::fxhash::FxHashMap;
 use crate::source::Span;
-use crate::syntax::ast::{ExprId, Name, Path};
+use crate::syntax::ast::{ExprId, Item, Name, Path};
 use crate::types::{ConstantId, FunctionId, LocalId, RecordId, Resolution};
 
 use super::suggest;
@@ -124,8 +124,11 @@ impl Checker<'_> {
         }
     }
 
-    /// Resolves the name of expression `expr`, recording the resolution; reports an unknown name.
+    /// Resolves the name of expression `expr`, recording the resolution; reports an unknown name or qualifier.
     pub(crate) fn resolve_path(&mut self, path: &Path, expr: ExprId) -> Option<Named> {
+        if !self.check_qualifier(path) {
+            return None;
+        }
         let Some(named) = self.lookup_path(path) else {
             self.report_unknown_name(path);
             return None;
@@ -134,6 +137,37 @@ impl Checker<'_> {
             self.info.resolutions.insert(expr, resolution);
         }
         Some(named)
+    }
+
+    /// `M.x` with `M` not a built-in namespace: `M` must be a module some file opens (else E0217, and the name
+    /// stays unresolved), and `x` an item of its file (else E0200, though `x` resolves: its uses are checked).
+    fn check_qualifier(&mut self, path: &Path) -> bool {
+        let Some(m) = &path.module else { return true };
+        if builtins::BUILTIN_MODULES.contains(&m.name.as_str()) || is_bogus_name(&m.name) {
+            return true;
+        }
+        let opened = self.module.items.iter().any(|item| matches!(item, Item::Open(o) if o.module.name == m.name));
+        if !opened {
+            let d = Diagnostic::error("E0217", format!("unknown module `{}`", m.name))
+                .primary(m.span, "no opened module has this name")
+                .help(format!(
+                    "open it first (`open {}`), or qualify builtins with one of {}",
+                    m.name,
+                    builtins::BUILTIN_MODULES.join(", ")
+                ));
+            self.diagnostics.push(d);
+            return false;
+        }
+        let Some(&(_, defined)) = self.items.values.get(path.name.name.as_str()) else { return true };
+        let file = &self.sources.file(defined.file).name;
+        if !is_module_file(file, &m.name) {
+            let d = Diagnostic::error("E0200", format!("unknown name `{}`", path.display()))
+                .primary(path.span(), format!("module `{}` defines no `{}`", m.name, path.name.name))
+                .secondary(defined, format!("`{}` is defined here, in {file}", path.name.name))
+                .help(format!("write `{}` without the qualifier", path.name.name));
+            self.diagnostics.push(d);
+        }
+        true
     }
 
     pub(crate) fn report_unknown_name(&mut self, path: &Path) {
@@ -168,6 +202,13 @@ impl Checker<'_> {
             }
         }
     }
+}
+
+/// Is `file` the file of module `module` (`m.sk` or `M.sk`, as the loaders look for it)?
+fn is_module_file(file: &str, module: &str) -> bool {
+    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    let stem = base.strip_suffix(".sk").unwrap_or(base);
+    stem.eq_ignore_ascii_case(module)
 }
 
 #[cfg(test)]

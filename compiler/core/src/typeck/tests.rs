@@ -148,10 +148,13 @@ fn unknown_names_suggest_a_close_visible_name() {
 fn qualified_names_reach_builtins_and_items() {
     let src = "let half (x : float32) = x /. 2.0\n\
                let k = [%kernel fun (a : float32 vector) ->\n  \
-               a.(Std.thread_idx_x) <- Weno.half (Math.sqrt a.(Gpu.global_idx_x));\n  Gpu.block_barrier\n]\n";
+               a.(Std.thread_idx_x) <- half (Math.sqrt a.(Gpu.global_idx_x));\n  Gpu.block_barrier\n]\n";
     assert_eq!(check(src), vec![]);
     let bad = "let k = [%kernel fun (a : float32 vector) ->\n  Gpu.blok_barrier;\n  Std.nothing 1\n]\n";
     assert_eq!(check(bad), vec![("E0200", 2), ("E0200", 3)]);
+    // A qualifier that is neither a built-in namespace nor an opened module.
+    let unopened = src.replace("<- half", "<- Weno.half");
+    assert_eq!(check(&unopened), vec![("E0217", 3)]);
 }
 
 #[test]
@@ -571,6 +574,26 @@ fn bad_defines_are_e0215() {
     assert_eq!(check_with(src, &options), vec![("E0215", 1), ("E0215", 1), ("E0215", 1)]);
     let (_, diagnostics) = check_info_with(src, &defines(&[("nn", "3")]));
     assert_eq!(diagnostics[0].help.as_deref(), Some("did you mean `n`?"));
+}
+
+#[test]
+fn bad_defines_point_into_the_command_line() {
+    let src = "let n = 256\n";
+    let options = crate::driver::CheckOptions { typeck: defines(&[("n", "1.5"), ("m", "3")]), ..Default::default() };
+    let checked = crate::driver::check("k.sk", src, &crate::driver::NoModules, &options);
+    let at = |d: &crate::Diagnostic| -> Vec<(String, String)> {
+        d.labels
+            .iter()
+            .map(|l| (checked.sources.file(l.span.file).name.clone(), checked.sources.snippet(l.span).into()))
+            .collect()
+    };
+    let [bad_value, unknown] = checked.diagnostics.as_slice() else { panic!("{:#?}", checked.diagnostics) };
+    assert_eq!(at(bad_value), [("k.sk".into(), "n".into()), ("<command line>".into(), "1.5".into())]);
+    assert_eq!(at(unknown), [("<command line>".into(), "m".into())]);
+    assert_eq!(
+        checked.sources.file(unknown.primary_span().file).line_col(unknown.primary_span().start as usize),
+        (1, 3)
+    );
 }
 
 #[test]

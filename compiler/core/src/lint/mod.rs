@@ -1,0 +1,16 @@
+//! Lints: warnings about programs that are correct but could be written better for the GPU. They run after the
+//! convergence analysis and read its facts; they never change a verdict (a lint only adds warnings, which
+//! `CheckOptions::allow` silences by code).
+
+pub mod predicated_commit;
+
+use crate::convergence::UniformityInfo;
+use crate::diagnostic::Diagnostic;
+use crate::source::SourceMap;
+use crate::syntax::ast::Module;
+use crate::types::TypeInfo;
+
+/// Runs every lint over the checked module.
+pub fn run(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sources: &SourceMap) -> Vec<Diagnostic> {
+    predicated_commit::check(module, types, uniformity, sources)
+}
