@@ -89,6 +89,32 @@ fn lorenz_summaries_match_the_recomputation_from_saved_trajectories() {
     }
 }
 
+/// Fixed steps whose grid holds every sample (dt = 2^-10: samples every 16 steps after 256 of settling) take
+/// the samples by step count: at the save landings when saves fall on the samples (checked against the
+/// recomputation), inside the full-step loop when saves come once per window (the same summaries).
+#[test]
+fn fixed_steps_on_the_sample_grid_take_samples_by_step_count() {
+    let ctx = context();
+    let (y0, rho) = lorenz_inputs(512);
+    let mut cfg = lorenz_cfg(Precision::F32, Method::Tsit5, ControllerKind::Fixed);
+    cfg.dt = 1.0 / 1024.0;
+    assert_eq!(check::<f32>(&ctx, "lorenz grid float32, saves at the samples", "lorenz.sk", &cfg, &y0, &rho), 0);
+    let summaries = |cfg: &Config| {
+        let solver = OdeSolver::new(&ctx, &system("lorenz.sk"), cfg, &Options::default()).unwrap();
+        let y0: Vec<f32> = y0.iter().map(|v| *v as f32).collect();
+        let rho: Vec<f32> = rho.iter().map(|v| *v as f32).collect();
+        solver.solve(&y0, &rho).unwrap().summaries.expect("summaries").values
+    };
+    let at_landings = summaries(&cfg);
+    cfg.save_every = Some(0.125);
+    let in_loop = summaries(&cfg);
+    assert_eq!(at_landings.len(), in_loop.len());
+    for (i, (a, b)) in at_landings.iter().zip(&in_loop).enumerate() {
+        assert!((a - b).abs() <= 1e-5 * a.abs().max(1.0), "output {i}: {a} at landings, {b} in the loop");
+    }
+    eprintln!("lorenz grid float32: {} summary values agree, samples in the loop and at landings", in_loop.len());
+}
+
 #[test]
 fn eight_variables_out_of_order_and_failed_runs() {
     let ctx = context();

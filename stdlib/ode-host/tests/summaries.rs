@@ -26,14 +26,15 @@ fn fused_metrics_are_chosen_when_all_parts_are_requested() {
         vec![
             Unit::Shifted,
             Unit::Extremes { max: true, min: true },
-            Unit::MaxMagnitude,
             Unit::Peaks { k: 3, negative: false },
             Unit::Peaks { k: 3, negative: true },
             Unit::Dxdt { max: true, min: true },
             Unit::D2xdt2 { max: true, min: true },
+            Unit::History { second: true, level: true },
         ]
     );
-    assert_eq!(layout.slots, 3 + 2 + 1 + 6 + 6 + 3 + 4);
+    // max_magnitude is read from extrema; peaks, negative_peaks and the differences share one history.
+    assert_eq!(layout.slots, 3 + 2 + 3 + 3 + 2 + 2 + 3);
     // 1 + 1 + 1 + 1 + 1 + 2 + 2 + 3 + 2 + 1 + 3 + 3 + 1 + 1 + 2 + 1 + 1 + 2 outputs per variable.
     assert_eq!(layout.outputs.len(), 29);
     // Written once each: mean, std, rms, max, min, max_magnitude, 3 + 3 peaks, 2 + 2 differences.
@@ -57,9 +58,20 @@ fn fused_metrics_are_chosen_when_all_parts_are_requested() {
     assert_eq!(units_of(&["rms"]), vec![Unit::SumSquares]);
     assert_eq!(units_of(&["max", "min"]), vec![Unit::Extremes { max: true, min: true }]);
     assert_eq!(units_of(&["min"]), vec![Unit::Extremes { max: false, min: true }]);
-    assert_eq!(units_of(&["dxdt_min", "dxdt_max"]), vec![Unit::Dxdt { max: true, min: true }]);
-    assert_eq!(units_of(&["d2xdt2_max"]), vec![Unit::D2xdt2 { max: true, min: false }]);
+    let history = |second| Unit::History { second, level: false };
+    assert_eq!(units_of(&["dxdt_min", "dxdt_max"]), vec![Unit::Dxdt { max: true, min: true }, history(false)]);
+    assert_eq!(units_of(&["d2xdt2_max"]), vec![Unit::D2xdt2 { max: true, min: false }, history(true)]);
     assert_eq!(layout_of(&["d2xdt2_min"]).slots, 3);
+    assert_eq!(units_of(&["max_magnitude", "max"]), vec![Unit::MaxMagnitude, Unit::Extremes { max: true, min: false }]);
+    assert_eq!(units_of(&["max_magnitude", "extrema"]), vec![Unit::Extremes { max: true, min: true }]);
+    assert_eq!(
+        units_of(&["dxdt_max", "negative_peaks[2]"]),
+        vec![
+            Unit::Dxdt { max: true, min: false },
+            Unit::Peaks { k: 2, negative: true },
+            Unit::History { second: false, level: true }
+        ]
+    );
     assert_eq!(layout_of(&["peaks[2]", "peaks[5]"]).units[0].0, Unit::Peaks { k: 5, negative: false });
     assert_eq!(Metric::parse("peaks[0]"), None);
     assert_eq!(Metric::parse("median"), None);

@@ -202,7 +202,9 @@ fn the_chain_alone_matches_the_recomputation_on_hand_made_sequences() {
     probe::<f32>(&cxx, Precision::F32);
 }
 
-fn solve<T: Float>(cxx: &str, label: &str, cfg: &Config, system: &str, y0: &[f64], params: &[f64], n: usize) {
+/// Runs a solver program; checks status and, with saves at the sample times, the summaries against the
+/// recomputation from the saved trajectories. Returns the summaries (runs x windows x outputs).
+fn solve<T: Float>(cxx: &str, label: &str, cfg: &Config, system: &str, y0: &[f64], params: &[f64], n: usize) -> Vec<T> {
     let spec = cfg.summaries.as_ref().unwrap();
     let program = SolverProgram::build(&SystemSource::new(systems_dir().join(system)), cfg, &Options::default())
         .unwrap_or_else(|e| panic!("{label}: {e}"));
@@ -252,14 +254,19 @@ fn solve<T: Float>(cxx: &str, label: &str, cfg: &Config, system: &str, y0: &[f64
         (0..runs).map(|r| i32::from_le_bytes(data[at + 4 * r..at + 4 * r + 4].try_into().unwrap())).collect();
     let per_save = cfg.n_saves() * n;
     let tol = if cfg.precision == Precision::F32 { 2e-5 } else { 1e-11 };
+    let recomputable = cfg.save_every == Some(spec.sample_every);
     for r in 0..runs {
         assert_eq!(status[r], 0, "{label} run {r}");
+        if !recomputable {
+            continue;
+        }
         let expected =
             recompute(spec, cfg.duration, &saves[r * per_save..(r + 1) * per_save], n, cfg.save_every.unwrap());
         let per_run = windows * row;
         compare(spec, &summaries[r * per_run..(r + 1) * per_run], &expected.unwrap(), tol, &format!("{label} run {r}"))
             .unwrap();
     }
+    summaries
 }
 
 #[test]
@@ -280,9 +287,40 @@ fn solver_programs_with_all_metrics_match_the_recomputation() {
             cfg.summaries = Some(spec);
             let label = format!("lorenz {method} {}", precision.name());
             match precision {
-                Precision::F32 => solve::<f32>(&cxx, &label, &cfg, "lorenz.sk", &y0, &rho, 3),
-                Precision::F64 => solve::<f64>(&cxx, &label, &cfg, "lorenz.sk", &y0, &rho, 3),
+                Precision::F32 => drop(solve::<f32>(&cxx, &label, &cfg, "lorenz.sk", &y0, &rho, 3)),
+                Precision::F64 => drop(solve::<f64>(&cxx, &label, &cfg, "lorenz.sk", &y0, &rho, 3)),
             }
         }
     }
+}
+
+/// Fixed steps whose grid holds every sample (dt = 2^-10, samples every 16 steps, settling 256 steps) take the
+/// samples by step count: at the save landings when saves fall on the samples (checked against the
+/// recomputation), inside the full-step loop when saves come once per window. Both give the same summaries.
+fn grid_samples<T: Float>(cxx: &str, precision: Precision) {
+    let runs = 8;
+    let y0: Vec<f64> = (0..runs).flat_map(|_| [1.0, 0.0, 0.0]).collect();
+    let rho: Vec<f64> = (0..runs).map(|i| 28.0 * i as f64 / (runs - 1) as f64).collect();
+    let mut cfg = Config::new(Method::Tsit5, 2.0, 1.0 / 1024.0).with_controller(ControllerKind::Fixed);
+    cfg.precision = precision;
+    let mut spec = SummarySpec::new(Metric::all(3), vec![0, 1, 2], 0.015625, 0.125);
+    spec.settling = 0.25;
+    cfg.summaries = Some(spec);
+    cfg.save_every = Some(0.015625);
+    let label = format!("lorenz grid {}", precision.name());
+    let at_landings = solve::<T>(cxx, &format!("{label}, saves at the samples"), &cfg, "lorenz.sk", &y0, &rho, 3);
+    cfg.save_every = Some(0.125);
+    let in_loop = solve::<T>(cxx, &format!("{label}, saves per window"), &cfg, "lorenz.sk", &y0, &rho, 3);
+    assert_eq!(at_landings.len(), in_loop.len());
+    for (i, (a, b)) in at_landings.iter().zip(&in_loop).enumerate() {
+        let (a, b) = (a.to_f64(), b.to_f64());
+        assert!((a - b).abs() <= 1e-5 * a.abs().max(1.0), "{label}: output {i}: {a} at landings, {b} in the loop");
+    }
+}
+
+#[test]
+fn fixed_steps_on_the_sample_grid_take_samples_by_step_count() {
+    let Some(cxx) = compiler() else { return };
+    grid_samples::<f64>(&cxx, Precision::F64);
+    grid_samples::<f32>(&cxx, Precision::F32);
 }

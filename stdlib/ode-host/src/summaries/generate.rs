@@ -24,7 +24,8 @@ fn variable_function(variables: &[usize]) -> String {
     format!("let summary_var (v : int32) : int32 = {expr}\n")
 }
 
-fn update_call(unit: Unit, off: &str) -> String {
+/// The update of `unit` at `off`; `h` is the offset of the shared history (see [`Layout::history`]).
+fn update_call(unit: Unit, off: &str, h: &str, second: bool) -> String {
     match unit {
         Unit::Sum => format!("metric_sum_update buf ({off}) x"),
         Unit::SumSquares => format!("metric_sumsq_update buf ({off}) x"),
@@ -42,7 +43,8 @@ fn update_call(unit: Unit, off: &str) -> String {
         Unit::MaxMagnitude => format!("metric_max_magnitude_update buf ({off}) x"),
         Unit::Peaks { k, negative } => {
             let sign = if negative { "(-1.0d)" } else { "1.0d" };
-            format!("metric_peaks_update buf ({off}) {k} {sign} x k")
+            let lv = Unit::level_slot(second);
+            format!("metric_peaks_update buf ({off}) {k} ({h}) ({h} + {lv}) {sign} x k")
         }
         Unit::Dxdt { max, min } => {
             let name = match (max, min) {
@@ -50,7 +52,7 @@ fn update_call(unit: Unit, off: &str) -> String {
                 (true, false) => "max",
                 _ => "min",
             };
-            format!("metric_dxdt_{name}_update buf ({off}) x k")
+            format!("metric_dxdt_{name}_update buf ({off}) ({h}) x k")
         }
         Unit::D2xdt2 { max, min } => {
             let name = match (max, min) {
@@ -58,7 +60,20 @@ fn update_call(unit: Unit, off: &str) -> String {
                 (true, false) => "max",
                 _ => "min",
             };
-            format!("metric_d2xdt2_{name}_update buf ({off}) x k")
+            format!("metric_d2xdt2_{name}_update buf ({off}) ({h}) x k")
+        }
+        // level reads prev before prev2 and prev move on.
+        Unit::History { second, level } => {
+            let mut calls = Vec::new();
+            if level {
+                let lv = Unit::level_slot(second);
+                calls.push(format!("metric_level_update buf ({off} + {lv}) ({off}) x k"));
+            }
+            if second {
+                calls.push(format!("metric_prev2_update buf ({off})"));
+            }
+            calls.push(format!("metric_prev_update buf ({off}) x"));
+            calls.join(";\n    ")
         }
     }
 }
@@ -80,9 +95,10 @@ fn reset_calls(unit: Unit, off: &str) -> Vec<String> {
             calls
         }
         Unit::MaxMagnitude => vec![format!("metric_sum_reset buf ({off})")],
-        Unit::Peaks { .. } => vec![format!("metric_peaks_reset buf ({off})")],
-        Unit::Dxdt { max, min } => extreme_resets(off, 1, max, min),
-        Unit::D2xdt2 { max, min } => extreme_resets(off, 2, max, min),
+        Unit::Peaks { k, .. } => vec![format!("metric_peaks_reset buf ({off}) {k}")],
+        Unit::Dxdt { max, min } | Unit::D2xdt2 { max, min } => extreme_resets(off, 0, max, min),
+        // History carries across windows; its first samples are gated by the sample index.
+        Unit::History { .. } => Vec::new(),
     }
 }
 
@@ -109,14 +125,15 @@ fn value_expr(unit: Unit, part: Part, off: &str) -> String {
         (Unit::Extremes { .. }, Part::Max) => format!("buf.({off})"),
         (Unit::Extremes { max, .. }, Part::Min) => format!("buf.({off} + {})", max as usize),
         (Unit::MaxMagnitude, Part::MaxMagnitude) => format!("buf.({off})"),
-        (Unit::Peaks { .. }, Part::Peak(j) | Part::NegativePeak(j)) => format!("metric_peaks_value buf ({off}) {j}"),
-        (Unit::Dxdt { .. }, Part::DxdtMax) => format!("metric_scaled buf ({off} + 1) summary_ds 1"),
-        (Unit::Dxdt { max, .. }, Part::DxdtMin) => {
-            format!("metric_scaled buf ({off} + {}) summary_ds 1", 1 + max as usize)
+        (Unit::Extremes { max: true, min: true }, Part::MaxMagnitude) => {
+            format!("metric_extrema_magnitude buf ({off})")
         }
-        (Unit::D2xdt2 { .. }, Part::D2xdt2Max) => format!("metric_scaled buf ({off} + 2) summary_ds 2"),
+        (Unit::Peaks { .. }, Part::Peak(j) | Part::NegativePeak(j)) => format!("metric_peaks_value buf ({off}) {j}"),
+        (Unit::Dxdt { .. }, Part::DxdtMax) => format!("metric_scaled buf ({off}) summary_ds 1"),
+        (Unit::Dxdt { max, .. }, Part::DxdtMin) => format!("metric_scaled buf ({off} + {}) summary_ds 1", max as usize),
+        (Unit::D2xdt2 { .. }, Part::D2xdt2Max) => format!("metric_scaled buf ({off}) summary_ds 2"),
         (Unit::D2xdt2 { max, .. }, Part::D2xdt2Min) => {
-            format!("metric_scaled buf ({off} + {}) summary_ds 2", 2 + max as usize)
+            format!("metric_scaled buf ({off} + {}) summary_ds 2", max as usize)
         }
         (unit, part) => unreachable!("{part:?} is not read from {unit:?}"),
     }
@@ -164,7 +181,10 @@ pub fn summaries_module(spec: Option<(&SummarySpec, &Layout)>, duration: f64) ->
     );
     out.push_str("  for v = 0 to summary_n_vars - 1 do\n    let x = y.(summary_var v) in\n");
     out.push_str("    let off = v * summary_slots in\n");
-    let updates: Vec<String> = layout.units.iter().map(|(u, o)| update_call(*u, &format!("off + {o}"))).collect();
+    let (h, second) = layout.history().unwrap_or((0, false));
+    let h = format!("off + {h}");
+    let updates: Vec<String> =
+        layout.units.iter().map(|(u, o)| update_call(*u, &format!("off + {o}"), &h, second)).collect();
     writeln!(out, "    {}", updates.join(";\n    ")).unwrap();
     out.push_str("  done\n");
 

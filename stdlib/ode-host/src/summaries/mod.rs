@@ -281,26 +281,19 @@ pub enum Unit {
     /// std, or mean/rms with std (mean_std, std_rms, mean_std_rms): [shift, sum d, sum d^2].
     Shifted,
     /// max, min, or both (extrema): [max], [min], [max, min].
-    Extremes {
-        max: bool,
-        min: bool,
-    },
+    Extremes { max: bool, min: bool },
+    /// max_magnitude alone: [max |x|]. With extrema it is max(max, -min) and has no unit of its own.
     MaxMagnitude,
-    /// [prev, last_different, count, k indices]; `negative`: local minima.
-    Peaks {
-        k: u32,
-        negative: bool,
-    },
-    /// [prev, max], [prev, min] or [prev, max, min].
-    Dxdt {
-        max: bool,
-        min: bool,
-    },
-    /// [prev, prev2, max], [prev, prev2, min] or [prev, prev2, max, min].
-    D2xdt2 {
-        max: bool,
-        min: bool,
-    },
+    /// [k indices], -1 when empty; `negative`: local minima. Reads prev and level of [`Unit::History`].
+    Peaks { k: u32, negative: bool },
+    /// [max], [min] or [max, min]. Reads prev of [`Unit::History`].
+    Dxdt { max: bool, min: bool },
+    /// [max], [min] or [max, min]. Reads prev and prev2 of [`Unit::History`].
+    D2xdt2 { max: bool, min: bool },
+    /// The previous samples, one copy shared by peaks, negative_peaks and the differences: [prev, prev2 (with
+    /// `second`), level (with `level`: the last value different from prev, the level before a plateau)].
+    /// Always the last unit, so that it is updated after every unit that reads it.
+    History { second: bool, level: bool },
 }
 
 impl Unit {
@@ -308,11 +301,17 @@ impl Unit {
         match self {
             Unit::Sum | Unit::SumSquares | Unit::MaxMagnitude => 1,
             Unit::Shifted => 3,
-            Unit::Extremes { max, min } => max as usize + min as usize,
-            Unit::Peaks { k, .. } => 3 + k as usize,
-            Unit::Dxdt { max, min } => 1 + max as usize + min as usize,
-            Unit::D2xdt2 { max, min } => 2 + max as usize + min as usize,
+            Unit::Extremes { max, min } | Unit::Dxdt { max, min } | Unit::D2xdt2 { max, min } => {
+                max as usize + min as usize
+            }
+            Unit::Peaks { k, .. } => k as usize,
+            Unit::History { second, level } => 1 + second as usize + level as usize,
         }
+    }
+
+    /// The slot of the level (last different value) in a [`Unit::History`], relative to its offset.
+    pub fn level_slot(second: bool) -> usize {
+        1 + second as usize
     }
 
     /// The fused metric's name this unit stands for (for reports).
@@ -329,6 +328,7 @@ impl Unit {
             Unit::Dxdt { max, .. } => if max { "dxdt_max" } else { "dxdt_min" }.into(),
             Unit::D2xdt2 { max: true, min: true } => "d2xdt2_extrema".into(),
             Unit::D2xdt2 { max, .. } => if max { "d2xdt2_max" } else { "d2xdt2_min" }.into(),
+            Unit::History { .. } => "previous samples (shared)".into(),
         }
     }
 }
@@ -420,6 +420,8 @@ impl Layout {
                 Group::Moments if has(Part::Mean) => Unit::Sum,
                 Group::Moments => Unit::SumSquares,
                 Group::Extremes => Unit::Extremes { max: has(Part::Max), min: has(Part::Min) },
+                // max(max, -min) is max |x| exactly: no slot of its own next to extrema.
+                Group::MaxMagnitude if has(Part::Max) && has(Part::Min) => continue,
                 Group::MaxMagnitude => Unit::MaxMagnitude,
                 Group::Peaks => Unit::Peaks { k: peaks_k(false), negative: false },
                 Group::NegativePeaks => Unit::Peaks { k: peaks_k(true), negative: true },
@@ -434,13 +436,18 @@ impl Layout {
                 offset += 1;
             }
         }
+        let level = order.contains(&Group::Peaks) || order.contains(&Group::NegativePeaks);
+        let second = order.contains(&Group::D2xdt2);
+        if level || second || order.contains(&Group::Dxdt) {
+            let history = Unit::History { second, level };
+            units.push((history, offset));
+            offset += history.slots();
+        }
         let outputs = outputs
             .into_iter()
             .map(|(name, part, group)| {
-                let unit = units
-                    .iter()
-                    .position(|(u, _)| Self::unit_group(*u) == group && Self::unit_serves(*u, part))
-                    .expect("every part has a unit");
+                let unit =
+                    units.iter().position(|(u, _)| Self::unit_serves(*u, group, part)).expect("every part has a unit");
                 Output { name, part, unit, column: 0 }
             })
             .collect::<Vec<_>>();
@@ -464,23 +471,34 @@ impl Layout {
         (0..n_vars).flat_map(|v| self.outputs.iter().map(move |o| v * self.columns.len() + o.column)).collect()
     }
 
-    fn unit_group(unit: Unit) -> Group {
+    /// The offset of the shared [`Unit::History`] and its `second` flag, when the chain has one.
+    pub fn history(&self) -> Option<(usize, bool)> {
+        self.units.iter().find_map(|&(u, o)| match u {
+            Unit::History { second, .. } => Some((o, second)),
+            _ => None,
+        })
+    }
+
+    fn unit_group(unit: Unit) -> Option<Group> {
         match unit {
-            Unit::Sum | Unit::SumSquares | Unit::Shifted => Group::Moments,
-            Unit::Extremes { .. } => Group::Extremes,
-            Unit::MaxMagnitude => Group::MaxMagnitude,
-            Unit::Peaks { negative: false, .. } => Group::Peaks,
-            Unit::Peaks { negative: true, .. } => Group::NegativePeaks,
-            Unit::Dxdt { .. } => Group::Dxdt,
-            Unit::D2xdt2 { .. } => Group::D2xdt2,
+            Unit::Sum | Unit::SumSquares | Unit::Shifted => Some(Group::Moments),
+            Unit::Extremes { .. } => Some(Group::Extremes),
+            Unit::MaxMagnitude => Some(Group::MaxMagnitude),
+            Unit::Peaks { negative: false, .. } => Some(Group::Peaks),
+            Unit::Peaks { negative: true, .. } => Some(Group::NegativePeaks),
+            Unit::Dxdt { .. } => Some(Group::Dxdt),
+            Unit::D2xdt2 { .. } => Some(Group::D2xdt2),
+            Unit::History { .. } => None,
         }
     }
 
-    fn unit_serves(unit: Unit, part: Part) -> bool {
+    /// Whether `unit` computes `part` (of `group`): max_magnitude comes from extrema with both parts.
+    fn unit_serves(unit: Unit, group: Group, part: Part) -> bool {
         match unit {
             Unit::Sum => part == Part::Mean,
             Unit::SumSquares => part == Part::Rms,
-            _ => true,
+            Unit::Extremes { max: true, min: true } if part == Part::MaxMagnitude => true,
+            _ => Self::unit_group(unit) == Some(group),
         }
     }
 

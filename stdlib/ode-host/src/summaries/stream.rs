@@ -31,7 +31,8 @@ fn keep_min(buf: &mut [f64], slot: usize, d: f64, ok: bool) {
     }
 }
 
-fn update(buf: &mut [f64], unit: Unit, off: usize, x: f64, k: usize) {
+/// The update of `unit` at `off`; `h` is the shared history's offset and `second` whether it holds prev2.
+fn update(buf: &mut [f64], unit: Unit, off: usize, h: usize, second: bool, x: f64, k: usize) {
     match unit {
         Unit::Sum => buf[off] += x,
         Unit::SumSquares => buf[off] += x * x,
@@ -52,54 +53,64 @@ fn update(buf: &mut [f64], unit: Unit, off: usize, x: f64, k: usize) {
         }
         Unit::MaxMagnitude => keep_max(buf, off, x.abs(), true),
         Unit::Peaks { k: np, negative } => {
-            let x = if negative { -x } else { x };
+            let sign = if negative { -1.0 } else { 1.0 };
+            let x = sign * x;
             let first = k == 0;
-            let prev = if first { x } else { buf[off] };
-            let last_different = if first { x } else { buf[off + 1] };
-            let count = buf[off + 2];
-            let found = prev > x && last_different < prev && count < np as f64;
-            if found {
-                buf[off + 3 + count as usize] = k as f64 - 1.0;
-                buf[off + 2] = count + 1.0;
+            let prev = if first { x } else { sign * buf[h] };
+            let last_different = if first { x } else { sign * buf[h + Unit::level_slot(second)] };
+            let found = prev > x && last_different < prev;
+            // The first empty slot, if any (slots fill in order, -1 when empty).
+            if let Some(j) = (0..np as usize).find(|&j| buf[off + j] < 0.0) {
+                if found {
+                    buf[off + j] = k as f64 - 1.0;
+                }
             }
-            if x != prev {
-                buf[off + 1] = prev;
-            } else {
-                buf[off + 1] = last_different;
-            }
-            buf[off] = x;
         }
         Unit::Dxdt { max, min } => {
-            let d = x - buf[off];
+            let d = x - buf[h];
             if max {
-                keep_max(buf, off + 1, d, k >= 1);
+                keep_max(buf, off, d, k >= 1);
             }
             if min {
-                keep_min(buf, off + 1 + max as usize, d, k >= 1);
+                keep_min(buf, off + max as usize, d, k >= 1);
             }
-            buf[off] = x;
         }
         Unit::D2xdt2 { max, min } => {
-            let d = x - 2.0 * buf[off] + buf[off + 1];
+            let d = x - 2.0 * buf[h] + buf[h + 1];
             if max {
-                keep_max(buf, off + 2, d, k >= 2);
+                keep_max(buf, off, d, k >= 2);
             }
             if min {
-                keep_min(buf, off + 2 + max as usize, d, k >= 2);
+                keep_min(buf, off + max as usize, d, k >= 2);
             }
-            buf[off + 1] = buf[off];
+        }
+        Unit::History { second, level } => {
+            let prev = buf[off];
+            if level {
+                let lv = off + Unit::level_slot(second);
+                buf[lv] = if k == 0 {
+                    x
+                } else if x != prev {
+                    prev
+                } else {
+                    buf[lv]
+                };
+            }
+            if second {
+                buf[off + 1] = prev;
+            }
             buf[off] = x;
         }
     }
 }
 
 fn reset(buf: &mut [f64], unit: Unit, off: usize, n: usize) {
-    let extremes = |buf: &mut [f64], first: usize, max: bool, min: bool| {
+    let extremes = |buf: &mut [f64], max: bool, min: bool| {
         if max {
-            buf[off + first] = LOW;
+            buf[off] = LOW;
         }
         if min {
-            buf[off + first + max as usize] = HIGH;
+            buf[off + max as usize] = HIGH;
         }
     };
     match unit {
@@ -109,10 +120,10 @@ fn reset(buf: &mut [f64], unit: Unit, off: usize, n: usize) {
             buf[off + 1] = 0.0;
             buf[off + 2] = 0.0;
         }
-        Unit::Extremes { max, min } => extremes(buf, 0, max, min),
-        Unit::Peaks { .. } => buf[off + 2] = 0.0,
-        Unit::Dxdt { max, min } => extremes(buf, 1, max, min),
-        Unit::D2xdt2 { max, min } => extremes(buf, 2, max, min),
+        Unit::Extremes { max, min } | Unit::Dxdt { max, min } | Unit::D2xdt2 { max, min } => extremes(buf, max, min),
+        Unit::Peaks { k, .. } => buf[off..off + k as usize].fill(-1.0),
+        // Carries across windows.
+        Unit::History { .. } => {}
     }
 }
 
@@ -135,18 +146,13 @@ fn value(buf: &[f64], unit: Unit, part: Part, off: usize, n: usize, ds: f64) -> 
             (buf[off + 2] * inv + 2.0 * shift * buf[off + 1] * inv + shift * shift).max(0.0).sqrt()
         }
         (Unit::Extremes { .. }, Part::Max) | (Unit::MaxMagnitude, Part::MaxMagnitude) => buf[off],
+        (Unit::Extremes { max: true, min: true }, Part::MaxMagnitude) => buf[off].max(-buf[off + 1]),
         (Unit::Extremes { max, .. }, Part::Min) => buf[off + max as usize],
-        (Unit::Peaks { .. }, Part::Peak(j) | Part::NegativePeak(j)) => {
-            if (j as f64) < buf[off + 2] {
-                buf[off + 3 + j as usize]
-            } else {
-                -1.0
-            }
-        }
-        (Unit::Dxdt { .. }, Part::DxdtMax) => buf[off + 1] / ds,
-        (Unit::Dxdt { max, .. }, Part::DxdtMin) => buf[off + 1 + max as usize] / ds,
-        (Unit::D2xdt2 { .. }, Part::D2xdt2Max) => buf[off + 2] / (ds * ds),
-        (Unit::D2xdt2 { max, .. }, Part::D2xdt2Min) => buf[off + 2 + max as usize] / (ds * ds),
+        (Unit::Peaks { .. }, Part::Peak(j) | Part::NegativePeak(j)) => buf[off + j as usize],
+        (Unit::Dxdt { .. }, Part::DxdtMax) => buf[off] / ds,
+        (Unit::Dxdt { max, .. }, Part::DxdtMin) => buf[off + max as usize] / ds,
+        (Unit::D2xdt2 { .. }, Part::D2xdt2Max) => buf[off] / (ds * ds),
+        (Unit::D2xdt2 { max, .. }, Part::D2xdt2Min) => buf[off + max as usize] / (ds * ds),
         (unit, part) => unreachable!("{part:?} is not read from {unit:?}"),
     }
 }
@@ -179,10 +185,11 @@ impl SummaryState {
     /// One sample of the state `y`; returns the window's outputs (variables x outputs) when it completes one.
     pub fn sample(&mut self, y: &[f64]) -> Option<Vec<f64>> {
         let k = self.samples;
+        let (h, second) = self.layout.history().unwrap_or((0, false));
         for (v, &index) in self.variables.iter().enumerate() {
             let base = v * self.layout.slots;
             for &(unit, off) in &self.layout.units {
-                update(&mut self.buf, unit, base + off, y[index], k);
+                update(&mut self.buf, unit, base + off, base + h, second, y[index], k);
             }
         }
         self.samples += 1;
