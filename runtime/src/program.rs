@@ -36,8 +36,10 @@ impl Program {
     /// [`from_source`](Self::from_source) with `-D NAME=VALUE` overrides of top-level constants (as `skc check -D`):
     /// how a library selects its compile-time variants.
     pub fn from_source_with_defines(name: &str, text: &str, defines: &[(String, String)]) -> Result<Program> {
-        let options =
-            skc_core::driver::CheckOptions { typeck: skc_core::typeck::TypeckOptions { defines: defines.to_vec() } };
+        let options = skc_core::driver::CheckOptions {
+            typeck: skc_core::typeck::TypeckOptions { defines: defines.to_vec() },
+            ..Default::default()
+        };
         let checked = skc_core::check(name, text, &FileLoader, &options);
         if checked.has_errors() {
             let rendered: Vec<String> = checked

@@ -161,7 +161,7 @@ pub fn summary_probe(
         generated: vec![("Ode_summaries".to_string(), summaries_module(Some((spec, &layout)), duration))],
     };
     let defines = vec![("n_states".to_string(), n_states.to_string())];
-    let check_options = CheckOptions { typeck: TypeckOptions { defines } };
+    let check_options = CheckOptions { typeck: TypeckOptions { defines }, ..CheckOptions::default() };
     let checked = skc_core::check("summary_probe_root.sk", &root, &loader, &check_options);
     if checked.has_errors() {
         let rendered: Vec<String> =
