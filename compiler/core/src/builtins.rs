@@ -655,6 +655,23 @@ pub static BUILTINS: &[Builtin] = &[
     pure("fmin", F2, FR, "fmin{f}({0}, {1})", "minimum of two floats"),
     pure("fmax", F2, FR, "fmax{f}({0}, {1})", "maximum of two floats"),
     pure("fma", F3, FR, "fma{f}({0}, {1}, {2})", "x * y + z with one rounding"),
+    // Float32 only: the hardware approximations (a few instructions where the IEEE forms cost tens), for
+    // quantities that only steer decisions, such as an ODE controller's gain or an error norm.
+    pure(
+        "pow_approx",
+        &[Float32, Float32],
+        Float32,
+        "__powf({0}, {1})",
+        "x to the y for x > 0 as exp2 (y log2 x) in the hardware approximations (about 2 ulp in log2 x, \
+         then y times that error); x = 0 gives 0 or infinity, x < 0 NaN",
+    ),
+    pure(
+        "div_approx",
+        &[Float32, Float32],
+        Float32,
+        "__fdividef({0}, {1})",
+        "x / y by the hardware reciprocal (about 2 ulp); 0 for |y| in (2^126, 2^128)",
+    ),
     pure("abs", N1, NR, "skc_abs({0})", "absolute value"),
     pure("min", N2, NR, "skc_min({0}, {1})", "minimum"),
     pure("max", N2, NR, "skc_max({0}, {1})", "maximum"),

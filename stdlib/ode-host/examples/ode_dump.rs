@@ -13,16 +13,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::path::PathBuf::from(std::env::args().nth(1).ok_or("usage: ode_dump DIR")?);
     std::fs::create_dir_all(&dir)?;
     let lorenz = SystemSource::new(skc_ode::program::systems_dir().join("lorenz.sk"));
+    // `-lb5`: ptxas held to 5 blocks of 256 threads per SM (at most 48 registers), as ode_bench's sweep runs them.
+    let lb5 = Options { min_blocks_per_sm: 5, ..Options::default() };
     let variants = [
-        ("tsit5-fixed", Method::Tsit5, ControllerKind::Fixed),
-        ("tsit5-adaptive", Method::Tsit5, ControllerKind::I),
-        ("dp5-adaptive", Method::DormandPrince5, ControllerKind::I),
+        ("tsit5-fixed", Method::Tsit5, ControllerKind::Fixed, Options::default()),
+        ("tsit5-adaptive", Method::Tsit5, ControllerKind::I, Options::default()),
+        ("dp5-adaptive", Method::DormandPrince5, ControllerKind::I, Options::default()),
+        ("tsit5-adaptive-lb5", Method::Tsit5, ControllerKind::I, lb5.clone()),
+        ("dp5-adaptive-lb5", Method::DormandPrince5, ControllerKind::I, lb5),
     ];
-    for (name, method, controller) in variants {
+    for (name, method, controller, options) in variants {
         let mut cfg = Config::new(method, 1.0, 1e-3).with_controller(controller);
         cfg.gains = Gains { deadband_low: 1.0, deadband_high: 1.0, ..Gains::defaults(controller) };
         cfg.precision = Precision::F32;
-        let program = SolverProgram::build(&lorenz, &cfg, &Options::default())?;
+        let program = SolverProgram::build(&lorenz, &cfg, &options)?;
         let out = skc_nvrtc::compile(&program.cuda.source, "ode.cu", &CompileOptions::default())?;
         std::fs::write(dir.join(format!("{name}.cu")), &program.cuda.source)?;
         std::fs::write(dir.join(format!("{name}.ptx")), &out.ptx)?;

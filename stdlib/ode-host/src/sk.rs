@@ -152,13 +152,20 @@ pub fn precision_module(precision: Precision) -> String {
     match precision {
         Precision::F32 => writeln!(
             out,
-            "(* 1 / x for x > 0 to a few ulps, for the error norm's scales: the hardware reciprocal square root,\n   \
-             squared (an IEEE division costs about ten instructions). *)\n\
-             let real_recip (x : float32) : float32 =\n  let r = rsqrt x in\n  r *. r\n"
+            "(* The error norm's x / y (y > 0) and the controllers' x^y (x > 0) by the hardware approximations\n   \
+             (div_approx, pow_approx: a few ulps, 5 and 9 instructions where an IEEE division costs about ten and\n   \
+             exp2 (y log2 x) about thirty): they only steer the step size, and the CPU reference's float32\n   \
+             margins (compare.rs, 1e-3 relative) are far wider. *)\n\
+             let real_div (x : float32) (y : float32) : float32 = div_approx x y\n\
+             let real_pow (x : float32) (y : float32) : float32 = pow_approx x y\n"
         ),
         Precision::F64 => writeln!(
             out,
-            "(* 1 / x, for the error norm's scales. *)\nlet real_recip (x : float64) : float64 = 1.0 /. x\n"
+            "(* The error norm's x / y, and x^y for x > 0 as exp2 (y log2 x): a few instructions where pow's exact\n   \
+             rounding costs about sixty per call (the controllers' bases are at least 1e-20, and the gain is\n   \
+             clamped, so pow's special cases never matter). *)\n\
+             let real_div (x : float64) (y : float64) : float64 = x /. y\n\
+             let real_pow (x : float64) (y : float64) : float64 = exp2 (y *. log2 x)\n"
         ),
     }
     .unwrap();
@@ -231,6 +238,10 @@ pub fn defines(cfg: &Config, options: &Options, system_has_jacobian: bool) -> Ve
         ("fsal_vote".to_string(), options.fsal_vote.to_string()),
         ("trace_len".to_string(), options.trace_len.to_string()),
     ];
+    if cfg.gains.deadband_low == 1.0 && cfg.gains.deadband_high == 1.0 {
+        // A dead band of [1, 1] maps 1 to 1 only: its test compiled out.
+        out.push(("deadband".to_string(), "false".to_string()));
+    }
     if !cfg.controller.is_adaptive() {
         // Fixed steps: h a_ij become immediates (the kernel is compiled per step size anyway: Config is its key).
         out.push(("fixed_dt".to_string(), format!("{:e}", cfg.dt)));

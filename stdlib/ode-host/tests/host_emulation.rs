@@ -40,6 +40,12 @@ static unsigned __activemask() { return 1u; }
 // CUDA's reciprocal square roots (the device's float one is within 2 ulps of this).
 static float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static double rsqrt(double x) { return 1.0 / sqrt(x); }
+// CUDA's fast float32 power and division (the device's are within a few ulps of these; glibc declares a
+// __powf of its own, hence the macros).
+static float skc_host_powf(float x, float y) { return exp2f(y * log2f(x)); }
+static float skc_host_fdividef(float x, float y) { return x / y; }
+#define __powf skc_host_powf
+#define __fdividef skc_host_fdividef
 "#;
 
 const MAIN: &str = r#"
