@@ -31,6 +31,11 @@ static int __any_sync(unsigned, int p) { return p; }
 static unsigned __activemask() { return 1u; }
 static float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static double rsqrt(double x) { return 1.0 / sqrt(x); }
+// CUDA's fast float32 power and division, as in host_emulation.rs (glibc declares a __powf of its own).
+static float skc_host_powf(float x, float y) { return exp2f(y * log2f(x)); }
+static float skc_host_fdividef(float x, float y) { return x / y; }
+#define __powf skc_host_powf
+#define __fdividef skc_host_fdividef
 template <class T> static std::vector<T> take(FILE* f, size_t n) {
   std::vector<T> v(n ? n : 1); if (n && fread(v.data(), sizeof(T), n, f) != n) exit(3); return v; }
 "#;
