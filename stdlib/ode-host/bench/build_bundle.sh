@@ -26,6 +26,8 @@ else:
 PY
 strip --strip-debug "$DEST"/bin/*
 rm -rf "$DEST/stdlib/ode" && cp -r stdlib/ode "$DEST/stdlib/ode"
+# Every solver program opens the summary hooks (stdlib/metrics/summaries.sk), found under $SKC_STDLIB/metrics.
+rm -rf "$DEST/stdlib/metrics" && cp -r stdlib/metrics "$DEST/stdlib/metrics"
 cp stdlib/ode-host/systems/*.sk "$DEST/systems/"
 cp stdlib/ode-host/bench/*.py stdlib/ode-host/bench/gpu_run.sh "$DEST/bench/"
 # The benchmark kernels' CUBINs, for their SASS (ode_dump needs NVRTC here: SKC_NVRTC_PATH).
