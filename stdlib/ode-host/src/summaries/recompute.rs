@@ -90,8 +90,8 @@ pub struct Recomputed<T> {
     pub magnitude: Vec<f64>,
 }
 
-/// The summaries of one run from its saved samples (`n_saves x n_states`). Windows whose samples are not all
-/// finite (a failed run's NaN) are NaN.
+/// The summaries of one run from its saved samples (`n_saves x n_states`). Windows with a NaN sample
+/// (a failed run is NaN-masked) are NaN.
 pub fn recompute<T: Float>(
     spec: &SummarySpec,
     duration: f64,
@@ -118,11 +118,11 @@ pub fn recompute<T: Float>(
         for &var in &spec.variables {
             let x: Vec<T> = (0..samples).map(|k| saves[(first + k) * n_states + var]).collect();
             let range = w * m..(w + 1) * m;
-            let finite = x[range.clone()].iter().all(|v| *v == *v);
+            let no_nan = x[range.clone()].iter().all(|v| !v.to_f64().is_nan());
             let size = x[range.clone()].iter().fold(0.0f64, |acc, v| acc.max(v.to_f64().abs()));
             for output in &layout.outputs {
                 magnitude.push(size);
-                out.push(if finite { value(&x, range.clone(), output.part, spec.sample_every) } else { nan });
+                out.push(if no_nan { value(&x, range.clone(), output.part, spec.sample_every) } else { nan });
             }
         }
     }
