@@ -2,16 +2,5 @@
 
 fn main() {
     let n = skc_examples::common::size_arg(1000000);
-    let ctx = skc_examples::common::gpu_or_exit();
-    println!("{}: {}", ctx.device().name, ctx.device().arch);
-    match skc_examples::scan::check(&ctx, n) {
-        Ok(outcome) => {
-            println!("{outcome}");
-            std::process::exit(if outcome.passed() { 0 } else { 1 });
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::exit(1);
-        }
-    }
+    skc_examples::common::run_example(|ctx| skc_examples::scan::check(ctx, n))
 }

@@ -96,9 +96,21 @@ pub fn mismatches<T: PartialEq>(gpu: &[T], cpu: &[T]) -> usize {
     gpu.iter().zip(cpu).filter(|(g, c)| g != c).count()
 }
 
+/// The `index`-th command-line argument as a whole number, or `default` when it is absent; a malformed one ends
+/// the program with a message and exit status 2 (an example answers bad input, it does not panic).
+pub fn size_arg_at(index: usize, name: &str, default: usize) -> usize {
+    match std::env::args().nth(index) {
+        None => default,
+        Some(arg) => arg.parse().unwrap_or_else(|_| {
+            eprintln!("error: {name} must be a whole number, not `{arg}`");
+            std::process::exit(2)
+        }),
+    }
+}
+
 /// The size given as the first command-line argument, or `default`.
 pub fn size_arg(default: usize) -> usize {
-    std::env::args().nth(1).map(|a| a.parse().expect("the size must be a whole number")).unwrap_or(default)
+    size_arg_at(1, "SIZE", default)
 }
 
 /// GPU 0, or the reason there is none on stderr and exit status 2.
@@ -107,4 +119,21 @@ pub fn gpu_or_exit() -> skc_runtime::Context {
         eprintln!("error: {e}");
         std::process::exit(2)
     })
+}
+
+/// The `main` of every example: runs `check` on GPU 0, prints the device and the outcome, and exits with 0 when
+/// the GPU agreed with the CPU, 1 when it did not or a CUDA call failed (the error on stderr), 2 without a GPU.
+pub fn run_example(check: impl FnOnce(&skc_runtime::Context) -> skc_runtime::Result<Outcome>) -> ! {
+    let ctx = gpu_or_exit();
+    println!("{}: {}", ctx.device().name, ctx.device().arch);
+    match check(&ctx) {
+        Ok(outcome) => {
+            println!("{outcome}");
+            std::process::exit(if outcome.passed() { 0 } else { 1 });
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+    }
 }
