@@ -109,7 +109,7 @@ fn front_end(
     if report(&checked, frontend) {
         return Err(ExitCode::from(1));
     }
-    let options = EmitOptions { line_directives: !codegen.no_line_directives };
+    let options = EmitOptions { line_directives: !codegen.no_line_directives, ..EmitOptions::default() };
     let cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &options);
     Ok((checked, cuda))
 }

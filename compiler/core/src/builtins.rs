@@ -666,6 +666,22 @@ pub static BUILTINS: &[Builtin] = &[
          then y times that error); x = 0 gives 0 or infinity, x < 0 NaN",
     ),
     pure(
+        "exp2_approx",
+        &[Float32],
+        Float32,
+        "skc_ex2_approx({0})",
+        "2 to the x by the hardware approximation (PTX ex2.approx.ftz.f32: about 2 ulp; a subnormal result \
+         flushes to zero)",
+    ),
+    pure(
+        "log2_approx",
+        &[Float32],
+        Float32,
+        "skc_lg2_approx({0})",
+        "base-2 logarithm by the hardware approximation (PTX lg2.approx.ftz.f32: about 2^-22 absolute; a \
+         subnormal x flushes to zero, giving -infinity)",
+    ),
+    pure(
         "div_approx",
         &[Float32, Float32],
         Float32,

@@ -106,7 +106,7 @@ fn example_codegen_snapshots() {
 #[test]
 fn no_self_assignments_in_emitted_code() {
     for path in all_valid_inputs() {
-        let (checked, output) = emit(&path, &EmitOptions { line_directives: false });
+        let (checked, output) = emit(&path, &EmitOptions { line_directives: false, ..EmitOptions::default() });
         let source = &checked.sources.file(checked.root).text;
         for line in output.source.lines() {
             let t = line.trim().trim_end_matches(';');
@@ -173,7 +173,7 @@ fn barriers_and_collectives_are_emitted_exactly_once() {
 fn line_directives_can_be_turned_off() {
     for path in inputs() {
         let (_, with) = emit(&path, &EmitOptions::default());
-        let (_, without) = emit(&path, &EmitOptions { line_directives: false });
+        let (_, without) = emit(&path, &EmitOptions { line_directives: false, ..EmitOptions::default() });
         assert!(with.source.contains("#line "), "{}", path.display());
         assert!(!without.source.contains("#line"), "{}", path.display());
         let strip = |s: &str| s.lines().filter(|l| !l.starts_with("#line")).collect::<Vec<_>>().join("\n");
@@ -307,4 +307,20 @@ fn mutated_inputs_do_not_panic() {
         }
     }
     assert!(emitted_clean > 0);
+}
+
+/// `EmitOptions::full_warps`: the warp collectives keep their calls and take the constant full mask, which the
+/// prelude then defines (the default computes the mask of a partial last warp from the block's size).
+#[test]
+fn full_warps_makes_the_warp_mask_constant() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/codegen/short_circuit_nested.sk");
+    let (_, default) = emit(&path, &EmitOptions::default());
+    let (_, full) = emit(&path, &EmitOptions { full_warps: true, ..EmitOptions::default() });
+    let constant = "unsigned int skc_warp_mask() { return 0xFFFFFFFFu; }";
+    assert!(default.source.contains("__all_sync(skc_warp_mask(), "), "{}", default.source);
+    assert!(!default.source.contains(constant));
+    assert!(default.source.contains("const int lanes = threads - (skc_thread_rank() & ~31);"));
+    assert!(full.source.contains(constant), "{}", full.source);
+    assert!(!full.source.contains("const int lanes"));
+    assert_eq!(code_after_prelude(&default.source), code_after_prelude(&full.source));
 }

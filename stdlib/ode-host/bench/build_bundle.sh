@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds, where cargo is (x86-64 Linux), what stdlib/ode-host/bench/gpu_run.sh runs on the GPU machine, into DEST (default:
+# Builds, where cargo is (x86-64 Linux), what stdlib/ode-host/bench/gpu_run.sh runs on the GPU machine, into $DEST (default:
 # .carry/ode of the checkout given as the first argument, else this one; .carry/ is git-ignored): release builds
 # of the Lorenz example, ode_bench and the GPU test executable, the stdlib/ode modules, the example systems, the
 # peer scripts, the benchmark kernels' CUBINs. The CuBIE wheels are expected in DEST/whl (see docs/ode.md).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT="${1:-$PWD}"
-DEST="$ROOT/.carry/ode"
+DEST="${DEST:-$ROOT/.carry/ode}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 cargo build --release --locked -p skc-ode --examples
 tests_json="$(mktemp)"

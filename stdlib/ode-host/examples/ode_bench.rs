@@ -5,7 +5,9 @@
 //! controller, exponent 1/5, safety 0.9, clamp [0.2, 10], no dead band, dt0 = 1e-3, as the peers are run):
 //! device time of the kernel (CUDA events, inputs and outputs resident, best of 5 after a warm-up), steps and
 //! the error against a float64 reference (Vern7 at 1e-12 on the GPU, checked against the CPU reference on the
-//! first runs), written to `$REF_DIR/ref_N.f64` for the peers when `$REF_DIR` is set.
+//! first runs), written to `$REF_DIR/ref_N.f64` for the peers when `$REF_DIR` is set. `ode_bench
+//! sweep-computed-mask N...` runs the same kernels with the warp votes' mask computed from the block size (skc's
+//! default emission) instead of the constant full mask the solver uses.
 //!
 //! `ode_bench fsal [N]`: the FSAL vote experiment: half the lanes of each warp (the odd ones) integrate a system
 //! that rejects steps at every switch of a square-wave forcing, the other half accept; Tsit5 adaptive with the
@@ -59,20 +61,23 @@ fn lorenz_inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
     (((0..n).flat_map(|_| [1.0f32, 0.0, 0.0])).collect(), rho)
 }
 
-fn sweep(ctx: &Context, sizes: &[usize]) -> Result<()> {
+/// `full_warps`: the votes' mask as the solver emits it (the constant full mask); false: computed from the block
+/// size as skc's emitter does by default (`sweep-computed-mask`, to measure what the constant mask buys).
+fn sweep(ctx: &Context, sizes: &[usize], full_warps: bool) -> Result<()> {
     let lorenz = system("lorenz.sk");
     let mut reference_cfg = Config::new(Method::Vern7, 1.0, 1e-3).with_tolerances(1e-12, 1e-12);
     reference_cfg.dt_min = 1e-12;
     let reference_solver = OdeSolver::new(ctx, &lorenz, &reference_cfg, &Options::default())?;
-    // The defaults, and (`-lb5`) ptxas held to 5 blocks of 256 threads per SM (at most 48 registers): the
-    // adaptive kernels take 55 registers (4 blocks) on their own.
-    let lb5 = Options { min_blocks_per_sm: 5, ..Options::default() };
+    // The defaults, and (`-lb6`) ptxas held to 6 blocks of 256 threads per SM (at most 40 registers): the
+    // adaptive Tsit5 kernel takes 47 registers (5 blocks) on its own.
+    let base = Options { full_warps, ..Options::default() };
+    let lb6 = Options { min_blocks_per_sm: 6, ..base.clone() };
     let configs = [
-        ("tsit5-fixed", matched(Method::Tsit5, ControllerKind::Fixed), Options::default()),
-        ("tsit5-adaptive", matched(Method::Tsit5, ControllerKind::I), Options::default()),
-        ("dp5-adaptive", matched(Method::DormandPrince5, ControllerKind::I), Options::default()),
-        ("tsit5-adaptive-lb5", matched(Method::Tsit5, ControllerKind::I), lb5.clone()),
-        ("dp5-adaptive-lb5", matched(Method::DormandPrince5, ControllerKind::I), lb5),
+        ("tsit5-fixed", matched(Method::Tsit5, ControllerKind::Fixed), base.clone()),
+        ("tsit5-adaptive", matched(Method::Tsit5, ControllerKind::I), base.clone()),
+        ("dp5-adaptive", matched(Method::DormandPrince5, ControllerKind::I), base),
+        ("tsit5-adaptive-lb6", matched(Method::Tsit5, ControllerKind::I), lb6.clone()),
+        ("dp5-adaptive-lb6", matched(Method::DormandPrince5, ControllerKind::I), lb6),
     ];
     let solvers: Vec<(&str, OdeSolver)> = configs
         .iter()
@@ -193,13 +198,14 @@ fn main() -> Result<()> {
         Ok(args[from..].iter().map(|a| a.parse()).collect::<std::result::Result<_, _>>()?)
     };
     match args.first().map(String::as_str) {
-        Some("sweep") => sweep(&ctx, &numbers(1)?),
+        Some("sweep") => sweep(&ctx, &numbers(1)?, true),
+        Some("sweep-computed-mask") => sweep(&ctx, &numbers(1)?, false),
         Some("fsal") => fsal(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), 5),
         Some("fsal-once") => fsal(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), 0),
         Some("lorenz-once") => {
             lorenz_once(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), ControllerKind::Fixed)
         }
         Some("adaptive-once") => lorenz_once(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), ControllerKind::I),
-        _ => Err("usage: ode_bench sweep N... | fsal [N] | fsal-once [N] | lorenz-once [N] | adaptive-once [N]".into()),
+        _ => Err("usage: ode_bench sweep N... | sweep-computed-mask N... | fsal [N] | fsal-once [N] | lorenz-once [N] | adaptive-once [N]".into()),
     }
 }

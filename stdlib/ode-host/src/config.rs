@@ -230,6 +230,11 @@ impl Config {
                 return Err(ConfigError::NoErrorEstimate { method: self.method, controller: self.controller });
             }
             finite_positive("atol", self.atol)?;
+            // The float32 error norm multiplies by the hardware reciprocal of its scale `atol + rtol max(|y|,
+            // |ynew|)` (at least atol), which flushes a subnormal to zero: atol must be a normal float32.
+            if self.precision == Precision::F32 && (self.atol as f32) < f32::MIN_POSITIVE {
+                return Err(ConfigError::SubnormalFloat32 { name: "atol", value: self.atol });
+            }
             finite_positive("rtol", self.rtol)?;
             finite_positive("dt_min", self.dt_min)?;
             finite_positive("dt_max", self.dt_max)?;
@@ -284,11 +289,28 @@ impl Config {
 /// A setting that no kernel may run with.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ConfigError {
-    NotPositive { name: &'static str, value: f64 },
-    NotFinite { name: &'static str, value: f64 },
+    NotPositive {
+        name: &'static str,
+        value: f64,
+    },
+    NotFinite {
+        name: &'static str,
+        value: f64,
+    },
+    /// A float32 setting below the smallest normal float32 (about 1.2e-38).
+    SubnormalFloat32 {
+        name: &'static str,
+        value: f64,
+    },
     NegativeDuration(f64),
-    StepBounds { dt_min: f64, dt_max: f64 },
-    NoErrorEstimate { method: Method, controller: ControllerKind },
+    StepBounds {
+        dt_min: f64,
+        dt_max: f64,
+    },
+    NoErrorEstimate {
+        method: Method,
+        controller: ControllerKind,
+    },
     UnknownMethod(String),
     UnknownController(String),
     Summaries(SummaryError),
@@ -299,6 +321,9 @@ impl fmt::Display for ConfigError {
         match self {
             ConfigError::NotPositive { name, value } => write!(f, "{name} must be finite and positive, not {value}"),
             ConfigError::NotFinite { name, value } => write!(f, "{name} must be finite, not {value}"),
+            ConfigError::SubnormalFloat32 { name, value } => {
+                write!(f, "{name} must be at least the smallest normal float32 (1.1754944e-38) in float32, not {value}")
+            }
             ConfigError::NegativeDuration(d) => write!(f, "the duration must be finite and not negative, not {d}"),
             ConfigError::StepBounds { dt_min, dt_max } => {
                 write!(f, "dt_min ({dt_min}) is larger than dt_max ({dt_max})")
@@ -375,6 +400,16 @@ mod tests {
         let mut c = base.clone();
         c.atol = f64::NAN;
         assert!(matches!(c.validate(), Err(ConfigError::NotPositive { name: "atol", .. })));
+        // Float32 runs need a normal float32 atol (the norm's reciprocal flushes subnormals); float64 runs not.
+        let mut c32 = c.clone();
+        c32.precision = Precision::F32;
+        c32.atol = 1e-39;
+        assert!(matches!(c32.validate(), Err(ConfigError::SubnormalFloat32 { name: "atol", .. })));
+        c32.atol = 1.2e-38;
+        assert_eq!(c32.validate(), Ok(()));
+        c32.precision = Precision::F64;
+        c32.atol = 1e-39;
+        assert_eq!(c32.validate(), Ok(()));
         let c = Config::new(Method::ClassicalRk4, 1.0, 1e-3).with_controller(ControllerKind::PI);
         assert!(matches!(c.validate(), Err(ConfigError::NoErrorEstimate { .. })));
         let mut c = base;

@@ -207,6 +207,7 @@ impl OdeSolver {
         let signatures: Vec<KernelSignature> = program.cuda.kernels.iter().map(runtime_signature).collect();
         let module = Module::from_cuda(ctx, &program.name, &program.cuda.source, signatures)?;
         let kernel = module.kernel("ode_solve")?;
+        // A multiple of 32: the program is emitted with `full_warps` (program.rs), whose votes assume whole warps.
         let block = (kernel.max_threads_per_block().min(crate::sk::BLOCK) / 32 * 32).max(32);
         Ok(OdeSolver {
             ctx: ctx.clone(),

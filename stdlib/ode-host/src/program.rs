@@ -208,7 +208,10 @@ impl SolverProgram {
         if let Some(spec) = &cfg.summaries {
             spec.validate(n_states).map_err(|e| FrontendError { rendered: format!("summaries: {e}") })?;
         }
-        let mut cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
+        // Full warps: the solver launches blocks of a multiple of 32 threads (gpu.rs), so the warp votes take the
+        // constant full mask and ptxas adds no convergence check to each of them.
+        let emit = EmitOptions { full_warps: options.full_warps, ..EmitOptions::default() };
+        let mut cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &emit);
         if options.min_blocks_per_sm > 0 {
             let entry = "extern \"C\" __global__ void ode_solve(";
             if !cuda.source.contains(entry) {

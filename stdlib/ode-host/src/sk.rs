@@ -152,12 +152,16 @@ pub fn precision_module(precision: Precision) -> String {
     match precision {
         Precision::F32 => writeln!(
             out,
-            "(* The error norm's x / y (y > 0) and the controllers' x^y (x > 0) by the hardware approximations\n   \
-             (div_approx, pow_approx: a few ulps, 5 and 9 instructions where an IEEE division costs about ten and\n   \
-             exp2 (y log2 x) about thirty): they only steer the step size, and the CPU reference's float32\n   \
-             margins (compare.rs, 1e-3 relative) are far wider. *)\n\
-             let real_div (x : float32) (y : float32) : float32 = div_approx x y\n\
-             let real_pow (x : float32) (y : float32) : float32 = pow_approx x y\n"
+            "(* The error norm's x / y and the controllers' x^y (x > 0) by the hardware approximations, without\n   \
+             their subnormal guards: x times the reciprocal (rcp.approx.ftz, one instruction; y is the norm's\n   \
+             scale atol + rtol max(|y_i|, |ynew_i|), at least atol, which skc-ode requires to be a normal float32)\n   \
+             and exp2 (y log2 x) (ex2.approx.ftz, lg2.approx.ftz: three instructions, where __powf's guards made\n   \
+             ten; the I, PI and PID bases are at least 1e-20 and the gain is clamped; Gustafsson's predictive\n   \
+             base flushed to 0 gives an infinite predictive gain, and the I gain is taken, docs/ode.md).\n   \
+             They only steer the step size, within a few ulps, and the CPU reference's float32 margins (compare.rs,\n   \
+             1e-3 relative) are far wider. *)\n\
+             let real_div (x : float32) (y : float32) : float32 = x *. rcp_approx y\n\
+             let real_pow (x : float32) (y : float32) : float32 = exp2_approx (y *. log2_approx x)\n"
         ),
         Precision::F64 => writeln!(
             out,
@@ -217,6 +221,9 @@ pub struct Options {
     /// Blocks of [`BLOCK`] threads that ptxas must fit on one SM (`__launch_bounds__(BLOCK, n)`: it caps the
     /// registers per thread); 0 leaves ptxas its own choice.
     pub min_blocks_per_sm: u32,
+    /// The warp votes' mask: the constant full mask (true, the default; the solver launches whole warps), or
+    /// computed from the block's size as skc's emitter does by default (false: only to measure the difference).
+    pub full_warps: bool,
 }
 
 /// Threads per block of the solver kernel.
@@ -224,7 +231,7 @@ pub const BLOCK: u32 = 256;
 
 impl Default for Options {
     fn default() -> Self {
-        Options { fsal_vote: true, trace_len: 0, min_blocks_per_sm: 0 }
+        Options { fsal_vote: true, trace_len: 0, min_blocks_per_sm: 0, full_warps: true }
     }
 }
 

@@ -100,7 +100,7 @@ fn run_on_host(
     np: usize,
 ) -> HostRun {
     let program = SolverProgram::build(system, cfg, options).unwrap_or_else(|e| panic!("{label}: {e}"));
-    let source: String = program.cuda.source.lines().filter(|l| !l.starts_with("#line")).collect::<Vec<_>>().join("\n");
+    let source = common::host_source(&program.cuda.source);
     for line in source.lines() {
         let t = line.trim().trim_end_matches(';');
         if let Some((a, b)) = t.split_once(" = ") {

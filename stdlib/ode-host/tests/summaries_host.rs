@@ -86,7 +86,7 @@ fn work_dir() -> PathBuf {
 
 /// Compiles `source` with `main` for `REAL`, feeds it `input`, returns its output bytes.
 fn run_host(cxx: &str, label: &str, source: &str, main: &str, precision: Precision, input: &[u8]) -> Vec<u8> {
-    let source: String = source.lines().filter(|l| !l.starts_with("#line")).collect::<Vec<_>>().join("\n");
+    let source = common::host_source(source);
     let real = if precision == Precision::F32 { "float" } else { "double" };
     let dir = work_dir();
     let stem = label.replace([' ', '/', '[', ']'], "_");

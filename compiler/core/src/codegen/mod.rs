@@ -38,11 +38,17 @@ use output::Printer;
 pub struct EmitOptions {
     /// Write `#line N "file.sk"` before statements, so NVRTC errors and debuggers point at the `.sk` source.
     pub line_directives: bool,
+    /// The launcher promises that every block has a multiple of 32 threads (skc-ode's solver launches do): the
+    /// mask of the warp collectives is then the constant `0xFFFFFFFF` rather than computed from the block's size,
+    /// which spares each collective the convergence check ptxas emits for a mask it cannot see (a `REDUX.OR`, an
+    /// `R2UR` and a divergence branch). A launch with a partial warp would be undefined behaviour: false unless
+    /// the launcher guarantees it.
+    pub full_warps: bool,
 }
 
 impl Default for EmitOptions {
     fn default() -> Self {
-        EmitOptions { line_directives: true }
+        EmitOptions { line_directives: true, full_warps: false }
     }
 }
 
@@ -160,7 +166,7 @@ pub fn emit_cuda(module: &Module, types: &TypeInfo, sources: &SourceMap, options
     }
 
     let mut source = header(sources, &kernels);
-    let prelude = prelude::prelude_for(&code.out, &globals.helper_overloads.borrow());
+    let prelude = prelude::prelude_for(&code.out, &globals.helper_overloads.borrow(), options.full_warps);
     if !prelude.is_empty() {
         source.push_str(&prelude);
         source.push_str("\n// ---- end of prelude ----\n\n");

@@ -117,6 +117,18 @@ __device__ __forceinline__ float skc_rcp_approx(float x) { float r; asm(\"rcp.ap
 __device__ __forceinline__ double skc_rcp_approx(double x) { double r; asm(\"rcp.approx.ftz.f64 %0, %1;\" : \"=d\"(r) : \"d\"(x)); return r; }",
     },
     Helper {
+        name: "skc_ex2_approx",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ float skc_ex2_approx(float x) { float r; asm(\"ex2.approx.ftz.f32 %0, %1;\" : \"=f\"(r) : \"f\"(x)); return r; }",
+    },
+    Helper {
+        name: "skc_lg2_approx",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ float skc_lg2_approx(float x) { float r; asm(\"lg2.approx.ftz.f32 %0, %1;\" : \"=f\"(r) : \"f\"(x)); return r; }",
+    },
+    Helper {
         name: "skc_uniform_load",
         needs: &[],
         code: "\
@@ -294,13 +306,15 @@ __device__ __forceinline__ int skc_launch_status() {
 
 /// The prelude for code whose text is `code`: every helper it calls, with their dependencies, in table order.
 /// `overloads` lists the (helper, C argument type) pairs the code uses; an overloaded helper prints only those.
-pub fn prelude_for(code: &str, overloads: &BTreeSet<(String, String)>) -> String {
+pub fn prelude_for(code: &str, overloads: &BTreeSet<(String, String)>, full_warps: bool) -> String {
     // A call is `name(` or, for the templates of the ordered atomics, `name<`.
     let called = |name: &str| code.contains(&format!("{name}(")) || code.contains(&format!("{name}<"));
     let mut wanted: Vec<&str> = HELPERS.iter().filter(|h| called(h.name)).map(|h| h.name).collect();
     let mut i = 0;
     while i < wanted.len() {
-        if let Some(h) = HELPERS.iter().find(|h| h.name == wanted[i]) {
+        // The constant full-warp mask needs no other helper.
+        let constant_mask = full_warps && wanted[i] == "skc_warp_mask";
+        if let Some(h) = HELPERS.iter().find(|h| h.name == wanted[i]).filter(|_| !constant_mask) {
             for need in h.needs {
                 if !wanted.contains(need) {
                     wanted.push(need);
@@ -309,8 +323,17 @@ pub fn prelude_for(code: &str, overloads: &BTreeSet<(String, String)>) -> String
         }
         i += 1;
     }
-    let blocks: Vec<String> =
-        HELPERS.iter().filter(|h| wanted.contains(&h.name)).map(|h| helper_code(h, overloads)).collect();
+    let blocks: Vec<String> = HELPERS
+        .iter()
+        .filter(|h| wanted.contains(&h.name))
+        .map(|h| {
+            if full_warps && h.name == "skc_warp_mask" {
+                FULL_WARP_MASK.to_string()
+            } else {
+                helper_code(h, overloads)
+            }
+        })
+        .collect();
     if blocks.is_empty() {
         return String::new();
     }
@@ -319,6 +342,14 @@ pub fn prelude_for(code: &str, overloads: &BTreeSet<(String, String)>) -> String
     out.push('\n');
     out
 }
+
+/// `skc_warp_mask` under [`super::EmitOptions::full_warps`]: the launcher promises blocks of whole warps, so every
+/// warp has all 32 lanes and the mask is a constant (ptxas then checks no convergence before each collective).
+const FULL_WARP_MASK: &str = "\
+// Every block this program is launched with has a multiple of 32 threads (the emitter's full_warps option, a
+// promise of the launcher): every warp has all 32 lanes, and the convergence analysis proved that all of them
+// execute each warp collective together.
+__device__ __forceinline__ unsigned int skc_warp_mask() { return 0xFFFFFFFFu; }";
 
 /// The code of a helper; of an overloaded one, the overloads for the types in `overloads` (all if none is listed).
 fn helper_code(helper: &Helper, overloads: &BTreeSet<(String, String)>) -> String {
@@ -343,5 +374,5 @@ fn helper_code(helper: &Helper, overloads: &BTreeSet<(String, String)>) -> Strin
 /// Every helper, as one block (for tests and documentation).
 pub fn full_prelude() -> String {
     let all: String = HELPERS.iter().map(|h| format!("{}(", h.name)).collect();
-    prelude_for(&all, &BTreeSet::new())
+    prelude_for(&all, &BTreeSet::new(), false)
 }

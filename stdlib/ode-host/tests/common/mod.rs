@@ -29,3 +29,24 @@ static float skc_host_fdividef(float x, float y) { return x / y; }
 #define __powf skc_host_powf
 #define __fdividef skc_host_fdividef
 "#;
+
+/// The emitted CUDA C for the host: without `#line` directives, and with the prelude helpers that are inline PTX
+/// (the hardware approximations `rcp_approx`, `exp2_approx`, `log2_approx`) replaced by the exact functions,
+/// which the device's are within a few ulps of.
+pub fn host_source(cuda: &str) -> String {
+    const HOST: &[(&str, &str)] = &[
+        ("float skc_rcp_approx(float x)", "{ return 1.0f / x; }"),
+        ("double skc_rcp_approx(double x)", "{ return 1.0 / x; }"),
+        ("float skc_ex2_approx(float x)", "{ return exp2f(x); }"),
+        ("float skc_lg2_approx(float x)", "{ return log2f(x); }"),
+    ];
+    let lines: Vec<String> = cuda
+        .lines()
+        .filter(|l| !l.starts_with("#line"))
+        .map(|l| match HOST.iter().find(|(head, _)| l.contains(head) && l.contains("asm(")) {
+            Some((head, body)) => format!("static inline {head} {body}"),
+            None => l.to_string(),
+        })
+        .collect();
+    lines.join("\n")
+}
