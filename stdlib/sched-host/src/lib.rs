@@ -20,6 +20,7 @@ pub mod layout;
 pub mod linearizability;
 pub mod memory;
 pub mod producer;
+pub mod queue_bench;
 pub mod scheduler;
 
 pub use error::{Result, SchedError};
