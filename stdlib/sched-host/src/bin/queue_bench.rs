@@ -5,22 +5,36 @@
 //! `--repeats` times for about `--ms` milliseconds each (R calibrated by a short run); every run is checked for
 //! conservation (an element lost or duplicated stops the benchmark with an error). Prints the median run.
 //!
-//! `queue-bench [--threads 1024,4096,...] [--ms 30] [--repeats 3] [--capacity 1048576]`
+//! `queue-bench [--threads 1024,4096,...] [--ms 30] [--repeats 3] [--capacity 1048576] [--max-run-s 10]`
+//! A row whose rounds are predicted (from the previous row, contention growing with the square of the threads)
+//! to make its exact run longer than `--max-run-s` runs 1 round exactly and one timed run: the CAS variant's
+//! lane-level operations collapse (3.2 s for 8 rounds of 65,536 threads on an H200).
 //! Environment: `SKC_QUEUE_BENCH_SK` (queue_bench.sk, with sched.sk next to it, when not in the source tree).
 
 use skc_runtime::Context;
 use skc_sched::queue_bench::{Level, QueueBench, QueueRun, BROKER_QUEUE_OPS};
 use skc_sched::{QueueKind, Result};
 
+/// Rounds of the exact run of each row.
+const VERIFY_ROUNDS: u32 = 4;
+
 struct Options {
     threads: Vec<u32>,
+    /// A run predicted to take longer than this is shortened (fewer rounds, one repeat).
+    max_run_s: f64,
     ms: f64,
     repeats: usize,
     capacity: usize,
 }
 
 fn parse() -> std::result::Result<Options, String> {
-    let mut o = Options { threads: vec![1024, 4096, 16384, 65536, 262144], ms: 30.0, repeats: 3, capacity: 1 << 20 };
+    let mut o = Options {
+        threads: vec![1024, 4096, 16384, 65536, 262144],
+        max_run_s: 10.0,
+        ms: 30.0,
+        repeats: 3,
+        capacity: 1 << 20,
+    };
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
         let value = pair.get(1).ok_or(format!("{} needs a value", pair[0]))?;
@@ -30,6 +44,7 @@ fn parse() -> std::result::Result<Options, String> {
                 o.threads =
                     value.split(',').map(|t| t.parse().map_err(|_| bad())).collect::<std::result::Result<_, _>>()?
             }
+            "--max-run-s" => o.max_run_s = value.parse().map_err(|_| bad())?,
             "--ms" => o.ms = value.parse().map_err(|_| bad())?,
             "--repeats" => o.repeats = value.parse().map_err(|_| bad())?,
             "--capacity" => o.capacity = value.parse().map_err(|_| bad())?,
@@ -41,7 +56,7 @@ fn parse() -> std::result::Result<Options, String> {
 
 fn main() {
     let options = parse().unwrap_or_else(|e| {
-        eprintln!("queue-bench: {e}\nusage: queue-bench [--threads 1024,4096] [--ms 30] [--repeats 3] [--capacity N]");
+        eprintln!("queue-bench: {e}\nusage: queue-bench [--threads 1024,4096] [--ms 30] [--repeats 3] [--capacity N] [--max-run-s 10]");
         std::process::exit(2)
     });
     let ctx = Context::new(0).unwrap_or_else(|e| {
@@ -56,28 +71,25 @@ fn main() {
 
 fn sweep(ctx: &Context, o: &Options) -> Result<()> {
     let max_threads = o.threads.iter().copied().max().unwrap_or(0) as usize;
-    let verify_rounds = 4u32;
-    let max_ids = max_threads * (verify_rounds as usize + 1);
+    let max_ids = max_threads * (VERIFY_ROUNDS as usize + 1);
     let mut rows = Vec::new();
     println!("{}", header());
     for queue in [QueueKind::Ticket, QueueKind::Cas] {
         let bench = QueueBench::new(ctx, queue, o.capacity, max_ids)?;
         for level in [Level::Warp, Level::Lane] {
+            // (threads, seconds per round) of the last row: predicts the next one (contention grows about with
+            // the square of the threads in the CAS loops), so that a collapsing variant is run short, not hung.
+            let mut last: Option<(u32, f64)> = None;
             for &threads in &o.threads {
-                bench.run(level, threads, verify_rounds, threads, true)?;
-                let rounds = calibrate(&bench, level, threads, o.ms)?;
-                let mut runs = (0..o.repeats.max(1))
-                    .map(|_| bench.run(level, threads, rounds, threads, false))
-                    .collect::<Result<Vec<QueueRun>>>()?;
-                runs.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
-                let median = runs[runs.len() / 2].clone();
+                let (median, runs) = measure(&bench, level, threads, last, o)?;
+                last = Some((threads, median.seconds / median.rounds as f64));
                 let row = row(&median, &runs);
                 println!("{row}");
                 rows.push(row);
             }
         }
     }
-    println!("\nall runs conserved every element (ids counted exactly in a {verify_rounds}-round run per row, checksums in the timed runs)");
+    println!("\nall runs conserved every element (ids counted exactly in a run of {VERIFY_ROUNDS} rounds, or 1 where rounds are slow, per row, checksums in the timed runs)");
     println!("\n{}", header());
     for r in &rows {
         println!("{r}");
@@ -85,13 +97,32 @@ fn sweep(ctx: &Context, o: &Options) -> Result<()> {
     Ok(())
 }
 
-/// Rounds for a run of about `ms` milliseconds, from a short run (at least 8 rounds, ids below 2^30).
-fn calibrate(bench: &QueueBench, level: Level, threads: u32, ms: f64) -> Result<u32> {
-    let probe = 8u32;
-    let run = bench.run(level, threads, probe, threads, false)?;
-    let per_round = run.seconds / probe as f64;
-    let limit = ((1u64 << 30) / threads as u64).saturating_sub(2).max(probe as u64) as f64;
-    Ok((ms * 1e-3 / per_round).clamp(probe as f64, limit) as u32)
+/// One row: an exact run of `VERIFY_ROUNDS` rounds (1 when the prediction says that rounds take long), then
+/// `repeats` checksum-checked runs of about `ms` milliseconds (one run when a round alone takes a good part of
+/// `max_run_s`). Returns the median run and every timed run, sorted.
+fn measure(
+    bench: &QueueBench,
+    level: Level,
+    threads: u32,
+    last: Option<(u32, f64)>,
+    o: &Options,
+) -> Result<(QueueRun, Vec<QueueRun>)> {
+    let predicted = last.map_or(0.0, |(t, per_round)| per_round * (threads as f64 / t as f64).powi(2));
+    let slow = predicted * VERIFY_ROUNDS as f64 > o.max_run_s;
+    let verify = bench.run(level, threads, if slow { 1 } else { VERIFY_ROUNDS }, threads, true)?;
+    let mut per_round = verify.seconds / verify.rounds as f64;
+    if per_round * 8.0 < o.max_run_s / 10.0 {
+        // A longer probe: a few rounds are dominated by the launch.
+        let probe = bench.run(level, threads, 8, threads, false)?;
+        per_round = probe.seconds / 8.0;
+    }
+    let limit = ((1u64 << 30) / threads as u64).saturating_sub(2).max(1) as f64;
+    let rounds = (o.ms * 1e-3 / per_round).clamp(1.0, limit) as u32;
+    let repeats = if per_round * rounds as f64 > o.max_run_s / 4.0 { 1 } else { o.repeats.max(1) };
+    let mut runs =
+        (0..repeats).map(|_| bench.run(level, threads, rounds, threads, false)).collect::<Result<Vec<QueueRun>>>()?;
+    runs.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+    Ok((runs[runs.len() / 2].clone(), runs))
 }
 
 fn header() -> String {
