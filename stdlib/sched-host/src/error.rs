@@ -21,6 +21,8 @@ pub enum SchedError {
     Stopped { ring: usize },
     /// Waited longer than allowed: the kernel did not answer (a hang is reported, never waited out).
     Timeout { kernel: &'static str, what: String, waited: Duration },
+    /// A queue benchmark lost, repeated or corrupted an element (`what` says which and how many).
+    Conservation { kernel: &'static str, what: String },
 }
 
 impl SchedError {
@@ -46,7 +48,8 @@ impl SchedError {
             SchedError::Runtime(e) => e.kernel(),
             SchedError::Cuda { kernel, .. }
             | SchedError::Config { kernel, .. }
-            | SchedError::Timeout { kernel, .. } => Some(kernel),
+            | SchedError::Timeout { kernel, .. }
+            | SchedError::Conservation { kernel, .. } => Some(kernel),
             SchedError::Stopped { .. } => Some(crate::scheduler::MAIN_KERNEL),
         }
     }
@@ -73,6 +76,7 @@ impl fmt::Display for SchedError {
             SchedError::Stopped { ring } => {
                 write!(f, "ring {ring}: the scheduler (kernel `sched_main`) was stopped; no more tasks are accepted")
             }
+            SchedError::Conservation { kernel, what } => write!(f, "kernel `{kernel}` broke conservation: {what}"),
             SchedError::Timeout { kernel, what, waited } => {
                 write!(f, "kernel `{kernel}`: {what} did not happen within {waited:?}")
             }

@@ -12,7 +12,7 @@
 //! Layout: `scheduler` (compile, allocate, cooperative launch, stop), `producer` (a host ring's single writer,
 //! completion polling), `memory` (pinned mapped and device memory without cudarc event tracking), `layout` (the
 //! records and words shared with sched.sk), `linearizability` (the offline check of recorded queue histories),
-//! `error`.
+//! `queue_bench` (the device queue alone, timed and checked for conservation, against the Broker Queue), `error`.
 
 pub mod bench;
 pub mod error;
@@ -20,6 +20,7 @@ pub mod layout;
 pub mod linearizability;
 pub mod memory;
 pub mod producer;
+pub mod queue_bench;
 pub mod scheduler;
 
 pub use error::{Result, SchedError};
