@@ -85,7 +85,8 @@ pub mod ctl {
     pub const CHILD_LAT_MAX: usize = 192;
     pub const CHILD_STARTED: usize = 208;
     pub const EXECUTED: usize = 224;
-    pub const WORDS: usize = 240;
+    pub const FAST: usize = 240;
+    pub const WORDS: usize = 256;
 }
 
 /// Host ring words (`ring_tail`, `ring_head`) are 8 apart: each ring's word has its own 64-byte line.

@@ -58,6 +58,11 @@ pub struct Config {
     pub write_combined_slots: bool,
     /// Longest sleep (ns) of an idle scheduler warp between reads of its ring's tail (`-D poll_idle_ns`).
     pub poll_idle_ns: u32,
+    /// A lone task goes to the block's first worker through a shared-memory mailbox when that worker is idle
+    /// (`-D fast_path`), instead of through the device queue.
+    pub fast_path: bool,
+    /// Sleep (ns) of the mailbox's worker between looks at the mailbox (`-D fast_poll_ns`).
+    pub fast_poll_ns: u32,
     /// Longest wait for anything the GPU must do (a free ring slot, a completion, the kernel's exit).
     pub timeout: Duration,
 }
@@ -78,6 +83,8 @@ impl Default for Config {
             pending_launch_limit: None,
             write_combined_slots: true,
             poll_idle_ns: 256,
+            fast_path: true,
+            fast_poll_ns: 64,
             timeout: Duration::from_secs(20),
         }
     }
@@ -103,6 +110,8 @@ pub struct Stats {
     pub history_records: u64,
     /// Left in the queue at exit (must be 0).
     pub left_reserved: u64,
+    /// Host tasks handed to a worker through its block's mailbox (the fast path) instead of the device queue.
+    pub fast_path: u64,
 }
 
 /// What a stopped scheduler leaves.
@@ -187,6 +196,8 @@ pub fn program(config: &Config) -> Result<Program> {
         ("record_history".to_string(), (config.history > 0).to_string()),
         ("block_warps".to_string(), config.block_warps.to_string()),
         ("poll_idle_ns".to_string(), format!("{}u", config.poll_idle_ns)),
+        ("fast_path".to_string(), config.fast_path.to_string()),
+        ("fast_poll_ns".to_string(), format!("{}u", config.fast_poll_ns)),
     ];
     Ok(Program::from_source_with_defines(&path.display().to_string(), &text, &defines)?)
 }
@@ -341,6 +352,7 @@ impl Scheduler {
             child_latency_max_ns: words[ctl::CHILD_LAT_MAX],
             history_records: words[ctl::HIST],
             left_reserved: words[ctl::RESERVED],
+            fast_path: words[ctl::FAST],
         };
         let counts = if self.config.count_ids > 0 { device.counts.download()? } else { Vec::new() };
         let mut history = if self.config.history > 0 { device.hist.download()? } else { Vec::new() };

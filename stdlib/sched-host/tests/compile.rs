@@ -11,6 +11,7 @@ fn variants() -> Vec<(&'static str, Config)> {
         ("cas", Config { queue: QueueKind::Cas, ..Config::default() }),
         ("ticket+history", Config { history: 1 << 16, ..Config::default() }),
         ("cas+history", Config { queue: QueueKind::Cas, history: 1 << 16, ..Config::default() }),
+        ("no fast path", Config { fast_path: false, ..Config::default() }),
     ]
 }
 
@@ -47,6 +48,8 @@ fn the_variants_differ_only_where_they_should() {
     assert_ne!(ticket, cas, "queue_cas must change the emitted code");
     // The CAS variant takes positions with a 64-bit compare-and-swap; the ticket variant has none there.
     assert!(cas.contains("__nv_atomic_compare_exchange_n"), "the CAS variant uses CAS");
+    let no_fast = program(&Config { fast_path: false, ..Config::default() }).unwrap().cuda_source;
+    assert_ne!(ticket, no_fast, "fast_path must change the emitted code");
 }
 
 #[test]

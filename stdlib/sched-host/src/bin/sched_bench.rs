@@ -99,37 +99,46 @@ fn launch_baselines(base: &Baseline) -> Result<(f64, f64)> {
     Ok((graph, plain))
 }
 
-/// Host-injected empty tasks per second with 1 and 4 producer threads.
+/// Host-injected empty tasks per second with 1 and 4 producer threads, with the fast path (the default) and
+/// without it (the mailbox's worker then polls the queue like any other).
 fn host_injected(ctx: &Context, graph_rate: f64, plain_rate: f64) -> Result<()> {
     let per_producer: usize = if quick() { 1 << 20 } else { 1 << 22 };
+    let mut variants = Vec::new();
     for rings in [1usize, 4] {
         for batch in [32usize, 256] {
-            let config = Config { rings, ring_capacity: 1 << 14, ..Config::default() };
-            let mut sched = Scheduler::start(ctx, config)?;
-            let lists = (0..rings)
-                .map(|r| (0..per_producer).map(|i| Task::empty((r * per_producer + i) as i64)).collect())
-                .collect();
-            let seconds = run_producers(&mut sched, lists, batch)?;
-            sched.stop()?;
-            let rate = (rings * per_producer) as f64 / seconds;
-            println!(
-                "host-injected empty tasks: {rings} producer(s), batches of {batch}: {rate:.3e} tasks/s = {:.1}x the \
-                 CUDA graph, {:.1}x plain launches (target >= 10x the graph)",
-                rate / graph_rate,
-                rate / plain_rate
-            );
+            variants.extend([(rings, batch, true), (rings, batch, false)]);
         }
+    }
+    for (rings, batch, fast_path) in variants {
+        let config = Config { rings, ring_capacity: 1 << 14, fast_path, ..Config::default() };
+        let mut sched = Scheduler::start(ctx, config)?;
+        let lists = (0..rings)
+            .map(|r| (0..per_producer).map(|i| Task::empty((r * per_producer + i) as i64)).collect())
+            .collect();
+        let seconds = run_producers(&mut sched, lists, batch)?;
+        sched.stop()?;
+        let rate = (rings * per_producer) as f64 / seconds;
+        println!(
+            "host-injected empty tasks: {rings} producer(s), batches of {batch}, {}: {rate:.3e} tasks/s = {:.1}x \
+             the CUDA graph, {:.1}x plain launches (target >= 10x the graph)",
+            if fast_path { "fast path" } else { "no fast path" },
+            rate / graph_rate,
+            rate / plain_rate
+        );
     }
     Ok(())
 }
 
 /// Host enqueue to completion seen by the host, one task at a time; with the scheduler warps' idle sleep capped
-/// at 256 ns (the default) and 0 (spinning), and once with the queue history recorded, to split the device's
-/// part: enqueue by the scheduler warp, and from there until a worker has the task.
+/// at 256 ns (the default) and 0 (spinning), with the fast path (the default) and without it (every task through
+/// the device queue), and once with the queue history recorded (queue path), to split the device's part: enqueue
+/// by the scheduler warp, and from there until a worker has the task.
 fn latency(ctx: &Context) -> Result<()> {
-    for (poll_idle_ns, history) in [(256u32, false), (0, false), (256, true)] {
+    let variants = [(256u32, true, false), (0, true, false), (256, false, false), (256, false, true)];
+    for (poll_idle_ns, fast_path, history) in variants {
         let n = if quick() { 2_000 } else { 20_000 };
-        let config = Config { poll_idle_ns, history: if history { 4 * n } else { 0 }, ..Config::default() };
+        let history = if history { 4 * n } else { 0 };
+        let config = Config { poll_idle_ns, fast_path, history, ..Config::default() };
         let mut sched = Scheduler::start(ctx, config)?;
         let mut producer = sched.producers().pop().expect("one ring");
         let mut samples = Vec::with_capacity(n);
@@ -146,14 +155,17 @@ fn latency(ctx: &Context) -> Result<()> {
         samples.sort();
         let us = |d: Duration| d.as_secs_f64() * 1e6;
         println!(
-            "round trip (submit -> completion visible), idle poll sleep <= {poll_idle_ns} ns{}: p50 {:.2} us, p99 {:.2} us, \
-             max {:.2} us over {n} (targets p50 < 3 us, p99 < 10 us)",
-            if history { ", history recorded" } else { "" },
+            "round trip (submit -> completion visible), idle poll sleep <= {poll_idle_ns} ns, {}{}: p50 {:.2} us, \
+             p99 {:.2} us, max {:.2} us over {n} (targets p50 < 3 us, p99 < 10 us; {} of {} tasks took the fast path)",
+            if fast_path { "fast path" } else { "queue path only" },
+            if history > 0 { ", history recorded" } else { "" },
             us(percentile(&samples, 0.5)),
             us(percentile(&samples, 0.99)),
-            us(*samples.last().unwrap())
+            us(*samples.last().unwrap()),
+            finished.stats.fast_path,
+            finished.stats.executed
         );
-        if history {
+        if history > 0 {
             let mut enq = std::collections::HashMap::new();
             let (mut enqueue, mut to_worker) = (Vec::new(), Vec::new());
             for r in finished.history.iter().filter(|r| r.op == 0) {
