@@ -26,8 +26,10 @@ else:
 PY
 strip --strip-debug "$DEST"/bin/*
 rm -rf "$DEST/stdlib/ode" && cp -r stdlib/ode "$DEST/stdlib/ode"
+# Every solver program opens the summary hooks (stdlib/metrics/summaries.sk), found under $SKC_STDLIB/metrics.
+rm -rf "$DEST/stdlib/metrics" && cp -r stdlib/metrics "$DEST/stdlib/metrics"
 cp stdlib/ode-host/systems/*.sk "$DEST/systems/"
-cp stdlib/ode-host/bench/*.py stdlib/ode-host/bench/gpu_run.sh "$DEST/bench/"
+cp stdlib/ode-host/bench/*.py stdlib/ode-host/bench/gpu_run.sh stdlib/ode-host/bench/gpu_run_adaptive.sh "$DEST/bench/"
 # The benchmark kernels' CUBINs, for their SASS (ode_dump needs NVRTC here: SKC_NVRTC_PATH).
 rm -rf "$DEST/cubin" && "$CARGO_TARGET_DIR/release/examples/ode_dump" "$DEST/cubin" > /dev/null
 du -sh "$DEST"

@@ -2,7 +2,8 @@
 only): Tsit5 with fixed dt = 1e-3, Tsit5 and DP5 with the I controller at atol = rtol = 1e-6 (exponent 1/5,
 safety 0.9, clamp [0.2, 10], dt0 1e-3). Prints one JSON line per (config, N): GPU time of the solve (CUDA
 events around the kernel launch, device-resident inputs and outputs), steps, and the error against the float64
-reference in $REF_DIR/ref_N.f64 when present. Usage: python3 cubie_lorenz.py N [N ...]"""
+reference in $REF_DIR/ref_N.f64 when present. Usage: python3 cubie_lorenz.py N [N ...]; CUBIE_CONFIGS (a
+comma-separated list of config names, e.g. tsit5-adaptive,dp5-adaptive) keeps only those."""
 import json
 import os
 import sys
@@ -87,7 +88,9 @@ def run(system, name, settings, n, reps):
 def main():
     sizes = [int(a) for a in sys.argv[1:]] or [32]
     system = lorenz()
-    for name, settings in CONFIGS:
+    wanted = os.environ.get("CUBIE_CONFIGS")
+    configs = [c for c in CONFIGS if wanted is None or c[0] in wanted.split(",")]
+    for name, settings in configs:
         for n in sizes:
             reps = 1 if n >= 1 << 22 else 3
             try:

@@ -246,6 +246,10 @@ pub fn defines(cfg: &Config, options: &Options, system_has_jacobian: bool) -> Ve
         // Fixed steps: h a_ij become immediates (the kernel is compiled per step size anyway: Config is its key).
         out.push(("fixed_dt".to_string(), format!("{:e}", cfg.dt)));
     }
+    if cfg.n_saves() == 0 {
+        // Final state only: the save code compiled out (the kernel's n_saves is 0 then).
+        out.push(("has_saves".to_string(), "false".to_string()));
+    }
     if system_has_jacobian && cfg.jacobian == crate::config::JacobianKind::FiniteDifferences {
         out.push(("has_jacobian".to_string(), "false".to_string()));
     }
@@ -274,4 +278,23 @@ pub fn root_source(system_module: &str, system_has_jacobian: bool, cfg: &Config)
     out.push_str("open Ode_summaries\nopen Summaries\n");
     out.push_str("open Ode_solve\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Config, ControllerKind, Method};
+
+    fn has_saves_define(cfg: &Config) -> Option<String> {
+        defines(cfg, &Options::default(), false).into_iter().find(|(name, _)| name == "has_saves").map(|(_, v)| v)
+    }
+
+    #[test]
+    fn final_state_only_compiles_the_save_code_out() {
+        let mut cfg = Config::new(Method::Tsit5, 1.0, 1e-3).with_controller(ControllerKind::I);
+        assert_eq!(has_saves_define(&cfg).as_deref(), Some("false"));
+        cfg.save_every = Some(0.1);
+        // With saves the module's default (true) stands.
+        assert_eq!(has_saves_define(&cfg), None);
+    }
 }

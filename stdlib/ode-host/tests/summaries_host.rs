@@ -13,29 +13,10 @@ use skc_ode::summaries::recompute::{compare, recompute, Float};
 use skc_ode::summaries::{Layout, Metric, Summaries, SummarySpec};
 use skc_ode::{Config, ControllerKind, Method, Precision};
 
-const SHIM: &str = r#"
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-using std::isnan; using std::isfinite;
-struct dim3 { unsigned x, y, z; };
-static dim3 threadIdx{0,0,0}, blockIdx{0,0,0}, blockDim{1,1,1}, gridDim{1,1,1};
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __constant__
-#define __restrict__
-static int __all_sync(unsigned, int p) { return p; }
-static int __any_sync(unsigned, int p) { return p; }
-static unsigned __activemask() { return 1u; }
-static float rsqrtf(float x) { return 1.0f / sqrtf(x); }
-static double rsqrt(double x) { return 1.0 / sqrt(x); }
-// CUDA's fast float32 power and division, as in host_emulation.rs (glibc declares a __powf of its own).
-static float skc_host_powf(float x, float y) { return exp2f(y * log2f(x)); }
-static float skc_host_fdividef(float x, float y) { return x / y; }
-#define __powf skc_host_powf
-#define __fdividef skc_host_fdividef
+mod common;
+
+/// Reads `n` values of `T` from the input file.
+const TAKE: &str = r#"
 template <class T> static std::vector<T> take(FILE* f, size_t n) {
   std::vector<T> v(n ? n : 1); if (n && fread(v.data(), sizeof(T), n, f) != n) exit(3); return v; }
 "#;
@@ -110,7 +91,7 @@ fn run_host(cxx: &str, label: &str, source: &str, main: &str, precision: Precisi
     let dir = work_dir();
     let stem = label.replace([' ', '/', '[', ']'], "_");
     let cpp = dir.join(format!("{stem}.cpp"));
-    std::fs::write(&cpp, format!("#define REAL {real}\n{SHIM}\n{source}\n{main}")).unwrap();
+    std::fs::write(&cpp, format!("#define REAL {real}\n{}\n{TAKE}\n{source}\n{main}", common::CUDA_HOST_SHIM)).unwrap();
     let exe = dir.join(&stem);
     let out = Command::new(cxx).args(["-O1", "-ffp-contract=off", "-w", "-o"]).arg(&exe).arg(&cpp).output().unwrap();
     assert!(out.status.success(), "{label}: {}", String::from_utf8_lossy(&out.stderr));
