@@ -14,7 +14,7 @@ use skc_runtime::cudarc::driver::{result, sys, CudaFunction};
 use skc_runtime::{Context, Module, Program};
 
 use crate::error::{Result, SchedError};
-use crate::layout::{ctl, HistRecord, Task, RING_WORD_STRIDE};
+use crate::layout::{ctl, HistRecord, RingSlot, Task, RING_WORD_STRIDE};
 use crate::memory::{DeviceArray, HostMapped};
 use crate::producer::{Producer, CLOSED, IDLE};
 
@@ -61,8 +61,20 @@ pub struct Config {
     /// A lone task goes to the block's first worker through a shared-memory mailbox when that worker is idle
     /// (`-D fast_path`), instead of through the device queue.
     pub fast_path: bool,
-    /// Sleep (ns) of the mailbox's worker between looks at the mailbox (`-D fast_poll_ns`).
+    /// Sleep (ns) of the mailbox's worker between looks at the mailbox, after its spin window (`-D fast_poll_ns`).
     pub fast_poll_ns: u32,
+    /// An idle scheduler warp reads the slot at its head in the same PCIe round trip as the tail (`-D spec_poll`;
+    /// false: the tail first, then the slots it covers: two round trips for a lone task).
+    pub spec_poll: bool,
+    /// For this long (ns) after a scheduler warp last found a task, and after the mailbox's worker last took
+    /// one, they poll without sleeping (`-D spin_ns`).
+    pub spin_ns: u64,
+    /// Completion records written as a release fence and a relaxed store instead of one release store
+    /// (`-D done_fence`).
+    pub done_fence: bool,
+    /// Device timestamps of fast-path tasks summed into [`Stats`] (`-D fast_timing`); off for measurements of
+    /// the round trip itself.
+    pub fast_timing: bool,
     /// Longest wait for anything the GPU must do (a free ring slot, a completion, the kernel's exit).
     pub timeout: Duration,
 }
@@ -85,6 +97,10 @@ impl Default for Config {
             poll_idle_ns: 256,
             fast_path: true,
             fast_poll_ns: 64,
+            spec_poll: true,
+            spin_ns: 2_000_000,
+            done_fence: false,
+            fast_timing: false,
             timeout: Duration::from_secs(20),
         }
     }
@@ -112,6 +128,14 @@ pub struct Stats {
     pub left_reserved: u64,
     /// Host tasks handed to a worker through its block's mailbox (the fast path) instead of the device queue.
     pub fast_path: u64,
+    /// With `fast_timing`: sums over `fast_timed` mailbox tasks (ns, globaltimer) of the scheduler warp's poll
+    /// that found the task (its PCIe round trip), the way from there to the worker taking it, running and
+    /// counting it, and the completion record's write.
+    pub fast_poll_ns: u64,
+    pub fast_hand_ns: u64,
+    pub fast_run_ns: u64,
+    pub fast_done_ns: u64,
+    pub fast_timed: u64,
 }
 
 /// What a stopped scheduler leaves.
@@ -131,7 +155,7 @@ pub(crate) struct Rings {
     pub ctx: Context,
     /// `[0]`: the stop request.
     pub hctl: HostMapped<u64>,
-    pub slots: HostMapped<Task>,
+    pub slots: HostMapped<RingSlot>,
     pub tails: HostMapped<u64>,
     pub heads: HostMapped<u64>,
     pub done: HostMapped<u64>,
@@ -198,6 +222,10 @@ pub fn program(config: &Config) -> Result<Program> {
         ("poll_idle_ns".to_string(), format!("{}u", config.poll_idle_ns)),
         ("fast_path".to_string(), config.fast_path.to_string()),
         ("fast_poll_ns".to_string(), format!("{}u", config.fast_poll_ns)),
+        ("spec_poll".to_string(), config.spec_poll.to_string()),
+        ("spin_ns".to_string(), format!("{}UL", config.spin_ns)),
+        ("done_fence".to_string(), config.done_fence.to_string()),
+        ("fast_timing".to_string(), config.fast_timing.to_string()),
     ];
     Ok(Program::from_source_with_defines(&path.display().to_string(), &text, &defines)?)
 }
@@ -207,8 +235,9 @@ fn check_config(config: &Config) -> Result<()> {
     if !config.ring_capacity.is_power_of_two() || !config.queue_capacity.is_power_of_two() {
         return bad("ring and queue capacities must be powers of two".into());
     }
-    if config.queue_capacity > 1 << 30 || config.ring_capacity > 1 << 24 {
-        return bad("the queue holds at most 2^30 slots and a ring 2^24".into());
+    if config.queue_capacity > 1 << 30 || config.ring_capacity > 1 << 23 {
+        // A ring slot's stamp has 24 bits (layout.rs): a lap must be shorter than the stamp's period.
+        return bad("the queue holds at most 2^30 slots and a ring 2^23".into());
     }
     if config.count_ids > i32::MAX as usize || config.history > i32::MAX as usize {
         return bad("count_ids and history must fit in an int32".into());
@@ -266,6 +295,7 @@ impl Scheduler {
         let r = &self.rings;
         let c = &self.config;
         let mut p_hctl = r.hctl.device_ptr();
+        let mut p_words = r.slots.device_ptr();
         let mut p_slots = r.slots.device_ptr();
         let mut p_tails = r.tails.device_ptr();
         let mut p_heads = r.heads.device_ptr();
@@ -283,9 +313,11 @@ impl Scheduler {
         let mut p_child = d.child_blocks.device_ptr();
         let mut child_cap = c.child_cap as i32;
         let mut p_sink = d.sink.device_ptr();
-        // The parameter order of `sched_main` in sched.sk.
-        let mut params: [*mut c_void; 18] = [
+        // The parameter order of `sched_main` in sched.sk. `ring_words` and `ring_slots` are the same memory: as
+        // words for the scheduler warp's system-scope loads, as records for its ordinary loads.
+        let mut params: [*mut c_void; 19] = [
             &mut p_hctl as *mut u64 as *mut c_void,
+            &mut p_words as *mut u64 as *mut c_void,
             &mut p_slots as *mut u64 as *mut c_void,
             &mut p_tails as *mut u64 as *mut c_void,
             &mut p_heads as *mut u64 as *mut c_void,
@@ -353,6 +385,11 @@ impl Scheduler {
             history_records: words[ctl::HIST],
             left_reserved: words[ctl::RESERVED],
             fast_path: words[ctl::FAST],
+            fast_poll_ns: words[ctl::FAST_POLL],
+            fast_hand_ns: words[ctl::FAST_HAND],
+            fast_run_ns: words[ctl::FAST_RUN],
+            fast_done_ns: words[ctl::FAST_DONE],
+            fast_timed: words[ctl::FAST_TIMED],
         };
         let counts = if self.config.count_ids > 0 { device.counts.download()? } else { Vec::new() };
         let mut history = if self.config.history > 0 { device.hist.download()? } else { Vec::new() };

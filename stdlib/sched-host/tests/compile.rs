@@ -12,6 +12,9 @@ fn variants() -> Vec<(&'static str, Config)> {
         ("ticket+history", Config { history: 1 << 16, ..Config::default() }),
         ("cas+history", Config { queue: QueueKind::Cas, history: 1 << 16, ..Config::default() }),
         ("no fast path", Config { fast_path: false, ..Config::default() }),
+        ("tail then slot", Config { spec_poll: false, ..Config::default() }),
+        ("fenced completion", Config { done_fence: true, ..Config::default() }),
+        ("fast-path timestamps", Config { fast_timing: true, ..Config::default() }),
     ]
 }
 
@@ -19,7 +22,7 @@ fn variants() -> Vec<(&'static str, Config)> {
 fn every_variant_compiles_without_spills() {
     for (name, config) in variants() {
         let program = program(&config).unwrap_or_else(|e| panic!("{name}: {e}"));
-        for kernel in ["sched_main", "sched_child", "sched_empty", "sched_compute"] {
+        for kernel in ["sched_main", "sched_child", "sched_empty", "sched_compute", "sched_pingpong"] {
             assert!(program.kernel(kernel).is_some(), "{name}: no kernel {kernel}");
         }
         let options = CompileOptions { relocatable: true, ..CompileOptions::for_arch("sm_90") };

@@ -142,6 +142,50 @@ fn lone_tasks_take_the_fast_path_and_each_runs_once() {
     }
 }
 
+/// A ring of 16 slots reused for thousands of laps, with lone tasks (each waited for: the scheduler warp finds
+/// them with its one-read poll of the stamped slot at its head) and batches of 1 to 40 in between (more than the
+/// ring holds: the producer waits for slots, the warp takes them after the tail's acquire). Every id runs exactly
+/// once, with the one-read poll and without it, and no slot of an older lap is ever taken for a newer one.
+#[test]
+fn stamped_slots_survive_many_laps_of_a_small_ring() {
+    let ctx = gpu();
+    for (name, spec_poll) in [("one-read poll", true), ("tail then slot", false)] {
+        let ids = 200_000i64;
+        let config = Config {
+            rings: 1,
+            ring_capacity: 16,
+            count_ids: ids as usize,
+            reserve_sms: 8,
+            spec_poll,
+            ..Config::default()
+        };
+        let mut sched = Scheduler::start(&ctx, config).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut p = sched.producers().pop().unwrap();
+        let (mut id, mut round) = (0i64, 0usize);
+        while id < ids {
+            if round % 2 == 0 {
+                let ticket = p.submit(Task::empty(id)).unwrap_or_else(|e| panic!("{name}: {e}"));
+                p.wait(ticket).unwrap_or_else(|e| panic!("{name}: {e}"));
+                id += 1;
+            } else {
+                let n = ((round * 7) % 40 + 1).min((ids - id) as usize) as i64;
+                let batch: Vec<Task> =
+                    (id..id + n).map(|i| if i % 5 == 0 { Task::compute(i, 30) } else { Task::empty(i) }).collect();
+                p.submit_batch(&batch).unwrap_or_else(|e| panic!("{name}: {e}"));
+                id += n;
+            }
+            round += 1;
+        }
+        p.wait_all().unwrap_or_else(|e| panic!("{name}: {e}"));
+        drop(p);
+        let finished = sched.stop().unwrap_or_else(|e| panic!("{name}: {e}"));
+        eprintln!("{name}: stats {:?}", finished.stats);
+        assert_eq!(finished.stats.left_reserved, 0, "{name}: tasks left in the queue after stop");
+        assert_each_once(&finished.counts);
+        assert!(finished.stats.fast_path > 0, "{name}: no lone task took the fast path");
+    }
+}
+
 fn linearizable_history(queue: QueueKind) {
     let ctx = gpu();
     let config = Config { rings: 2, queue, history: 1 << 21, count_ids: 1 << 20, ..Config::default() };

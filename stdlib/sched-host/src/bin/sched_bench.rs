@@ -1,7 +1,10 @@
 //! The scheduler's benchmark and short checks, for the GPU machine (no Rust toolchain there: copied as a binary).
 //!
-//! `sched-bench bench`  every measurement of docs/performance.md's scheduler section, with baselines measured in
-//!                      the same run (plain launches, a CUDA graph, a stream of kernels);
+//! `sched-bench bench [SECTIONS]`  every measurement of docs/performance.md's scheduler section, with baselines
+//!                      measured in the same run (plain launches, a CUDA graph, a stream of kernels, the host <-> GPU
+//!                      ping-pong); SECTIONS (comma-separated, default all): inject, latency, devgen, compute,
+//!                      children (the launch baselines always run);
+//! `sched-bench pingpong`  the round trip's physical floor alone;
 //! `sched-bench smoke`  a short mixed run (empty, compute, spawn, child tasks from 2 producers) whose counts and
 //!                      completions are checked: what compute-sanitizer runs;
 //! Environment: `SKC_SCHED_SK` (the .sk file when not in the source tree), `SKC_SCHED_QUICK=1` (smaller sizes).
@@ -9,7 +12,7 @@
 use std::time::{Duration, Instant};
 
 use skc_runtime::Context;
-use skc_sched::bench::{percentile, run_producers, Baseline};
+use skc_sched::bench::{percentile, pingpong, run_producers, Baseline, PINGPONG_COSTS};
 use skc_sched::{Config, QueueKind, Result, Scheduler, Task};
 
 fn main() {
@@ -19,10 +22,11 @@ fn main() {
         std::process::exit(2)
     });
     let outcome = match mode.as_str() {
-        "bench" => bench(&ctx),
+        "bench" => bench(&ctx, &std::env::args().nth(2).unwrap_or_else(|| SECTIONS.into())),
+        "pingpong" => floor(&ctx),
         "smoke" => smoke(&ctx),
         other => {
-            eprintln!("usage: sched-bench [bench|smoke] (got `{other}`)");
+            eprintln!("usage: sched-bench [bench [SECTIONS]|pingpong|smoke] (got `{other}`)");
             std::process::exit(2)
         }
     };
@@ -69,7 +73,10 @@ fn smoke(ctx: &Context) -> Result<()> {
     Ok(())
 }
 
-fn bench(ctx: &Context) -> Result<()> {
+const SECTIONS: &str = "inject,latency,devgen,compute,children";
+
+fn bench(ctx: &Context, sections: &str) -> Result<()> {
+    let on = |name: &str| sections.split(',').any(|s| s == name);
     println!("device: {} ({} SMs)", ctx.device().name, ctx.device().multiprocessors);
     let probe = Scheduler::start(ctx, Config::default())?;
     println!(
@@ -81,11 +88,56 @@ fn bench(ctx: &Context) -> Result<()> {
     probe.stop()?;
     let base = Baseline::new(ctx)?;
     let (graph_rate, plain_rate) = launch_baselines(&base)?;
-    host_injected(ctx, graph_rate, plain_rate)?;
-    latency(ctx)?;
-    device_generated(ctx)?;
-    compute_tasks(ctx, &base)?;
-    children(ctx)?;
+    if on("inject") {
+        host_injected(ctx, graph_rate, plain_rate)?;
+    }
+    if on("latency") {
+        floor(ctx)?;
+        latency(ctx)?;
+    }
+    if on("devgen") {
+        device_generated(ctx)?;
+    }
+    if on("compute") {
+        compute_tasks(ctx, &base)?;
+    }
+    if on("children") {
+        for fast_path in [true, false] {
+            children(ctx, fast_path)?;
+        }
+    }
+    Ok(())
+}
+
+/// The round trip's physical floor: a one-lane kernel answers the host's ping through pinned mapped memory,
+/// with each load and store flavour, and the costs of single PCIe reads and system-scope writes.
+fn floor(ctx: &Context) -> Result<()> {
+    let n = if quick() { 5_000 } else { 20_000 };
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    for mode in [0i32, 1, 2, 4, 6, 3] {
+        let load = if mode & 1 == 1 { "ld.relaxed.sys" } else { "ld.acquire.sys" };
+        let store = match mode & 6 {
+            0 => "st.release.sys",
+            2 => "fence.release.sys + st.relaxed.sys",
+            4 => "fence.sc.sys + st.relaxed.sys",
+            _ => "st.relaxed.sys alone",
+        };
+        let p = pingpong(ctx, mode, n, 2_000)?;
+        println!(
+            "ping-pong floor ({load}, reply {store}): host round trip p50 {:.2} us, p99 {:.2} us, max {:.2} us over \
+             {n}; device: ping to ping p50 {:.2} us, reply written in p50 {:.3} us",
+            us(percentile(&p.round_trips, 0.5)),
+            us(percentile(&p.round_trips, 0.99)),
+            us(*p.round_trips.last().unwrap()),
+            us(percentile(&p.device_round_trips, 0.5)),
+            us(percentile(&p.reply, 0.5)),
+        );
+        if mode == 0 {
+            for (name, ns) in PINGPONG_COSTS.iter().zip(p.costs) {
+                println!("  single operation, mean of 2000: {name}: {:.3} us", ns as f64 * 1e-3);
+            }
+        }
+    }
     Ok(())
 }
 
@@ -134,11 +186,20 @@ fn host_injected(ctx: &Context, graph_rate: f64, plain_rate: f64) -> Result<()> 
 /// the device queue), and once with the queue history recorded (queue path), to split the device's part: enqueue
 /// by the scheduler warp, and from there until a worker has the task.
 fn latency(ctx: &Context) -> Result<()> {
-    let variants = [(256u32, true, false), (0, true, false), (256, false, false), (256, false, true)];
-    for (poll_idle_ns, fast_path, history) in variants {
+    let d = Config::default();
+    let variants = [
+        ("default: fast path, one-read poll, spinning, st.release.sys", d.clone()),
+        ("completion as fence.release.sys + st.relaxed.sys", Config { done_fence: true, ..d.clone() }),
+        ("fast path, tail then slot (two reads)", Config { spec_poll: false, ..d.clone() }),
+        ("fast path, one-read poll, sleeping polls (sched3's)", Config { spin_ns: 0, ..d.clone() }),
+        ("queue path only", Config { fast_path: false, ..d.clone() }),
+        ("device timestamps on", Config { fast_timing: true, ..d.clone() }),
+        ("queue path only, history recorded", Config { fast_path: false, history: 1, ..d.clone() }),
+    ];
+    for (label, config) in variants {
         let n = if quick() { 2_000 } else { 20_000 };
-        let history = if history { 4 * n } else { 0 };
-        let config = Config { poll_idle_ns, fast_path, history, ..Config::default() };
+        let history = if config.history > 0 { 4 * n } else { 0 };
+        let config = Config { history, ..config };
         let mut sched = Scheduler::start(ctx, config)?;
         let mut producer = sched.producers().pop().expect("one ring");
         let mut samples = Vec::with_capacity(n);
@@ -155,16 +216,30 @@ fn latency(ctx: &Context) -> Result<()> {
         samples.sort();
         let us = |d: Duration| d.as_secs_f64() * 1e6;
         println!(
-            "round trip (submit -> completion visible), idle poll sleep <= {poll_idle_ns} ns, {}{}: p50 {:.2} us, \
+            "round trip (submit -> completion visible), {label}: p50 {:.2} us, \
              p99 {:.2} us, max {:.2} us over {n} (targets p50 < 3 us, p99 < 10 us; {} of {} tasks took the fast path)",
-            if fast_path { "fast path" } else { "queue path only" },
-            if history > 0 { ", history recorded" } else { "" },
             us(percentile(&samples, 0.5)),
             us(percentile(&samples, 0.99)),
             us(*samples.last().unwrap()),
             finished.stats.fast_path,
             finished.stats.executed
         );
+        let s = &finished.stats;
+        if s.fast_timed > 0 {
+            let mean = |sum: u64| sum as f64 * 1e-3 / s.fast_timed as f64;
+            println!(
+                "  device part of {} mailbox tasks (means, globaltimer): the scheduler warp's poll that found the task \
+                 {:.2} us, found -> in the worker's hands {:.2} us, run and count {:.2} us, completion write {:.2} us; \
+                 the host's submit -> round trip rest: {:.2} us",
+                s.fast_timed,
+                mean(s.fast_poll_ns),
+                mean(s.fast_hand_ns),
+                mean(s.fast_run_ns),
+                mean(s.fast_done_ns),
+                us(samples.iter().sum::<Duration>() / samples.len() as u32)
+                    - mean(s.fast_poll_ns + s.fast_hand_ns + s.fast_run_ns + s.fast_done_ns)
+            );
+        }
         if history > 0 {
             let mut enq = std::collections::HashMap::new();
             let (mut enqueue, mut to_worker) = (Vec::new(), Vec::new());
@@ -193,9 +268,14 @@ fn latency(ctx: &Context) -> Result<()> {
 /// Empty tasks generated on the device against the number of producer warps, ticket queue and CAS variant.
 fn device_generated(ctx: &Context) -> Result<()> {
     let cap: i64 = if quick() { 1 << 24 } else { 1 << 27 };
-    for queue in [QueueKind::Ticket, QueueKind::Cas] {
-        for producers in [1usize, 8, 32, 128, 256] {
-            let config = Config { queue, queue_capacity: 1 << 20, ..Config::default() };
+    let mut variants = Vec::new();
+    for (queue, fast_path) in [(QueueKind::Ticket, true), (QueueKind::Ticket, false), (QueueKind::Cas, true)] {
+        let counts: &[usize] = if fast_path || queue == QueueKind::Cas { &[1, 8, 32, 128, 256] } else { &[1, 8] };
+        variants.extend(counts.iter().map(|&p| (queue, fast_path, p)));
+    }
+    {
+        for (queue, fast_path, producers) in variants {
+            let config = Config { queue, queue_capacity: 1 << 20, fast_path, ..Config::default() };
             let mut sched = Scheduler::start(ctx, config)?;
             // Warm up: the kernel is running and idle before the clock starts.
             let mut p = sched.producers().pop().expect("one ring");
@@ -214,11 +294,14 @@ fn device_generated(ctx: &Context) -> Result<()> {
             let seconds = begin.elapsed().as_secs_f64();
             let generated = per as f64 * producers as f64;
             println!(
-                "device-generated empty tasks, {queue:?} queue, {producers} producer warps: {:.3e} tasks/s \
-                 ({generated:.0} tasks in {:.1} ms, {} run inline because the queue was full; Broker Queue published 2.7e9 ops/s)",
+                "device-generated empty tasks, {queue:?} queue, {}, {producers} producer warps: {:.3e} tasks/s \
+                 ({generated:.0} tasks in {:.1} ms, {} run inline because the queue was full, {} spawn task(s) \
+                 through the mailbox; Broker Queue published 2.7e9 ops/s)",
+                if fast_path { "fast path" } else { "no fast path" },
                 generated / seconds,
                 seconds * 1e3,
-                finished.stats.spawn_inline
+                finished.stats.spawn_inline,
+                finished.stats.fast_path
             );
         }
     }
@@ -269,9 +352,10 @@ fn compute_tasks(ctx: &Context, base: &Baseline) -> Result<()> {
 
 /// Fire-and-forget children: launch-to-first-instruction latency of one child at a time, throughput, and what
 /// happens past the pending-launch limit (2048).
-fn children(ctx: &Context) -> Result<()> {
+fn children(ctx: &Context, fast_path: bool) -> Result<()> {
+    let mode = if fast_path { "fast path" } else { "no fast path" };
     {
-        let config = Config { reserve_sms: 32, ..Config::default() };
+        let config = Config { reserve_sms: 32, fast_path, ..Config::default() };
         let mut sched = Scheduler::start(ctx, config)?;
         let mut p = sched.producers().pop().expect("one ring");
         let n = 500;
@@ -284,7 +368,7 @@ fn children(ctx: &Context) -> Result<()> {
         drop(p);
         let s = sched.stop()?.stats;
         println!(
-            "children one at a time ({n}, each waited for): launch-to-first-instruction mean {:.2} us, max {:.2} us; \
+            "children one at a time ({mode}, {n}, each waited for): launch-to-first-instruction mean {:.2} us, max {:.2} us; \
              submit -> child's completion seen {:.2} us per child; {} launched, {} inline",
             s.child_latency_sum_ns as f64 * 1e-3 / s.child_started.max(1) as f64,
             s.child_latency_max_ns as f64 * 1e-3,
@@ -296,7 +380,7 @@ fn children(ctx: &Context) -> Result<()> {
     for (label, n, iters, cap) in
         [("short children", 4_000usize, 100, 1024u32), ("past the limit", 6_000, 200_000, 6_000)]
     {
-        let config = Config { reserve_sms: 32, child_cap: cap, ring_capacity: 1 << 13, ..Config::default() };
+        let config = Config { reserve_sms: 32, child_cap: cap, ring_capacity: 1 << 13, fast_path, ..Config::default() };
         let mut sched = Scheduler::start(ctx, config)?;
         let mut p = sched.producers().pop().expect("one ring");
         let tasks: Vec<Task> = (0..n).map(|i| Task::child(i as i64 * 2, 1, iters)).collect();
@@ -309,10 +393,12 @@ fn children(ctx: &Context) -> Result<()> {
         let s = &f.stats;
         let mean = if s.child_started > 0 { s.child_latency_sum_ns as f64 / s.child_started as f64 } else { 0.0 };
         println!(
-            "children ({label}, {n} tasks of 1 block x {iters} iterations, cap {cap}): {:.3e} tasks/s, {} launched, \
-             {} inline (cap reached or launch refused), launch-to-first-instruction mean {:.1} us, max {:.1} us",
+            "children ({mode}, {label}, {n} tasks of 1 block x {iters} iterations, cap {cap}): {:.3e} tasks/s, {} \
+             launched, {} started, {} inline (cap reached or launch refused), launch-to-first-instruction mean {:.1} \
+             us, max {:.1} us",
             n as f64 / seconds,
             s.child_launched,
+            s.child_started,
             s.child_inline,
             mean * 1e-3,
             s.child_latency_max_ns as f64 * 1e-3
