@@ -157,26 +157,28 @@ pub struct PingPong {
     pub reply: Vec<Duration>,
     /// Device: from seeing ping i to seeing ping i + 1 (the round trip as the GPU sees it), sorted.
     pub device_round_trips: Vec<Duration>,
-    /// Mean cost (ns) of single operations, in the kernel's order: relaxed load, acquire load, the scheduler's
-    /// poll (six lanes, three lines), relaxed load + acquire fence, release store, release fence + relaxed
-    /// store, full fence + relaxed store, relaxed store.
-    pub costs: [u64; 8],
+    /// Mean cost (ns) of single operations, named by [`PINGPONG_COSTS`] (sched_pingpong in sched.sk).
+    pub costs: [u64; 11],
 }
 
-pub const PINGPONG_COSTS: [&str; 8] = [
-    "relaxed.sys load",
-    "acquire.sys load",
-    "the scheduler's poll (4 slot words + 2 lines, one round trip)",
-    "relaxed.sys load + fence.acquire.sys",
+pub const PINGPONG_COSTS: [&str; 11] = [
+    "ld.relaxed.sys",
+    "ld.acquire.sys",
+    "the scheduler's poll (4 slot words, 2 more lines, 3 registers: one round trip)",
+    "ld.relaxed.sys + fence.acquire.sys",
     "st.release.sys",
     "fence.release.sys + st.relaxed.sys",
     "fence.sc.sys + st.relaxed.sys",
     "st.relaxed.sys alone",
+    "the same poll into one register (each load waits for the previous)",
+    "the poll with all 32 lanes loading",
+    "st.release.gpu to device memory",
 ];
 
 /// Host <-> GPU ping-pong through pinned mapped host memory (not write-combined, like the ring's tail and the
 /// completion records): the host stores ping = i and spins until pong = i, `n` times after 200 warm-up rounds.
-/// `mode` picks the GPU's load and store flavour (sched_pingpong in sched.sk). Same module, same context, same
+/// `mode` picks the GPU's load and store flavour and whether a second warp polls host memory next to it
+/// (sched_pingpong in sched.sk). Same module, same context, same
 /// process as the scheduler's benchmark.
 pub fn pingpong(ctx: &Context, mode: i32, n: usize, reps: i32) -> Result<PingPong> {
     const KERNEL: &str = "sched_pingpong";
@@ -188,7 +190,7 @@ pub fn pingpong(ctx: &Context, mode: i32, n: usize, reps: i32) -> Result<PingPon
     let words = HostMapped::<u64>::new(32, false)?;
     let total = n + 200;
     let stamps = DeviceArray::<u64>::new(2 * total + 2)?;
-    let costs = DeviceArray::<u64>::new(8)?;
+    let costs = DeviceArray::<u64>::new(16)?;
     let stream = cuda("cuStreamCreate", result::stream::create(result::stream::StreamKind::NonBlocking))?;
     let (mut p_ping, mut p_pong, mut p_words) = (ping.device_ptr(), pong.device_ptr(), words.device_ptr());
     let (mut n_i, mut mode_v, mut reps_v) = (total as i32, mode, reps);
@@ -205,7 +207,7 @@ pub fn pingpong(ctx: &Context, mode: i32, n: usize, reps: i32) -> Result<PingPon
     ];
     // SAFETY: the parameters match sched_pingpong's signature; every buffer outlives the kernel (the stream is
     // synchronised before they drop).
-    unsafe { result::launch_kernel(f.cu_function(), (1, 1, 1), (32, 1, 1), 0, stream, &mut params) }
+    unsafe { result::launch_kernel(f.cu_function(), (1, 1, 1), (64, 1, 1), 0, stream, &mut params) }
         .map_err(|e| SchedError::cuda("cuLaunchKernel", KERNEL, e))?;
     let (ping_w, pong_w) = (ping.atomic(0), pong.atomic(0));
     let mut round_trips = Vec::with_capacity(n);
@@ -248,8 +250,8 @@ pub fn pingpong(ctx: &Context, mode: i32, n: usize, reps: i32) -> Result<PingPon
     round_trips.sort();
     reply.sort();
     device_round_trips.sort();
-    let mut costs_out = [0u64; 8];
-    costs_out.copy_from_slice(&c);
+    let mut costs_out = [0u64; 11];
+    costs_out.copy_from_slice(&c[..11]);
     Ok(PingPong { round_trips, reply, device_round_trips, costs: costs_out })
 }
 

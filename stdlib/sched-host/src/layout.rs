@@ -94,7 +94,9 @@ pub mod ctl {
     pub const FAST_RUN: usize = 288;
     pub const FAST_DONE: usize = 304;
     pub const FAST_TIMED: usize = 320;
-    pub const WORDS: usize = 336;
+    /// Mailbox tasks not yet finished (must be 0 at exit).
+    pub const MAILBOX: usize = 336;
+    pub const WORDS: usize = 352;
 }
 
 /// Host ring words (`ring_tail`, `ring_head`) are 8 apart: each ring's word has its own 64-byte line.

@@ -69,6 +69,15 @@ pub struct Config {
     /// For this long (ns) after a scheduler warp last found a task, and after the mailbox's worker last took
     /// one, they poll without sleeping (`-D spin_ns`).
     pub spin_ns: u64,
+    /// After handing a task to its mailbox, the scheduler warp issues no PCIe read until the worker has written
+    /// the completion record, for at most this long (ns; 0: no pause) (`-D quiet_ns`): a system-scope fence
+    /// waits for the PCIe reads its SM has in flight.
+    pub quiet_ns: u64,
+    /// Longest sleep (ns) of an idle scheduler warp between polls while its mailbox's worker is busy (0: as
+    /// when it is idle) (`-D busy_poll_ns`).
+    pub busy_poll_ns: u32,
+    /// Whether the mailbox's worker also takes tasks from the device queue (`-D watcher_queue`).
+    pub watcher_queue: bool,
     /// Completion records written as a release fence and a relaxed store instead of one release store
     /// (`-D done_fence`).
     pub done_fence: bool,
@@ -99,6 +108,9 @@ impl Default for Config {
             fast_poll_ns: 64,
             spec_poll: true,
             spin_ns: 2_000_000,
+            quiet_ns: 4_000,
+            busy_poll_ns: 0,
+            watcher_queue: true,
             done_fence: false,
             fast_timing: false,
             timeout: Duration::from_secs(20),
@@ -124,7 +136,7 @@ pub struct Stats {
     pub child_latency_max_ns: u64,
     /// History records written (may exceed the buffer: then the history is incomplete).
     pub history_records: u64,
-    /// Left in the queue at exit (must be 0).
+    /// Left in the queue or a mailbox at exit (must be 0).
     pub left_reserved: u64,
     /// Host tasks handed to a worker through its block's mailbox (the fast path) instead of the device queue.
     pub fast_path: u64,
@@ -224,6 +236,9 @@ pub fn program(config: &Config) -> Result<Program> {
         ("fast_poll_ns".to_string(), format!("{}u", config.fast_poll_ns)),
         ("spec_poll".to_string(), config.spec_poll.to_string()),
         ("spin_ns".to_string(), format!("{}UL", config.spin_ns)),
+        ("quiet_ns".to_string(), format!("{}UL", config.quiet_ns)),
+        ("busy_poll_ns".to_string(), format!("{}u", config.busy_poll_ns)),
+        ("watcher_queue".to_string(), config.watcher_queue.to_string()),
         ("done_fence".to_string(), config.done_fence.to_string()),
         ("fast_timing".to_string(), config.fast_timing.to_string()),
     ];
@@ -383,7 +398,7 @@ impl Scheduler {
             child_latency_sum_ns: words[ctl::CHILD_LAT_SUM],
             child_latency_max_ns: words[ctl::CHILD_LAT_MAX],
             history_records: words[ctl::HIST],
-            left_reserved: words[ctl::RESERVED],
+            left_reserved: words[ctl::RESERVED].wrapping_add(words[ctl::MAILBOX]),
             fast_path: words[ctl::FAST],
             fast_poll_ns: words[ctl::FAST_POLL],
             fast_hand_ns: words[ctl::FAST_HAND],

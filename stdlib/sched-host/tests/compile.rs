@@ -15,6 +15,10 @@ fn variants() -> Vec<(&'static str, Config)> {
         ("tail then slot", Config { spec_poll: false, ..Config::default() }),
         ("fenced completion", Config { done_fence: true, ..Config::default() }),
         ("fast-path timestamps", Config { fast_timing: true, ..Config::default() }),
+        (
+            "busy back-off, no queue for the watcher",
+            Config { busy_poll_ns: 4000, watcher_queue: false, ..Config::default() },
+        ),
     ]
 }
 

@@ -102,8 +102,8 @@ fn bench(ctx: &Context, sections: &str) -> Result<()> {
         compute_tasks(ctx, &base)?;
     }
     if on("children") {
-        for fast_path in [true, false] {
-            children(ctx, fast_path)?;
+        for (label, config, _) in watcher_variants() {
+            children(ctx, label, config)?;
         }
     }
     Ok(())
@@ -114,7 +114,7 @@ fn bench(ctx: &Context, sections: &str) -> Result<()> {
 fn floor(ctx: &Context) -> Result<()> {
     let n = if quick() { 5_000 } else { 20_000 };
     let us = |d: Duration| d.as_secs_f64() * 1e6;
-    for mode in [0i32, 1, 2, 4, 6, 3] {
+    for mode in [0i32, 1, 2, 4, 6, 8, 14] {
         let load = if mode & 1 == 1 { "ld.relaxed.sys" } else { "ld.acquire.sys" };
         let store = match mode & 6 {
             0 => "st.release.sys",
@@ -122,19 +122,20 @@ fn floor(ctx: &Context) -> Result<()> {
             4 => "fence.sc.sys + st.relaxed.sys",
             _ => "st.relaxed.sys alone",
         };
+        let noise = if mode & 8 == 8 { ", with a polling warp next to it" } else { "" };
         let p = pingpong(ctx, mode, n, 2_000)?;
         println!(
-            "ping-pong floor ({load}, reply {store}): host round trip p50 {:.2} us, p99 {:.2} us, max {:.2} us over \
-             {n}; device: ping to ping p50 {:.2} us, reply written in p50 {:.3} us",
+            "ping-pong floor ({load}, reply {store}{noise}): host round trip p50 {:.2} us, p99 {:.2} us, max {:.2} \
+             us over {n}; device: ping to ping p50 {:.2} us, reply written in p50 {:.3} us",
             us(percentile(&p.round_trips, 0.5)),
             us(percentile(&p.round_trips, 0.99)),
             us(*p.round_trips.last().unwrap()),
             us(percentile(&p.device_round_trips, 0.5)),
             us(percentile(&p.reply, 0.5)),
         );
-        if mode == 0 {
+        if mode == 0 || mode == 8 {
             for (name, ns) in PINGPONG_COSTS.iter().zip(p.costs) {
-                println!("  single operation, mean of 2000: {name}: {:.3} us", ns as f64 * 1e-3);
+                println!("  single operation{noise}, mean of 2000: {name}: {:.3} us", ns as f64 * 1e-3);
             }
         }
     }
@@ -155,14 +156,21 @@ fn launch_baselines(base: &Baseline) -> Result<(f64, f64)> {
 /// without it (the mailbox's worker then polls the queue like any other).
 fn host_injected(ctx: &Context, graph_rate: f64, plain_rate: f64) -> Result<()> {
     let per_producer: usize = if quick() { 1 << 20 } else { 1 << 22 };
+    let d = Config::default();
+    let configs = [
+        ("fast path", d.clone()),
+        ("no fast path", Config { fast_path: false, ..d.clone() }),
+        ("fast path, tail then slot", Config { spec_poll: false, ..d.clone() }),
+        ("fast path, sleeping polls", sleepy()),
+    ];
     let mut variants = Vec::new();
     for rings in [1usize, 4] {
         for batch in [32usize, 256] {
-            variants.extend([(rings, batch, true), (rings, batch, false)]);
+            variants.extend(configs.iter().map(|(label, c)| (rings, batch, *label, c.clone())));
         }
     }
-    for (rings, batch, fast_path) in variants {
-        let config = Config { rings, ring_capacity: 1 << 14, fast_path, ..Config::default() };
+    for (rings, batch, label, config) in variants {
+        let config = Config { rings, ring_capacity: 1 << 14, ..config };
         let mut sched = Scheduler::start(ctx, config)?;
         let lists = (0..rings)
             .map(|r| (0..per_producer).map(|i| Task::empty((r * per_producer + i) as i64)).collect())
@@ -171,9 +179,8 @@ fn host_injected(ctx: &Context, graph_rate: f64, plain_rate: f64) -> Result<()> 
         sched.stop()?;
         let rate = (rings * per_producer) as f64 / seconds;
         println!(
-            "host-injected empty tasks: {rings} producer(s), batches of {batch}, {}: {rate:.3e} tasks/s = {:.1}x \
+            "host-injected empty tasks: {rings} producer(s), batches of {batch}, {label}: {rate:.3e} tasks/s = {:.1}x \
              the CUDA graph, {:.1}x plain launches (target >= 10x the graph)",
-            if fast_path { "fast path" } else { "no fast path" },
             rate / graph_rate,
             rate / plain_rate
         );
@@ -188,12 +195,15 @@ fn host_injected(ctx: &Context, graph_rate: f64, plain_rate: f64) -> Result<()> 
 fn latency(ctx: &Context) -> Result<()> {
     let d = Config::default();
     let variants = [
-        ("default: fast path, one-read poll, spinning, st.release.sys", d.clone()),
+        ("default: fast path, one-read poll, spinning, quiet window, st.release.sys", d.clone()),
+        ("no quiet window", Config { quiet_ns: 0, ..d.clone() }),
         ("completion as fence.release.sys + st.relaxed.sys", Config { done_fence: true, ..d.clone() }),
-        ("fast path, tail then slot (two reads)", Config { spec_poll: false, ..d.clone() }),
-        ("fast path, one-read poll, sleeping polls (sched3's)", Config { spin_ns: 0, ..d.clone() }),
+        ("tail then slot (two reads)", Config { spec_poll: false, ..d.clone() }),
+        ("sleeping polls (sched3's)", Config { spin_ns: 0, ..d.clone() }),
+        ("scheduler warp backs off while its worker is busy", Config { busy_poll_ns: 4000, ..d.clone() }),
         ("queue path only", Config { fast_path: false, ..d.clone() }),
         ("device timestamps on", Config { fast_timing: true, ..d.clone() }),
+        ("device timestamps on, no quiet window", Config { fast_timing: true, quiet_ns: 0, ..d.clone() }),
         ("queue path only, history recorded", Config { fast_path: false, history: 1, ..d.clone() }),
     ];
     for (label, config) in variants {
@@ -268,14 +278,16 @@ fn latency(ctx: &Context) -> Result<()> {
 /// Empty tasks generated on the device against the number of producer warps, ticket queue and CAS variant.
 fn device_generated(ctx: &Context) -> Result<()> {
     let cap: i64 = if quick() { 1 << 24 } else { 1 << 27 };
-    let mut variants = Vec::new();
-    for (queue, fast_path) in [(QueueKind::Ticket, true), (QueueKind::Ticket, false), (QueueKind::Cas, true)] {
-        let counts: &[usize] = if fast_path || queue == QueueKind::Cas { &[1, 8, 32, 128, 256] } else { &[1, 8] };
-        variants.extend(counts.iter().map(|&p| (queue, fast_path, p)));
-    }
-    {
-        for (queue, fast_path, producers) in variants {
-            let config = Config { queue, queue_capacity: 1 << 20, fast_path, ..Config::default() };
+    // Every producer-warp count for the default (ticket queue, fast path) and the CAS variant; a few for the
+    // watcher variants.
+    let all: &[usize] = &[1, 8, 32, 128, 256];
+    let mut variants: Vec<(&str, Config, &[usize])> = watcher_variants();
+    variants[0].2 = all;
+    variants.push(("fast path", Config { queue: QueueKind::Cas, ..Config::default() }, all));
+    for (label, config, counts) in variants {
+        for &producers in counts {
+            let queue = config.queue;
+            let config = Config { queue_capacity: 1 << 20, ..config.clone() };
             let mut sched = Scheduler::start(ctx, config)?;
             // Warm up: the kernel is running and idle before the clock starts.
             let mut p = sched.producers().pop().expect("one ring");
@@ -294,10 +306,9 @@ fn device_generated(ctx: &Context) -> Result<()> {
             let seconds = begin.elapsed().as_secs_f64();
             let generated = per as f64 * producers as f64;
             println!(
-                "device-generated empty tasks, {queue:?} queue, {}, {producers} producer warps: {:.3e} tasks/s \
+                "device-generated empty tasks, {queue:?} queue, {label}, {producers} producer warps: {:.3e} tasks/s \
                  ({generated:.0} tasks in {:.1} ms, {} run inline because the queue was full, {} spawn task(s) \
                  through the mailbox; Broker Queue published 2.7e9 ops/s)",
-                if fast_path { "fast path" } else { "no fast path" },
                 generated / seconds,
                 seconds * 1e3,
                 finished.stats.spawn_inline,
@@ -352,10 +363,30 @@ fn compute_tasks(ctx: &Context, base: &Baseline) -> Result<()> {
 
 /// Fire-and-forget children: launch-to-first-instruction latency of one child at a time, throughput, and what
 /// happens past the pending-launch limit (2048).
-fn children(ctx: &Context, fast_path: bool) -> Result<()> {
-    let mode = if fast_path { "fast path" } else { "no fast path" };
+/// The fast path (the default) and what its watcher warp does while idle, for the checks of its side effects on
+/// other kinds of work (children, device-generated tasks): each with a few producer-warp counts.
+fn watcher_variants() -> Vec<(&'static str, Config, &'static [usize])> {
+    let d = Config::default();
+    vec![
+        ("fast path", d.clone(), &[1, 8]),
+        ("fast path, sleeping polls (1 us watcher, 8 us scheduler warp)", sleepy(), &[1, 8]),
+        (
+            "fast path, scheduler warp backs off to 4 us while its worker is busy",
+            Config { busy_poll_ns: 4000, ..d.clone() },
+            &[1, 8],
+        ),
+        ("fast path, mailbox worker takes no queue tasks", Config { watcher_queue: false, ..d.clone() }, &[1, 8]),
+        ("no fast path", Config { fast_path: false, ..d }, &[1, 8]),
+    ]
+}
+
+fn sleepy() -> Config {
+    Config { spin_ns: 0, fast_poll_ns: 1000, poll_idle_ns: 8192, ..Config::default() }
+}
+
+fn children(ctx: &Context, mode: &str, base: Config) -> Result<()> {
     {
-        let config = Config { reserve_sms: 32, fast_path, ..Config::default() };
+        let config = Config { reserve_sms: 32, ..base.clone() };
         let mut sched = Scheduler::start(ctx, config)?;
         let mut p = sched.producers().pop().expect("one ring");
         let n = 500;
@@ -380,7 +411,7 @@ fn children(ctx: &Context, fast_path: bool) -> Result<()> {
     for (label, n, iters, cap) in
         [("short children", 4_000usize, 100, 1024u32), ("past the limit", 6_000, 200_000, 6_000)]
     {
-        let config = Config { reserve_sms: 32, child_cap: cap, ring_capacity: 1 << 13, fast_path, ..Config::default() };
+        let config = Config { reserve_sms: 32, child_cap: cap, ring_capacity: 1 << 13, ..base.clone() };
         let mut sched = Scheduler::start(ctx, config)?;
         let mut p = sched.producers().pop().expect("one ring");
         let tasks: Vec<Task> = (0..n).map(|i| Task::child(i as i64 * 2, 1, iters)).collect();
