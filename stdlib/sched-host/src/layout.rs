@@ -134,6 +134,17 @@ pub fn encode_slot(task: &Task, pos: u64) -> RingSlot {
     ]
 }
 
+/// The plain (unstamped) ring-slot form of `task` for position `pos` of ring `ring` (`Config::stamped_slots`
+/// off): the words of the task record, with its completion record set.
+pub fn plain_slot(task: &Task, ring: usize, pos: u64) -> RingSlot {
+    [
+        task.kind as u32 as u64 | (task.arg as u32 as u64) << 32,
+        task.aux as u32 as u64,
+        task.id as u64,
+        ((ring as u64) << 40) | (pos + 1),
+    ]
+}
+
 /// The task a completely written slot holds (as the GPU decodes it), or `None` if a stamp is not `pos`'s.
 pub fn decode_slot(slot: &RingSlot, pos: u64) -> Option<Task> {
     let s = stamp(pos);

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::error::{Result, SchedError};
-use crate::layout::{encode_slot, Task, RING_WORD_STRIDE};
+use crate::layout::{encode_slot, plain_slot, Task, RING_WORD_STRIDE};
 use crate::scheduler::{Rings, MAIN_KERNEL};
 
 /// Ring states: a producer marks its ring busy while it submits; `stop` closes idle rings.
@@ -127,7 +127,8 @@ impl Cursor {
             }
             let index = self.ring * rings.capacity + (pos % cap) as usize;
             let slot = rings.slots.ptr(index) as *mut u64;
-            for (w, word) in encode_slot(task, pos).into_iter().enumerate() {
+            let words = if rings.stamped { encode_slot(task, pos) } else { plain_slot(task, self.ring, pos) };
+            for (w, word) in words.into_iter().enumerate() {
                 // SAFETY: the slot belongs to this ring (single writer) and its task one lap earlier has
                 // completed, so the GPU no longer reads it for that position. One aligned 8-byte store per word:
                 // an idle scheduler warp may read the slot at any time and must never see a torn word (a word

@@ -78,6 +78,17 @@ pub struct Config {
     pub busy_poll_ns: u32,
     /// Whether the mailbox's worker also takes tasks from the device queue (`-D watcher_queue`).
     pub watcher_queue: bool,
+    /// Whether a lone spawn task may take the mailbox (`-D mailbox_spawn`; off: spawns go through the queue).
+    pub mailbox_spawn: bool,
+    /// Ring slots in the stamped format the one-read poll needs ([`crate::layout::RingSlot`]; `-D
+    /// stamped_slots`), or as plain task words (kind|arg, aux|pad, id, ret), which turns the one-read poll off.
+    pub stamped_slots: bool,
+    /// The ring's head published with a system-scope release store instead of a relaxed one (`-D head_release`).
+    pub head_release: bool,
+    /// Ring g is drained by the scheduler warp of block (g + ring_block) mod grid (`-D ring_block`).
+    pub ring_block: u32,
+    /// The stop word read after the tail, in the same lane (two round trips a poll; `-D poll_serial`).
+    pub poll_serial: bool,
     /// Completion records written as a release fence and a relaxed store instead of one release store
     /// (`-D done_fence`).
     pub done_fence: bool,
@@ -111,6 +122,11 @@ impl Default for Config {
             quiet_ns: 4_000,
             busy_poll_ns: 0,
             watcher_queue: true,
+            mailbox_spawn: false,
+            stamped_slots: true,
+            head_release: false,
+            ring_block: 0,
+            poll_serial: false,
             done_fence: false,
             fast_timing: false,
             timeout: Duration::from_secs(20),
@@ -174,6 +190,8 @@ pub(crate) struct Rings {
     pub states: Vec<AtomicU8>,
     pub capacity: usize,
     pub write_combined: bool,
+    /// Slots written in the stamped format (`Config::stamped_slots`).
+    pub stamped: bool,
     pub timeout: Duration,
 }
 
@@ -239,6 +257,11 @@ pub fn program(config: &Config) -> Result<Program> {
         ("quiet_ns".to_string(), format!("{}UL", config.quiet_ns)),
         ("busy_poll_ns".to_string(), format!("{}u", config.busy_poll_ns)),
         ("watcher_queue".to_string(), config.watcher_queue.to_string()),
+        ("mailbox_spawn".to_string(), config.mailbox_spawn.to_string()),
+        ("stamped_slots".to_string(), config.stamped_slots.to_string()),
+        ("head_release".to_string(), config.head_release.to_string()),
+        ("ring_block".to_string(), config.ring_block.to_string()),
+        ("poll_serial".to_string(), config.poll_serial.to_string()),
         ("done_fence".to_string(), config.done_fence.to_string()),
         ("fast_timing".to_string(), config.fast_timing.to_string()),
     ];
@@ -502,6 +525,7 @@ fn allocate_rings(ctx: &Context, config: &Config) -> Result<Rings> {
         states: (0..config.rings).map(|_| AtomicU8::new(IDLE)).collect(),
         capacity: config.ring_capacity,
         write_combined: config.write_combined_slots,
+        stamped: config.stamped_slots,
         timeout: config.timeout,
     })
 }

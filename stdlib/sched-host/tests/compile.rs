@@ -19,6 +19,17 @@ fn variants() -> Vec<(&'static str, Config)> {
             "busy back-off, no queue for the watcher",
             Config { busy_poll_ns: 4000, watcher_queue: false, ..Config::default() },
         ),
+        (
+            "plain slots, released head, serial poll, spawns in the mailbox, ring 0 on block 66",
+            Config {
+                stamped_slots: false,
+                head_release: true,
+                mailbox_spawn: true,
+                ring_block: 66,
+                poll_serial: true,
+                ..Config::default()
+            },
+        ),
     ]
 }
 

@@ -112,8 +112,8 @@ fn lone_tasks_take_the_fast_path_and_each_runs_once() {
                 tasks_for(lone_ids..ids, |batch| flood.submit_batch(batch).map(|_| ()));
                 flood.wait_all().unwrap_or_else(|e| panic!("{e}"));
             });
-            // Every kind of task through the mailbox: empty, compute, spawn (its children go to the queue) and
-            // child (a launched grid writes the completion).
+            // Every kind of task alone: empty, compute and child (a launched grid writes the completion) through
+            // the mailbox, spawn through the queue (its children go there too).
             let (mut id, mut i) = (0i64, 0);
             while id < lone_ids {
                 let task = match i % 8 {
@@ -145,20 +145,19 @@ fn lone_tasks_take_the_fast_path_and_each_runs_once() {
 /// A ring of 16 slots reused for thousands of laps, with lone tasks (each waited for: the scheduler warp finds
 /// them with its one-read poll of the stamped slot at its head) and batches of 1 to 40 in between (more than the
 /// ring holds: the producer waits for slots, the warp takes them after the tail's acquire). Every id runs exactly
-/// once, with the one-read poll and without it, and no slot of an older lap is ever taken for a newer one.
+/// once, with the one-read poll, without it, and with plain (unstamped) slots, and no slot of an older lap is ever
+/// taken for a newer one.
 #[test]
 fn stamped_slots_survive_many_laps_of_a_small_ring() {
     let ctx = gpu();
-    for (name, spec_poll) in [("one-read poll", true), ("tail then slot", false)] {
+    let variants = [
+        ("one-read poll", Config::default()),
+        ("tail then slot", Config { spec_poll: false, ..Config::default() }),
+        ("plain slots", Config { stamped_slots: false, ..Config::default() }),
+    ];
+    for (name, base) in variants {
         let ids = 200_000i64;
-        let config = Config {
-            rings: 1,
-            ring_capacity: 16,
-            count_ids: ids as usize,
-            reserve_sms: 8,
-            spec_poll,
-            ..Config::default()
-        };
+        let config = Config { rings: 1, ring_capacity: 16, count_ids: ids as usize, reserve_sms: 8, ..base };
         let mut sched = Scheduler::start(&ctx, config).unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut p = sched.producers().pop().unwrap();
         let (mut id, mut round) = (0i64, 0usize);

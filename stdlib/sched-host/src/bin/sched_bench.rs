@@ -102,7 +102,14 @@ fn bench(ctx: &Context, sections: &str) -> Result<()> {
         compute_tasks(ctx, &base)?;
     }
     if on("children") {
-        for (label, config, _) in watcher_variants() {
+        let d = Config::default();
+        let variants = [
+            ("fast path", d.clone()),
+            ("no fast path", Config { fast_path: false, ..d.clone() }),
+            ("main-like", main_like()),
+            ("fast path, again", d.clone()),
+        ];
+        for (label, config) in variants {
             children(ctx, label, config)?;
         }
     }
@@ -162,6 +169,9 @@ fn host_injected(ctx: &Context, graph_rate: f64, plain_rate: f64) -> Result<()> 
         ("no fast path", Config { fast_path: false, ..d.clone() }),
         ("fast path, tail then slot", Config { spec_poll: false, ..d.clone() }),
         ("fast path, sleeping polls", sleepy()),
+        ("fast path, plain slots (no one-read poll)", Config { stamped_slots: false, ..d.clone() }),
+        ("fast path, released head", Config { head_release: true, ..d.clone() }),
+        ("main-like (no fast path, plain slots, released head, serial poll, sleeping polls)", main_like()),
     ];
     let mut variants = Vec::new();
     for rings in [1usize, 4] {
@@ -200,7 +210,7 @@ fn latency(ctx: &Context) -> Result<()> {
         ("completion as fence.release.sys + st.relaxed.sys", Config { done_fence: true, ..d.clone() }),
         ("tail then slot (two reads)", Config { spec_poll: false, ..d.clone() }),
         ("sleeping polls (sched3's)", Config { spin_ns: 0, ..d.clone() }),
-        ("scheduler warp backs off while its worker is busy", Config { busy_poll_ns: 4000, ..d.clone() }),
+        ("plain slots (tail then slot)", Config { stamped_slots: false, ..d.clone() }),
         ("queue path only", Config { fast_path: false, ..d.clone() }),
         ("device timestamps on", Config { fast_timing: true, ..d.clone() }),
         ("device timestamps on, no quiet window", Config { fast_timing: true, quiet_ns: 0, ..d.clone() }),
@@ -363,21 +373,35 @@ fn compute_tasks(ctx: &Context, base: &Baseline) -> Result<()> {
 
 /// Fire-and-forget children: launch-to-first-instruction latency of one child at a time, throughput, and what
 /// happens past the pending-launch limit (2048).
-/// The fast path (the default) and what its watcher warp does while idle, for the checks of its side effects on
-/// other kinds of work (children, device-generated tasks): each with a few producer-warp counts.
+/// Variants for the checks of the fast path's side effects on other kinds of work (device-generated tasks,
+/// children), each with the producer-warp counts it is measured at.
 fn watcher_variants() -> Vec<(&'static str, Config, &'static [usize])> {
     let d = Config::default();
     vec![
         ("fast path", d.clone(), &[1, 8]),
-        ("fast path, sleeping polls (1 us watcher, 8 us scheduler warp)", sleepy(), &[1, 8]),
+        ("fast path, spawns through the mailbox", Config { mailbox_spawn: true, ..d.clone() }, &[1, 8]),
         (
-            "fast path, scheduler warp backs off to 4 us while its worker is busy",
-            Config { busy_poll_ns: 4000, ..d.clone() },
+            "fast path, spawns through the mailbox, ring 0 on block 66",
+            Config { mailbox_spawn: true, ring_block: 66, ..d.clone() },
             &[1, 8],
         ),
-        ("fast path, mailbox worker takes no queue tasks", Config { watcher_queue: false, ..d.clone() }, &[1, 8]),
         ("no fast path", Config { fast_path: false, ..d }, &[1, 8]),
+        ("main-like (no fast path, plain slots, released head, serial poll, sleeping polls)", main_like(), &[1, 8]),
     ]
+}
+
+/// This branch with everything main does differently switched back (plain slots, a released head, a poll of
+/// two round trips, sleeping polls, no fast path), except the code structure and the mailbox's shared memory
+/// (declared, unused).
+fn main_like() -> Config {
+    Config {
+        fast_path: false,
+        stamped_slots: false,
+        head_release: true,
+        spin_ns: 0,
+        poll_serial: true,
+        ..Config::default()
+    }
 }
 
 fn sleepy() -> Config {
