@@ -102,14 +102,16 @@ pub mod ctl {
 /// Host ring words (`ring_tail`, `ring_head`) are 8 apart: each ring's word has its own 64-byte line.
 pub const RING_WORD_STRIDE: usize = 8;
 
-/// A task as it sits in a host ring slot: four 64-bit words, each stamped in its top 24 bits with the slot's
-/// position + 1 (mod 2^24). The host writes every word with one aligned 8-byte store and the GPU reads it with
-/// one 8-byte system-scope load, so a word is never torn, and a slot whose four stamps all match the position the
-/// GPU expects is completely written. That lets an idle scheduler warp read the slot at its head in the same PCIe
-/// round trip as the tail (one read finds a lone task) instead of reading the tail first and the slot after it.
-/// Low 40 bits: `kind` (8 bits) and `arg` (32) in word 0, `aux` in word 1, the low and high halves of `id` in
-/// words 2 and 3. `ret` is not stored: the GPU knows the ring and the position. Decoded by `decode_slot` in
-/// sched.sk.
+/// A task as it sits in a host ring slot: four 64-bit words. With `Config::stamped_slots` (not the default)
+/// each is stamped in its top 24 bits with the slot's position + 1 (mod 2^24) ([`encode_slot`]); otherwise the
+/// words are the task record's ([`plain_slot`]). The host writes every word with one aligned 8-byte store and the
+/// GPU reads it with one 8-byte system-scope load, so a word is never torn, and a slot whose four stamps all
+/// match the position the GPU expects is completely written. That lets an idle scheduler warp read the slot at
+/// its head in the same PCIe round trip as the tail (one read finds a lone task) instead of reading the tail
+/// first and the slot after it; measured, it gained nothing in the round trip and cost a third of 1-producer
+/// injection, hence not the default. Stamped low 40 bits: `kind` (8 bits) and `arg` (32) in word 0, `aux` in
+/// word 1, the low and high halves of `id` in words 2 and 3; `ret` is not stored (the GPU knows the ring and the
+/// position). Decoded by `decode_slot` and `load_slot` in sched.sk.
 pub type RingSlot = [u64; 4];
 
 /// Bits of a slot word's stamp. Rings hold at most 2^23 slots, so the stamp of a position and that of the

@@ -1,4 +1,4 @@
-//! [`Producer`]: the single writer of one host ring. It writes task slots (four stamped words each, see
+//! [`Producer`]: the single writer of one host ring. It writes task slots (four words each, stamped or plain, see
 //! [`crate::layout::RingSlot`]), publishes the ring's tail with a
 //! release store (after a full fence when the slots are write-combined: x86 does not order WC stores with later
 //! stores otherwise), and reuses a slot only once the task that last used it has completed, which it learns from

@@ -81,7 +81,9 @@ pub struct Config {
     /// Whether a lone spawn task may take the mailbox (`-D mailbox_spawn`; off: spawns go through the queue).
     pub mailbox_spawn: bool,
     /// Ring slots in the stamped format the one-read poll needs ([`crate::layout::RingSlot`]; `-D
-    /// stamped_slots`), or as plain task words (kind|arg, aux|pad, id, ret), which turns the one-read poll off.
+    /// stamped_slots`), or as plain task words (kind|arg, aux|pad, id, ret; the default), which turns the
+    /// one-read poll off (measured: stamped slots cost a third of 1-producer injection and gained nothing
+    /// measurable in the round trip; docs/performance.md).
     pub stamped_slots: bool,
     /// The ring's head published with a system-scope release store instead of a relaxed one (`-D head_release`).
     pub head_release: bool,
@@ -123,7 +125,7 @@ impl Default for Config {
             busy_poll_ns: 0,
             watcher_queue: true,
             mailbox_spawn: false,
-            stamped_slots: true,
+            stamped_slots: false,
             head_release: false,
             ring_block: 0,
             poll_serial: false,

@@ -12,7 +12,8 @@ fn variants() -> Vec<(&'static str, Config)> {
         ("ticket+history", Config { history: 1 << 16, ..Config::default() }),
         ("cas+history", Config { queue: QueueKind::Cas, history: 1 << 16, ..Config::default() }),
         ("no fast path", Config { fast_path: false, ..Config::default() }),
-        ("tail then slot", Config { spec_poll: false, ..Config::default() }),
+        ("stamped slots, one-read poll", Config { stamped_slots: true, ..Config::default() }),
+        ("stamped slots, tail then slot", Config { stamped_slots: true, spec_poll: false, ..Config::default() }),
         ("fenced completion", Config { done_fence: true, ..Config::default() }),
         ("fast-path timestamps", Config { fast_timing: true, ..Config::default() }),
         (

@@ -151,9 +151,9 @@ fn lone_tasks_take_the_fast_path_and_each_runs_once() {
 fn stamped_slots_survive_many_laps_of_a_small_ring() {
     let ctx = gpu();
     let variants = [
-        ("one-read poll", Config::default()),
-        ("tail then slot", Config { spec_poll: false, ..Config::default() }),
-        ("plain slots", Config { stamped_slots: false, ..Config::default() }),
+        ("stamped slots, one-read poll", Config { stamped_slots: true, ..Config::default() }),
+        ("stamped slots, tail then slot", Config { stamped_slots: true, spec_poll: false, ..Config::default() }),
+        ("plain slots (the default)", Config::default()),
     ];
     for (name, base) in variants {
         let ids = 200_000i64;

@@ -165,11 +165,11 @@ fn host_injected(ctx: &Context, graph_rate: f64, plain_rate: f64) -> Result<()> 
     let per_producer: usize = if quick() { 1 << 20 } else { 1 << 22 };
     let d = Config::default();
     let configs = [
-        ("fast path", d.clone()),
+        ("fast path (plain slots)", d.clone()),
         ("no fast path", Config { fast_path: false, ..d.clone() }),
-        ("fast path, tail then slot", Config { spec_poll: false, ..d.clone() }),
+        ("fast path, stamped slots, one-read poll", stamped()),
+        ("fast path, stamped slots, tail then slot", Config { spec_poll: false, ..stamped() }),
         ("fast path, sleeping polls", sleepy()),
-        ("fast path, plain slots (no one-read poll)", Config { stamped_slots: false, ..d.clone() }),
         ("fast path, released head", Config { head_release: true, ..d.clone() }),
         ("main-like (no fast path, plain slots, released head, serial poll, sleeping polls)", main_like()),
     ];
@@ -205,12 +205,12 @@ fn host_injected(ctx: &Context, graph_rate: f64, plain_rate: f64) -> Result<()> 
 fn latency(ctx: &Context) -> Result<()> {
     let d = Config::default();
     let variants = [
-        ("default: fast path, one-read poll, spinning, quiet window, st.release.sys", d.clone()),
+        ("default: fast path, plain slots, spinning, quiet window, st.release.sys", d.clone()),
         ("no quiet window", Config { quiet_ns: 0, ..d.clone() }),
         ("completion as fence.release.sys + st.relaxed.sys", Config { done_fence: true, ..d.clone() }),
-        ("tail then slot (two reads)", Config { spec_poll: false, ..d.clone() }),
+        ("stamped slots, one-read poll", stamped()),
+        ("stamped slots, tail then slot", Config { spec_poll: false, ..stamped() }),
         ("sleeping polls (sched3's)", Config { spin_ns: 0, ..d.clone() }),
-        ("plain slots (tail then slot)", Config { stamped_slots: false, ..d.clone() }),
         ("queue path only", Config { fast_path: false, ..d.clone() }),
         ("device timestamps on", Config { fast_timing: true, ..d.clone() }),
         ("device timestamps on, no quiet window", Config { fast_timing: true, quiet_ns: 0, ..d.clone() }),
@@ -402,6 +402,11 @@ fn main_like() -> Config {
         poll_serial: true,
         ..Config::default()
     }
+}
+
+/// Stamped ring slots with the one-read poll (not the default; see `Config::stamped_slots`).
+fn stamped() -> Config {
+    Config { stamped_slots: true, ..Config::default() }
 }
 
 fn sleepy() -> Config {
