@@ -270,6 +270,17 @@ pub fn program(config: &Config) -> Result<Program> {
     Ok(Program::from_source_with_defines(&path.display().to_string(), &text, &defines)?)
 }
 
+/// The entry point launched: `sched_main` (mailboxes in shared memory), or without the fast path
+/// `sched_main_noshm`, which declares no shared memory (the check of whether the mailbox's shared memory is why
+/// this branch's children stop at 2,048 launches; docs/performance.md). Errors name the scheduler `sched_main`.
+pub fn entry_kernel(config: &Config) -> &'static str {
+    if config.fast_path {
+        MAIN_KERNEL
+    } else {
+        "sched_main_noshm"
+    }
+}
+
 fn check_config(config: &Config) -> Result<()> {
     let bad = |reason: String| Err(SchedError::Config { kernel: MAIN_KERNEL, reason });
     if !config.ring_capacity.is_power_of_two() || !config.queue_capacity.is_power_of_two() {
@@ -295,7 +306,7 @@ impl Scheduler {
         let program = program(&config)?;
         let module_needs_devrt = program.needs_device_runtime;
         let module = Module::from_program(ctx, program)?;
-        let main = module.kernel(MAIN_KERNEL)?.cuda_function().clone();
+        let main = module.kernel(entry_kernel(&config))?.cuda_function().clone();
         ctx.cuda().bind_to_thread().map_err(|e| SchedError::cuda("cuCtxSetCurrent", MAIN_KERNEL, e))?;
         if let Some(limit) = config.pending_launch_limit {
             // SAFETY: sets a context limit; no kernel of this context runs yet.
@@ -303,7 +314,19 @@ impl Scheduler {
                 .result()
                 .map_err(|e| SchedError::cuda("cuCtxSetLimit", MAIN_KERNEL, e))?;
         }
-        let (grid, block) = geometry(ctx, &main, &config)?;
+        let child_room = if module_needs_devrt && config.reserve_sms == 0 {
+            // Children must fit beside the persistent blocks when no SM is reserved for them.
+            let regs = |name: &str| -> Result<u32> { Ok(module.kernel(name)?.registers()?) };
+            let per_sm_regs = ctx
+                .cuda()
+                .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)
+                .map_err(|e| SchedError::cuda("cuDeviceGetAttribute", MAIN_KERNEL, e))?
+                .max(0) as u32;
+            Some(RegisterBudget { per_sm: per_sm_regs, main: regs(entry_kernel(&config))?, child: regs(CHILD_KERNEL)? })
+        } else {
+            None
+        };
+        let (grid, block) = geometry(ctx, &main, &config, child_room)?;
         let rings = Arc::new(allocate_rings(ctx, &config)?);
         let device = allocate_device(&config)?;
         let stream = result::stream::create(result::stream::StreamKind::NonBlocking)
@@ -491,15 +514,53 @@ impl Drop for Scheduler {
     }
 }
 
-/// Threads per block and a grid the device holds resident: blocks per SM from the occupancy query, times the
-/// SMs not reserved for children.
-fn geometry(ctx: &Context, main: &CudaFunction, config: &Config) -> Result<(u32, u32)> {
+/// The child kernel's name in sched.sk.
+const CHILD_KERNEL: &str = "sched_child";
+/// Threads per child block (`launch sched_child arg 128 ...` in sched.sk).
+const CHILD_BLOCK: u32 = 128;
+
+/// Registers per SM and per thread of the persistent and the child kernel.
+#[derive(Clone, Copy, Debug)]
+struct RegisterBudget {
+    per_sm: u32,
+    main: u32,
+    child: u32,
+}
+
+/// Registers a block of `threads` threads of a kernel using `regs` per thread takes on an SM: allocated per
+/// warp in units of 256 (sm_70 and later).
+fn block_registers(regs: u32, threads: u32) -> u32 {
+    let per_warp = (regs * 32).div_ceil(256) * 256;
+    per_warp * threads.div_ceil(32)
+}
+
+/// The most persistent blocks per SM (at most `per_sm`) that leave room for one child block beside them. With
+/// no SM reserved, a child that fits nowhere waits until the scheduler exits: measured, run 10, where the
+/// history variant's 122 registers filled the register file at 2 blocks per SM and two child tasks never
+/// completed while the scheduler ran.
+fn blocks_leaving_child_room(per_sm: u32, block: u32, budget: RegisterBudget) -> u32 {
+    let child = block_registers(budget.child, CHILD_BLOCK);
+    let main = block_registers(budget.main, block).max(1);
+    let fit = budget.per_sm.saturating_sub(child) / main;
+    per_sm.min(fit)
+}
+
+/// Threads per block and a grid the device holds resident: blocks per SM from the occupancy query (and, with
+/// `child_room`, no more than leave room for a child block on each SM), times the SMs not reserved for
+/// children.
+fn geometry(
+    ctx: &Context,
+    main: &CudaFunction,
+    config: &Config,
+    child_room: Option<RegisterBudget>,
+) -> Result<(u32, u32)> {
     let block = config.block_warps * 32;
     // SAFETY: a function of a loaded module.
     let per_sm = unsafe { result::occupancy::max_active_block_per_multiprocessor(main.cu_function(), block as i32, 0) }
         .map_err(|e| SchedError::cuda("cuOccupancyMaxActiveBlocksPerMultiprocessor", MAIN_KERNEL, e))?
         .max(0) as u32;
     let per_sm = config.blocks_per_sm.map_or(per_sm, |b| b.min(per_sm));
+    let per_sm = child_room.map_or(per_sm, |budget| blocks_leaving_child_room(per_sm, block, budget));
     let sms = ctx.device().multiprocessors.saturating_sub(config.reserve_sms);
     let grid = per_sm * sms;
     if grid == 0 || (grid as usize) < config.rings.max(1) {
@@ -542,4 +603,29 @@ fn allocate_device(config: &Config) -> Result<DeviceState> {
         child_blocks: DeviceArray::new(config.rings.max(1) * config.ring_capacity)?,
         sink: DeviceArray::new(1)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_registers_round_each_warp_up_to_256() {
+        assert_eq!(block_registers(14, 128), 4 * 512);
+        assert_eq!(block_registers(120, 256), 8 * 3840);
+        assert_eq!(block_registers(122, 256), 8 * 4096);
+        assert_eq!(block_registers(96, 256), 8 * 3072);
+    }
+
+    #[test]
+    fn persistent_blocks_leave_room_for_a_child() {
+        let budget = |main| RegisterBudget { per_sm: 65536, main, child: 14 };
+        // Run 10's history variant: 2 blocks of 122 registers fill the register file; one block is left.
+        assert_eq!(blocks_leaving_child_room(2, 256, budget(122)), 1);
+        // 120 registers leave 4,096 registers, two child blocks' worth.
+        assert_eq!(blocks_leaving_child_room(2, 256, budget(120)), 2);
+        assert_eq!(blocks_leaving_child_room(2, 256, budget(96)), 2);
+        // Never more than the occupancy allowed.
+        assert_eq!(blocks_leaving_child_room(1, 256, budget(32)), 1);
+    }
 }

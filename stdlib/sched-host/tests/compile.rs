@@ -38,7 +38,9 @@ fn variants() -> Vec<(&'static str, Config)> {
 fn every_variant_compiles_without_spills() {
     for (name, config) in variants() {
         let program = program(&config).unwrap_or_else(|e| panic!("{name}: {e}"));
-        for kernel in ["sched_main", "sched_child", "sched_empty", "sched_compute", "sched_pingpong"] {
+        for kernel in
+            ["sched_main", "sched_main_noshm", "sched_child", "sched_empty", "sched_compute", "sched_pingpong"]
+        {
             assert!(program.kernel(kernel).is_some(), "{name}: no kernel {kernel}");
         }
         let options = CompileOptions { relocatable: true, ..CompileOptions::for_arch("sm_90") };
@@ -54,7 +56,12 @@ fn every_variant_compiles_without_spills() {
             })
             .collect();
         eprintln!("{name}:\n  {}", report.join("\n  "));
-        let main = out.resources.iter().find(|r| r.name.contains("sched_main")).expect("sched_main in the report");
+        let main = out.resources.iter().find(|r| r.name == "sched_main").expect("sched_main in the report");
+        let noshm = out.resources.iter().find(|r| r.name == "sched_main_noshm").expect("sched_main_noshm");
+        assert!(noshm.registers <= 255, "{name}: sched_main_noshm uses {} registers", noshm.registers);
+        // The point of the second entry: no shared memory at all (the mailbox is a dead per-thread array there).
+        assert_eq!(noshm.shared_bytes, 0, "{name}: sched_main_noshm declares shared memory");
+        assert!(main.shared_bytes > 0, "{name}: sched_main's mailbox is in shared memory");
         // Eight warps of 256 threads must fit at least one block per SM (64K registers).
         assert!(main.registers <= 255, "{name}: sched_main uses {} registers", main.registers);
     }
