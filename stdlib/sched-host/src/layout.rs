@@ -99,6 +99,11 @@ pub mod ctl {
     pub const WORDS: usize = 352;
 }
 
+/// Words (uint64) of one block's fast-path mailbox in the kernel's `mb` buffer (`mb_words` of sched.sk): one
+/// 128-byte line per block. The buffer is in global memory, not shared memory: a scheduler kernel that declared
+/// its mailbox in shared memory stopped launching children after 2,048 launches (docs/performance.md).
+pub const MAILBOX_WORDS: usize = 16;
+
 /// Host ring words (`ring_tail`, `ring_head`) are 8 apart: each ring's word has its own 64-byte line.
 pub const RING_WORD_STRIDE: usize = 8;
 

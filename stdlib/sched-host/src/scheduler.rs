@@ -14,7 +14,7 @@ use skc_runtime::cudarc::driver::{result, sys, CudaFunction};
 use skc_runtime::{Context, Module, Program};
 
 use crate::error::{Result, SchedError};
-use crate::layout::{ctl, HistRecord, RingSlot, Task, RING_WORD_STRIDE};
+use crate::layout::{ctl, HistRecord, RingSlot, Task, MAILBOX_WORDS, RING_WORD_STRIDE};
 use crate::memory::{DeviceArray, HostMapped};
 use crate::producer::{Producer, CLOSED, IDLE};
 
@@ -58,8 +58,8 @@ pub struct Config {
     pub write_combined_slots: bool,
     /// Longest sleep (ns) of an idle scheduler warp between reads of its ring's tail (`-D poll_idle_ns`).
     pub poll_idle_ns: u32,
-    /// A lone task goes to the block's first worker through a shared-memory mailbox when that worker is idle
-    /// (`-D fast_path`), instead of through the device queue.
+    /// A lone task goes to the block's first worker through the block's mailbox (global memory) when that
+    /// worker is idle (`-D fast_path`), instead of through the device queue.
     pub fast_path: bool,
     /// Sleep (ns) of the mailbox's worker between looks at the mailbox, after its spin window (`-D fast_poll_ns`).
     pub fast_poll_ns: u32,
@@ -213,6 +213,8 @@ struct DeviceState {
     hist: DeviceArray<HistRecord>,
     child_blocks: DeviceArray<u32>,
     sink: DeviceArray<f32>,
+    /// The fast path's mailboxes: `MAILBOX_WORDS` per block.
+    mailboxes: DeviceArray<u64>,
 }
 
 /// A running scheduler.
@@ -270,17 +272,6 @@ pub fn program(config: &Config) -> Result<Program> {
     Ok(Program::from_source_with_defines(&path.display().to_string(), &text, &defines)?)
 }
 
-/// The entry point launched: `sched_main` (mailboxes in shared memory), or without the fast path
-/// `sched_main_noshm`, which declares no shared memory (the check of whether the mailbox's shared memory is why
-/// this branch's children stop at 2,048 launches; docs/performance.md). Errors name the scheduler `sched_main`.
-pub fn entry_kernel(config: &Config) -> &'static str {
-    if config.fast_path {
-        MAIN_KERNEL
-    } else {
-        "sched_main_noshm"
-    }
-}
-
 fn check_config(config: &Config) -> Result<()> {
     let bad = |reason: String| Err(SchedError::Config { kernel: MAIN_KERNEL, reason });
     if !config.ring_capacity.is_power_of_two() || !config.queue_capacity.is_power_of_two() {
@@ -306,7 +297,7 @@ impl Scheduler {
         let program = program(&config)?;
         let module_needs_devrt = program.needs_device_runtime;
         let module = Module::from_program(ctx, program)?;
-        let main = module.kernel(entry_kernel(&config))?.cuda_function().clone();
+        let main = module.kernel(MAIN_KERNEL)?.cuda_function().clone();
         ctx.cuda().bind_to_thread().map_err(|e| SchedError::cuda("cuCtxSetCurrent", MAIN_KERNEL, e))?;
         if let Some(limit) = config.pending_launch_limit {
             // SAFETY: sets a context limit; no kernel of this context runs yet.
@@ -322,13 +313,13 @@ impl Scheduler {
                 .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)
                 .map_err(|e| SchedError::cuda("cuDeviceGetAttribute", MAIN_KERNEL, e))?
                 .max(0) as u32;
-            Some(RegisterBudget { per_sm: per_sm_regs, main: regs(entry_kernel(&config))?, child: regs(CHILD_KERNEL)? })
+            Some(RegisterBudget { per_sm: per_sm_regs, main: regs(MAIN_KERNEL)?, child: regs(CHILD_KERNEL)? })
         } else {
             None
         };
         let (grid, block) = geometry(ctx, &main, &config, child_room)?;
         let rings = Arc::new(allocate_rings(ctx, &config)?);
-        let device = allocate_device(&config)?;
+        let device = allocate_device(&config, grid)?;
         let stream = result::stream::create(result::stream::StreamKind::NonBlocking)
             .map_err(|e| SchedError::cuda("cuStreamCreate", MAIN_KERNEL, e))?;
         let mut scheduler = Scheduler {
@@ -376,9 +367,10 @@ impl Scheduler {
         let mut p_child = d.child_blocks.device_ptr();
         let mut child_cap = c.child_cap as i32;
         let mut p_sink = d.sink.device_ptr();
+        let mut p_mailboxes = d.mailboxes.device_ptr();
         // The parameter order of `sched_main` in sched.sk. `ring_words` and `ring_slots` are the same memory: as
         // words for the scheduler warp's system-scope loads, as records for its ordinary loads.
-        let mut params: [*mut c_void; 19] = [
+        let mut params: [*mut c_void; 20] = [
             &mut p_hctl as *mut u64 as *mut c_void,
             &mut p_words as *mut u64 as *mut c_void,
             &mut p_slots as *mut u64 as *mut c_void,
@@ -398,6 +390,7 @@ impl Scheduler {
             &mut p_child as *mut u64 as *mut c_void,
             &mut child_cap as *mut i32 as *mut c_void,
             &mut p_sink as *mut u64 as *mut c_void,
+            &mut p_mailboxes as *mut u64 as *mut c_void,
         ];
         self.started = Instant::now();
         let (f, grid, block) = (main.cu_function(), (self.grid, 1, 1), (self.block, 1, 1));
@@ -593,7 +586,7 @@ fn allocate_rings(ctx: &Context, config: &Config) -> Result<Rings> {
     })
 }
 
-fn allocate_device(config: &Config) -> Result<DeviceState> {
+fn allocate_device(config: &Config, grid: u32) -> Result<DeviceState> {
     Ok(DeviceState {
         ctl: DeviceArray::new(ctl::WORDS)?,
         q_slots: DeviceArray::new(config.queue_capacity)?,
@@ -602,6 +595,7 @@ fn allocate_device(config: &Config) -> Result<DeviceState> {
         hist: DeviceArray::new(config.history.max(1))?,
         child_blocks: DeviceArray::new(config.rings.max(1) * config.ring_capacity)?,
         sink: DeviceArray::new(1)?,
+        mailboxes: DeviceArray::new(grid as usize * MAILBOX_WORDS)?,
     })
 }
 

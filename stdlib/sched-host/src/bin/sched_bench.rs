@@ -391,8 +391,8 @@ fn watcher_variants() -> Vec<(&'static str, Config, &'static [usize])> {
 }
 
 /// This branch with everything main does differently switched back (plain slots, a released head, a poll of
-/// two round trips, sleeping polls, no fast path), except the code structure and the mailbox's shared memory
-/// (declared, unused).
+/// two round trips, sleeping polls, no fast path), except the code structure (the mailbox buffer is passed,
+/// unused).
 fn main_like() -> Config {
     Config {
         fast_path: false,
