@@ -15,7 +15,8 @@ mkdir -p "$DEST"
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 cp "$TARGET/release/sched-bench" "$DEST/sched-bench"
 cp "$TESTS" "$DEST/gpu-tests"
-cp stdlib/sched/sched.sk stdlib/sched-host/bench/run.sh stdlib/sched-host/bench/compare_with_main.sh "$DEST/"
+cp stdlib/sched/sched.sk stdlib/sched-host/bench/run.sh stdlib/sched-host/bench/compare_with_main.sh \
+  stdlib/sched-host/bench/global_mailbox_check.sh "$DEST/"
 if [ -n "${MAIN_BUNDLE:-}" ]; then
   cp "$MAIN_BUNDLE/sched-bench" "$DEST/main-sched-bench"
   cp "$MAIN_BUNDLE/sched.sk" "$DEST/main-sched.sk"
