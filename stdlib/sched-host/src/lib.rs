@@ -24,7 +24,7 @@ pub mod queue_bench;
 pub mod scheduler;
 
 pub use error::{Result, SchedError};
-pub use layout::{HistRecord, Task};
+pub use layout::{HistRecord, Task, MAILBOX_WORDS};
 pub use producer::{Producer, Ticket};
 pub use scheduler::{program, Config, Finished, QueueKind, Scheduler, Stats, MAIN_KERNEL};
 

@@ -14,7 +14,7 @@ use skc_runtime::cudarc::driver::{result, sys, CudaFunction};
 use skc_runtime::{Context, Module, Program};
 
 use crate::error::{Result, SchedError};
-use crate::layout::{ctl, HistRecord, Task, RING_WORD_STRIDE};
+use crate::layout::{ctl, HistRecord, RingSlot, Task, MAILBOX_WORDS, RING_WORD_STRIDE};
 use crate::memory::{DeviceArray, HostMapped};
 use crate::producer::{Producer, CLOSED, IDLE};
 
@@ -58,6 +58,45 @@ pub struct Config {
     pub write_combined_slots: bool,
     /// Longest sleep (ns) of an idle scheduler warp between reads of its ring's tail (`-D poll_idle_ns`).
     pub poll_idle_ns: u32,
+    /// A lone task goes to the block's first worker through the block's mailbox (global memory) when that
+    /// worker is idle (`-D fast_path`), instead of through the device queue.
+    pub fast_path: bool,
+    /// Sleep (ns) of the mailbox's worker between looks at the mailbox, after its spin window (`-D fast_poll_ns`).
+    pub fast_poll_ns: u32,
+    /// An idle scheduler warp reads the slot at its head in the same PCIe round trip as the tail (`-D spec_poll`;
+    /// false: the tail first, then the slots it covers: two round trips for a lone task).
+    pub spec_poll: bool,
+    /// For this long (ns) after a scheduler warp last found a task, and after the mailbox's worker last took
+    /// one, they poll without sleeping (`-D spin_ns`).
+    pub spin_ns: u64,
+    /// After handing a task to its mailbox, the scheduler warp issues no PCIe read until the worker has written
+    /// the completion record, for at most this long (ns; 0: no pause) (`-D quiet_ns`): a system-scope fence
+    /// waits for the PCIe reads its SM has in flight.
+    pub quiet_ns: u64,
+    /// Longest sleep (ns) of an idle scheduler warp between polls while its mailbox's worker is busy (0: as
+    /// when it is idle) (`-D busy_poll_ns`).
+    pub busy_poll_ns: u32,
+    /// Whether the mailbox's worker also takes tasks from the device queue (`-D watcher_queue`).
+    pub watcher_queue: bool,
+    /// Whether a lone spawn task may take the mailbox (`-D mailbox_spawn`; off: spawns go through the queue).
+    pub mailbox_spawn: bool,
+    /// Ring slots in the stamped format the one-read poll needs ([`crate::layout::RingSlot`]; `-D
+    /// stamped_slots`), or as plain task words (kind|arg, aux|pad, id, ret; the default), which turns the
+    /// one-read poll off (measured: stamped slots cost a third of 1-producer injection and gained nothing
+    /// measurable in the round trip; docs/performance.md).
+    pub stamped_slots: bool,
+    /// The ring's head published with a system-scope release store instead of a relaxed one (`-D head_release`).
+    pub head_release: bool,
+    /// Ring g is drained by the scheduler warp of block (g + ring_block) mod grid (`-D ring_block`).
+    pub ring_block: u32,
+    /// The stop word read after the tail, in the same lane (two round trips a poll; `-D poll_serial`).
+    pub poll_serial: bool,
+    /// Completion records written as a release fence and a relaxed store instead of one release store
+    /// (`-D done_fence`).
+    pub done_fence: bool,
+    /// Device timestamps of fast-path tasks summed into [`Stats`] (`-D fast_timing`); off for measurements of
+    /// the round trip itself.
+    pub fast_timing: bool,
     /// Longest wait for anything the GPU must do (a free ring slot, a completion, the kernel's exit).
     pub timeout: Duration,
 }
@@ -78,6 +117,20 @@ impl Default for Config {
             pending_launch_limit: None,
             write_combined_slots: true,
             poll_idle_ns: 256,
+            fast_path: true,
+            fast_poll_ns: 64,
+            spec_poll: true,
+            spin_ns: 2_000_000,
+            quiet_ns: 4_000,
+            busy_poll_ns: 0,
+            watcher_queue: true,
+            mailbox_spawn: false,
+            stamped_slots: false,
+            head_release: false,
+            ring_block: 0,
+            poll_serial: false,
+            done_fence: false,
+            fast_timing: false,
             timeout: Duration::from_secs(20),
         }
     }
@@ -101,8 +154,18 @@ pub struct Stats {
     pub child_latency_max_ns: u64,
     /// History records written (may exceed the buffer: then the history is incomplete).
     pub history_records: u64,
-    /// Left in the queue at exit (must be 0).
+    /// Left in the queue or a mailbox at exit (must be 0).
     pub left_reserved: u64,
+    /// Host tasks handed to a worker through its block's mailbox (the fast path) instead of the device queue.
+    pub fast_path: u64,
+    /// With `fast_timing`: sums over `fast_timed` mailbox tasks (ns, globaltimer) of the scheduler warp's poll
+    /// that found the task (its PCIe round trip), the way from there to the worker taking it, running and
+    /// counting it, and the completion record's write.
+    pub fast_poll_ns: u64,
+    pub fast_hand_ns: u64,
+    pub fast_run_ns: u64,
+    pub fast_done_ns: u64,
+    pub fast_timed: u64,
 }
 
 /// What a stopped scheduler leaves.
@@ -122,13 +185,15 @@ pub(crate) struct Rings {
     pub ctx: Context,
     /// `[0]`: the stop request.
     pub hctl: HostMapped<u64>,
-    pub slots: HostMapped<Task>,
+    pub slots: HostMapped<RingSlot>,
     pub tails: HostMapped<u64>,
     pub heads: HostMapped<u64>,
     pub done: HostMapped<u64>,
     pub states: Vec<AtomicU8>,
     pub capacity: usize,
     pub write_combined: bool,
+    /// Slots written in the stamped format (`Config::stamped_slots`).
+    pub stamped: bool,
     pub timeout: Duration,
 }
 
@@ -148,6 +213,8 @@ struct DeviceState {
     hist: DeviceArray<HistRecord>,
     child_blocks: DeviceArray<u32>,
     sink: DeviceArray<f32>,
+    /// The fast path's mailboxes: `MAILBOX_WORDS` per block.
+    mailboxes: DeviceArray<u64>,
 }
 
 /// A running scheduler.
@@ -187,6 +254,20 @@ pub fn program(config: &Config) -> Result<Program> {
         ("record_history".to_string(), (config.history > 0).to_string()),
         ("block_warps".to_string(), config.block_warps.to_string()),
         ("poll_idle_ns".to_string(), format!("{}u", config.poll_idle_ns)),
+        ("fast_path".to_string(), config.fast_path.to_string()),
+        ("fast_poll_ns".to_string(), format!("{}u", config.fast_poll_ns)),
+        ("spec_poll".to_string(), config.spec_poll.to_string()),
+        ("spin_ns".to_string(), format!("{}UL", config.spin_ns)),
+        ("quiet_ns".to_string(), format!("{}UL", config.quiet_ns)),
+        ("busy_poll_ns".to_string(), format!("{}u", config.busy_poll_ns)),
+        ("watcher_queue".to_string(), config.watcher_queue.to_string()),
+        ("mailbox_spawn".to_string(), config.mailbox_spawn.to_string()),
+        ("stamped_slots".to_string(), config.stamped_slots.to_string()),
+        ("head_release".to_string(), config.head_release.to_string()),
+        ("ring_block".to_string(), config.ring_block.to_string()),
+        ("poll_serial".to_string(), config.poll_serial.to_string()),
+        ("done_fence".to_string(), config.done_fence.to_string()),
+        ("fast_timing".to_string(), config.fast_timing.to_string()),
     ];
     Ok(Program::from_source_with_defines(&path.display().to_string(), &text, &defines)?)
 }
@@ -196,8 +277,9 @@ fn check_config(config: &Config) -> Result<()> {
     if !config.ring_capacity.is_power_of_two() || !config.queue_capacity.is_power_of_two() {
         return bad("ring and queue capacities must be powers of two".into());
     }
-    if config.queue_capacity > 1 << 30 || config.ring_capacity > 1 << 24 {
-        return bad("the queue holds at most 2^30 slots and a ring 2^24".into());
+    if config.queue_capacity > 1 << 30 || config.ring_capacity > 1 << 23 {
+        // A ring slot's stamp has 24 bits (layout.rs): a lap must be shorter than the stamp's period.
+        return bad("the queue holds at most 2^30 slots and a ring 2^23".into());
     }
     if config.count_ids > i32::MAX as usize || config.history > i32::MAX as usize {
         return bad("count_ids and history must fit in an int32".into());
@@ -223,9 +305,21 @@ impl Scheduler {
                 .result()
                 .map_err(|e| SchedError::cuda("cuCtxSetLimit", MAIN_KERNEL, e))?;
         }
-        let (grid, block) = geometry(ctx, &main, &config)?;
+        let child_room = if module_needs_devrt && config.reserve_sms == 0 {
+            // Children must fit beside the persistent blocks when no SM is reserved for them.
+            let regs = |name: &str| -> Result<u32> { Ok(module.kernel(name)?.registers()?) };
+            let per_sm_regs = ctx
+                .cuda()
+                .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)
+                .map_err(|e| SchedError::cuda("cuDeviceGetAttribute", MAIN_KERNEL, e))?
+                .max(0) as u32;
+            Some(RegisterBudget { per_sm: per_sm_regs, main: regs(MAIN_KERNEL)?, child: regs(CHILD_KERNEL)? })
+        } else {
+            None
+        };
+        let (grid, block) = geometry(ctx, &main, &config, child_room)?;
         let rings = Arc::new(allocate_rings(ctx, &config)?);
-        let device = allocate_device(&config)?;
+        let device = allocate_device(&config, grid)?;
         let stream = result::stream::create(result::stream::StreamKind::NonBlocking)
             .map_err(|e| SchedError::cuda("cuStreamCreate", MAIN_KERNEL, e))?;
         let mut scheduler = Scheduler {
@@ -255,6 +349,7 @@ impl Scheduler {
         let r = &self.rings;
         let c = &self.config;
         let mut p_hctl = r.hctl.device_ptr();
+        let mut p_words = r.slots.device_ptr();
         let mut p_slots = r.slots.device_ptr();
         let mut p_tails = r.tails.device_ptr();
         let mut p_heads = r.heads.device_ptr();
@@ -272,9 +367,12 @@ impl Scheduler {
         let mut p_child = d.child_blocks.device_ptr();
         let mut child_cap = c.child_cap as i32;
         let mut p_sink = d.sink.device_ptr();
-        // The parameter order of `sched_main` in sched.sk.
-        let mut params: [*mut c_void; 18] = [
+        let mut p_mailboxes = d.mailboxes.device_ptr();
+        // The parameter order of `sched_main` in sched.sk. `ring_words` and `ring_slots` are the same memory: as
+        // words for the scheduler warp's system-scope loads, as records for its ordinary loads.
+        let mut params: [*mut c_void; 20] = [
             &mut p_hctl as *mut u64 as *mut c_void,
+            &mut p_words as *mut u64 as *mut c_void,
             &mut p_slots as *mut u64 as *mut c_void,
             &mut p_tails as *mut u64 as *mut c_void,
             &mut p_heads as *mut u64 as *mut c_void,
@@ -292,6 +390,7 @@ impl Scheduler {
             &mut p_child as *mut u64 as *mut c_void,
             &mut child_cap as *mut i32 as *mut c_void,
             &mut p_sink as *mut u64 as *mut c_void,
+            &mut p_mailboxes as *mut u64 as *mut c_void,
         ];
         self.started = Instant::now();
         let (f, grid, block) = (main.cu_function(), (self.grid, 1, 1), (self.block, 1, 1));
@@ -340,7 +439,13 @@ impl Scheduler {
             child_latency_sum_ns: words[ctl::CHILD_LAT_SUM],
             child_latency_max_ns: words[ctl::CHILD_LAT_MAX],
             history_records: words[ctl::HIST],
-            left_reserved: words[ctl::RESERVED],
+            left_reserved: words[ctl::RESERVED].wrapping_add(words[ctl::MAILBOX]),
+            fast_path: words[ctl::FAST],
+            fast_poll_ns: words[ctl::FAST_POLL],
+            fast_hand_ns: words[ctl::FAST_HAND],
+            fast_run_ns: words[ctl::FAST_RUN],
+            fast_done_ns: words[ctl::FAST_DONE],
+            fast_timed: words[ctl::FAST_TIMED],
         };
         let counts = if self.config.count_ids > 0 { device.counts.download()? } else { Vec::new() };
         let mut history = if self.config.history > 0 { device.hist.download()? } else { Vec::new() };
@@ -402,15 +507,53 @@ impl Drop for Scheduler {
     }
 }
 
-/// Threads per block and a grid the device holds resident: blocks per SM from the occupancy query, times the
-/// SMs not reserved for children.
-fn geometry(ctx: &Context, main: &CudaFunction, config: &Config) -> Result<(u32, u32)> {
+/// The child kernel's name in sched.sk.
+const CHILD_KERNEL: &str = "sched_child";
+/// Threads per child block (`launch sched_child arg 128 ...` in sched.sk).
+const CHILD_BLOCK: u32 = 128;
+
+/// Registers per SM and per thread of the persistent and the child kernel.
+#[derive(Clone, Copy, Debug)]
+struct RegisterBudget {
+    per_sm: u32,
+    main: u32,
+    child: u32,
+}
+
+/// Registers a block of `threads` threads of a kernel using `regs` per thread takes on an SM: allocated per
+/// warp in units of 256 (sm_70 and later).
+fn block_registers(regs: u32, threads: u32) -> u32 {
+    let per_warp = (regs * 32).div_ceil(256) * 256;
+    per_warp * threads.div_ceil(32)
+}
+
+/// The most persistent blocks per SM (at most `per_sm`) that leave room for one child block beside them. With
+/// no SM reserved, a child that fits nowhere waits until the scheduler exits: measured, run 10, where the
+/// history variant's 122 registers filled the register file at 2 blocks per SM and two child tasks never
+/// completed while the scheduler ran.
+fn blocks_leaving_child_room(per_sm: u32, block: u32, budget: RegisterBudget) -> u32 {
+    let child = block_registers(budget.child, CHILD_BLOCK);
+    let main = block_registers(budget.main, block).max(1);
+    let fit = budget.per_sm.saturating_sub(child) / main;
+    per_sm.min(fit)
+}
+
+/// Threads per block and a grid the device holds resident: blocks per SM from the occupancy query (and, with
+/// `child_room`, no more than leave room for a child block on each SM), times the SMs not reserved for
+/// children.
+fn geometry(
+    ctx: &Context,
+    main: &CudaFunction,
+    config: &Config,
+    child_room: Option<RegisterBudget>,
+) -> Result<(u32, u32)> {
     let block = config.block_warps * 32;
     // SAFETY: a function of a loaded module.
     let per_sm = unsafe { result::occupancy::max_active_block_per_multiprocessor(main.cu_function(), block as i32, 0) }
         .map_err(|e| SchedError::cuda("cuOccupancyMaxActiveBlocksPerMultiprocessor", MAIN_KERNEL, e))?
         .max(0) as u32;
     let per_sm = config.blocks_per_sm.map_or(per_sm, |b| b.min(per_sm));
+    let per_sm = child_room.map_or(per_sm, |budget| blocks_leaving_child_room(per_sm, block, budget));
     let sms = ctx.device().multiprocessors.saturating_sub(config.reserve_sms);
     let grid = per_sm * sms;
     if grid == 0 || (grid as usize) < config.rings.max(1) {
@@ -438,11 +581,12 @@ fn allocate_rings(ctx: &Context, config: &Config) -> Result<Rings> {
         states: (0..config.rings).map(|_| AtomicU8::new(IDLE)).collect(),
         capacity: config.ring_capacity,
         write_combined: config.write_combined_slots,
+        stamped: config.stamped_slots,
         timeout: config.timeout,
     })
 }
 
-fn allocate_device(config: &Config) -> Result<DeviceState> {
+fn allocate_device(config: &Config, grid: u32) -> Result<DeviceState> {
     Ok(DeviceState {
         ctl: DeviceArray::new(ctl::WORDS)?,
         q_slots: DeviceArray::new(config.queue_capacity)?,
@@ -451,5 +595,31 @@ fn allocate_device(config: &Config) -> Result<DeviceState> {
         hist: DeviceArray::new(config.history.max(1))?,
         child_blocks: DeviceArray::new(config.rings.max(1) * config.ring_capacity)?,
         sink: DeviceArray::new(1)?,
+        mailboxes: DeviceArray::new(grid as usize * MAILBOX_WORDS)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_registers_round_each_warp_up_to_256() {
+        assert_eq!(block_registers(14, 128), 4 * 512);
+        assert_eq!(block_registers(120, 256), 8 * 3840);
+        assert_eq!(block_registers(122, 256), 8 * 4096);
+        assert_eq!(block_registers(96, 256), 8 * 3072);
+    }
+
+    #[test]
+    fn persistent_blocks_leave_room_for_a_child() {
+        let budget = |main| RegisterBudget { per_sm: 65536, main, child: 14 };
+        // Run 10's history variant: 2 blocks of 122 registers fill the register file; one block is left.
+        assert_eq!(blocks_leaving_child_room(2, 256, budget(122)), 1);
+        // 120 registers leave 4,096 registers, two child blocks' worth.
+        assert_eq!(blocks_leaving_child_room(2, 256, budget(120)), 2);
+        assert_eq!(blocks_leaving_child_room(2, 256, budget(96)), 2);
+        // Never more than the occupancy allowed.
+        assert_eq!(blocks_leaving_child_room(1, 256, budget(32)), 1);
+    }
 }

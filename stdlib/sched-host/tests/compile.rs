@@ -3,7 +3,7 @@
 //! kernels free of register spills. Needs NVRTC (as `scripts/test.sh`).
 
 use skc_nvrtc::{compile, CompileOptions};
-use skc_sched::{program, Config, QueueKind};
+use skc_sched::{program, Config, QueueKind, MAILBOX_WORDS};
 
 fn variants() -> Vec<(&'static str, Config)> {
     vec![
@@ -11,6 +11,26 @@ fn variants() -> Vec<(&'static str, Config)> {
         ("cas", Config { queue: QueueKind::Cas, ..Config::default() }),
         ("ticket+history", Config { history: 1 << 16, ..Config::default() }),
         ("cas+history", Config { queue: QueueKind::Cas, history: 1 << 16, ..Config::default() }),
+        ("no fast path", Config { fast_path: false, ..Config::default() }),
+        ("stamped slots, one-read poll", Config { stamped_slots: true, ..Config::default() }),
+        ("stamped slots, tail then slot", Config { stamped_slots: true, spec_poll: false, ..Config::default() }),
+        ("fenced completion", Config { done_fence: true, ..Config::default() }),
+        ("fast-path timestamps", Config { fast_timing: true, ..Config::default() }),
+        (
+            "busy back-off, no queue for the watcher",
+            Config { busy_poll_ns: 4000, watcher_queue: false, ..Config::default() },
+        ),
+        (
+            "plain slots, released head, serial poll, spawns in the mailbox, ring 0 on block 66",
+            Config {
+                stamped_slots: false,
+                head_release: true,
+                mailbox_spawn: true,
+                ring_block: 66,
+                poll_serial: true,
+                ..Config::default()
+            },
+        ),
     ]
 }
 
@@ -18,7 +38,7 @@ fn variants() -> Vec<(&'static str, Config)> {
 fn every_variant_compiles_without_spills() {
     for (name, config) in variants() {
         let program = program(&config).unwrap_or_else(|e| panic!("{name}: {e}"));
-        for kernel in ["sched_main", "sched_child", "sched_empty", "sched_compute"] {
+        for kernel in ["sched_main", "sched_child", "sched_empty", "sched_compute", "sched_pingpong"] {
             assert!(program.kernel(kernel).is_some(), "{name}: no kernel {kernel}");
         }
         let options = CompileOptions { relocatable: true, ..CompileOptions::for_arch("sm_90") };
@@ -34,7 +54,10 @@ fn every_variant_compiles_without_spills() {
             })
             .collect();
         eprintln!("{name}:\n  {}", report.join("\n  "));
-        let main = out.resources.iter().find(|r| r.name.contains("sched_main")).expect("sched_main in the report");
+        let main = out.resources.iter().find(|r| r.name == "sched_main").expect("sched_main in the report");
+        // No shared memory at all: the mailboxes are in global memory, since a scheduler kernel that declared
+        // them in shared memory stopped launching children after 2,048 launches (docs/performance.md).
+        assert_eq!(main.shared_bytes, 0, "{name}: sched_main declares shared memory");
         // Eight warps of 256 threads must fit at least one block per SM (64K registers).
         assert!(main.registers <= 255, "{name}: sched_main uses {} registers", main.registers);
     }
@@ -47,6 +70,8 @@ fn the_variants_differ_only_where_they_should() {
     assert_ne!(ticket, cas, "queue_cas must change the emitted code");
     // The CAS variant takes positions with a 64-bit compare-and-swap; the ticket variant has none there.
     assert!(cas.contains("__nv_atomic_compare_exchange_n"), "the CAS variant uses CAS");
+    let no_fast = program(&Config { fast_path: false, ..Config::default() }).unwrap().cuda_source;
+    assert_ne!(ticket, no_fast, "fast_path must change the emitted code");
 }
 
 #[test]
@@ -61,4 +86,7 @@ fn the_records_match_the_host_layout() {
         ["int kind;", "int arg;", "int aux;", "int pad;", "long long id;", "unsigned long long ret;"],
         "{body}"
     );
+    // The host allocates MAILBOX_WORDS words of mailbox per block; the kernel indexes them with mb_words.
+    let words = format!("static constexpr int mb_words = {MAILBOX_WORDS};");
+    assert!(source.contains(&words), "sched.sk's mb_words differs from layout.rs's MAILBOX_WORDS ({MAILBOX_WORDS})");
 }

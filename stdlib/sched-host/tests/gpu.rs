@@ -94,6 +94,97 @@ fn every_task_runs_exactly_once_under_stress() {
     assert_each_once(&finished.counts);
 }
 
+/// One producer submits one task at a time and waits for it (the fast path's case: a lone task while the
+/// mailbox's worker is idle) while another floods the device queue; every id must run exactly once, with the fast
+/// path on (some tasks must then have taken it) and off (none may).
+#[test]
+fn lone_tasks_take_the_fast_path_and_each_runs_once() {
+    let ctx = gpu();
+    for (name, fast_path) in [("fast path", true), ("no fast path", false)] {
+        let lone_ids = 40_000i64;
+        let ids = 2_000_000i64;
+        let config = Config { rings: 2, count_ids: ids as usize, reserve_sms: 8, fast_path, ..Config::default() };
+        let mut sched = Scheduler::start(&ctx, config).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut producers = sched.producers();
+        let (mut flood, mut lone) = (producers.pop().unwrap(), producers.pop().unwrap());
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                tasks_for(lone_ids..ids, |batch| flood.submit_batch(batch).map(|_| ()));
+                flood.wait_all().unwrap_or_else(|e| panic!("{e}"));
+            });
+            // Every kind of task alone: empty, compute and child (a launched grid writes the completion) through
+            // the mailbox, spawn through the queue (its children go there too).
+            let (mut id, mut i) = (0i64, 0);
+            while id < lone_ids {
+                let task = match i % 8 {
+                    3 => Task::compute(id, 100),
+                    5 => Task::spawn(id, 40, 0),
+                    7 if i % 64 == 7 => Task::child(id, 2, 50),
+                    _ => Task::empty(id),
+                };
+                // The ids past lone_ids belong to the flood.
+                let task = if id + task.ids() > lone_ids { Task::empty(id) } else { task };
+                let ticket = lone.submit(task).unwrap_or_else(|e| panic!("{name}: {e}"));
+                lone.wait(ticket).unwrap_or_else(|e| panic!("{name}: {e}"));
+                id += task.ids();
+                i += 1;
+            }
+        });
+        let finished = sched.stop().unwrap_or_else(|e| panic!("{name}: {e}"));
+        eprintln!("{name}: stats {:?}", finished.stats);
+        assert_eq!(finished.stats.left_reserved, 0, "{name}: tasks left in the queue after stop");
+        assert_each_once(&finished.counts);
+        if fast_path {
+            assert!(finished.stats.fast_path > 0, "{name}: no task took the fast path");
+        } else {
+            assert_eq!(finished.stats.fast_path, 0, "{name}: the fast path is off");
+        }
+    }
+}
+
+/// A ring of 16 slots reused for thousands of laps, with lone tasks (each waited for: the scheduler warp finds
+/// them with its one-read poll of the stamped slot at its head) and batches of 1 to 40 in between (more than the
+/// ring holds: the producer waits for slots, the warp takes them after the tail's acquire). Every id runs exactly
+/// once, with the one-read poll, without it, and with plain (unstamped) slots, and no slot of an older lap is ever
+/// taken for a newer one.
+#[test]
+fn stamped_slots_survive_many_laps_of_a_small_ring() {
+    let ctx = gpu();
+    let variants = [
+        ("stamped slots, one-read poll", Config { stamped_slots: true, ..Config::default() }),
+        ("stamped slots, tail then slot", Config { stamped_slots: true, spec_poll: false, ..Config::default() }),
+        ("plain slots (the default)", Config::default()),
+    ];
+    for (name, base) in variants {
+        let ids = 200_000i64;
+        let config = Config { rings: 1, ring_capacity: 16, count_ids: ids as usize, reserve_sms: 8, ..base };
+        let mut sched = Scheduler::start(&ctx, config).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut p = sched.producers().pop().unwrap();
+        let (mut id, mut round) = (0i64, 0usize);
+        while id < ids {
+            if round % 2 == 0 {
+                let ticket = p.submit(Task::empty(id)).unwrap_or_else(|e| panic!("{name}: {e}"));
+                p.wait(ticket).unwrap_or_else(|e| panic!("{name}: {e}"));
+                id += 1;
+            } else {
+                let n = ((round * 7) % 40 + 1).min((ids - id) as usize) as i64;
+                let batch: Vec<Task> =
+                    (id..id + n).map(|i| if i % 5 == 0 { Task::compute(i, 30) } else { Task::empty(i) }).collect();
+                p.submit_batch(&batch).unwrap_or_else(|e| panic!("{name}: {e}"));
+                id += n;
+            }
+            round += 1;
+        }
+        p.wait_all().unwrap_or_else(|e| panic!("{name}: {e}"));
+        drop(p);
+        let finished = sched.stop().unwrap_or_else(|e| panic!("{name}: {e}"));
+        eprintln!("{name}: stats {:?}", finished.stats);
+        assert_eq!(finished.stats.left_reserved, 0, "{name}: tasks left in the queue after stop");
+        assert_each_once(&finished.counts);
+        assert!(finished.stats.fast_path > 0, "{name}: no lone task took the fast path");
+    }
+}
+
 fn linearizable_history(queue: QueueKind) {
     let ctx = gpu();
     let config = Config { rings: 2, queue, history: 1 << 21, count_ids: 1 << 20, ..Config::default() };

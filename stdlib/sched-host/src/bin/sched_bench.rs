@@ -1,7 +1,10 @@
 //! The scheduler's benchmark and short checks, for the GPU machine (no Rust toolchain there: copied as a binary).
 //!
-//! `sched-bench bench`  every measurement of docs/performance.md's scheduler section, with baselines measured in
-//!                      the same run (plain launches, a CUDA graph, a stream of kernels);
+//! `sched-bench bench [SECTIONS]`  every measurement of docs/performance.md's scheduler section, with baselines
+//!                      measured in the same run (plain launches, a CUDA graph, a stream of kernels, the host <-> GPU
+//!                      ping-pong); SECTIONS (comma-separated, default all): inject, latency, devgen, compute,
+//!                      children (the launch baselines always run);
+//! `sched-bench pingpong`  the round trip's physical floor alone;
 //! `sched-bench smoke`  a short mixed run (empty, compute, spawn, child tasks from 2 producers) whose counts and
 //!                      completions are checked: what compute-sanitizer runs;
 //! Environment: `SKC_SCHED_SK` (the .sk file when not in the source tree), `SKC_SCHED_QUICK=1` (smaller sizes).
@@ -9,7 +12,7 @@
 use std::time::{Duration, Instant};
 
 use skc_runtime::Context;
-use skc_sched::bench::{percentile, run_producers, Baseline};
+use skc_sched::bench::{percentile, pingpong, run_producers, Baseline, PINGPONG_COSTS};
 use skc_sched::{Config, QueueKind, Result, Scheduler, Task};
 
 fn main() {
@@ -19,10 +22,11 @@ fn main() {
         std::process::exit(2)
     });
     let outcome = match mode.as_str() {
-        "bench" => bench(&ctx),
+        "bench" => bench(&ctx, &std::env::args().nth(2).unwrap_or_else(|| SECTIONS.into())),
+        "pingpong" => floor(&ctx),
         "smoke" => smoke(&ctx),
         other => {
-            eprintln!("usage: sched-bench [bench|smoke] (got `{other}`)");
+            eprintln!("usage: sched-bench [bench [SECTIONS]|pingpong|smoke] (got `{other}`)");
             std::process::exit(2)
         }
     };
@@ -69,7 +73,10 @@ fn smoke(ctx: &Context) -> Result<()> {
     Ok(())
 }
 
-fn bench(ctx: &Context) -> Result<()> {
+const SECTIONS: &str = "inject,latency,devgen,compute,children";
+
+fn bench(ctx: &Context, sections: &str) -> Result<()> {
+    let on = |name: &str| sections.split(',').any(|s| s == name);
     println!("device: {} ({} SMs)", ctx.device().name, ctx.device().multiprocessors);
     let probe = Scheduler::start(ctx, Config::default())?;
     println!(
@@ -81,11 +88,64 @@ fn bench(ctx: &Context) -> Result<()> {
     probe.stop()?;
     let base = Baseline::new(ctx)?;
     let (graph_rate, plain_rate) = launch_baselines(&base)?;
-    host_injected(ctx, graph_rate, plain_rate)?;
-    latency(ctx)?;
-    device_generated(ctx)?;
-    compute_tasks(ctx, &base)?;
-    children(ctx)?;
+    if on("inject") {
+        host_injected(ctx, graph_rate, plain_rate)?;
+    }
+    if on("latency") {
+        floor(ctx)?;
+        latency(ctx)?;
+    }
+    if on("devgen") {
+        device_generated(ctx)?;
+    }
+    if on("compute") {
+        compute_tasks(ctx, &base)?;
+    }
+    if on("children") {
+        let d = Config::default();
+        let variants = [
+            ("fast path", d.clone()),
+            ("no fast path", Config { fast_path: false, ..d.clone() }),
+            ("main-like", main_like()),
+            ("fast path, again", d.clone()),
+        ];
+        for (label, config) in variants {
+            children(ctx, label, config)?;
+        }
+    }
+    Ok(())
+}
+
+/// The round trip's physical floor: a one-lane kernel answers the host's ping through pinned mapped memory,
+/// with each load and store flavour, and the costs of single PCIe reads and system-scope writes.
+fn floor(ctx: &Context) -> Result<()> {
+    let n = if quick() { 5_000 } else { 20_000 };
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    for mode in [0i32, 1, 2, 4, 6, 8, 14] {
+        let load = if mode & 1 == 1 { "ld.relaxed.sys" } else { "ld.acquire.sys" };
+        let store = match mode & 6 {
+            0 => "st.release.sys",
+            2 => "fence.release.sys + st.relaxed.sys",
+            4 => "fence.sc.sys + st.relaxed.sys",
+            _ => "st.relaxed.sys alone",
+        };
+        let noise = if mode & 8 == 8 { ", with a polling warp next to it" } else { "" };
+        let p = pingpong(ctx, mode, n, 2_000)?;
+        println!(
+            "ping-pong floor ({load}, reply {store}{noise}): host round trip p50 {:.2} us, p99 {:.2} us, max {:.2} \
+             us over {n}; device: ping to ping p50 {:.2} us, reply written in p50 {:.3} us",
+            us(percentile(&p.round_trips, 0.5)),
+            us(percentile(&p.round_trips, 0.99)),
+            us(*p.round_trips.last().unwrap()),
+            us(percentile(&p.device_round_trips, 0.5)),
+            us(percentile(&p.reply, 0.5)),
+        );
+        if mode == 0 || mode == 8 {
+            for (name, ns) in PINGPONG_COSTS.iter().zip(p.costs) {
+                println!("  single operation{noise}, mean of 2000: {name}: {:.3} us", ns as f64 * 1e-3);
+            }
+        }
+    }
     Ok(())
 }
 
@@ -99,37 +159,67 @@ fn launch_baselines(base: &Baseline) -> Result<(f64, f64)> {
     Ok((graph, plain))
 }
 
-/// Host-injected empty tasks per second with 1 and 4 producer threads.
+/// Host-injected empty tasks per second with 1 and 4 producer threads, with the fast path (the default) and
+/// without it (the mailbox's worker then polls the queue like any other).
 fn host_injected(ctx: &Context, graph_rate: f64, plain_rate: f64) -> Result<()> {
     let per_producer: usize = if quick() { 1 << 20 } else { 1 << 22 };
+    let d = Config::default();
+    let configs = [
+        ("fast path (plain slots)", d.clone()),
+        ("no fast path", Config { fast_path: false, ..d.clone() }),
+        ("fast path, stamped slots, one-read poll", stamped()),
+        ("fast path, stamped slots, tail then slot", Config { spec_poll: false, ..stamped() }),
+        ("fast path, sleeping polls", sleepy()),
+        ("fast path, released head", Config { head_release: true, ..d.clone() }),
+        ("main-like (no fast path, plain slots, released head, serial poll, sleeping polls)", main_like()),
+    ];
+    let mut variants = Vec::new();
     for rings in [1usize, 4] {
         for batch in [32usize, 256] {
-            let config = Config { rings, ring_capacity: 1 << 14, ..Config::default() };
-            let mut sched = Scheduler::start(ctx, config)?;
-            let lists = (0..rings)
-                .map(|r| (0..per_producer).map(|i| Task::empty((r * per_producer + i) as i64)).collect())
-                .collect();
-            let seconds = run_producers(&mut sched, lists, batch)?;
-            sched.stop()?;
-            let rate = (rings * per_producer) as f64 / seconds;
-            println!(
-                "host-injected empty tasks: {rings} producer(s), batches of {batch}: {rate:.3e} tasks/s = {:.1}x the \
-                 CUDA graph, {:.1}x plain launches (target >= 10x the graph)",
-                rate / graph_rate,
-                rate / plain_rate
-            );
+            variants.extend(configs.iter().map(|(label, c)| (rings, batch, *label, c.clone())));
         }
+    }
+    for (rings, batch, label, config) in variants {
+        let config = Config { rings, ring_capacity: 1 << 14, ..config };
+        let mut sched = Scheduler::start(ctx, config)?;
+        let lists = (0..rings)
+            .map(|r| (0..per_producer).map(|i| Task::empty((r * per_producer + i) as i64)).collect())
+            .collect();
+        let seconds = run_producers(&mut sched, lists, batch)?;
+        sched.stop()?;
+        let rate = (rings * per_producer) as f64 / seconds;
+        println!(
+            "host-injected empty tasks: {rings} producer(s), batches of {batch}, {label}: {rate:.3e} tasks/s = {:.1}x \
+             the CUDA graph, {:.1}x plain launches (target >= 10x the graph)",
+            rate / graph_rate,
+            rate / plain_rate
+        );
     }
     Ok(())
 }
 
 /// Host enqueue to completion seen by the host, one task at a time; with the scheduler warps' idle sleep capped
-/// at 256 ns (the default) and 0 (spinning), and once with the queue history recorded, to split the device's
-/// part: enqueue by the scheduler warp, and from there until a worker has the task.
+/// at 256 ns (the default) and 0 (spinning), with the fast path (the default) and without it (every task through
+/// the device queue), and once with the queue history recorded (queue path), to split the device's part: enqueue
+/// by the scheduler warp, and from there until a worker has the task.
 fn latency(ctx: &Context) -> Result<()> {
-    for (poll_idle_ns, history) in [(256u32, false), (0, false), (256, true)] {
+    let d = Config::default();
+    let variants = [
+        ("default: fast path, plain slots, spinning, quiet window, st.release.sys", d.clone()),
+        ("no quiet window", Config { quiet_ns: 0, ..d.clone() }),
+        ("completion as fence.release.sys + st.relaxed.sys", Config { done_fence: true, ..d.clone() }),
+        ("stamped slots, one-read poll", stamped()),
+        ("stamped slots, tail then slot", Config { spec_poll: false, ..stamped() }),
+        ("sleeping polls (sched3's)", Config { spin_ns: 0, ..d.clone() }),
+        ("queue path only", Config { fast_path: false, ..d.clone() }),
+        ("device timestamps on", Config { fast_timing: true, ..d.clone() }),
+        ("device timestamps on, no quiet window", Config { fast_timing: true, quiet_ns: 0, ..d.clone() }),
+        ("queue path only, history recorded", Config { fast_path: false, history: 1, ..d.clone() }),
+    ];
+    for (label, config) in variants {
         let n = if quick() { 2_000 } else { 20_000 };
-        let config = Config { poll_idle_ns, history: if history { 4 * n } else { 0 }, ..Config::default() };
+        let history = if config.history > 0 { 4 * n } else { 0 };
+        let config = Config { history, ..config };
         let mut sched = Scheduler::start(ctx, config)?;
         let mut producer = sched.producers().pop().expect("one ring");
         let mut samples = Vec::with_capacity(n);
@@ -146,14 +236,31 @@ fn latency(ctx: &Context) -> Result<()> {
         samples.sort();
         let us = |d: Duration| d.as_secs_f64() * 1e6;
         println!(
-            "round trip (submit -> completion visible), idle poll sleep <= {poll_idle_ns} ns{}: p50 {:.2} us, p99 {:.2} us, \
-             max {:.2} us over {n} (targets p50 < 3 us, p99 < 10 us)",
-            if history { ", history recorded" } else { "" },
+            "round trip (submit -> completion visible), {label}: p50 {:.2} us, \
+             p99 {:.2} us, max {:.2} us over {n} (targets p50 < 3 us, p99 < 10 us; {} of {} tasks took the fast path)",
             us(percentile(&samples, 0.5)),
             us(percentile(&samples, 0.99)),
-            us(*samples.last().unwrap())
+            us(*samples.last().unwrap()),
+            finished.stats.fast_path,
+            finished.stats.executed
         );
-        if history {
+        let s = &finished.stats;
+        if s.fast_timed > 0 {
+            let mean = |sum: u64| sum as f64 * 1e-3 / s.fast_timed as f64;
+            println!(
+                "  device part of {} mailbox tasks (means, globaltimer): the scheduler warp's poll that found the task \
+                 {:.2} us, found -> in the worker's hands {:.2} us, run and count {:.2} us, completion write {:.2} us; \
+                 the host's submit -> round trip rest: {:.2} us",
+                s.fast_timed,
+                mean(s.fast_poll_ns),
+                mean(s.fast_hand_ns),
+                mean(s.fast_run_ns),
+                mean(s.fast_done_ns),
+                us(samples.iter().sum::<Duration>() / samples.len() as u32)
+                    - mean(s.fast_poll_ns + s.fast_hand_ns + s.fast_run_ns + s.fast_done_ns)
+            );
+        }
+        if history > 0 {
             let mut enq = std::collections::HashMap::new();
             let (mut enqueue, mut to_worker) = (Vec::new(), Vec::new());
             for r in finished.history.iter().filter(|r| r.op == 0) {
@@ -181,9 +288,16 @@ fn latency(ctx: &Context) -> Result<()> {
 /// Empty tasks generated on the device against the number of producer warps, ticket queue and CAS variant.
 fn device_generated(ctx: &Context) -> Result<()> {
     let cap: i64 = if quick() { 1 << 24 } else { 1 << 27 };
-    for queue in [QueueKind::Ticket, QueueKind::Cas] {
-        for producers in [1usize, 8, 32, 128, 256] {
-            let config = Config { queue, queue_capacity: 1 << 20, ..Config::default() };
+    // Every producer-warp count for the default (ticket queue, fast path) and the CAS variant; a few for the
+    // watcher variants.
+    let all: &[usize] = &[1, 8, 32, 128, 256];
+    let mut variants: Vec<(&str, Config, &[usize])> = watcher_variants();
+    variants[0].2 = all;
+    variants.push(("fast path", Config { queue: QueueKind::Cas, ..Config::default() }, all));
+    for (label, config, counts) in variants {
+        for &producers in counts {
+            let queue = config.queue;
+            let config = Config { queue_capacity: 1 << 20, ..config.clone() };
             let mut sched = Scheduler::start(ctx, config)?;
             // Warm up: the kernel is running and idle before the clock starts.
             let mut p = sched.producers().pop().expect("one ring");
@@ -202,11 +316,13 @@ fn device_generated(ctx: &Context) -> Result<()> {
             let seconds = begin.elapsed().as_secs_f64();
             let generated = per as f64 * producers as f64;
             println!(
-                "device-generated empty tasks, {queue:?} queue, {producers} producer warps: {:.3e} tasks/s \
-                 ({generated:.0} tasks in {:.1} ms, {} run inline because the queue was full; Broker Queue published 2.7e9 ops/s)",
+                "device-generated empty tasks, {queue:?} queue, {label}, {producers} producer warps: {:.3e} tasks/s \
+                 ({generated:.0} tasks in {:.1} ms, {} run inline because the queue was full, {} spawn task(s) \
+                 through the mailbox; Broker Queue published 2.7e9 ops/s)",
                 generated / seconds,
                 seconds * 1e3,
-                finished.stats.spawn_inline
+                finished.stats.spawn_inline,
+                finished.stats.fast_path
             );
         }
     }
@@ -257,9 +373,49 @@ fn compute_tasks(ctx: &Context, base: &Baseline) -> Result<()> {
 
 /// Fire-and-forget children: launch-to-first-instruction latency of one child at a time, throughput, and what
 /// happens past the pending-launch limit (2048).
-fn children(ctx: &Context) -> Result<()> {
+/// Variants for the checks of the fast path's side effects on other kinds of work (device-generated tasks,
+/// children), each with the producer-warp counts it is measured at.
+fn watcher_variants() -> Vec<(&'static str, Config, &'static [usize])> {
+    let d = Config::default();
+    vec![
+        ("fast path", d.clone(), &[1, 8]),
+        ("fast path, spawns through the mailbox", Config { mailbox_spawn: true, ..d.clone() }, &[1, 8]),
+        (
+            "fast path, spawns through the mailbox, ring 0 on block 66",
+            Config { mailbox_spawn: true, ring_block: 66, ..d.clone() },
+            &[1, 8],
+        ),
+        ("no fast path", Config { fast_path: false, ..d }, &[1, 8]),
+        ("main-like (no fast path, plain slots, released head, serial poll, sleeping polls)", main_like(), &[1, 8]),
+    ]
+}
+
+/// This branch with everything main does differently switched back (plain slots, a released head, a poll of
+/// two round trips, sleeping polls, no fast path), except the code structure (the mailbox buffer is passed,
+/// unused).
+fn main_like() -> Config {
+    Config {
+        fast_path: false,
+        stamped_slots: false,
+        head_release: true,
+        spin_ns: 0,
+        poll_serial: true,
+        ..Config::default()
+    }
+}
+
+/// Stamped ring slots with the one-read poll (not the default; see `Config::stamped_slots`).
+fn stamped() -> Config {
+    Config { stamped_slots: true, ..Config::default() }
+}
+
+fn sleepy() -> Config {
+    Config { spin_ns: 0, fast_poll_ns: 1000, poll_idle_ns: 8192, ..Config::default() }
+}
+
+fn children(ctx: &Context, mode: &str, base: Config) -> Result<()> {
     {
-        let config = Config { reserve_sms: 32, ..Config::default() };
+        let config = Config { reserve_sms: 32, ..base.clone() };
         let mut sched = Scheduler::start(ctx, config)?;
         let mut p = sched.producers().pop().expect("one ring");
         let n = 500;
@@ -272,7 +428,7 @@ fn children(ctx: &Context) -> Result<()> {
         drop(p);
         let s = sched.stop()?.stats;
         println!(
-            "children one at a time ({n}, each waited for): launch-to-first-instruction mean {:.2} us, max {:.2} us; \
+            "children one at a time ({mode}, {n}, each waited for): launch-to-first-instruction mean {:.2} us, max {:.2} us; \
              submit -> child's completion seen {:.2} us per child; {} launched, {} inline",
             s.child_latency_sum_ns as f64 * 1e-3 / s.child_started.max(1) as f64,
             s.child_latency_max_ns as f64 * 1e-3,
@@ -284,7 +440,7 @@ fn children(ctx: &Context) -> Result<()> {
     for (label, n, iters, cap) in
         [("short children", 4_000usize, 100, 1024u32), ("past the limit", 6_000, 200_000, 6_000)]
     {
-        let config = Config { reserve_sms: 32, child_cap: cap, ring_capacity: 1 << 13, ..Config::default() };
+        let config = Config { reserve_sms: 32, child_cap: cap, ring_capacity: 1 << 13, ..base.clone() };
         let mut sched = Scheduler::start(ctx, config)?;
         let mut p = sched.producers().pop().expect("one ring");
         let tasks: Vec<Task> = (0..n).map(|i| Task::child(i as i64 * 2, 1, iters)).collect();
@@ -297,10 +453,12 @@ fn children(ctx: &Context) -> Result<()> {
         let s = &f.stats;
         let mean = if s.child_started > 0 { s.child_latency_sum_ns as f64 / s.child_started as f64 } else { 0.0 };
         println!(
-            "children ({label}, {n} tasks of 1 block x {iters} iterations, cap {cap}): {:.3e} tasks/s, {} launched, \
-             {} inline (cap reached or launch refused), launch-to-first-instruction mean {:.1} us, max {:.1} us",
+            "children ({mode}, {label}, {n} tasks of 1 block x {iters} iterations, cap {cap}): {:.3e} tasks/s, {} \
+             launched, {} started, {} inline (cap reached or launch refused), launch-to-first-instruction mean {:.1} \
+             us, max {:.1} us",
             n as f64 / seconds,
             s.child_launched,
+            s.child_started,
             s.child_inline,
             mean * 1e-3,
             s.child_latency_max_ns as f64 * 1e-3
