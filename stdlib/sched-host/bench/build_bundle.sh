@@ -10,7 +10,7 @@ DEST=${1:-$ROOT/.carry/sched}
 cd "$ROOT"
 cargo build --release -p skc-sched --bins
 TESTS=$(cargo test --release -p skc-sched --features gpu-tests --no-run --message-format=json 2>/dev/null \
-  | grep '"executable"' | grep -o '"executable":"[^"]*gpu-[^"]*"' | cut -d'"' -f4)
+  | grep '"executable"' | grep -o '"executable":"[^"]*/gpu-[^"]*"' | cut -d'"' -f4)
 mkdir -p "$DEST"
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 cp "$TARGET/release/sched-bench" "$DEST/sched-bench"
