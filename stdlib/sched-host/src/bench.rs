@@ -219,7 +219,7 @@ pub fn pingpong(ctx: &Context, mode: i32, n: usize, reps: i32) -> Result<PingPon
         let mut spins = 0u32;
         while pong_w.load(std::sync::atomic::Ordering::Acquire) < i {
             spins += 1;
-            if spins % 4096 == 0 && begin.elapsed() > timeout {
+            if spins.is_multiple_of(4096) && begin.elapsed() > timeout {
                 failed = Some(i);
                 break 'rounds;
             }

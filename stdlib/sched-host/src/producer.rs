@@ -87,7 +87,7 @@ impl Producer {
         let mut spins = 0u32;
         while !self.is_done(ticket) {
             spins += 1;
-            if spins % 4096 == 0 && begin.elapsed() > self.rings.timeout {
+            if spins.is_multiple_of(4096) && begin.elapsed() > self.rings.timeout {
                 return Err(SchedError::Timeout {
                     kernel: MAIN_KERNEL,
                     what: format!("completion of the task at position {} of ring {}", ticket.position, ticket.ring),
@@ -174,7 +174,7 @@ impl Cursor {
         let mut spins = 0u32;
         while !self.slot_free(rings, pos) {
             spins += 1;
-            if spins % 1024 == 0 {
+            if spins.is_multiple_of(1024) {
                 if begin.elapsed() > rings.timeout {
                     return Err(SchedError::Timeout {
                         kernel: MAIN_KERNEL,

@@ -71,9 +71,9 @@ impl Variant {
 
     pub fn parse(name: &str) -> Option<Variant> {
         let parts: Vec<&str> = name.split('_').collect();
-        let precision = match parts.first()? {
-            &"f64" => Precision::F64,
-            &"f32" => Precision::F32,
+        let precision = match *parts.first()? {
+            "f64" => Precision::F64,
+            "f32" => Precision::F32,
             _ => return None,
         };
         let k = parts.get(1)?.strip_prefix('k')?.parse().ok()?;

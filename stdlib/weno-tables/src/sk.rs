@@ -118,7 +118,7 @@ pub fn tables_module(precision: Precision) -> String {
         // __constant__ memory, which the CUDA compiler cannot fold; this folds to literals (immediates) after
         // inlining. Only the full order, to keep the function small (the checker analyses it at every call).
         let mut full = Vec::new();
-        let mut full_base = vec![0; K_MAX + 1];
+        let mut full_base = [0; K_MAX + 1];
         for k in K_MIN..=K_MAX {
             full_base[k] = full.len();
             let end = if k == K_MAX { t.values.len() } else { t.base[k + 1] };
