@@ -116,29 +116,7 @@ fn run_on_host(
     let out = Command::new(cxx).args(flags).args(["-w", "-o"]).arg(&exe).arg(&cpp).output().unwrap();
     assert!(out.status.success(), "{label}: {}", String::from_utf8_lossy(&out.stderr));
     let runs = y0.len() / n;
-    let g = &cfg.gains;
-    let scalars = [
-        cfg.t0,
-        cfg.duration,
-        cfg.dt,
-        cfg.save_every.unwrap_or(0.0),
-        cfg.dt_min,
-        cfg.dt_max,
-        cfg.max_steps as f64,
-        cfg.atol,
-        cfg.rtol,
-        g.safety,
-        g.k_i,
-        g.k_p,
-        g.k_d,
-        g.min_shrink,
-        g.max_growth,
-        g.deadband_low,
-        g.deadband_high,
-        g.damping,
-        cfg.newton_tol,
-        cfg.max_newton as f64,
-    ];
+    let scalars = common::loop_scalars(cfg);
     let mut bytes = Vec::new();
     for v in [runs, n, np, cfg.n_saves(), options.trace_len] {
         bytes.extend((v as i32).to_le_bytes());

@@ -200,29 +200,7 @@ fn solve<T: Float>(cxx: &str, label: &str, cfg: &Config, system: &str, y0: &[f64
     let row = n_vars * layout.outputs.len();
     let windows = spec.n_windows(cfg.duration);
     let summary_len = runs * windows * n_vars * layout.columns.len();
-    let g = &cfg.gains;
-    let scalars = [
-        cfg.t0,
-        cfg.duration,
-        cfg.dt,
-        cfg.save_every.unwrap_or(0.0),
-        cfg.dt_min,
-        cfg.dt_max,
-        cfg.max_steps as f64,
-        cfg.atol,
-        cfg.rtol,
-        g.safety,
-        g.k_i,
-        g.k_p,
-        g.k_d,
-        g.min_shrink,
-        g.max_growth,
-        g.deadband_low,
-        g.deadband_high,
-        g.damping,
-        cfg.newton_tol,
-        cfg.max_newton as f64,
-    ];
+    let scalars = common::loop_scalars(cfg);
     let mut input = Vec::new();
     for v in [runs, n, params.len() / runs, cfg.n_saves(), summary_len] {
         input.extend((v as i32).to_le_bytes());
