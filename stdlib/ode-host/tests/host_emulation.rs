@@ -10,7 +10,6 @@
 //! It found a miscompilation that only the GPU showed otherwise: skc's C emitter gave nested short-circuit
 //! temporaries the same name (`bool tmp1 = ...; if (tmp1) { bool tmp1 = ...; ... tmp1 = tmp1; }`).
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use skc_ode::compare::{compare, KernelOutput};
@@ -54,32 +53,12 @@ int main(int argc, char** argv) {
 }
 "#;
 
-fn compiler() -> Option<String> {
-    let candidates =
-        std::env::var("CXX").ok().into_iter().chain(["c++".to_string(), "g++".to_string(), "clang++".to_string()]);
-    for cxx in candidates {
-        if Command::new(&cxx).arg("--version").output().map(|o| o.status.success()).unwrap_or(false) {
-            return Some(cxx);
-        }
-    }
-    let required = std::env::var("SKC_REQUIRE_CXX").map(|v| v == "1").unwrap_or(false);
-    assert!(!required, "SKC_REQUIRE_CXX=1 but no C++ compiler was found");
-    eprintln!("note: no C++ compiler, host emulation skipped");
-    None
-}
-
 struct HostRun {
     final_state: Vec<f64>,
     saves: Vec<f64>,
     status: Vec<Status>,
     counters: Vec<i32>,
     trace: Vec<f64>,
-}
-
-fn work_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skc-ode-host-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// The two builds of every variant: exact operations, and fused multiply-adds where the compiler finds them.
@@ -107,7 +86,7 @@ fn run_on_host(
             assert!(a != b || a.contains(' '), "{label}: self-assignment in the emitted C: {line}");
         }
     }
-    let dir = work_dir();
+    let dir = common::work_dir("skc-ode-host");
     let stem = label.replace([' ', '/'], "_");
     let real = if cfg.precision == Precision::F32 { "float" } else { "double" };
     let cpp = dir.join(format!("{stem}.cpp"));
@@ -230,7 +209,7 @@ fn lorenz_inputs(n: usize) -> (Vec<f64>, Vec<f64>) {
 
 #[test]
 fn explicit_kernels_match_the_cpu_reference() {
-    let Some(cxx) = compiler() else { return };
+    let Some(cxx) = common::cxx_compiler("host emulation") else { return };
     let (y0, rho) = lorenz_inputs(24);
     let mut report = Vec::new();
     for method in Method::EXPLICIT {
@@ -264,7 +243,7 @@ fn explicit_kernels_match_the_cpu_reference() {
 
 #[test]
 fn implicit_kernels_match_the_cpu_reference() {
-    let Some(cxx) = compiler() else { return };
+    let Some(cxx) = common::cxx_compiler("host emulation") else { return };
     let n = 8;
     let y0: Vec<f64> = (0..n).flat_map(|i| [1.0 + i as f64 / n as f64, 0.0]).collect();
     let mu: Vec<f64> = (0..n).map(|i| 10.0 + 990.0 * i as f64 / n as f64).collect();
@@ -286,7 +265,7 @@ fn implicit_kernels_match_the_cpu_reference() {
 
 #[test]
 fn eight_states_match_the_cpu_reference() {
-    let Some(cxx) = compiler() else { return };
+    let Some(cxx) = common::cxx_compiler("host emulation") else { return };
     let sys = Lorenz96(8);
     let y0: Vec<f64> =
         (0..6).flat_map(|r| (0..8).map(move |s| if s == 0 { 8.01 + r as f64 * 1e-3 } else { 8.0 })).collect();

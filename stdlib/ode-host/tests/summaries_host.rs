@@ -4,7 +4,6 @@
 //! and whole solver programs with all 18 metrics (fixed and adaptive, float32 and float64, a settling time).
 //! No GPU needed; needs `c++` (or `$CXX`), and with `SKC_REQUIRE_CXX=1` a missing compiler fails the test.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use skc_ode::program::{summary_probe, systems_dir, SolverProgram, SystemSource};
@@ -64,31 +63,11 @@ int main(int argc, char** argv) {
 }
 "#;
 
-fn compiler() -> Option<String> {
-    let candidates =
-        std::env::var("CXX").ok().into_iter().chain(["c++".to_string(), "g++".to_string(), "clang++".to_string()]);
-    for cxx in candidates {
-        if Command::new(&cxx).arg("--version").output().map(|o| o.status.success()).unwrap_or(false) {
-            return Some(cxx);
-        }
-    }
-    let required = std::env::var("SKC_REQUIRE_CXX").map(|v| v == "1").unwrap_or(false);
-    assert!(!required, "SKC_REQUIRE_CXX=1 but no C++ compiler was found");
-    eprintln!("note: no C++ compiler, host emulation of the summaries skipped");
-    None
-}
-
-fn work_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skc-ode-summaries-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// Compiles `source` with `main` for `REAL`, feeds it `input`, returns its output bytes.
 fn run_host(cxx: &str, label: &str, source: &str, main: &str, precision: Precision, input: &[u8]) -> Vec<u8> {
     let source = common::host_source(source);
     let real = if precision == Precision::F32 { "float" } else { "double" };
-    let dir = work_dir();
+    let dir = common::work_dir("skc-ode-summaries");
     let stem = label.replace([' ', '/', '[', ']'], "_");
     let cpp = dir.join(format!("{stem}.cpp"));
     std::fs::write(&cpp, format!("#define REAL {real}\n{}\n{TAKE}\n{source}\n{main}", common::CUDA_HOST_SHIM)).unwrap();
@@ -183,7 +162,7 @@ fn probe<T: Float>(cxx: &str, precision: Precision) {
 
 #[test]
 fn the_chain_alone_matches_the_recomputation_on_hand_made_sequences() {
-    let Some(cxx) = compiler() else { return };
+    let Some(cxx) = common::cxx_compiler("host emulation of the summaries") else { return };
     probe::<f64>(&cxx, Precision::F64);
     probe::<f32>(&cxx, Precision::F32);
 }
@@ -235,7 +214,7 @@ fn solve<T: Float>(cxx: &str, label: &str, cfg: &Config, system: &str, y0: &[f64
 
 #[test]
 fn solver_programs_with_all_metrics_match_the_recomputation() {
-    let Some(cxx) = compiler() else { return };
+    let Some(cxx) = common::cxx_compiler("host emulation of the summaries") else { return };
     let runs = 8;
     let y0: Vec<f64> = (0..runs).flat_map(|_| [1.0, 0.0, 0.0]).collect();
     let rho: Vec<f64> = (0..runs).map(|i| 28.0 * i as f64 / (runs - 1) as f64).collect();
@@ -284,7 +263,7 @@ fn grid_samples<T: Float>(cxx: &str, precision: Precision) {
 
 #[test]
 fn fixed_steps_on_the_sample_grid_take_samples_by_step_count() {
-    let Some(cxx) = compiler() else { return };
+    let Some(cxx) = common::cxx_compiler("host emulation of the summaries") else { return };
     grid_samples::<f64>(&cxx, Precision::F64);
     grid_samples::<f32>(&cxx, Precision::F32);
 }

@@ -78,3 +78,27 @@ pub fn loop_scalars(cfg: &skc_ode::Config) -> [f64; 20] {
         cfg.max_newton as f64,
     ]
 }
+
+/// A C++ compiler for the host-emulation tests (`$CXX`, `c++`, `g++` or `clang++`), or None with a note that
+/// `what` is skipped; with `SKC_REQUIRE_CXX=1` (CI sets it) a missing compiler fails the test instead.
+pub fn cxx_compiler(what: &str) -> Option<String> {
+    let candidates =
+        std::env::var("CXX").ok().into_iter().chain(["c++".to_string(), "g++".to_string(), "clang++".to_string()]);
+    for cxx in candidates {
+        let works = std::process::Command::new(&cxx).arg("--version").output().map(|o| o.status.success());
+        if works.unwrap_or(false) {
+            return Some(cxx);
+        }
+    }
+    let required = std::env::var("SKC_REQUIRE_CXX").map(|v| v == "1").unwrap_or(false);
+    assert!(!required, "SKC_REQUIRE_CXX=1 but no C++ compiler was found");
+    eprintln!("note: no C++ compiler, {what} skipped");
+    None
+}
+
+/// A per-process scratch folder `{prefix}-{pid}` under the system's temporary folder.
+pub fn work_dir(prefix: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("{prefix}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
