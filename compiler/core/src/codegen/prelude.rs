@@ -312,9 +312,7 @@ pub fn prelude_for(code: &str, overloads: &BTreeSet<(String, String)>, full_warp
     let mut wanted: Vec<&str> = HELPERS.iter().filter(|h| called(h.name)).map(|h| h.name).collect();
     let mut i = 0;
     while i < wanted.len() {
-        // The constant full-warp mask needs no other helper.
-        let constant_mask = full_warps && wanted[i] == "skc_warp_mask";
-        if let Some(h) = HELPERS.iter().find(|h| h.name == wanted[i]).filter(|_| !constant_mask) {
+        if let Some(h) = helper(wanted[i], full_warps) {
             for need in h.needs {
                 if !wanted.contains(need) {
                     wanted.push(need);
@@ -326,13 +324,8 @@ pub fn prelude_for(code: &str, overloads: &BTreeSet<(String, String)>, full_warp
     let blocks: Vec<String> = HELPERS
         .iter()
         .filter(|h| wanted.contains(&h.name))
-        .map(|h| {
-            if full_warps && h.name == "skc_warp_mask" {
-                FULL_WARP_MASK.to_string()
-            } else {
-                helper_code(h, overloads)
-            }
-        })
+        .filter_map(|h| helper(h.name, full_warps))
+        .map(|h| helper_code(h, overloads))
         .collect();
     if blocks.is_empty() {
         return String::new();
@@ -345,11 +338,23 @@ pub fn prelude_for(code: &str, overloads: &BTreeSet<(String, String)>, full_warp
 
 /// `skc_warp_mask` under [`super::EmitOptions::full_warps`]: the launcher promises blocks of whole warps, so every
 /// warp has all 32 lanes and the mask is a constant (ptxas then checks no convergence before each collective).
-const FULL_WARP_MASK: &str = "\
+const FULL_WARP_MASK: Helper = Helper {
+    name: "skc_warp_mask",
+    needs: &[],
+    code: "\
 // Every block this program is launched with has a multiple of 32 threads (the emitter's full_warps option, a
 // promise of the launcher): every warp has all 32 lanes, and the convergence analysis proved that all of them
 // execute each warp collective together.
-__device__ __forceinline__ unsigned int skc_warp_mask() { return 0xFFFFFFFFu; }";
+__device__ __forceinline__ unsigned int skc_warp_mask() { return 0xFFFFFFFFu; }",
+};
+
+/// The helper called `name`: the table's, or under `full_warps` the constant mask in place of `skc_warp_mask`.
+fn helper(name: &str, full_warps: bool) -> Option<&'static Helper> {
+    if full_warps && name == FULL_WARP_MASK.name {
+        return Some(&FULL_WARP_MASK);
+    }
+    HELPERS.iter().find(|h| h.name == name)
+}
 
 /// The code of a helper; of an overloaded one, the overloads for the types in `overloads` (all if none is listed).
 fn helper_code(helper: &Helper, overloads: &BTreeSet<(String, String)>) -> String {
