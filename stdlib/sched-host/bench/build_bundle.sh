@@ -16,7 +16,7 @@ TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 cp "$TARGET/release/sched-bench" "$DEST/sched-bench"
 cp "$TESTS" "$DEST/gpu-tests"
 cp stdlib/sched/sched.sk stdlib/sched-host/bench/run.sh stdlib/sched-host/bench/compare_with_main.sh \
-  stdlib/sched-host/bench/global_mailbox_check.sh "$DEST/"
+  stdlib/sched-host/bench/global_mailbox_check.sh stdlib/sched-host/bench/timed_step.sh "$DEST/"
 if [ -n "${MAIN_BUNDLE:-}" ]; then
   cp "$MAIN_BUNDLE/sched-bench" "$DEST/main-sched-bench"
   cp "$MAIN_BUNDLE/sched.sk" "$DEST/main-sched.sk"

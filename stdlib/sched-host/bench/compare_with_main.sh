@@ -8,22 +8,14 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 export SKC_CACHE_DIR=/tmp/skc-cache
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-run() {
-  local name=$1 limit=$2
-  shift 2
-  local begin=$(date +%s%N)
-  timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
-  local rc=$?
-  echo "== $name: rc=$rc in $((($(date +%s%N) - begin) / 1000000)) ms"
-  grep -v '^\s*$' "$OUT/$name.log" | grep -v "^test .* ok$" | tail -n ${TAILN:-40}
-}
+source "$HERE/timed_step.sh"
 S4="env SKC_SCHED_SK=$HERE/sched.sk"
 MAIN="env SKC_SCHED_SK=$HERE/main-sched.sk"
-run s4-latency 150 $S4 "$HERE/sched-bench" bench latency
-run main-bench 200 $MAIN "$HERE/main-sched-bench" bench
-run s4-bench 300 $S4 "$HERE/sched-bench" bench inject,devgen,compute,children
-run s4-smoke 60 $S4 "$HERE/sched-bench" smoke
-run s4-tests 240 $S4 SKC_SCHED_STRESS_IDS=${IDS:-100000000} "$HERE/gpu-tests" --test-threads=1 --nocapture
-run s4-memcheck 150 $S4 compute-sanitizer --tool memcheck --error-exitcode 9 "$HERE/sched-bench" smoke
-run s4-racecheck 150 $S4 compute-sanitizer --tool racecheck --error-exitcode 9 "$HERE/sched-bench" smoke
+timed_step s4-latency 150 $S4 "$HERE/sched-bench" bench latency
+timed_step main-bench 200 $MAIN "$HERE/main-sched-bench" bench
+timed_step s4-bench 300 $S4 "$HERE/sched-bench" bench inject,devgen,compute,children
+timed_step s4-smoke 60 $S4 "$HERE/sched-bench" smoke
+timed_step s4-tests 240 $S4 SKC_SCHED_STRESS_IDS=${IDS:-100000000} "$HERE/gpu-tests" --test-threads=1 --nocapture
+timed_step s4-memcheck 150 $S4 compute-sanitizer --tool memcheck --error-exitcode 9 "$HERE/sched-bench" smoke
+timed_step s4-racecheck 150 $S4 compute-sanitizer --tool racecheck --error-exitcode 9 "$HERE/sched-bench" smoke
 exit 0

@@ -9,18 +9,10 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 export SKC_CACHE_DIR=/tmp/skc-cache SKC_SCHED_SK="$HERE/sched.sk"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-run() {
-  local name=$1 limit=$2
-  shift 2
-  local begin=$(date +%s%N)
-  timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
-  local rc=$?
-  echo "== $name: rc=$rc in $((($(date +%s%N) - begin) / 1000000)) ms"
-  grep -v '^\s*$' "$OUT/$name.log" | grep -v "^test .* ok$" | tail -n ${TAILN:-40}
-}
-run children 35 "$HERE/sched-bench" bench children
-run latency 50 "$HERE/sched-bench" bench latency
-run tests 45 env SKC_SCHED_STRESS_IDS=${IDS:-20000000} "$HERE/gpu-tests" --test-threads=1 --nocapture
-run memcheck 90 compute-sanitizer --tool memcheck --error-exitcode 9 "$HERE/sched-bench" smoke
-run inject-devgen 60 "$HERE/sched-bench" bench inject,devgen
+source "$HERE/timed_step.sh"
+timed_step children 35 "$HERE/sched-bench" bench children
+timed_step latency 50 "$HERE/sched-bench" bench latency
+timed_step tests 45 env SKC_SCHED_STRESS_IDS=${IDS:-20000000} "$HERE/gpu-tests" --test-threads=1 --nocapture
+timed_step memcheck 90 compute-sanitizer --tool memcheck --error-exitcode 9 "$HERE/sched-bench" smoke
+timed_step inject-devgen 60 "$HERE/sched-bench" bench inject,devgen
 exit 0
