@@ -161,10 +161,10 @@ pub struct Stats {
     /// With `fast_timing`: sums over `fast_timed` mailbox tasks (ns, globaltimer) of the scheduler warp's poll
     /// that found the task (its PCIe round trip), the way from there to the worker taking it, running and
     /// counting it, and the completion record's write.
-    pub fast_poll_ns: u64,
-    pub fast_hand_ns: u64,
-    pub fast_run_ns: u64,
-    pub fast_done_ns: u64,
+    pub fast_poll_sum_ns: u64,
+    pub fast_hand_sum_ns: u64,
+    pub fast_run_sum_ns: u64,
+    pub fast_done_sum_ns: u64,
     pub fast_timed: u64,
 }
 
@@ -441,10 +441,10 @@ impl Scheduler {
             history_records: words[ctl::HIST],
             left_reserved: words[ctl::RESERVED].wrapping_add(words[ctl::MAILBOX]),
             fast_path: words[ctl::FAST],
-            fast_poll_ns: words[ctl::FAST_POLL],
-            fast_hand_ns: words[ctl::FAST_HAND],
-            fast_run_ns: words[ctl::FAST_RUN],
-            fast_done_ns: words[ctl::FAST_DONE],
+            fast_poll_sum_ns: words[ctl::FAST_POLL],
+            fast_hand_sum_ns: words[ctl::FAST_HAND],
+            fast_run_sum_ns: words[ctl::FAST_RUN],
+            fast_done_sum_ns: words[ctl::FAST_DONE],
             fast_timed: words[ctl::FAST_TIMED],
         };
         let counts = if self.config.count_ids > 0 { device.counts.download()? } else { Vec::new() };

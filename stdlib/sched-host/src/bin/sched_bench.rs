@@ -252,12 +252,12 @@ fn latency(ctx: &Context) -> Result<()> {
                  {:.2} us, found -> in the worker's hands {:.2} us, run and count {:.2} us, completion write {:.2} us; \
                  the host's submit -> round trip rest: {:.2} us",
                 s.fast_timed,
-                mean(s.fast_poll_ns),
-                mean(s.fast_hand_ns),
-                mean(s.fast_run_ns),
-                mean(s.fast_done_ns),
+                mean(s.fast_poll_sum_ns),
+                mean(s.fast_hand_sum_ns),
+                mean(s.fast_run_sum_ns),
+                mean(s.fast_done_sum_ns),
                 us(samples.iter().sum::<Duration>() / samples.len() as u32)
-                    - mean(s.fast_poll_ns + s.fast_hand_ns + s.fast_run_ns + s.fast_done_ns)
+                    - mean(s.fast_poll_sum_ns + s.fast_hand_sum_ns + s.fast_run_sum_ns + s.fast_done_sum_ns)
             );
         }
         if history > 0 {
