@@ -830,6 +830,45 @@ kernel k (out : float32 vector) =
   out.(global_idx) <- half 1.0
 ```"#,
     },
+    Explanation {
+        code: "E0221",
+        title: "a `ref` cell or an array where only a value may go",
+        body: r#"A `ref` cell is passed to a device function by reference, and `let p = r in` makes `p` a second name for
+the cell `r`: a write through either name changes the one cell. Arrays and vectors are passed as pointers the
+same way. Anything else that would produce a cell copies it, and a write through the copy would be lost, so:
+
+- a cell is produced only by `ref e` or by a name (`r`, `(r : int32 ref)`): not chosen by `if` or `select`,
+  taken from an array or a record, or left by a sequence or a `let`;
+- a cell holds a value (a number, a bool or a record), not another cell, an array or a vector;
+- a `mut` variable holds a value too (name an array or a cell with a plain `let`);
+- a device function returns a value, not a cell, an array or a vector.
+
+The convergence analysis relies on these rules to know whose contents each write changes.
+
+Erroneous example:
+
+```sk
+let bump (p : int32 ref) = p := !p + 1
+
+kernel k (out : int32 vector) =
+  let a = ref 0 in
+  let b = ref 0 in
+  bump (if global_idx < 16 then a else b);  (* error: E0221 *)
+  out.(global_idx) <- !a + !b
+```
+
+Fixed (branch around the call, so each call names its cell):
+
+```sk
+let bump (p : int32 ref) = p := !p + 1
+
+kernel k (out : int32 vector) =
+  let a = ref 0 in
+  let b = ref 0 in
+  if global_idx < 16 then bump a else bump b;
+  out.(global_idx) <- !a + !b
+```"#,
+    },
     // --- warnings -------------------------------------------------------------------------------------------
     Explanation {
         code: "W0002",

@@ -15,6 +15,7 @@ pub mod explain;
 pub(crate) mod fxhash;
 pub mod lint;
 pub mod source;
+pub mod storage;
 pub mod syntax;
 pub mod typeck;
 pub mod types;

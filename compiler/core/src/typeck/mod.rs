@@ -13,7 +13,8 @@
 //! bad array size, `E0204` write to something read-only, `E0205` array literal outside a constant, `E0206`
 //! recursion, `E0207` duplicate definition, `E0208` record field errors, `E0209` type cannot be inferred, `E0210`
 //! not a function / not an array, `E0212` constant not computable, `E0213` `break`/`continue` outside a loop,
-//! `E0214` bad kernel parameter type, `E0215` bad `-D` override, `W0003` discarded value (and `E0104` for
+//! `E0214` bad kernel parameter type, `E0215` bad `-D` override, `E0221` a `ref` cell or an array where only a
+//! value may go (`cells.rs`), `W0003` discarded value (and `E0104` for
 //! expressions nested too deeply to check).
 //!
 //! Invariants at the boundary: `expr_types` has one entry per expression and contains no `Type::Var`; an
@@ -23,6 +24,7 @@ mod access;
 mod annot;
 mod bindings;
 mod calls;
+mod cells;
 mod constants;
 pub use constants::{command_line_source, COMMAND_LINE};
 mod consts;
@@ -112,6 +114,8 @@ pub(crate) enum Deferred {
     Discarded { expr: ExprId },
     /// An array written through before its kind was known: it must not turn out to be a constant array.
     Written { ty: Type, expr: ExprId },
+    /// A rule on where `ref` cells and arrays may go (`E0221`), on a type not known when it was met.
+    Cell { expr: ExprId, ty: Type, rule: cells::CellRule },
 }
 
 /// Deepest expression nesting the checker follows (the parser already limits most nesting).
