@@ -1,7 +1,7 @@
 //! The abstract interpreter: walks a kernel or function body in program order, tracking the uniformity of every
 //! local and how converged control flow is, and checks every barrier, warp collective and superstep against it.
 //!
-//! State: `locals` (one value per `LocalId`; for a `ref` cell or an array, the uniformity of its contents, kept in
+//! State: `slots` (one value per `LocalId`; for a `ref` cell or an array, the uniformity of its contents, kept in
 //! the slot of the variable that owns the storage: `cells`), `control` (from the enclosing branches and loops),
 //! three taints left by early exits taken in diverged control flow: `returned` (rest of the function), `broke`
 //! (rest of the loop, all later iterations), `continued` (rest of the iteration), and `dead`: the point is
@@ -33,7 +33,7 @@ use super::report::Names;
 use super::UniformityInfo;
 
 pub use calls::Binding;
-use cells::Union;
+use cells::{Slot, Union};
 use control::LoopExits;
 
 /// Fixpoint iterations before a loop's remaining changes are forced to thread-varying (the lattice has height 4,
@@ -54,10 +54,9 @@ pub struct Walker<'a> {
     types: &'a TypeInfo,
     /// The steps of every explanation this walk created (values and control states refer to them).
     facts: Facts,
-    locals: Vec<Value>,
-    /// For each local, the slot in `locals` that holds its value (itself, or the variable whose storage a `ref`
-    /// or array local names), or `cells::UNION` with an index into `unions` (an array chosen among several).
-    cells: Vec<u32>,
+    /// For each local, its value, or for a `ref` or array local that names another variable's storage, which
+    /// (`cells`).
+    slots: Vec<Slot>,
     unions: Vec<Union>,
     control: Control,
     returned: Control,
@@ -121,8 +120,7 @@ impl<'a> Walker<'a> {
             module,
             types,
             facts: Facts::default(),
-            locals: vec![Value::uniform(); types.locals.len()],
-            cells: (0..types.locals.len() as u32).collect(),
+            slots: vec![Slot::Value(Value::uniform()); types.locals.len()],
             unions: Vec::new(),
             control: Control::converged(),
             returned: Control::converged(),
@@ -130,7 +128,7 @@ impl<'a> Walker<'a> {
             continued: Control::converged(),
             dead: false,
             return_value: Value::uniform(),
-            by_reference: Rc::new(Vec::new()),
+            by_reference: Rc::default(),
             returns: None,
             loop_exits: None,
             warm_heads: FxHashMap::default(),
@@ -179,8 +177,7 @@ impl<'a> Walker<'a> {
             } else {
                 Value::uniform()
             };
-            self.own_storage(param.local);
-            self.set_local(param.local, value);
+            self.own_storage(param.local, value);
         }
         self.in_kernel = true;
         self.body(body);
@@ -193,8 +190,7 @@ impl<'a> Walker<'a> {
         let info = self.types.function(function);
         let Some(body) = self.function_body(function) else { return };
         for &param in &info.params {
-            self.own_storage(param);
-            self.set_local(param, Value::uniform());
+            self.own_storage(param, Value::uniform());
         }
         self.call_stack.push(function);
         self.body(body);
@@ -208,7 +204,7 @@ impl<'a> Walker<'a> {
         self.continued = Control::converged();
         self.dead = false;
         self.return_value = Value::uniform();
-        self.by_reference = Rc::new(Vec::new());
+        self.by_reference = self.assigns_nothing.clone();
         self.returns = None;
         self.loop_exits = None;
         self.warm_heads.clear();
@@ -273,7 +269,7 @@ impl<'a> Walker<'a> {
         while let ExprKind::Seq(first, rest) = self.module.expr(e) {
             let (first, rest) = (*first, *rest);
             self.expr(first);
-            self.record(e, &Value::uniform());
+            // A sequence's own value is unit: uniform, what every expression's level starts as (nothing to record).
             if self.dead {
                 // What follows an unconditional exit never runs.
                 return Value::uniform();
@@ -286,18 +282,19 @@ impl<'a> Walker<'a> {
     }
 
     fn expr_kind(&mut self, e: ExprId) -> Value {
-        let span = self.module.span(e);
+        // Spans are looked up only where needed: most nodes are names and operators that need none.
+        let span = |walker: &Self| walker.module.span(e);
         match self.module.expr(e) {
             ExprKind::Int { .. } | ExprKind::Float { .. } | ExprKind::Bool(_) | ExprKind::Unit => Value::uniform(),
             ExprKind::Global(_) | ExprKind::Error | ExprKind::ArrayLit(_) => Value::uniform(),
-            ExprKind::Var(_) => self.var(e, span),
-            ExprKind::Call { args, .. } => self.call(e, args, span),
+            ExprKind::Var(_) => self.var(e),
+            ExprKind::Call { args, .. } => self.call(e, args),
             ExprKind::Unary { operand, .. } => self.expr(*operand),
             ExprKind::Binary { op, lhs, rhs } => self.binary(*op, *lhs, *rhs),
             ExprKind::Let { binder, value, body, .. } => self.let_(e, binder.span(), *value, *body),
             ExprKind::Ref(inner) => self.expr(*inner),
             ExprKind::LetArray { name, space, size, body, .. } => self.let_array(e, name.span, *space, *size, *body),
-            ExprKind::Assign { value, .. } => self.assign(e, *value, span),
+            ExprKind::Assign { value, .. } => self.assign(e, *value, span(self)),
             ExprKind::If { cond, then_branch, else_branch } => self.if_(e, *cond, *then_branch, *else_branch),
             ExprKind::For { start, end, body, var, .. } => self.for_(e, var.span, *start, *end, *body),
             ExprKind::While { cond, body } => self.while_(e, *cond, *body),
@@ -312,19 +309,19 @@ impl<'a> Walker<'a> {
                 self.track(*index_expr, &index);
                 contents.join(index)
             }
-            ExprKind::IndexSet { array, index, value } => self.element_write(*array, Some(*index), *value, span),
+            ExprKind::IndexSet { array, index, value } => self.element_write(*array, Some(*index), *value, span(self)),
             ExprKind::Field { record, .. } => self.expr(*record),
-            ExprKind::FieldSet { record, value, .. } => self.element_write(*record, None, *value, span),
+            ExprKind::FieldSet { record, value, .. } => self.element_write(*record, None, *value, span(self)),
             ExprKind::Record(fields) => {
                 let fields: Vec<ExprId> = fields.iter().map(|(_, v)| *v).collect();
                 fields.into_iter().fold(Value::uniform(), |acc, f| acc.join(self.expr(f)))
             }
-            ExprKind::Superstep { divergent, body, .. } => self.superstep(*divergent, *body, span),
+            ExprKind::Superstep { divergent, body, .. } => self.superstep(*divergent, *body, span(self)),
             ExprKind::Annot { expr, .. } => self.expr(*expr),
             ExprKind::Pragma { body, .. } => self.expr(*body),
-            ExprKind::Return(value) => self.return_(*value, span),
-            ExprKind::Break => self.exit(DivergenceKind::Break, span),
-            ExprKind::Continue => self.exit(DivergenceKind::Continue, span),
+            ExprKind::Return(value) => self.return_(*value, span(self)),
+            ExprKind::Break => self.exit(DivergenceKind::Break, span(self)),
+            ExprKind::Continue => self.exit(DivergenceKind::Continue, span(self)),
         }
     }
 
@@ -344,19 +341,20 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn var(&mut self, e: ExprId, span: Span) -> Value {
+    #[inline]
+    fn var(&mut self, e: ExprId) -> Value {
         match self.types.resolution(e) {
             Some(Resolution::Local(id)) => self.local(id),
-            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, &[], span),
-            Some(Resolution::Function(f)) => self.call_function(f, &[], span),
+            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, &[], self.module.span(e)),
+            Some(Resolution::Function(f)) => self.call_function(f, &[], self.module.span(e)),
             Some(Resolution::Constant(_)) | None => Value::uniform(),
         }
     }
 
-    fn call(&mut self, e: ExprId, args: &'a [ExprId], span: Span) -> Value {
+    fn call(&mut self, e: ExprId, args: &'a [ExprId]) -> Value {
         match self.types.resolution(e) {
-            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, args, span),
-            Some(Resolution::Function(f)) => self.call_function(f, args, span),
+            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, args, self.module.span(e)),
+            Some(Resolution::Function(f)) => self.call_function(f, args, self.module.span(e)),
             _ => args.iter().fold(Value::uniform(), |acc, a| acc.join(self.expr(*a))),
         }
     }
@@ -383,8 +381,7 @@ impl<'a> Walker<'a> {
                 }
                 MemorySpace::Local => Value::uniform(),
             };
-            self.own_storage(local);
-            self.set_local(local, contents);
+            self.own_storage(local, contents);
         }
         self.expr(body)
     }
@@ -510,6 +507,10 @@ impl<'a> Walker<'a> {
 
     /// Pushes `local`, or, for a `let` alias of `ref` or array type, the variables it names (transitively).
     fn push_owners(&self, local: LocalId, out: &mut Vec<LocalId>) {
+        if !refers_to_storage(&self.types.local(local).ty) || self.types.aliased(local).is_empty() {
+            out.push(local);
+            return;
+        }
         let mut pending = vec![local];
         let mut visited = 0;
         while let Some(l) = pending.pop() {

@@ -66,7 +66,10 @@ impl<'a> Checker<'a> {
         let local = self.new_local(&name.name, ty.clone(), mutability, name.span, None);
         self.info.declared_local.insert(id, local);
         match mutability {
-            Mutability::Immutable => self.note_alias(local, value),
+            Mutability::Immutable => {
+                self.note_alias(local, value);
+                self.check_named_cell(value, &ty);
+            }
             Mutability::Mutable => self.apply_cell_rule(value, &ty, super::cells::CellRule::MutableContents(local)),
             Mutability::RefCell => {}
         }

@@ -3,13 +3,14 @@
 //! pointers. Any other way of producing a cell (choosing it with `if` or `select`, taking it from an array or a
 //! record, ending a sequence or a `let` with it, returning it from a function) would copy its contents into a new
 //! variable, and a write through the copy would not reach the cell the program names. So a cell is produced only by
-//! `ref e` or by a name; a cell holds a value (a scalar or a record), not another cell or an array; a `mut`
+//! `ref e` or by a name where it is bound or passed (reading a cell, `!e`, is a value and needs no name); a cell
+//! holds a value (a scalar or a record), not another cell or an array; a `mut`
 //! variable holds a value; and a function returns a value. The convergence analysis relies on these rules to know,
 //! at every write, which variable's contents change.
 
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{ExprId, ExprKind};
-use crate::types::{LocalId, Resolution, Type};
+use crate::types::{LocalId, Type};
 
 use super::infer::Class;
 use super::{Checker, Deferred};
@@ -17,7 +18,8 @@ use super::{Checker, Deferred};
 /// What a deferred `E0221` check is about.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum CellRule {
-    /// The expression must not be a `ref` cell (it is not a name or `ref e`).
+    /// The expression, bound by `let` or passed as an argument, must not be a `ref` cell (it is not a name or
+    /// `ref e`).
     NotACell,
     /// The expression is put in a new `ref` cell: it must be a value.
     CellContents,
@@ -34,24 +36,12 @@ enum Verdict {
 }
 
 impl Checker<'_> {
-    /// Checks `E0221` for expression `id` of kind that could produce a `ref` cell by value, now if its type is
-    /// known, else once types are final.
-    pub(crate) fn check_cell_production(&mut self, id: ExprId, ty: &Type) {
-        // A call of a device function that returns a cell is reported once, at the function (`check_returned_cells`).
-        let produces_by_value = match self.kind(id) {
-            ExprKind::If { .. }
-            | ExprKind::Seq(..)
-            | ExprKind::Let { .. }
-            | ExprKind::LetArray { .. }
-            | ExprKind::Index { .. }
-            | ExprKind::Field { .. }
-            | ExprKind::Unary { .. }
-            | ExprKind::Pragma { .. } => true,
-            ExprKind::Call { .. } => matches!(self.info.resolution(id), Some(Resolution::Builtin(_))),
-            _ => false,
-        };
-        if produces_by_value {
-            self.apply_cell_rule(id, ty, CellRule::NotACell);
+    /// Checks `E0221` for `value`, bound by `let` or passed as an argument where a value of type `ty` is expected:
+    /// when that is a `ref` cell, `value` must name one (a variable, `ref e`, annotated or not).
+    pub(crate) fn check_named_cell(&mut self, value: ExprId, ty: &Type) {
+        let value = crate::storage::strip_annotations(self.module, value);
+        if !matches!(self.kind(value), ExprKind::Var(_) | ExprKind::Ref(_) | ExprKind::Error) {
+            self.apply_cell_rule(value, ty, CellRule::NotACell);
         }
     }
 
@@ -99,8 +89,7 @@ impl Checker<'_> {
                 .note(
                     "A `ref` cell is passed to functions by reference, and `let p = r in` makes `p` another name \
                      for `r`; a cell chosen by `if` or `select`, taken from an array or a record, or produced \
-                     by a sequence, a `let` or a function call would be a copy, and writes through it would not \
-                     reach the cell.",
+                     by a sequence or a `let` would be a copy, and writes through it would not reach the cell.",
                 )
                 .help("choose the value instead (`let v = if c then !a else !b in`), or branch around the code that uses the cell (`if c then f a else f b`)"),
             CellRule::CellContents => Diagnostic::error("E0221", format!("a `ref` cell cannot hold {what}"))

@@ -7,7 +7,7 @@ use crate::diagnostic::Diagnostic;
 use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::source::Span;
 use crate::syntax::ast::{ExprId, ExprKind};
-use crate::types::{FunctionId, LocalId};
+use crate::types::{FunctionId, LocalId, Resolution};
 
 use super::{Checker, Owner};
 
@@ -46,7 +46,7 @@ const MAX_ALIAS_CHAIN: usize = 1000;
 impl Checker<'_> {
     /// The locals that `expr` may name, through annotations, choices (`if`, `select`) and `let` aliases; with
     /// `through_elements`, also the arrays or records an element or field belongs to.
-    pub(crate) fn root_locals(&self, mut expr: ExprId, through_elements: bool) -> Vec<LocalId> {
+    pub(crate) fn root_locals(&self, mut expr: ExprId, through_elements: bool) -> impl Iterator<Item = LocalId> {
         for _ in 0..MAX_ALIAS_CHAIN {
             expr = match self.kind(expr) {
                 ExprKind::Index { array, .. } if through_elements => *array,
@@ -55,13 +55,22 @@ impl Checker<'_> {
                 _ => break,
             };
         }
+        // The common case, a name that is no alias, allocates nothing.
+        if let (ExprKind::Var(_), Some(Resolution::Local(local))) = (self.kind(expr), self.info.resolution(expr)) {
+            if !self.effects.aliases.contains_key(&local) {
+                return Some(local).into_iter().chain(Vec::new());
+            }
+        }
         let mut direct = Vec::new();
         crate::storage::pointer_roots(self.module, &|e| self.info.resolution(e), expr, &mut direct);
-        self.behind_aliases(direct)
+        None.into_iter().chain(self.behind_aliases(direct))
     }
 
     /// `locals`, each replaced by what it is another name for, transitively.
     fn behind_aliases(&self, mut pending: Vec<LocalId>) -> Vec<LocalId> {
+        if pending.iter().all(|l| !self.effects.aliases.contains_key(l)) {
+            return pending;
+        }
         let mut out = Vec::new();
         let mut visited = 0;
         while let Some(local) = pending.pop() {

@@ -188,16 +188,14 @@ impl Walker<'_> {
                 Binding::Value => {
                     let kind = OriginKind::Argument { function, param };
                     let passed = self.facts.through(value, kind, self.module.span(arg));
-                    self.own_storage(param);
-                    self.set_local(param, passed);
+                    self.own_storage(param, passed);
                 }
                 Binding::Own => {
-                    self.own_storage(param);
-                    self.set_local(param, value);
+                    self.own_storage(param, value);
                     by_reference.push(param);
                 }
                 Binding::Storage(owner) => {
-                    self.cells[param.0 as usize] = owner.0;
+                    self.name_owner(param, *owner);
                     by_reference.push(param);
                 }
                 Binding::Union(owners) => {
@@ -214,7 +212,7 @@ impl Walker<'_> {
         self.return_value = Value::uniform();
         self.superstep = None;
         self.recording = false;
-        self.by_reference = Rc::new(by_reference);
+        self.by_reference = if by_reference.is_empty() { self.assigns_nothing.clone() } else { Rc::new(by_reference) };
         self.returns = None;
         self.loop_exits = None;
         self.call_stack.push(function);

@@ -115,7 +115,11 @@ impl Walker<'_> {
             joined = joined.join(value);
             values.push(value);
         }
-        let control = self.effective_control();
+        // Most builtins (indices, math) do not depend on control flow: it is computed only for those that do.
+        let uses_control = builtin.requirement != Requirement::None
+            || builtin.writes_first_arg
+            || builtin.result == ResultUniformity::WarpUniformUnderControl;
+        let control = if uses_control { self.effective_control() } else { Control::converged() };
         if builtin.requirement != Requirement::None {
             self.check_requirement(builtin, e, span, &control);
         }

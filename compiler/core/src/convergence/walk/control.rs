@@ -22,30 +22,68 @@ use super::{Walker, MAX_LOOP_ROUNDS};
 
 /// What the exits of the loop being analysed carry: the values of the loop's assigned locals at each `break`
 /// (joined: where the loop is left), at each `continue` (the next iteration's head), and after the condition of
-/// a `while` (where it is left when the condition fails). `None`: no such exit was reached.
+/// a `while` (where it is left when the condition fails).
 pub(in crate::convergence) struct LoopExits {
     names: Rc<Vec<LocalId>>,
-    breaks: Option<Vec<Value>>,
-    continues: Option<Vec<Value>>,
-    after_condition: Option<Vec<Value>>,
+    breaks: Carried,
+    continues: Carried,
+    after_condition: Carried,
+}
+
+/// The join of the states carried to one exit in one round; `reached` is false while none was (its buffer is
+/// kept from round to round).
+#[derive(Default)]
+struct Carried {
+    values: Vec<Value>,
+    reached: bool,
+}
+
+impl Carried {
+    fn get(&self) -> Option<&[Value]> {
+        self.reached.then_some(self.values.as_slice())
+    }
+}
+
+/// Where a loop is left besides its `break`s: at the head (a `for` when its counter passes the bound, a `while`
+/// whose condition changes nothing when it fails), after the condition (a `while` whose condition assigns), or
+/// nowhere (`while true`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LoopExit {
+    Head,
+    AfterCondition,
+    BreakOnly,
 }
 
 /// Which exit a state is carried to.
 #[derive(Clone, Copy)]
-enum Carried {
+enum Exit {
     Break,
     Continue,
     AfterCondition,
 }
 
-/// `into` joined with `values` (the first state carried there is taken as is).
-fn join_values(into: &mut Option<Vec<Value>>, values: Vec<Value>) {
-    match into {
-        None => *into = Some(values),
-        Some(old) => {
-            for (o, v) in old.iter_mut().zip(values) {
-                *o = o.join(v);
-            }
+impl LoopExits {
+    fn new(names: Rc<Vec<LocalId>>) -> LoopExits {
+        LoopExits {
+            names,
+            breaks: Carried::default(),
+            continues: Carried::default(),
+            after_condition: Carried::default(),
+        }
+    }
+
+    /// Forgets what the previous round carried.
+    fn reset(&mut self) {
+        self.breaks.reached = false;
+        self.continues.reached = false;
+        self.after_condition.reached = false;
+    }
+
+    fn exit(&mut self, exit: Exit) -> &mut Carried {
+        match exit {
+            Exit::Break => &mut self.breaks,
+            Exit::Continue => &mut self.continues,
+            Exit::AfterCondition => &mut self.after_condition,
         }
     }
 }
@@ -115,11 +153,17 @@ impl Walker<'_> {
     }
 
     /// `a op b`; for `&&` and `||`, `b` runs only in the threads where `a` allows it, like the branch of an `if`.
+    #[inline]
     pub(super) fn binary(&mut self, op: BinaryOp, lhs: ExprId, rhs: ExprId) -> Value {
         let left = self.expr(lhs);
         if !op.is_logical() {
             return left.join(self.expr(rhs));
         }
+        self.short_circuit(left, lhs, rhs)
+    }
+
+    /// The right operand `rhs` of `&&` or `||`, whose left operand `lhs` gave `left`.
+    fn short_circuit(&mut self, left: Value, lhs: ExprId, rhs: ExprId) -> Value {
         if self.dead {
             return left;
         }
@@ -162,7 +206,7 @@ impl Walker<'_> {
             let value = self.facts.through(bounds, OriginKind::LoopCounter(counter), var_span);
             self.set_local(counter, value);
         }
-        self.fixpoint(e, false, |walker| {
+        self.fixpoint(e, LoopExit::Head, |walker| {
             walker.expr(body);
         });
         self.control = saved;
@@ -175,13 +219,21 @@ impl Walker<'_> {
         // `while true`: left only by `break` (or `return`).
         let forever =
             matches!(self.module.expr(crate::storage::strip_annotations(self.module, cond)), ExprKind::Bool(true));
-        self.fixpoint(e, true, |walker| {
+        // Where the condition changes nothing (nearly always), the state after it is the head's.
+        let exit = if forever {
+            LoopExit::BreakOnly
+        } else if self.assigned_locals(cond).is_empty() {
+            LoopExit::Head
+        } else {
+            LoopExit::AfterCondition
+        };
+        self.fixpoint(e, exit, |walker| {
             let c = walker.expr(cond);
             if walker.dead {
                 return;
             }
-            if !forever {
-                walker.carry(Carried::AfterCondition);
+            if exit == LoopExit::AfterCondition {
+                walker.carry(Exit::AfterCondition);
             }
             walker.check_plain_superstep_loop(&c, cond_span);
             let control = walker.effective_control();
@@ -195,15 +247,14 @@ impl Walker<'_> {
     /// Runs a loop body (`round`) until the locals it assigns and the exit taints stop changing, with reporting
     /// off; then, if reporting is on (or the rounds ran out), once more from the fixpoint with reporting on. The
     /// loop head joins the entry state, the back edge (the end of the body, when reachable) and every `continue`;
-    /// the loop is left with the head's state (`for`) or the state after the condition (`while`), joined with
-    /// every `break`. A loop that no exit leaves (`while true` without a reachable `break`) makes the code after
-    /// it unreachable.
-    fn fixpoint(&mut self, loop_expr: ExprId, is_while: bool, mut round: impl FnMut(&mut Self)) {
+    /// the loop is left where `exit` says, joined with every `break`. A loop that no exit leaves (`while true`
+    /// without a reachable `break`) makes the code after it unreachable.
+    fn fixpoint(&mut self, loop_expr: ExprId, exit: LoopExit, mut round: impl FnMut(&mut Self)) {
         let assigned = self.assigned_locals(loop_expr);
         let saved_reporting = self.reporting;
         let saved_broke = std::mem::replace(&mut self.broke, Control::converged());
         let saved_continued = std::mem::replace(&mut self.continued, Control::converged());
-        let saved_exits = self.loop_exits.take();
+        let saved_exits = self.loop_exits.replace(LoopExits::new(assigned.clone()));
         let nested = saved_exits.is_some();
         let saved_control = self.control;
         let mut head = self.snapshot(&assigned);
@@ -234,38 +285,56 @@ impl Walker<'_> {
             self.start_round(&assigned, &head, saved_control);
             round(self);
         }
-        let exits = self.loop_exits.take();
-        let (breaks, after_condition) = exits.map(|x| (x.breaks, x.after_condition)).unwrap_or((None, None));
-        let mut left = if is_while { after_condition } else { Some(head.clone()) };
-        if let Some(breaks) = breaks {
-            join_values(&mut left, breaks);
-        }
-        self.dead = false;
-        match &left {
-            Some(values) => self.restore(&assigned, values),
-            None => self.dead = true,
-        }
         if nested {
-            self.warm_heads.insert(loop_expr, head);
+            self.warm_heads.insert(loop_expr, head.clone());
         }
+        self.leave_loop(&assigned, exit, head);
         self.broke = saved_broke;
         self.continued = saved_continued;
         self.loop_exits = saved_exits;
     }
 
-    fn start_round(&mut self, assigned: &Rc<Vec<LocalId>>, head: &[Value], control: Control) {
+    /// The state after the loop (see `LoopExit`), joined with every `break`; unreachable when no exit was
+    /// reached.
+    fn leave_loop(&mut self, assigned: &[LocalId], exit: LoopExit, head: Vec<Value>) {
+        let exits = self.loop_exits.take();
+        let breaks = exits.as_ref().and_then(|x| x.breaks.get());
+        let after_condition = exits.as_ref().and_then(|x| x.after_condition.get());
+        let mut left = match exit {
+            LoopExit::Head => Some(head),
+            LoopExit::AfterCondition => after_condition.map(<[Value]>::to_vec),
+            LoopExit::BreakOnly => None,
+        };
+        match (&mut left, breaks) {
+            (Some(left), Some(breaks)) => {
+                for (l, b) in left.iter_mut().zip(breaks) {
+                    *l = l.join(*b);
+                }
+            }
+            (None, Some(breaks)) => left = Some(breaks.to_vec()),
+            _ => {}
+        }
+        self.dead = false;
+        match &left {
+            Some(values) => self.restore(assigned, values),
+            None => self.dead = true,
+        }
+    }
+
+    fn start_round(&mut self, assigned: &[LocalId], head: &[Value], control: Control) {
         self.dead = false;
         self.restore(assigned, head);
         self.continued = Control::converged();
         self.control = control;
-        self.loop_exits =
-            Some(LoopExits { names: assigned.clone(), breaks: None, continues: None, after_condition: None });
+        if let Some(exits) = self.loop_exits.as_mut() {
+            exits.reset();
+        }
     }
 
     /// Joins the back edge (the locals at the end of the body, if it is reachable, and at every `continue`) into
     /// the loop head; says whether any level rose.
     fn join_back_edge(&self, assigned: &[LocalId], head: &mut [Value]) -> bool {
-        let continues = self.loop_exits.as_ref().and_then(|x| x.continues.as_ref());
+        let continues = self.loop_exits.as_ref().and_then(|x| x.continues.get());
         let mut rose = false;
         for (i, (value, &l)) in head.iter_mut().zip(assigned).enumerate() {
             let mut back = (!self.dead).then(|| self.local(l));
@@ -282,16 +351,20 @@ impl Walker<'_> {
     }
 
     /// Joins the current values of the loop's assigned locals into what `exit` carries.
-    fn carry(&mut self, exit: Carried) {
-        let Some(names) = self.loop_exits.as_ref().map(|x| x.names.clone()) else { return };
-        let now = self.snapshot(&names);
-        let Some(exits) = self.loop_exits.as_mut() else { return };
-        let into = match exit {
-            Carried::Break => &mut exits.breaks,
-            Carried::Continue => &mut exits.continues,
-            Carried::AfterCondition => &mut exits.after_condition,
-        };
-        join_values(into, now);
+    fn carry(&mut self, exit: Exit) {
+        let Some(mut exits) = self.loop_exits.take() else { return };
+        let names = exits.names.clone();
+        let carried = exits.exit(exit);
+        if !carried.reached {
+            carried.values.clear();
+            carried.values.extend(names.iter().map(|&l| self.local(l)));
+            carried.reached = true;
+        } else {
+            for (value, &l) in carried.values.iter_mut().zip(names.iter()) {
+                *value = value.join(self.local(l));
+            }
+        }
+        self.loop_exits = Some(exits);
     }
 
     // --- exits -------------------------------------------------------------------------------------------------
@@ -324,8 +397,8 @@ impl Walker<'_> {
             }
         }
         match kind {
-            DivergenceKind::Break => self.carry(Carried::Break),
-            DivergenceKind::Continue => self.carry(Carried::Continue),
+            DivergenceKind::Break => self.carry(Exit::Break),
+            DivergenceKind::Continue => self.carry(Exit::Continue),
             _ => self.carry_return(),
         }
         self.dead = true;
@@ -339,7 +412,14 @@ impl Walker<'_> {
             return;
         }
         let names = self.by_reference.clone();
-        let now = self.snapshot(&names);
-        join_values(&mut self.returns, now);
+        match self.returns.take() {
+            None => self.returns = Some(self.snapshot(&names)),
+            Some(mut at_returns) => {
+                for (value, &l) in at_returns.iter_mut().zip(names.iter()) {
+                    *value = value.join(self.local(l));
+                }
+                self.returns = Some(at_returns);
+            }
+        }
     }
 }
