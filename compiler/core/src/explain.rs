@@ -31,9 +31,11 @@ from constants, literals, scalar kernel parameters, `block_idx_*`, `block_dim_*`
 `uniform_load` results and loads at such indices from vectors the kernel never writes. `warp_id` and warp
 votes are only warp-uniform: they do not make a block barrier safe.
 
-Fix it by moving the barrier to where the whole block is together (threads reconverge after an `if` and
-after a loop), by making the condition block-uniform, or by replacing the branch with a data select
-(`select c a b`).
+Fix it so that every thread of the block reaches the barrier, without changing what the threads compute:
+split the branch around the barrier (`if c then a; Gpu.block_barrier; if c then b`, with `c` computed once,
+before `a`: threads reconverge after an `if`), run a loop a block-uniform number of times and guard its work
+with the thread-varying condition, guard the rest of the work with an `if` instead of returning early, make
+the condition block-uniform, or replace the branch with a data select (`select c a b`).
 
 Erroneous example:
 
@@ -87,8 +89,18 @@ kernel k (xs : float32 vector) (out : float32 vector) =
   if lane_id < 16 then out.(global_idx) <- v
 ```
 
-When the condition really must decide whether the collective runs, make it warp-uniform with a vote:
-`if Gpu.any (x > 0.0) then ...`.
+A vote makes a condition warp-uniform, but it changes what the branch means: `if Gpu.any (x > 0.0) then w`
+runs `w` in every lane of a warp where any lane has `x > 0.0`. Use it only to decide whether the warp runs
+the collective at all, and keep each lane's own work under its own condition:
+
+```sk
+kernel k (xs : float32 vector) (out : float32 vector) =
+  let x = xs.(global_idx) in
+  if Gpu.any (x > 0.0) then begin
+    let s = Gpu.shfl_down x 1 in
+    if x > 0.0 then out.(global_idx) <- s
+  end
+```
 
 See "Convergence rules" in docs/language.md."#,
     },
@@ -837,8 +849,9 @@ kernel k (out : float32 vector) =
 the cell `r`: a write through either name changes the one cell. Arrays and vectors are passed as pointers the
 same way. Anything else that would produce a cell copies it, and a write through the copy would be lost, so:
 
-- a cell is produced only by `ref e` or by a name (`r`, `(r : int32 ref)`): not chosen by `if` or `select`,
-  taken from an array or a record, or left by a sequence or a `let`;
+- a cell is bound (`let p = ... in`) or passed to a `ref` parameter only as `ref e` or by a name (`r`,
+  `(r : int32 ref)`): not chosen by `if` or `select`, taken from an array or a record, or left by a sequence or
+  a `let` (reading such a cell, `!(if c then a else b)`, is only a value and is fine);
 - a cell holds a value (a number, a bool or a record), not another cell, an array or a vector;
 - a `mut` variable holds a value too (name an array or a cell with a plain `let`);
 - a device function returns a value, not a cell, an array or a vector.

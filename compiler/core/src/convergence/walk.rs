@@ -32,7 +32,6 @@ use super::memo::{CallKey, CallSummary, Effect};
 use super::report::Names;
 use super::UniformityInfo;
 
-pub use calls::Binding;
 use cells::{Slot, Union};
 use control::LoopExits;
 

@@ -19,7 +19,7 @@ use super::{refers_to_storage, PlainSuperstep, Walker, MAX_CALL_DEPTH};
 
 /// How an argument is passed to its parameter.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Binding {
+pub(super) enum Binding {
     /// By value (scalars, records, vectors: a vector's contents have one level for the whole kernel).
     Value,
     /// A `ref` cell or an array owned by the caller's variable: the parameter names its storage.
