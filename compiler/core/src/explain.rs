@@ -853,7 +853,8 @@ same way. Anything else that would produce a cell copies it, and a write through
   `(r : int32 ref)`): not chosen by `if` or `select`, taken from an array or a record, or left by a sequence or
   a `let` (reading such a cell, `!(if c then a else b)`, is only a value and is fine);
 - a cell holds a value (a number, a bool or a record), not another cell, an array or a vector;
-- a `mut` variable holds a value too (name an array or a cell with a plain `let`);
+- a record field and a `mut` variable hold values too (name an array or a cell with a plain `let`, pass it as a
+  parameter of its own);
 - a device function returns a value, not a cell, an array or a vector.
 
 The convergence analysis relies on these rules to know whose contents each write changes.

@@ -3,9 +3,9 @@
 //! pointers. Any other way of producing a cell (choosing it with `if` or `select`, taking it from an array or a
 //! record, ending a sequence or a `let` with it, returning it from a function) would copy its contents into a new
 //! variable, and a write through the copy would not reach the cell the program names. So a cell is produced only by
-//! `ref e` or by a name where it is bound or passed (reading a cell, `!e`, is a value and needs no name); a cell
-//! holds a value (a scalar or a record), not another cell or an array; a `mut`
-//! variable holds a value; and a function returns a value. The convergence analysis relies on these rules to know,
+//! `ref e` or by a name where it is bound or passed (reading a cell, `!e`, is a value and needs no name); a cell,
+//! a record field and a `mut` variable hold values (scalars, records), not cells or arrays; and a function
+//! returns a value. The convergence analysis relies on these rules to know,
 //! at every write, which variable's contents change.
 
 use crate::diagnostic::Diagnostic;
@@ -104,6 +104,17 @@ impl Checker<'_> {
                     .help(format!("name it without `mut`: `let {name} = ... in`"))
             }
         };
+        self.diagnostics.push(d);
+    }
+
+    /// `E0221` for a record field of type `ref`, array or vector: a record is copied by value, and the emitted C
+    /// would copy a cell's contents or share an array's pointer behind a name the analysis does not follow.
+    pub(crate) fn check_record_field(&mut self, field: &crate::syntax::ast::Ident, ty: &Type) {
+        let Some(what) = reference_kind(ty) else { return };
+        let d = Diagnostic::error("E0221", format!("the record field `{}` cannot hold {what}", field.name))
+            .primary(field.span, format!("this field is {what}"))
+            .note("A record holds values (numbers, bools, records) and is copied by value.")
+            .help("pass the cell or array to the functions that need it as a parameter of its own");
         self.diagnostics.push(d);
     }
 
