@@ -26,7 +26,7 @@ fi
 export SKC_PROPERTY_CASES="${SKC_PROPERTY_CASES:-1500}"
 
 exec cargo mutants \
-    --package skc-core \
+    --workspace \
     "${files[@]}" \
     "${shard[@]}" \
     --test-package skc-core --test-package skc-tests \
