@@ -25,11 +25,16 @@ fi
 # Fewer generated programs per run than in CI: each mutant runs the property test once.
 export SKC_PROPERTY_CASES="${SKC_PROPERTY_CASES:-1500}"
 
+# The baseline is skipped: cargo-mutants runs it with the mutated package's tests only, where `--test ui` (a
+# target of skc-tests) does not exist. Check that the tests pass unmutated first:
+#   cargo test -p skc-core -p skc-tests --lib --test convergence_reference --test convergence_scaling --test ui
+
 exec cargo mutants \
     --workspace \
     "${files[@]}" \
     "${shard[@]}" \
     --test-package skc-core --test-package skc-tests \
+    --baseline skip \
     --jobs 1 \
     --timeout "${MUTANTS_TIMEOUT:-240}" \
     --output "${MUTANTS_OUTPUT:-.}" \
