@@ -146,3 +146,56 @@ fn levels_describe_themselves() {
     assert_eq!(Uniformity::WarpUniform.hover(), "warp-uniform (the same in every thread of a warp)");
     assert_eq!(Uniformity::ThreadVarying.hover(), "thread-varying");
 }
+
+/// Analyses `checked`'s module with the memoized calls on; returns how many calls were analysed and replayed.
+fn call_counts(checked: &Checked) -> (u64, u64) {
+    let mut walker = super::walk::Walker::new(&checked.module, &checked.types);
+    for kernel in 0..checked.types.kernels.len() {
+        walker.kernel(kernel);
+    }
+    (walker.calls_analysed, walker.calls_replayed)
+}
+
+#[test]
+fn calls_in_a_context_met_before_are_replayed() {
+    // Four calls of `f` with a uniform argument in converged code, two with a thread-varying one: two analyses;
+    // `g` writes its cell, and its effect is replayed too (only `c` gets a thread-varying value).
+    let c = checked(
+        "let f (a : int32) : int32 = a * 2
+let g (p : int32 ref) (v : int32) = p := !p + v
+
+kernel k (out : int32 vector) (n : int32) =
+  let r = ref 0 in
+  let s = ref 0 in
+  let t = ref 0 in
+  let u = ref 0 in
+  g r n;
+  g s n;
+  g t thread_idx_x;
+  g u thread_idx_x;
+  out.(global_idx) <- f n + f (n + 1) + f (2 * n) + f 3 + f thread_idx_x + f lane_id + !r + !s + !t + !u
+",
+    );
+    assert_eq!(call_counts(&c), (4, 6));
+    let read = |cell: &str| info(&c).level(expr(&c, &format!("!{cell}"), 0));
+    assert_eq!(
+        [read("r"), read("s"), read("t"), read("u")],
+        [Uniformity::Uniform, Uniformity::Uniform, Uniformity::ThreadVarying, Uniformity::ThreadVarying]
+    );
+}
+
+#[test]
+fn calls_sharing_a_variable_between_parameters_are_analysed_each_time() {
+    // How writes through two names of one cell combine depends on more than levels: never replayed.
+    let c = checked(
+        "let two (p : int32 ref) (q : int32 ref) = p := 0; q := thread_idx_x
+
+kernel k (out : int32 vector) =
+  let r = ref 0 in
+  two r r;
+  two r r;
+  out.(global_idx) <- !r
+",
+    );
+    assert_eq!(call_counts(&c), (2, 0));
+}

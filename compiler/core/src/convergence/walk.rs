@@ -98,6 +98,9 @@ pub struct Walker<'a> {
     in_kernel: bool,
     /// Analyses of calls, replayed for later calls in the same context (see `memo`); off, every call is analysed.
     pub memoize: bool,
+    /// How many calls were analysed and how many replayed (what tests of the memo look at).
+    pub calls_analysed: u64,
+    pub calls_replayed: u64,
     calls: FxHashMap<CallKey, CallSummary>,
     /// What kept calls do to their `ref` and array parameters (each summary names a range).
     call_effects: Vec<Effect>,
@@ -147,6 +150,8 @@ impl<'a> Walker<'a> {
             varying_ifs: Vec::new(),
             in_kernel: false,
             memoize: true,
+            calls_analysed: 0,
+            calls_replayed: 0,
             calls: FxHashMap::default(),
             call_effects: Vec::new(),
             entered_sets: Vec::new(),

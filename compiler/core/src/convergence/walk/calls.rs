@@ -51,8 +51,10 @@ impl Walker<'_> {
         let key = CallKey::new(function, &values, control.level, (self.reporting, self.in_kernel))
             .filter(|_| self.memoize && replayable(&bindings));
         if let Some(result) = key.and_then(|key| self.replay(key, &site, &bindings)) {
+            self.calls_replayed += 1;
             return self.facts.through(result, OriginKind::CallResult(function), span);
         }
+        self.calls_analysed += 1;
         let (mark, attempts, guards) = (self.facts.origin_count(), self.report_attempts, self.guard_hits);
         let (entered_mark, depth) = (self.entered.len(), self.call_stack.len());
         let outer_deepest = std::mem::replace(&mut self.deepest, depth + 1);
