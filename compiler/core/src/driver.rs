@@ -1,6 +1,6 @@
 //! Runs the front end over a root file and the modules it opens: parse every file into one [`Module`], then type
-//! check, then the convergence analysis, then the lints. The CLI and the language server both call [`check`]; neither does
-//! anything the other cannot see.
+//! check, then the target's resource limits, then the convergence analysis, then the lints. The CLI and the language
+//! server both call [`check`]; neither does anything the other cannot see.
 
 use crate::convergence::{self, UniformityInfo};
 use crate::diagnostic::{self, Diagnostic};
@@ -32,6 +32,8 @@ pub struct CheckOptions {
     pub typeck: TypeckOptions,
     /// Warning codes not to report (`skc check -A W0101`). Errors cannot be silenced.
     pub allow: Vec<String>,
+    /// The architecture whose resource limits the program must fit (`--arch`; sm_90 unless told otherwise).
+    pub target: crate::target::Target,
 }
 
 /// The result of checking: every file, the merged module, the analyses' side tables, and all diagnostics
@@ -162,7 +164,8 @@ pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &C
         sources.add(typeck::COMMAND_LINE, defines);
     }
     let broken = items_with_syntax_errors(&module, &diagnostics);
-    let (types, type_diagnostics) = typeck::check_module(&module, &sources, &options.typeck);
+    let (types, mut type_diagnostics) = typeck::check_module(&module, &sources, &options.typeck);
+    type_diagnostics.extend(crate::limits::check(&module, &types, options.target));
     let (uniformity, convergence_diagnostics) = convergence::analyse(&module, &types);
     let lint_diagnostics = crate::lint::run(&module, &types, &uniformity, &sources);
     // An item the parser had to repair reports only its syntax errors: what later passes say about the

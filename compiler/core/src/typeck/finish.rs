@@ -21,6 +21,7 @@ impl Checker<'_> {
         self.propagate_writes();
         self.run_deferred();
         self.check_kernel_params();
+        self.check_stored_types();
         self.type_orphans();
         self.substitute_all();
         (self.info, self.diagnostics)
