@@ -1210,6 +1210,7 @@ mod tests {
         ("Device-side launch", "launch"),
         ("Data select", "select"),
         ("Math", "sqrt"),
+        ("Float constants", "infinity"),
         ("Conversions", "float32"),
     ];
 

@@ -126,7 +126,10 @@ impl Limits<'_> {
             bytes = bytes.div_ceil(layout.align) * layout.align + layout.size;
             if bytes > target::PARAMETER_BYTES {
                 let d = self
-                    .error(format!("the parameters of kernel `{}` take more than the parameter space", kernel.name.name))
+                    .error(format!(
+                        "the parameters of kernel `{}` take more than the parameter space",
+                        kernel.name.name
+                    ))
                     .primary(decl.span, format!("the parameters up to this one take {} bytes", grouped(bytes)))
                     .note(format!(
                         "a kernel's parameters may take at most {} bytes on {} (and on every architecture NVRTC 13 \

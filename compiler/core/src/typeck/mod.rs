@@ -32,6 +32,7 @@ mod expr;
 mod finish;
 mod infer;
 mod items;
+mod literals;
 mod report;
 mod scope;
 mod storage;

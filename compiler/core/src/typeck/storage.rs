@@ -25,7 +25,9 @@ impl Checker<'_> {
             for (name, ty) in &info.fields {
                 let ty = self.vars.zonk(ty);
                 let is_value = ty.is_numeric() || matches!(ty, Type::Bool | Type::Record(_) | Type::Error);
-                if let (false, Some((field, _))) = (is_value, decl.fields.iter().find(|(f, _)| f.name.as_str() == name.as_str())) {
+                if let (false, Some((field, _))) =
+                    (is_value, decl.fields.iter().find(|(f, _)| f.name.as_str() == name.as_str()))
+                {
                     let shown = self.info.display(&ty);
                     found.push((
                         field.span,
@@ -53,7 +55,9 @@ impl Checker<'_> {
             }
         }
         for (span, message, note) in found {
-            let d = Diagnostic::error("E0219", message).primary(span, "this type has no representation in memory").note(note);
+            let d = Diagnostic::error("E0219", message)
+                .primary(span, "this type has no representation in memory")
+                .note(note);
             self.diagnostics.push(d);
         }
     }
