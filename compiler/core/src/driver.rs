@@ -172,9 +172,13 @@ fn open_cycles(opens: &[OpenEdge], sources: &SourceMap) -> Vec<Diagnostic> {
             };
             let mut d = Diagnostic::error("E0218", message).primary(edge.span, "this `open` closes the cycle");
             for earlier in &path[..path.len() - 1] {
-                d = d.secondary(earlier.span, format!("`{}` opens `{}` here", module_of(earlier.from), module_of(earlier.to)));
+                d = d.secondary(
+                    earlier.span,
+                    format!("`{}` opens `{}` here", module_of(earlier.from), module_of(earlier.to)),
+                );
             }
-            diagnostics.push(d.help("remove the `open`: a module sees the items of the modules it opens, not the reverse"));
+            diagnostics
+                .push(d.help("remove the `open`: a module sees the items of the modules it opens, not the reverse"));
         } else if !done.contains(&edge.to) {
             stack.push((edge.to, 0, Some(edge)));
         }

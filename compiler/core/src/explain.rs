@@ -830,6 +830,123 @@ kernel k (out : float32 vector) =
   out.(global_idx) <- half 1.0
 ```"#,
     },
+    Explanation {
+        code: "E0218",
+        title: "modules open each other in a cycle",
+        body: r#"`open M` makes the items of module `M` (the file `m.sk`) visible in the file that opens it. A module that
+opens itself, or opens a module that (directly or not) opens it back, is a cycle: each module of the program is
+read once, so the cycle adds nothing, and it usually means that an `open` was put in the wrong file. The root
+file counts as the module its name makes (`k.sk` is `K`). The error is reported at the `open` that closes the
+cycle, with a label at each other `open` on it.
+
+Erroneous example, `a.sk`:
+
+```text
+open A  (* error: E0218: module `A` opens itself *)
+
+kernel k (out : int32 vector) = out.(global_idx) <- 1
+```
+
+or `a.sk` opening `B` and `b.sk` opening `A`.
+
+Fixed: remove the `open` that closes the cycle; a module sees the items of the modules it opens, and the file
+that opens both sees them all."#,
+    },
+    Explanation {
+        code: "E0219",
+        title: "a type that cannot be stored where it is",
+        body: r#"Some types have no representation in memory, so nothing can hold them:
+
+- `unit` is a value with nothing in it (the result of a store or of a `unit` function): it cannot be the
+  element of an array or vector, or the contents of a `ref` cell (use the value itself, or nothing);
+- a `ref` cell is a variable, not a value: it cannot be an array element;
+- a record is a C `struct` of values, so its fields are scalars (`int32`, ..., `bool`) and records, not
+  `unit`, vectors, arrays or `ref` cells.
+
+Unit values themselves are fine: a `unit` parameter, a `let` of a `unit` value, a function returning `unit`.
+(A kernel parameter has its own rule, E0214.)
+
+Erroneous example:
+
+```sk
+type sample = { value : float32; seen : unit }  (* error: E0219 *)
+
+kernel k (out : float32 vector) =
+  out.(global_idx) <- 1.0
+```
+
+Fixed:
+
+```sk
+type sample = { value : float32; seen : bool }
+
+kernel k (out : float32 vector) =
+  out.(global_idx) <- 1.0
+```"#,
+    },
+    Explanation {
+        code: "E0220",
+        title: "a resource limit of the target architecture is exceeded",
+        body: r#"A program that checks must compile, so `skc check` holds it to the limits of the architecture it is
+compiled for: sm_90 unless `skc check --arch sm_XY` (and `skc build --arch`) names another. The limits, measured
+with NVRTC 13 (which compiles for sm_75 to sm_121):
+
+| Resource | Limit | Counted |
+|---|---|---|
+| static shared memory of a block | 49,152 bytes (every architecture) | the kernel's fixed-size shared arrays and those of every function it calls (once each), each from a 16-byte boundary |
+| constant memory of a program | 65,536 bytes (every architecture) | the top-level array constants that kernels and functions read, each from a 16-byte boundary |
+| parameters of a kernel | 32,764 bytes (every architecture) | the parameters laid out as a C struct: scalars at their size, vectors as 8-byte pointers, records by value |
+| local memory of a thread | 524,288 bytes (every architecture) | the kernel's local arrays and those of every function it calls (once each) |
+| `[@launch_bounds T B]` | `T` at most 1024; `B` at most the blocks a multiprocessor holds (16 on sm_75 and sm_86-88, 24 on sm_89 and sm_110-121, 32 otherwise); `B` blocks of `T` threads rounded up to whole warps at most the threads it holds (1024 on sm_75, 1536 on sm_86-89 and sm_110-121, 2048 otherwise) | |
+
+The error is reported at the declaration that crosses the limit (the array, the parameter, the constant, the
+attribute), with the total so far and the limit. Registers are not a hard limit: a kernel that needs more than
+its launch bounds allow spills to local memory (`skc build` reports it, W0100). Dynamic shared memory (an array
+whose size is a kernel parameter) is sized at launch and checked by the runtime.
+
+Erroneous example:
+
+```sk
+kernel k (out : float64 vector) =
+  let%shared (tile : float64) = 8192 in  (* error: E0220 *)
+  tile.(thread_idx_x) <- 1.0d;
+  Gpu.block_barrier;
+  out.(global_idx) <- tile.(thread_idx_x)
+```
+
+Fixed (a smaller tile, or a dynamic shared array sized at launch):
+
+```sk
+kernel k (out : float64 vector) (n : int32) =
+  let%shared (tile : float64) = n in
+  tile.(thread_idx_x) <- 1.0d;
+  Gpu.block_barrier;
+  out.(global_idx) <- tile.(thread_idx_x)
+```"#,
+    },
+    Explanation {
+        code: "E0221",
+        title: "float literal out of range",
+        body: r#"A float literal must be finite in its type: float32 goes up to about 3.4028235e38, float64 to about
+1.7976931348623157e308. A larger literal would silently be an infinity (an unsuffixed literal takes the float
+type its context requires, so `1e39` is an error where a float32 is expected and fine where a float64 is). Write
+`infinity` (or `neg_infinity`) if an infinity is meant, or make the value a float64 (`1e39d`). A literal that
+rounds to zero or to a subnormal is a warning instead (W0004).
+
+Erroneous example:
+
+```sk
+kernel k (out : float32 vector) =
+  out.(global_idx) <- 1e39  (* error: E0221 *)
+```
+
+Fixed:
+
+```sk
+kernel k (out : float32 vector) =
+  out.(global_idx) <- infinity
+```"#,
+    },
     // --- warnings -------------------------------------------------------------------------------------------
     Explanation {
         code: "W0002",
@@ -873,6 +990,29 @@ Fixed:
 kernel k (counter : int32 vector) (out : int32 vector) =
   let _ = atomic_add counter 0 1 in
   out.(global_idx) <- 1
+```"#,
+    },
+    Explanation {
+        code: "W0004",
+        title: "float literal rounds to zero or to a subnormal",
+        body: r#"A nonzero float literal too small for its type becomes 0 (below about 1e-45 for float32, 5e-324 for
+float64), which is rarely what was written; one below the smallest normal value (1.1754944e-38 for float32,
+2.2250738585072014e-308 for float64) becomes a subnormal, which keeps fewer significant digits and is zero
+wherever the GPU flushes subnormals to zero (fast-math code, the `_approx` builtins). Write `0.0` if zero is
+meant, use a float64 literal (`1e-50d`) for a float64 value, or rescale the computation.
+
+Erroneous example:
+
+```sk
+kernel k (out : float32 vector) =
+  out.(global_idx) <- 1e-50  (* warning: W0004 *)
+```
+
+Fixed:
+
+```sk
+kernel k (out : float64 vector) =
+  out.(global_idx) <- 1e-50
 ```"#,
     },
     Explanation {

@@ -60,13 +60,17 @@ impl Checker<'_> {
             Type::Float32 => ("3.4028235e38", "1.1754944e-38", "1e-45"),
             _ => ("1.7976931348623157e308", "2.2250738585072014e-308", "5e-324"),
         };
-        let d = match float_fit(value, self.snippet(id), ty) {
+        let text = self.snippet(id);
+        let d = match float_fit(value, text, ty) {
             FloatFit::Exact => return,
             FloatFit::Overflows => Diagnostic::error("E0221", format!("float literal out of range for {shown}"))
                 .primary(self.span(id), format!("larger than the largest finite {shown}, {largest}"))
                 .help(match ty {
-                    Type::Float32 => "write a float64 (`1e39d`), or `infinity` if an infinity is meant",
-                    _ => "write `infinity` if an infinity is meant",
+                    Type::Float32 => format!(
+                        "make it a float64 (`{}d`), or write `infinity` if an infinity is meant",
+                        text.trim_end_matches(['f', 'd'])
+                    ),
+                    _ => "write `infinity` if an infinity is meant".to_string(),
                 }),
             FloatFit::RoundsToZero => Diagnostic::warning("W0004", format!("float literal rounds to zero as {shown}"))
                 .primary(self.span(id), format!("closer to zero than the smallest positive {shown}, {smallest}"))
