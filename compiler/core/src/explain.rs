@@ -1111,6 +1111,43 @@ kernel fill (a : float32 vector) (n : int32) =
   if i < n then a.(i) <- 1.0
 ```"#,
     },
+    Explanation {
+        code: "W0102",
+        title: "misleading indentation",
+        body: r#"The branches of `if` end at the first `;` (as in OCaml): in `if c then a; b`, `b` runs whatever `c` is. A
+statement laid out as if the `if` guarded it is reported: one on the line where the `if`'s last branch ends
+(`if i < n then out.(i) <- a; out.(i + n) <- b`), or on a later line indented deeper than the line of the `if`.
+On a GPU such a store runs in every thread, often out of bounds.
+
+Not reported: a branch closed by `)` or `end` (the layout shows where it ends), a statement at the `if`'s own
+indentation, and one after a branch that ends in `return`, `break` or `continue` (it runs only where the branch
+was not taken, so it cannot be meant to be in it).
+
+If the statement belongs to the branch, wrap the branch in `begin ... end`. If it does not, put it on its own
+line at the `if`'s indentation: that is the suggested edit (the language server's quick fix), which moves the
+statement and nothing else, so it never changes what the program does.
+
+Example:
+
+```sk
+kernel k (out : float32 vector) (n : int32) =
+  let i = global_idx in
+  if i < n then
+    out.(i) <- 1.0;
+    out.(i + n) <- 2.0  (* warning: W0102 *)
+```
+
+Fixed (both guarded):
+
+```sk
+kernel k (out : float32 vector) (n : int32) =
+  let i = global_idx in
+  if i < n then begin
+    out.(i) <- 1.0;
+    out.(i + n) <- 2.0
+  end
+```"#,
+    },
 ];
 
 pub fn explain(code: &str) -> Option<&'static Explanation> {
