@@ -120,10 +120,22 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(30);
 fn run_with_timeout(exe: &Path, timeout: Duration) -> Result<String, String> {
     let mut child =
         Command::new(exe).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| e.to_string())?;
+    // Read while it runs: a full pipe would stop it.
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            if let Some(mut pipe) = pipe {
+                pipe.read_to_end(&mut text).ok();
+            }
+            String::from_utf8_lossy(&text).into_owned()
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
     let started = Instant::now();
-    loop {
+    let status = loop {
         match child.try_wait().map_err(|e| e.to_string())? {
-            Some(_) => break,
+            Some(status) => break status,
             None if started.elapsed() > timeout => {
                 child.kill().ok();
                 child.wait().ok();
@@ -131,10 +143,10 @@ fn run_with_timeout(exe: &Path, timeout: Duration) -> Result<String, String> {
             }
             None => std::thread::sleep(Duration::from_millis(20)),
         }
+    };
+    let (stdout, stderr) = (stdout.join().unwrap_or_default(), stderr.join().unwrap_or_default());
+    if !status.success() {
+        return Err(format!("failed ({status}): {stderr}"));
     }
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
-    if !out.status.success() {
-        return Err(format!("failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr)));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    Ok(stdout)
 }

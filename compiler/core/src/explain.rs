@@ -1065,15 +1065,35 @@ condition is false too, so skc suggests it only where that provably changes noth
 - integer division or `mod` in the index or the value is only by a non-zero literal (division by zero
   is undefined where the condition is false);
 - a global vector or a shared array is written at a thread-varying index (in every context a kernel
-  reaches the code in: a device function called once with a uniform offset is not reported), which skc
-  takes to be the thread's own element (the usual layout `buf.(run * stride + k)`). Writing back the old
-  value of an element that another thread may write at the same time would lose that thread's update, so
-  a store at a uniform index (`if thread_idx_x = 0 then s.(0) <- v`) is never reported. Local arrays,
-  records held in variables and `mut` variables are private to the thread.
+  reaches the code in: a device function called once with a uniform offset is not reported) made without
+  an operation that maps several values to one (`/`, `mod`, `land`, `lor`, `lsr`, `asr`, `min`, `max`,
+  `abs`): a store at a uniform index (`if thread_idx_x = 0 then s.(0) <- v`) or at a folded one
+  (`s.(thread_idx_x / 2)`) is never reported. Local arrays, records held in variables and `mut` variables
+  are private to the thread.
 
-If threads do share elements under a thread-varying index, keep the `if` and silence the warning for one
-item with the attribute `let[@allow W0101] f ... = ...`, or for a whole run with `skc check -A W0101`
-(`--allow`).
+**When the rewrite is offered as an edit.** Where the condition is false, the rewrite writes the element's
+old value back. If another thread stores to that element meanwhile, the write-back can undo its store: with
+`let i = thread_idx_x / 2 in if thread_idx_x mod 2 = 0 then s.(i) <- old + 1`, the odd lane of each pair
+would write `old` over the even lane's `old + 1`. So the rewrite is a machine-applicable edit (the JSON
+`suggested_replacement`, the language server's quick fix) only where skc proves that each element is written
+by one thread at most:
+
+1. the memory is private to the thread (a local array, a record variable, a `mut` variable); or
+2. both branches store to the location (then every thread writes it in the original too); or
+3. in a kernel's body, the array is one of its vector parameters or a shared array it declares; the index is
+   *injective in the thread and fixed while it runs*: `global_thread_id`, plus or minus an invariant (a
+   literal, a constant, a scalar parameter of the kernel, the launch's dimensions, and for a shared array the
+   block's index), times a nonzero literal, in a signed integer type, through immutable variables; and every
+   use of the array in the kernel is a read of an element or a store at that same index (it is not passed to
+   a function, an atomic or `launch`, or aliased). Two threads then never write one element. (The rule
+   assumes, as the language does, that signed arithmetic does not overflow, and so that the grid has fewer
+   than 2^31 threads.)
+
+Elsewhere, the warning's help gives the rewrite with its condition (each element written by one thread),
+and no edit: `global_idx` is injective only in a one-dimensional launch, and a loop counter in the index lets
+threads in different iterations meet. If threads do share elements, keep the `if` and silence the warning
+for one item with the attribute `let[@allow W0101] f ... = ...`, or for a whole run with `skc check -A
+W0101` (`--allow`).
 
 Two branches that store to the same location (`if c then a.(i) <- v else a.(i) <- w`) become one store,
 `a.(i) <- select c v w`: every thread writes the location either way, so only the two values must be safe
