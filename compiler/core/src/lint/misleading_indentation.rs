@@ -58,10 +58,11 @@ fn misleading(module: &Module, sources: &SourceMap, seq: ExprId, first: ExprId, 
     if is_jump(module, guarded) || !is_blank(&between.replacen(';', " ", 1)) {
         return None;
     }
-    let file = &sources.file(next.file).text;
+    let source = sources.file(next.file);
+    let file = &source.text;
     let if_indent = indentation(file, if_span.start as usize);
-    let guarded_line = line_of(file, guarded_span.end as usize);
-    let next_line = line_of(file, next.start as usize);
+    let guarded_line = source.line_col(guarded_span.end as usize).0;
+    let next_line = source.line_col(next.start as usize).0;
     let same_line = guarded_line == next_line;
     let deeper = next_line > guarded_line && column(file, next.start as usize) > if_indent;
     if !same_line && !deeper {
@@ -113,10 +114,6 @@ fn line_start(text: &str, offset: usize) -> usize {
 
 fn line_end(text: &str, offset: usize) -> usize {
     text[offset.min(text.len())..].find('\n').map(|i| offset + i).unwrap_or(text.len())
-}
-
-fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count()
 }
 
 /// The column of `offset`, a tab advancing to the next multiple of 8.
