@@ -11,10 +11,6 @@ use crate::syntax::ast::{ExprId, ExprKind, Item, Kernel, LaunchBounds, MemorySpa
 use crate::target::{self, grouped, Target};
 use crate::types::{ArraySize, ConstantId, FunctionId, Resolution, Type, TypeInfo};
 
-/// Expressions walked at most per body (defence against huge inputs; a body that large is cut short, never
-/// over-reported).
-const MAX_WALK: usize = 2_000_000;
-
 /// A fixed-size shared or local array declared in a body.
 struct ArrayDecl {
     space: MemorySpace,
@@ -42,22 +38,16 @@ struct Limits<'a> {
 /// `E0220` for every resource limit of `target` the program crosses.
 pub fn check(module: &Module, info: &TypeInfo, target: Target) -> Vec<Diagnostic> {
     let mut limits = Limits { module, info, target, diagnostics: Vec::new(), reported: FxHashSet::default() };
-    let functions: Vec<BodyFacts> = info
-        .functions
-        .iter()
-        .map(|f| match module.items.get(f.item) {
-            Some(Item::Function(function)) => limits.body_facts(function.body),
-            _ => BodyFacts::default(),
-        })
-        .collect();
+    let mut items = limits.item_facts();
     let mut used_constants = Vec::new();
-    for facts in &functions {
+    for facts in &items {
         used_constants.extend(facts.constants.iter().copied());
     }
+    let functions: Vec<BodyFacts> =
+        info.functions.iter().map(|f| items.get_mut(f.item).map(std::mem::take).unwrap_or_default()).collect();
     for (index, kernel_info) in info.kernels.iter().enumerate() {
         let Some(Item::Kernel(kernel)) = module.items.get(kernel_info.item) else { continue };
-        let facts = limits.body_facts(kernel.body);
-        used_constants.extend(facts.constants.iter().copied());
+        let facts = items.get(kernel_info.item).map(|f| f as &BodyFacts).unwrap_or(&EMPTY);
         limits.check_parameters(index, kernel);
         limits.check_launch_bounds(kernel);
         let reached = reachable(&facts, &functions);
@@ -69,6 +59,8 @@ pub fn check(module: &Module, info: &TypeInfo, target: Target) -> Vec<Diagnostic
     limits.check_constant_arrays(used_constants);
     limits.diagnostics
 }
+
+static EMPTY: BodyFacts = BodyFacts { arrays: Vec::new(), callees: Vec::new(), constants: Vec::new() };
 
 /// The functions a body calls, directly or not, each once.
 fn reachable(root: &BodyFacts, functions: &[BodyFacts]) -> Vec<FunctionId> {
@@ -88,26 +80,40 @@ fn reachable(root: &BodyFacts, functions: &[BodyFacts]) -> Vec<FunctionId> {
 }
 
 impl Limits<'_> {
-    fn body_facts(&self, body: ExprId) -> BodyFacts {
-        let mut facts = BodyFacts::default();
-        let mut stack = vec![body];
-        let mut walked = 0;
-        while let Some(e) = stack.pop() {
-            walked += 1;
-            if walked > MAX_WALK || e.index() >= self.module.exprs.len() {
-                break;
+    /// What each item's body declares and uses, by item index, in one pass over the arena: a node's children are
+    /// allocated before it and items are parsed in order, so an item's body is the range of nodes after the
+    /// previous item's and up to its root. A constant's value (folded at compile time) counts for no item.
+    fn item_facts(&self) -> Vec<BodyFacts> {
+        let module = self.module;
+        let mut out: Vec<BodyFacts> = module.items.iter().map(|_| BodyFacts::default()).collect();
+        let mut start = 0usize;
+        for (index, item) in module.items.iter().enumerate() {
+            let root = match item {
+                Item::Kernel(kernel) => kernel.body,
+                Item::Function(function) => function.body,
+                Item::Constant(constant) => {
+                    start = start.max(constant.value.index() + 1);
+                    continue;
+                }
+                _ => continue,
+            };
+            let end = root.index().min(module.exprs.len().saturating_sub(1));
+            let facts = &mut out[index];
+            for e in (start..=end).map(|e| ExprId(e as u32)) {
+                match (module.expr(e), self.info.resolution(e)) {
+                    (ExprKind::LetArray { .. }, _) => facts.arrays.extend(self.array_decl(e)),
+                    (_, Some(Resolution::Function(f))) => facts.callees.push(f),
+                    (_, Some(Resolution::Constant(c))) => facts.constants.push(c),
+                    _ => {}
+                }
             }
-            match (self.module.expr(e), self.info.resolution(e)) {
-                (ExprKind::LetArray { .. }, _) => facts.arrays.extend(self.array_decl(e)),
-                (_, Some(Resolution::Function(f))) if !facts.callees.contains(&f) => facts.callees.push(f),
-                (_, Some(Resolution::Constant(c))) => facts.constants.push(c),
-                _ => {}
-            }
-            let before = stack.len();
-            self.module.push_children(e, &mut stack);
-            stack[before..].reverse();
+            // Source order (a `let`'s node comes after its body's), each callee once.
+            facts.arrays.sort_by_key(|a| (a.span.file, a.span.start));
+            facts.callees.sort_unstable();
+            facts.callees.dedup();
+            start = start.max(end + 1);
         }
-        facts
+        out
     }
 
     fn array_decl(&self, e: ExprId) -> Option<ArrayDecl> {

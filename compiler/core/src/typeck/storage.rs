@@ -38,9 +38,14 @@ impl Checker<'_> {
             }
         }
         // Kernel parameters have their own rule (`E0214`), which already covers these types.
-        let kernel_params: Vec<_> = self.info.kernels.iter().flat_map(|k| k.params.iter().map(|p| p.local)).collect();
+        let mut kernel_param = vec![false; self.info.locals.len()];
+        for param in self.info.kernels.iter().flat_map(|k| &k.params) {
+            if let Some(slot) = kernel_param.get_mut(param.local.0 as usize) {
+                *slot = true;
+            }
+        }
         for (index, local) in self.info.locals.iter().enumerate() {
-            if kernel_params.iter().any(|p| p.0 as usize == index) {
+            if kernel_param[index] {
                 continue;
             }
             let ty = self.vars.zonk(&local.ty);
