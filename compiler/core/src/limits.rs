@@ -50,7 +50,7 @@ pub fn check(module: &Module, info: &TypeInfo, target: Target) -> Vec<Diagnostic
         let facts = items.get(kernel_info.item).map(|f| f as &BodyFacts).unwrap_or(&EMPTY);
         limits.check_parameters(index, kernel);
         limits.check_launch_bounds(kernel);
-        let reached = reachable(&facts, &functions);
+        let reached = reachable(facts, &functions);
         for space in [MemorySpace::Shared, MemorySpace::Local] {
             let arrays = facts.arrays.iter().chain(reached.iter().flat_map(|f| &functions[f.0 as usize].arrays));
             limits.check_arrays(kernel, space, arrays.filter(|a| a.space == space));

@@ -82,15 +82,9 @@ impl Target {
 
 /// `1,234,567`: byte counts in diagnostics.
 pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    let reversed: Vec<char> = n.to_string().chars().rev().collect();
+    let groups: Vec<String> = reversed.chunks(3).map(|group| group.iter().rev().collect()).collect();
+    groups.into_iter().rev().collect::<Vec<_>>().join(",")
 }
 
 #[cfg(test)]
