@@ -88,7 +88,9 @@ kernel k (xs : float32 vector) (out : float32 vector) =
 ```
 
 When the condition really must decide whether the collective runs, make it warp-uniform with a vote:
-`if Gpu.any (x > 0.0) then ...`.
+`if Gpu.any (x > 0.0) then ...`. A vote changes which lanes run the branch, so keep the lane's own condition
+for the lane's own work: `if Gpu.any c then (let v = Gpu.shfl_down x 1 in if c then out.(i) <- v)`. Writing
+`if Gpu.all c` around a reduction where only some lanes have `c` (`lane_id < 16`) would make no lane do it.
 
 See "Convergence rules" in docs/language.md."#,
     },

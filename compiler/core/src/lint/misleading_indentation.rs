@@ -4,7 +4,8 @@
 //! source text: after a sequence `if ...; s`, the statement `s` is reported when it starts on the line where the
 //! `if`'s last branch ends, or on a later line indented deeper than the line of the `if`. A branch closed by `)`
 //! or `end` shows where it ends, and one that ends in `return`, `break` or `continue` cannot be meant to go on:
-//! neither is reported.
+//! neither is reported. Loop bodies need no check: `do ... done` closes them, so nothing after a loop can look
+//! like part of its body the way a statement after an unclosed branch does.
 //!
 //! The suggestion only moves `s` (whitespace), so applying it keeps the program's meaning: `s` on its own line at
 //! the `if`'s indentation. If `s` was meant to be guarded, the help says to write `begin ... end`.
