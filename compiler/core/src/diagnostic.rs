@@ -36,6 +36,11 @@ pub struct Suggestion {
     pub replacement: String,
 }
 
+/// Every code whose diagnostics may carry a [`Suggestion`] (an edit the language server offers as a quick fix and
+/// the JSON as `suggested_replacement`). An edit must never change what a correct program means; the suggestion
+/// test of `tests/` applies every edit of each listed code, and fails for a code it has no case of.
+pub const SUGGESTING_CODES: &[&str] = &["W0101", "W0102"];
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     /// Stable code, `E0xxx` for errors and `W0xxx` for warnings; `skc explain CODE` documents it.
@@ -87,7 +92,10 @@ impl Diagnostic {
         self
     }
 
+    /// Attaches a machine-applicable edit. Only the codes of [`SUGGESTING_CODES`] may: a test applies every
+    /// edit of each of them and checks that the program still checks and means the same.
     pub fn suggest(mut self, message: impl Into<String>, span: Span, replacement: impl Into<String>) -> Diagnostic {
+        debug_assert!(SUGGESTING_CODES.contains(&self.code), "{} is not in SUGGESTING_CODES", self.code);
         self.suggestion = Some(Suggestion { message: message.into(), span, replacement: replacement.into() });
         self
     }

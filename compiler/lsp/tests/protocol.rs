@@ -39,7 +39,7 @@ kernel k (out : int32 vector) =
 
 const CONDITIONAL_STORE: &str = "\
 kernel running_max (xs : float32 vector) (m : float32 vector) =
-  let i = global_idx in
+  let i = global_thread_id in
   let x = xs.(i) in
   if x > m.(i) then m.(i) <- x
 ";
