@@ -160,7 +160,7 @@ fn explanation_pages_in_the_editor() {
     assert!(rendered.contains(page.body.trim_end()), "the whole page");
     let hover = client.at("textDocument/hover", "allowed.sk", ALLOWED, "E0001", 0);
     assert!(render_hover(ALLOWED, &hover).contains("# E0001: barrier in potentially diverged control flow"));
-    assert_eq!(client.at("textDocument/hover", "allowed.sk", ALLOWED, "E9999", 0), Value::Null);
+    assert_eq!(client.at("textDocument/hover", "allowed.sk", ALLOWED, "E9999 is", 0), Value::Null);
     // The command: the same page, as Markdown.
     let explained =
         client.request("workspace/executeCommand", json!({ "command": "skc.explain", "arguments": ["e0001"] }));
@@ -168,7 +168,7 @@ fn explanation_pages_in_the_editor() {
     let page = skc_core::explain::explain("E0001").unwrap();
     // The page as `skc explain` has it (its text belongs to the compiler's tests), under a heading.
     assert_eq!(markdown.as_str().unwrap(), format!("# E0001: {}\n\n{}\n", page.title, page.body.trim_end()));
-    for arguments in [json!(["E9999"]), json!([]), json!([7])] {
+    for arguments in [json!(["e9999"]), json!([]), json!([7])] {
         let refused =
             client.request("workspace/executeCommand", json!({ "command": "skc.explain", "arguments": arguments }));
         assert_eq!(refused.error.map(|e| e.code), Some(lsp_server::ErrorCode::RequestFailed as i32), "{arguments}");
