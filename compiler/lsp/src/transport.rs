@@ -17,7 +17,7 @@ use std::io::{self, BufRead, Write};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use crossbeam_channel::{bounded, unbounded, Sender};
+use crossbeam_channel::{unbounded, Sender};
 use lsp_server::{Connection, Message};
 
 /// A frame larger than this is not read: its body is skipped by resynchronising on the next header (no client
@@ -54,7 +54,9 @@ where
     W: Write + Send + 'static,
 {
     let writer = Arc::new(Mutex::new(writer));
-    let (to_client, from_server) = bounded::<Message>(0);
+    // Unbounded: the server loop hands a message over and goes on; with a rendezvous channel every publish waited
+    // for the writer thread to be scheduled, which on a busy machine delayed the answer to the next request.
+    let (to_client, from_server) = unbounded::<Message>();
     let (to_server, from_client) = unbounded::<Message>();
     let writer_for_errors = Arc::clone(&writer);
     let reader = thread::Builder::new()
