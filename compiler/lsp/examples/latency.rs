@@ -71,9 +71,29 @@ fn with_typed(text: &str, anchor: usize, typed: usize) -> String {
     edited
 }
 
+/// CPU time this process (server and client threads) has used, from `/proc/self/stat` (Linux; its clock ticks
+/// are USER_HZ, 100 per second): unlike the wall-clock figures, it does not grow when other programs share the
+/// machine.
+fn process_cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name (which is in parentheses and may hold spaces): utime and stime are the
+    // 14th and 15th fields of the line, the 12th and 13th after the `)`.
+    let fields: Vec<&str> = stat[stat.rfind(')')? + 2..].split(' ').collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+fn report_cpu(since: Option<Duration>, keystrokes: usize) {
+    if let (Some(since), Some(now)) = (since, process_cpu_time()) {
+        let per_keystroke = (now - since) / keystrokes as u32;
+        println!("   CPU time of the server and this client together: {:.1} ms per keystroke", ms(per_keystroke));
+    }
+}
+
 fn edits_only(text: &str, anchor: usize) {
     let mut server = Server::start();
     server.open(text);
+    let cpu = process_cpu_time();
     let mut to_diagnostics = Vec::new();
     let mut first_of_burst = Vec::new();
     let mut end_of_burst = Vec::new();
@@ -111,12 +131,14 @@ fn edits_only(text: &str, anchor: usize) {
     report("every keystroke: didChange -> publishDiagnostics of its version or a newer one", &mut to_diagnostics);
     report("first keystroke of a burst (checked at once): didChange -> publishDiagnostics", &mut first_of_burst);
     report("last keystroke of a burst: didChange -> publishDiagnostics, less the debounce", &mut end_of_burst);
+    report_cpu(cpu, BURSTS * BURST.min(TYPED.len()));
     println!();
 }
 
 fn typing_with_requests(text: &str, anchor: usize) {
     let mut server = Server::start();
     server.open(text);
+    let cpu = process_cpu_time();
     let mut completion = Vec::new();
     let mut inlay_hints = Vec::new();
     let mut to_diagnostics = Vec::new();
@@ -160,6 +182,7 @@ fn typing_with_requests(text: &str, anchor: usize) {
     report("completion (a check of the new version included)", &mut completion);
     report("inlay hints, 80 lines", &mut inlay_hints);
     report("didChange -> publishDiagnostics (the completion request's check)", &mut to_diagnostics);
+    report_cpu(cpu, BURSTS * BURST.min(TYPED.len()));
 }
 
 fn report(what: &str, samples: &mut [Duration]) {
