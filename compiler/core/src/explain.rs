@@ -1185,6 +1185,7 @@ mod tests {
 
     const LANGUAGE_MD: &str = include_str!("../../../docs/language.md");
     const DIAGNOSTICS_MD: &str = include_str!("../../../docs/diagnostics.md");
+    const FROM_CUDA_MD: &str = include_str!("../../../docs/from-cuda.md");
 
     // --- helpers ------------------------------------------------------------------------------------------
 
@@ -1256,7 +1257,8 @@ mod tests {
         out
     }
 
-    /// Every ```sk example: the explanation pages, the language reference and the diagnostics guide.
+    /// Every ```sk example: the explanation pages, the language reference, the diagnostics guide and the page
+    /// for CUDA programmers.
     fn all_examples() -> Vec<(String, String)> {
         let mut out = Vec::new();
         for page in EXPLANATIONS {
@@ -1264,6 +1266,9 @@ mod tests {
         }
         out.extend(sk_blocks("docs/language.md", LANGUAGE_MD));
         out.extend(sk_blocks("docs/diagnostics.md", DIAGNOSTICS_MD));
+        let from_cuda = sk_blocks("docs/from-cuda.md", FROM_CUDA_MD);
+        assert!(from_cuda.len() >= 6, "found the examples of docs/from-cuda.md ({})", from_cuda.len());
+        out.extend(from_cuda);
         out
     }
 
