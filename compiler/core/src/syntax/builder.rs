@@ -22,7 +22,6 @@ pub struct ParamList {
 
 /// `[@name payload]` or `[@@name payload]`.
 pub struct Attribute {
-    pub open: Span,
     pub name: Span,
     pub payload: Vec<Lexeme>,
 }
@@ -61,8 +60,6 @@ pub struct Builder<'s> {
     pub attribute_errors: Vec<Diagnostic>,
     /// Where the parser recovered, in order; worded by `syntax::errors`.
     pub recoveries: Vec<Recovery>,
-    /// Spans of unsupported constructs the parser cannot skip precisely (`fun`, `match`): syntax errors after
-    /// them, up to the next item, are their consequences.
     default_kernel_name: String,
     bare_kernels: u32,
     /// Integer literals that fit only when negated (`2147483648` in `-2147483648`): reported unless a unary
@@ -547,8 +544,8 @@ impl<'s> Builder<'s> {
     // --- items ------------------------------------------------------------------------------------------
 
     pub fn attribute(&mut self, open: Lexeme, (l, r): (u32, u32), payload: Vec<Lexeme>, close: Lexeme) -> Attribute {
-        let _ = close;
-        Attribute { open: self.lexeme_span(open), name: self.span(l, r), payload }
+        let _ = (open, close);
+        Attribute { name: self.span(l, r), payload }
     }
 
     pub fn mutable_field(&mut self, word: Lexeme, name: Lexeme, ty: Box<TypeExpr>) -> (Lexeme, Box<TypeExpr>) {

@@ -57,7 +57,9 @@ struct Expected {
 impl Expected {
     fn new(names: &[String]) -> Expected {
         let names: Vec<String> = names.iter().map(|n| n.trim_matches('"').to_string()).collect();
-        let expression = names.iter().any(|n| n == "if");
+        // `if` starts only expressions; an argument (after `!`, `ref`) starts with an atom.
+        let has = |name: &str| names.iter().any(|n| n == name);
+        let expression = has("if") || (has("Int") && has("(") && !has("<"));
         Expected { names, expression }
     }
 
@@ -68,7 +70,14 @@ impl Expected {
     /// What must come here: the expected terminals without those that would only continue what came before
     /// (operators, arguments, postfixes, `;`, a type annotation, `else`).
     fn required(&self) -> Vec<&str> {
-        self.names.iter().map(String::as_str).filter(|n| !continues(n)).collect()
+        // `=` and `-` also start a definition's value or an operand: they continue an expression only where the
+        // other operators do.
+        let after_operand = self.has("<");
+        self.names
+            .iter()
+            .map(String::as_str)
+            .filter(|n| !(continues(n) && (after_operand || !matches!(*n, "=" | "-"))))
+            .collect()
     }
 }
 
@@ -243,6 +252,9 @@ impl Reporter<'_> {
         if expected.has("in") {
             return "`in`".to_string();
         }
+        if expected.has("rec") {
+            return "a name to bind".to_string(); // after `let`
+        }
         let required = expected.required();
         if !required.is_empty() && required.iter().all(|n| is_item_start(n)) {
             return "an item (`let`, `kernel`, `type` or `open`)".to_string();
@@ -292,7 +304,12 @@ fn token_name(token: Token) -> String {
 
 /// "`a`", "`a` or `b`", "`a`, `b` or `c`".
 fn list(names: &[&str]) -> String {
-    let words: Vec<String> = names.iter().map(|n| describe(n)).collect();
+    let mut words: Vec<String> = Vec::new();
+    for word in names.iter().map(|n| describe(n)) {
+        if !words.contains(&word) {
+            words.push(word);
+        }
+    }
     match words.as_slice() {
         [] => "something else".to_string(),
         [one] => one.clone(),

@@ -13,7 +13,6 @@ pub mod lexer;
 mod literals;
 pub mod name;
 pub mod parser;
-pub mod parser_old;
 pub mod tokens;
 
 pub use parser::parse;

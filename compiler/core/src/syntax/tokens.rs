@@ -4,7 +4,8 @@
 //! - **Contextual keywords.** `kernel`, `mut`, `create_array`, `ref` and `pragma` are ordinary names except in one
 //!   position each (see docs/language.md, "Lexical structure"); there they become keyword tokens.
 //! - **The first column.** Items start in the first column: `let` there is `ItemLet` (a top-level item, while an
-//!   indented `let` is local), `kernel` there followed by a name or `[@` is `ItemKernel`, and `fun` first on its
+//!   indented `let` is local), `kernel` there (or first in the file, or after `;;`) followed by a name or `[@` is
+//!   `ItemKernel`, and `fun` first on its
 //!   line is `ItemFun` (a bare kernel). `[%kernel` is one token, so a kernel extension and `[%global x]` differ
 //!   in their first token.
 //! - **A trailing `;`** (before a closing token or the start of an item) is dropped, so the grammar's sequences
@@ -48,7 +49,10 @@ pub fn contextualize(text: &str, lexemes: &[Lexeme]) -> Vec<Lexeme> {
 /// `kernel`, `mut`, `create_array`, `ref`, `pragma` in their keyword positions; any other name stays `Ident`.
 fn contextual_keyword(text: &str, lexeme: Lexeme, previous: Option<Token>, next: Token) -> Token {
     match text_of(text, lexeme) {
-        "kernel" if in_first_column(text, lexeme) && matches!(next, Token::Ident | Token::LAttribute) => {
+        "kernel"
+            if (in_first_column(text, lexeme) || matches!(previous, None | Some(Token::SemiSemi)))
+                && matches!(next, Token::Ident | Token::LAttribute) =>
+        {
             Token::ItemKernel
         }
         "mut" if previous == Some(Token::Eq) && next != Token::In => Token::Mut,
