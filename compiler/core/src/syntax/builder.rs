@@ -399,6 +399,8 @@ impl<'s> Builder<'s> {
         Box::new(LetHead { binder, ty: binder_ty.or(ty), value })
     }
 
+    /// `head` comes boxed from the grammar, whose every stack slot is as wide as its widest symbol.
+    #[allow(clippy::boxed_local)]
     pub fn let_(&mut self, head: Box<LetHead>, body: ExprId, l: u32, r: u32) -> ExprId {
         let LetHead { binder, ty, value } = *head;
         let (kind, value) = match value {
