@@ -32,3 +32,59 @@ pub fn parse(text: &str, file: FileId, module: &mut Module, default_kernel_name:
     diagnostics.extend(depth::limit_nesting(module, first_item, first_expr));
     diagnostics
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::ast::{ExprKind, Item};
+
+    fn codes(text: &str) -> Vec<&'static str> {
+        let mut module = Module::default();
+        parse(text, FileId(0), &mut module, "t").iter().map(|d| d.code).collect()
+    }
+
+    #[test]
+    fn nesting_is_limited_where_later_passes_recurse() {
+        let ifs = format!("kernel k (o : int32 vector) = {} o.(0) <- 1", "if true then ".repeat(300));
+        assert_eq!(codes(&ifs), ["E0104"]);
+        // Spines that passes follow in a loop (or on their large stacks) are not nesting.
+        let lets = format!("kernel k (o : int32 vector) = {} o.(0) <- 1", "let x = 1 in ".repeat(5000));
+        assert!(codes(&lets).is_empty());
+        let sum = format!("let c = 1{}", " + 1".repeat(5000));
+        assert!(codes(&sum).is_empty());
+        let parentheses = format!("let c = {}1{}", "(".repeat(5000), ")".repeat(5000));
+        assert!(codes(&parentheses).is_empty());
+    }
+
+    #[test]
+    fn a_negated_literal_may_reach_the_minimum() {
+        assert!(codes("let a = -2147483648\nlet b = -9223372036854775808L").is_empty());
+        assert_eq!(codes("let a = 2147483648"), ["E0102"]);
+        assert_eq!(codes("let a = -2147483648 ** 2"), ["E0102"]);
+    }
+
+    #[test]
+    fn a_missing_semicolon_is_reported_at_the_end_of_the_line() {
+        let text = "kernel k (o : int32 vector) =\n  o.(0) <- 1\n  o.(1) <- 2\n";
+        let mut module = Module::default();
+        let diagnostics = parse(text, FileId(0), &mut module, "t");
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        assert_eq!(diagnostics[0].message, "expected `;`, found `o`");
+        assert_eq!(diagnostics[0].primary_span().start as usize, text.find("1\n").unwrap() + 1);
+    }
+
+    #[test]
+    fn else_belongs_to_the_innermost_if_and_let_bodies_swallow_sequences() {
+        let mut module = Module::default();
+        let text = "let f (a : bool) (b : bool) = if a then if b then 1 else 2\nlet g (x : int32) = let y = x in y; y";
+        assert!(parse(text, FileId(0), &mut module, "t").is_empty());
+        let Item::Function(f) = &module.items[0] else { panic!() };
+        let ExprKind::If { then_branch, else_branch: None, .. } = module.expr(f.body) else {
+            panic!("outer if has no else")
+        };
+        assert!(matches!(module.expr(*then_branch), ExprKind::If { else_branch: Some(_), .. }));
+        let Item::Function(g) = &module.items[1] else { panic!() };
+        let ExprKind::Let { body, .. } = module.expr(g.body) else { panic!("a let") };
+        assert!(matches!(module.expr(*body), ExprKind::Seq(..)));
+    }
+}
