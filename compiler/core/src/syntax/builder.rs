@@ -465,7 +465,8 @@ impl<'s> Builder<'s> {
         self.alloc(ExprKind::LetArray { name, elem: ty, space, size, body }, l, r)
     }
 
-    /// `let%superstep[@divergent] name = step in rest` is `superstep ~divergent { step }; rest`.
+    /// `let%superstep[@divergent] name = step in rest` is `superstep ~divergent { step }; rest` (and
+    /// `superstep ~divergent { step }` when nothing follows `in` before a closing token).
     #[allow(clippy::too_many_arguments)]
     pub fn let_superstep(
         &mut self,
@@ -473,7 +474,7 @@ impl<'s> Builder<'s> {
         name: Lexeme,
         step: ExprId,
         step_end: u32,
-        rest: ExprId,
+        rest: Option<ExprId>,
         l: u32,
         r: u32,
     ) -> ExprId {
@@ -484,7 +485,10 @@ impl<'s> Builder<'s> {
         }
         let name = Some(self.ident(name));
         let step = self.alloc(ExprKind::Superstep { name, divergent, body: step }, l, step_end);
-        self.alloc(ExprKind::Seq(step, rest), l, r)
+        match rest {
+            Some(rest) => self.alloc(ExprKind::Seq(step, rest), l, r),
+            None => step,
+        }
     }
 
     /// `let open Std in body`: builtin modules are always open; other modules must be opened at top level.
