@@ -186,11 +186,13 @@ fn open_cycles(opens: &[OpenEdge], sources: &SourceMap) -> Vec<Diagnostic> {
     diagnostics
 }
 
-/// Regions of the items that contain a syntax error (codes E01xx): from an item's start to the next item's start
-/// (a syntax error often sits on the token after the repaired item).
+/// Regions of the items that contain a syntax error (codes E01xx, or E0205 for a form the parser reads but does not
+/// support): from an item's start to the next item's start (a syntax error often sits on the token after the
+/// repaired item). `diagnostics` are the parser's.
 fn items_with_syntax_errors(module: &Module, diagnostics: &[Diagnostic]) -> Vec<crate::source::Span> {
     // The common case, a file without syntax errors, must not pay for the regions (thousands of items).
-    if !diagnostics.iter().any(|d| d.code.starts_with("E01")) {
+    let is_syntax_error = |d: &Diagnostic| d.code.starts_with("E01") || d.code == "E0205";
+    if !diagnostics.iter().any(is_syntax_error) {
         return Vec::new();
     }
     let spans: Vec<crate::source::Span> = module.items.iter().map(Item::span).collect();
@@ -208,7 +210,7 @@ fn items_with_syntax_errors(module: &Module, diagnostics: &[Diagnostic]) -> Vec<
         .filter(|region| {
             diagnostics.iter().any(|d| {
                 let p = d.primary_span();
-                d.code.starts_with("E01") && p.file == region.file && p.start >= region.start && p.start <= region.end
+                is_syntax_error(d) && p.file == region.file && p.start >= region.start && p.start <= region.end
             })
         })
         .collect()

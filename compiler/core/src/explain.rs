@@ -219,13 +219,13 @@ See "Named barriers" in docs/language.md."#,
         title: "syntax error",
         body: r#"The parser expected one thing and found another; the message says both ("expected `in`, found
 `out`"). For an unclosed `(`, `[`, `{`, `begin`, `do` or `[|`, a secondary label points at the opening
-delimiter. The parser recovers at the next statement (`;` or a closing token) and at the next top-level
-item (`let`, `type`, `open`, `kernel`, `[%` or `fun` at the start of a line), so one run reports the errors of
-several items. Later errors in the same item can be consequences of the first: fix from the top.
+delimiter; for two statements on two lines without `;` between them, the error points at the end of the first
+line. The parser recovers at the next statement (`;` or a closing token) and at the next top-level item (a
+`let` or `kernel` in the first column, `fun` first on its line, `[%kernel`, `type`, `open`), so one run reports
+the errors of several items. Later errors in the same item can be consequences of the first: fix from the top.
 
-The most common causes are a `let` without `in` inside a body, a missing `done` or `end`, and an item whose
-body ends with `;` followed by a top-level `let` (after `;` the `let` is read as the next statement of the
-body, so `in` is reported missing: drop the `;`).
+The most common causes are a `let` without `in` inside a body, a missing `;` between two statements, and a
+missing `done` or `end`.
 
 Erroneous example:
 
@@ -313,17 +313,18 @@ kernel k (out : int32 vector) =
     Explanation {
         code: "E0104",
         title: "expression nested too deeply",
-        body: r#"The parser follows at most 200 levels of nesting in one expression, and reports this error instead of
-running out of stack. Every parenthesis, every operand of a right-associative operator, every `if` branch
-and every `let ... in` whose body contains the next one counts as a level, so a body made of more than
-about 200 consecutive `let ... in` bindings (typically generated code) also reaches the limit. Only the
+        body: r#"Later passes follow at most 200 levels of nesting in one expression; the parser reports this error
+(and cuts the expression off there) instead of letting them run out of stack. Every operand of a
+right-associative operator (`||`, `&&`, `**`, `<-`), every `if` branch, and every expression nested as the
+operand, argument, index or body of another counts as a level; the statements of a sequence, the body of a
+`let ... in`, the left operand of a left-associative operator (`a + b + c`) and parentheses do not. Only the
 first such error of a file is reported.
 
-Erroneous example (201 nested parentheses, abridged):
+Erroneous example (201 nested `if`s, abridged):
 
 ```text
 kernel k (out : int32 vector) =
-  out.(0) <- ((((((((((( ... 1 ... )))))))))))
+  if true then if true then ... out.(0) <- 1
 ```
 
 Fixed: split the computation into a sequence of `x := ...` updates of a mutable variable, or move parts of
@@ -525,7 +526,7 @@ kernel k (out : int32 vector) (n : int32) =
         code: "E0205",
         title: "unsupported construct",
         body: r#"The construct is valid OCaml but has no meaning in GPU code, or is not part of the `.sk` language:
-`match`, `fun` inside a body, a local function (`let f x = ... in`), `let rec`, an array literal
+`match`, `fun` inside a body, a local function (`let f x = ... in`), `let rec`, a tuple, an array literal
 `[| ... |]` anywhere but as the value of a top-level constant, and `[%ext ...]` or `let%ext` extensions other
 than `[%kernel ...]`, `[%global ...]`, `let%shared`, `let%local` and `let%superstep`. Use `if`, top-level
 device functions and constants, and loops.
