@@ -3,6 +3,7 @@
 
 pub mod ast;
 pub mod expr_map;
+pub mod item_attributes;
 pub mod lexer;
 pub mod name;
 pub mod parser;
