@@ -3,12 +3,28 @@
 //! Bounded whatever the input: a name longer than [`MAX_NAME_CHARS`] gets no suggestion (nobody misspells a
 //! kilobyte-long name, and a megabyte-long one cost 19 s), at most [`MAX_CANDIDATES`] candidates are compared,
 //! a candidate whose length alone puts it out of reach is skipped, and the distance is computed only in the
-//! band of cells that can stay within the limit, stopping as soon as a row exceeds it.
+//! band of cells that can stay within the limit, stopping as soon as a row exceeds it. One check runs at most
+//! [`MAX_SEARCHES`] searches: 16,000 unknown names among 16,000 kernels cost a search over every name for each,
+//! and only the first 100 diagnostics of a file are reported anyway.
 
 /// Longest name (in characters) that gets a suggestion.
 pub(crate) const MAX_NAME_CHARS: usize = 64;
 /// Most candidates compared for one name (the builtins and the names in scope come first).
 pub(crate) const MAX_CANDIDATES: usize = 10_000;
+/// Most searches one check runs; later unknown names get no suggestion.
+pub(crate) const MAX_SEARCHES: usize = 1_000;
+
+impl super::Checker<'_> {
+    /// [`closest`], while this check has searches left.
+    pub(crate) fn closest<'c>(&self, name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+        let left = self.suggestions_left.get();
+        if left == 0 {
+            return None;
+        }
+        self.suggestions_left.set(left - 1);
+        closest(name, candidates)
+    }
+}
 
 /// Edit distance between two strings, counted in characters: insertions, deletions, substitutions and
 /// transpositions of adjacent characters (`piont` is one edit from `point`).
@@ -76,7 +92,9 @@ pub(crate) fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c s
     let mut best: Option<&str> = None;
     let mut chars = Vec::with_capacity(MAX_NAME_CHARS);
     for candidate in candidates.into_iter().take(MAX_CANDIDATES) {
-        if candidate == name || candidate.starts_with('{') || candidate.len() > 4 * (length + limit) {
+        // A candidate has at least a quarter as many characters as bytes, and at most as many.
+        let too_long = candidate.len() > 4 * (length + limit);
+        if candidate == name || candidate.starts_with('{') || too_long || candidate.len() + limit < length {
             continue;
         }
         chars.clear();
