@@ -2,6 +2,8 @@
 //! diagnostics as plain ASCII, and compare them with the expectations written inline in the source:
 //! `(* error: E0001 *)` or `(* warning: W0003 *)` on the line the diagnostic's primary label starts on.
 
+pub mod generator;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 
