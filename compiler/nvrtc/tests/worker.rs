@@ -116,3 +116,34 @@ fn a_worker_serves_requests_until_its_input_closes() {
         }
     }
 }
+
+/// A worker whose parent goes away (closes its input) while NVRTC works for minutes ends at once: no compiler
+/// is left running for nobody.
+#[test]
+fn closing_the_input_ends_a_busy_worker() {
+    let library = require_nvrtc!("closing_the_input_ends_a_busy_worker");
+    let mut child = std::process::Command::new(worker_binary())
+        .arg(skc_nvrtc::WORKER_ARG)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let request = skc_nvrtc::WorkerRequest {
+        library: Some(library.path.clone()),
+        program_name: "slow.cu".into(),
+        cuda_source: common::data("slow_inlining.cu"),
+        args: CompileOptions::default().nvrtc_args(),
+        want_cubin: false,
+    };
+    let mut input = child.stdin.take().expect("stdin");
+    request.write(&mut input).expect("sent");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(child.try_wait().expect("status").is_none(), "NVRTC is still inlining");
+    let closed = std::time::Instant::now();
+    drop(input);
+    while child.try_wait().expect("status").is_none() {
+        assert!(closed.elapsed() < std::time::Duration::from_secs(10), "the worker outlives its parent's input");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    eprintln!("the busy worker ended {:?} after its input closed", closed.elapsed());
+}

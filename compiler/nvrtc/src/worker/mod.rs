@@ -100,25 +100,37 @@ impl Isolation {
 
 /// The worker's loop: reads requests from standard input until it is closed, answers each on standard output.
 /// Returns the process's exit status (0, or 1 when the stream was not a worker stream).
+///
+/// Requests are read on a thread of their own, so that the end of the input is seen even while NVRTC compiles:
+/// the parent closes it only when it has what it asked for or has gone (killed, or crashed itself), and a worker
+/// left compiling for nobody (NVRTC can take minutes) ends at once.
 pub fn serve_stdio() -> i32 {
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    let mut input = BufReader::new(stdin.lock());
-    let mut output = BufWriter::new(stdout.lock());
-    loop {
-        match Request::read(&mut input) {
-            Ok(Some(request)) => {
-                if answer(&request).write(&mut output).is_err() {
-                    return 1;
+    let (requests, incoming) = std::sync::mpsc::sync_channel::<Request>(1);
+    std::thread::spawn(move || {
+        let mut input = BufReader::new(std::io::stdin().lock());
+        loop {
+            match Request::read(&mut input) {
+                Ok(Some(request)) => {
+                    if requests.send(request).is_err() {
+                        std::process::exit(1);
+                    }
+                }
+                Ok(None) => std::process::exit(0),
+                Err(error) => {
+                    eprintln!("skc NVRTC worker: {error}");
+                    std::process::exit(1);
                 }
             }
-            Ok(None) => return 0,
-            Err(error) => {
-                eprintln!("skc NVRTC worker: {error}");
-                return 1;
-            }
+        }
+    });
+    let stdout = std::io::stdout();
+    let mut output = BufWriter::new(stdout.lock());
+    for request in incoming {
+        if answer(&request).write(&mut output).is_err() {
+            return 1;
         }
     }
+    0
 }
 
 /// Runs one request with NVRTC in this process.

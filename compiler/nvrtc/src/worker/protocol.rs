@@ -1,6 +1,6 @@
 //! The bytes a worker and its parent exchange over the worker's standard input and output: one request (the
 //! library to load, the CUDA C, NVRTC's arguments) and one reply (NVRTC's version, log, PTX, CUBIN) per
-//! compilation. Every field is a little-endian `u64` length followed by that many bytes; a frame starts with a
+//! compilation, any number of them; closing the worker's input ends it at once, answered or not. Every field is a little-endian `u64` length followed by that many bytes; a frame starts with a
 //! magic that names the protocol's version, so a worker of another skc version is refused, not misread.
 
 use std::io::{self, Read, Write};
