@@ -81,8 +81,10 @@ impl Job<'_> {
 
     fn report_failure(&self, cuda: &CudaOutput, runner: &Runner, error: NvrtcError) -> ExitCode {
         let (kept, why) = match &error {
-            NvrtcError::Crashed { ended, .. } => (self.keep(cuda), format!("NVRTC's worker process was {ended}")),
-            NvrtcError::Compile { log } => (self.keep(cuda), format!("NVRTC rejected it:\n{}", log.trim_end())),
+            NvrtcError::Crashed { ended, .. } => (self.keep(cuda, None), format!("NVRTC's worker process was {ended}")),
+            NvrtcError::Compile { log } => {
+                (self.keep(cuda, Some(log)), format!("NVRTC rejected it:\n{}", log.trim_end()))
+            }
             _ => {
                 errln!("error: {error}");
                 return ExitCode::from(2);
@@ -97,15 +99,18 @@ impl Job<'_> {
         ExitCode::from(ICE_EXIT)
     }
 
-    /// Writes the CUDA C next to the other artifacts (or into the temporary folder); the path, or why not.
-    fn keep(&self, cuda: &CudaOutput) -> Result<PathBuf, String> {
+    /// Writes the CUDA C (and NVRTC's log, `STEM.nvrtc.log`) next to the other artifacts, or into the temporary
+    /// folder; the path of the CUDA C, or why it could not be written.
+    fn keep(&self, cuda: &CudaOutput, log: Option<&str>) -> Result<PathBuf, String> {
         let dir = match self.keep_dir {
             Some(dir) => dir.to_path_buf(),
             None => std::env::temp_dir().join(format!("skc-ice-{}", std::process::id())),
         };
         let path = dir.join(program_name(self.file));
+        let log_path = dir.join(format!("{}.nvrtc.log", file_stem(self.file)));
         std::fs::create_dir_all(&dir)
             .and_then(|()| std::fs::write(&path, &cuda.source))
+            .and_then(|()| log.map_or(Ok(()), |log| std::fs::write(&log_path, log)))
             .map(|()| path.clone())
             .map_err(|e| format!("it could not be written to {}: {e}", path.display()))
     }

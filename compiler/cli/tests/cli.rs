@@ -343,3 +343,52 @@ fn the_record_conditional_that_crashed_nvrtc_builds() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).lines().any(|l| l.starts_with("k ")), "{}", stdout(&o));
 }
+
+/// NVRTC rejecting the generated CUDA C is the same internal compiler error (E0300, status 101), with NVRTC's log
+/// in a note and kept next to the CUDA C. A stand-in worker (Python, speaking the worker protocol) rejects
+/// every program.
+#[test]
+fn an_nvrtc_rejection_is_an_internal_compiler_error_with_its_log() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let dir = temp_dir("rejects");
+    let worker = dir.join("rejects.py");
+    std::fs::write(
+        &worker,
+        r#"#!/usr/bin/env python3
+import struct, sys
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+def field():
+    (n,) = struct.unpack("<Q", inp.read(8))
+    return inp.read(n)
+def put(b):
+    out.write(struct.pack("<Q", len(b)) + b)
+while inp.read(8) == b"skcnvrt1":
+    for _ in range(4):
+        field()
+    (count,) = struct.unpack("<Q", inp.read(8))
+    for _ in range(count):
+        field()
+    out.write(b"skcnvrt1")
+    for b in [b"rejected", b"13.0", b"fuzz.cu(3): error: identifier \"bogus\" is undefined", b"", b""]:
+        put(b)
+    out.flush()
+"#,
+    )
+    .unwrap();
+    std::fs::set_permissions(&worker, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_skc"))
+        .args(["build", &repo("tests/ui/seed/reduce.sk"), "-o", &dir.display().to_string(), "--no-cache"])
+        .env("SKC_NVRTC_WORKER", &worker)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(101), "{err}");
+    assert!(err.contains("[E0300] Error: internal compiler error: NVRTC failed on the CUDA C generated for"), "{err}");
+    assert!(err.contains("identifier \"bogus\" is undefined"), "the log is in a note: {err}");
+    let log = std::fs::read_to_string(dir.join("reduce.nvrtc.log")).unwrap();
+    assert!(log.contains("bogus"), "{log}");
+    assert!(dir.join("reduce.cu").is_file());
+}

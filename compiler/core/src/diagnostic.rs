@@ -117,8 +117,10 @@ pub enum ColorChoice {
     Never,
 }
 
-/// Longest message, label, note or help printed in full (a longer one keeps its ends: see `excerpt::shorten`).
+/// Longest message or label printed in full (a longer one keeps its ends: see `excerpt::shorten`); notes and help,
+/// which may quote a tool's log, get ten times as much.
 const MAX_TEXT_CHARS: usize = 400;
+const MAX_NOTE_CHARS: usize = 4_000;
 
 /// Renders with ariadne. `color: Never` gives plain ASCII output, the form kept in snapshots. ariadne sees only an
 /// excerpt of each file (`excerpt`): the cost is what is printed, whatever the size of the file or of its lines.
@@ -146,6 +148,7 @@ pub fn render(diagnostic: &Diagnostic, sources: &SourceMap, color: ColorChoice) 
     };
     let name = |span: Span| sources.file(span.file).name.clone();
     let short = |text: &str| excerpt::shorten(text, MAX_TEXT_CHARS).into_owned();
+    let long = |text: &str| excerpt::shorten(text, MAX_NOTE_CHARS).into_owned();
     let mut report = Report::build(kind, (name(primary), range(primary)))
         .with_config(config)
         .with_code(diagnostic.code)
@@ -162,10 +165,10 @@ pub fn render(diagnostic: &Diagnostic, sources: &SourceMap, color: ColorChoice) 
         report = report.with_label(l);
     }
     for note in &diagnostic.notes {
-        report = report.with_note(short(note));
+        report = report.with_note(long(note));
     }
     if let Some(help) = &diagnostic.help {
-        report = report.with_help(short(help));
+        report = report.with_help(long(help));
     }
     let cache = ariadne::sources(excerpts.iter().map(|(file, e)| (sources.file(*file).name.clone(), e.text.clone())));
     let mut out = Vec::new();
