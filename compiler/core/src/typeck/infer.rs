@@ -365,8 +365,10 @@ impl VarTable {
                 true
             }
             _ => {
+                // An `Array` variable stays the root: its element type is kept under it (`elems`).
                 let (size_x, size_y) = (self.size(x), self.size(y));
-                let (child, root) = if size_x > size_y { (y, x) } else { (x, y) };
+                let swap = size_x > size_y && cy != Class::Array;
+                let (child, root) = if swap { (y, x) } else { (x, y) };
                 if self.occurs(child, &Type::Var(root), 0) {
                     return false;
                 }
