@@ -11,6 +11,7 @@ pub mod codegen;
 pub mod convergence;
 pub mod diagnostic;
 pub mod driver;
+pub mod excerpt;
 pub mod explain;
 pub(crate) mod fxhash;
 pub mod limits;
