@@ -237,9 +237,9 @@ fn generated_programs_check_emit_and_build() {
             false
         }
     };
-    // Out-of-range float literals (`1e39f`) are left out: `skc check` accepts them and NVRTC then rejects the
-    // `inf` the emitter writes, a known bug of float literals that the long run reports.
-    let settings = Settings { out_of_range_floats: false };
+    // Out-of-range float literals (`1e39f`) are generated too: `skc check` must reject them (E0221), never pass
+    // an `inf` on to NVRTC.
+    let settings = Settings::default();
     let (mut accepted, mut unique) = (0, std::collections::HashSet::new());
     let mut batch: Vec<(u64, String)> = Vec::new();
     let mut failures = Vec::new();

@@ -57,7 +57,19 @@ fn a_cascade_of_syntax_errors_in_one_item() {
         |n| format!("kernel k (v : int32 vector) {}", "(f ".repeat(n)),
         check_and_render,
     );
+    // One mistake, one error: the parser does not cascade on the unclosed parentheses.
     let checked = check(&format!("kernel k (v : int32 vector) {}", "(f ".repeat(10_000)));
+    assert_eq!(checked.error_count(), 1);
+}
+
+#[test]
+fn many_errors_in_one_item() {
+    let input = |n: usize| {
+        let writes: Vec<String> = (0..n).map(|i| format!("  o.(0) <- missing{i};\n")).collect();
+        format!("kernel k (o : int32 vector) = begin\n{}  ()\nend\n", writes.concat())
+    };
+    assert_scales("n unknown names in one item", 2_000, input, check_and_render);
+    let checked = check(&input(10_000));
     assert_eq!(checked.diagnostics.len(), skc_core::driver::MAX_DIAGNOSTICS_PER_ITEM);
     assert_eq!(checked.error_count(), 10_000, "the summary still counts every error");
 }
@@ -89,7 +101,8 @@ fn a_huge_constant_array() {
         let values: Vec<String> = (0..n).map(|i| (i % 1000).to_string()).collect();
         format!("let c = [| {} |]\nkernel k (o : int32 vector) = o.(0) <- c.(thread_idx_x)\n", values.join("; "))
     };
-    assert_scales("a constant array of n elements", 10_000, input, |text| assert!(!check(text).has_errors()));
+    // 4n int32 elements stay within the 64 KiB of constant memory (E0220 beyond).
+    assert_scales("a constant array of n elements", 4_000, input, |text| assert!(!check(text).has_errors()));
 }
 
 fn emit(text: &str) -> usize {
@@ -148,4 +161,19 @@ fn a_doubling_call_tree_with_noinline_compiles_in_linear_time() {
     };
     // Depth 40 inlined would be 2^40 copies: it finishes only because every level stays one function.
     assert_scales("NVRTC on a doubling call tree of depth n, [@noinline]", 10, doubling_tree, compile);
+}
+
+/// A library caller's thread has the default 2 MiB stack; `check` and `emit_cuda` run their recursive passes on a
+/// large stack of their own, so a long operator chain fits (near the 2,000 levels at which the type checker stops with E0104).
+#[test]
+fn a_long_operator_chain_on_a_small_stack() {
+    let terms: Vec<String> = (0..1_900).map(|i| (i % 7).to_string()).collect();
+    let text = format!("kernel k (o : int32 vector) = o.(0) <- {}\n", terms.join(" + "));
+    let on_small_stack = std::thread::Builder::new().stack_size(2 << 20).spawn(move || {
+        let checked = check(&text);
+        assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+        emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default()).source
+    });
+    let cuda = on_small_stack.expect("a thread starts").join().expect("no stack overflow");
+    assert!(cuda.matches(" + ").count() >= 1_899, "every term is emitted");
 }

@@ -107,12 +107,13 @@ pub enum Color {
     Never,
 }
 
-/// The front end walks nested expressions recursively; a large stack keeps very long `let` chains and deep
-/// nesting from overflowing it (as rustc does).
-const STACK_BYTES: usize = 256 << 20;
-
 fn main() -> ExitCode {
-    let worker = std::thread::Builder::new().name("skc".into()).stack_size(STACK_BYTES).spawn(run);
+    // The whole command runs on the front end's large stack, so `check` and `emit` need no thread of their own.
+    let run = || {
+        skc_core::stack::this_thread_has_a_large_stack();
+        run()
+    };
+    let worker = std::thread::Builder::new().name("skc".into()).stack_size(skc_core::stack::STACK_BYTES).spawn(run);
     match worker.map(|handle| handle.join()) {
         Ok(Ok(code)) => code,
         // The panic's message and place were printed by the panic hook, on the line above.

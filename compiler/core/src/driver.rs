@@ -11,8 +11,9 @@ use crate::typeck::{self, TypeckOptions};
 use crate::types::TypeInfo;
 
 /// Supplies the source of modules named by `open M`. The core does no I/O: the CLI reads files, the language
-/// server reads its open documents first, tests use a map.
-pub trait ModuleLoader {
+/// server reads its open documents first, tests use a map. `Sync`, because [`check`] runs on a thread of its own
+/// (see [`crate::stack`]).
+pub trait ModuleLoader: Sync {
     /// Returns `(file name, text)` of module `module` (for example `weno.sk` for `Weno`) as seen from the file
     /// `importer`, or a sentence saying why it cannot.
     fn load(&self, module: &str, importer: &str) -> Result<(String, String), String>;
@@ -324,8 +325,12 @@ fn allowed_by_attribute(module: &Module, d: &Diagnostic) -> bool {
     })
 }
 
-/// Runs the whole front end.
+/// Runs the whole front end (on a large stack, whatever thread calls it).
 pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &CheckOptions) -> Checked {
+    crate::stack::on_large_stack(|| check_here(file_name, text, loader, options))
+}
+
+fn check_here(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &CheckOptions) -> Checked {
     let (mut sources, module, item_files, mut diagnostics) = parse_all(file_name, text, loader);
     if !options.typeck.defines.is_empty() {
         // After every module: item files keep their ids; diagnostics about a `-D` can point into this one.

@@ -17,6 +17,7 @@ pub(crate) mod fxhash;
 pub mod limits;
 pub mod lint;
 pub mod source;
+pub mod stack;
 pub mod syntax;
 pub mod target;
 pub mod typeck;

@@ -127,8 +127,12 @@ pub struct FieldLayout {
     pub offset: u32,
 }
 
-/// Emits the CUDA C of a well-typed module.
+/// Emits the CUDA C of a well-typed module (on a large stack, whatever thread calls it).
 pub fn emit_cuda(module: &Module, types: &TypeInfo, sources: &SourceMap, options: &EmitOptions) -> CudaOutput {
+    crate::stack::on_large_stack(|| emit_here(module, types, sources, options))
+}
+
+fn emit_here(module: &Module, types: &TypeInfo, sources: &SourceMap, options: &EmitOptions) -> CudaOutput {
     let facts = ModuleFacts::compute(module, types);
     let reach = Reach::compute(module, types, options.only_kernels.as_deref());
     let mut global_names = NameAllocator::new();
