@@ -1,11 +1,11 @@
-//! Where `ref` cells and arrays may go (`E0221`). The emitted CUDA C passes a `ref` cell to a function by
+//! Where `ref` cells and arrays may go (`E0222`). The emitted CUDA C passes a `ref` cell to a function by
 //! reference (`int&`) and makes `let p = r in` a second name for `r` (`int& p = r;`); arrays and vectors are
 //! pointers. Any other way of producing a cell (choosing it with `if` or `select`, taking it from an array or a
 //! record, ending a sequence or a `let` with it, returning it from a function) would copy its contents into a new
 //! variable, and a write through the copy would not reach the cell the program names. So a cell is produced only by
-//! `ref e` or by a name where it is bound or passed (reading a cell, `!e`, is a value and needs no name); a cell,
-//! a record field and a `mut` variable hold values (scalars, records), not cells or arrays; and a function
-//! returns a value. The convergence analysis relies on these rules to know,
+//! `ref e` or by a name where it is bound or passed (reading a cell, `!e`, is a value and needs no name); a cell
+//! and a `mut` variable hold values (scalars, records), not cells or arrays (a record field holds one too:
+//! `E0219`, `storage.rs`); and a function returns a value. The convergence analysis relies on these rules to know,
 //! at every write, which variable's contents change.
 
 use crate::diagnostic::Diagnostic;
@@ -15,7 +15,7 @@ use crate::types::{LocalId, Type};
 use super::infer::Class;
 use super::{Checker, Deferred};
 
-/// What a deferred `E0221` check is about.
+/// What a deferred `E0222` check is about.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum CellRule {
     /// The expression, bound by `let` or passed as an argument, must not be a `ref` cell (it is not a name or
@@ -36,7 +36,7 @@ enum Verdict {
 }
 
 impl Checker<'_> {
-    /// Checks `E0221` for `value`, bound by `let` or passed as an argument where a value of type `ty` is expected:
+    /// Checks `E0222` for `value`, bound by `let` or passed as an argument where a value of type `ty` is expected:
     /// when that is a `ref` cell, `value` must name one (a variable, `ref e`, annotated or not).
     pub(crate) fn check_named_cell(&mut self, value: ExprId, ty: &Type) {
         let value = crate::storage::strip_annotations(self.module, value);
@@ -84,7 +84,7 @@ impl Checker<'_> {
 
     fn report_cell_rule(&mut self, id: ExprId, what: &'static str, rule: CellRule) {
         let d = match rule {
-            CellRule::NotACell => Diagnostic::error("E0221", "a `ref` cell can only be named here")
+            CellRule::NotACell => Diagnostic::error("E0222", "a `ref` cell can only be named here")
                 .primary(self.span(id), "this expression produces a `ref` cell without naming it")
                 .note(
                     "A `ref` cell is passed to functions by reference, and `let p = r in` makes `p` another name \
@@ -92,13 +92,13 @@ impl Checker<'_> {
                      by a sequence or a `let` would be a copy, and writes through it would not reach the cell.",
                 )
                 .help("choose the value instead (`let v = if c then !a else !b in`), or branch around the code that uses the cell (`if c then f a else f b`)"),
-            CellRule::CellContents => Diagnostic::error("E0221", format!("a `ref` cell cannot hold {what}"))
+            CellRule::CellContents => Diagnostic::error("E0222", format!("a `ref` cell cannot hold {what}"))
                 .primary(self.span(id), format!("this is {what}"))
                 .note("A `ref` cell holds a value: a number, a bool or a record.")
                 .help("use the array or the cell itself: pass it to functions, or name it with `let`"),
             CellRule::MutableContents(local) => {
                 let name = self.local_info(local).map(|l| l.name.clone()).unwrap_or_default();
-                Diagnostic::error("E0221", format!("the `mut` variable `{name}` cannot hold {what}"))
+                Diagnostic::error("E0222", format!("the `mut` variable `{name}` cannot hold {what}"))
                     .primary(self.span(id), format!("this is {what}"))
                     .note("A `mut` variable holds a value: a number, a bool or a record.")
                     .help(format!("name it without `mut`: `let {name} = ... in`"))
@@ -107,18 +107,7 @@ impl Checker<'_> {
         self.diagnostics.push(d);
     }
 
-    /// `E0221` for a record field of type `ref`, array or vector: a record is copied by value, and the emitted C
-    /// would copy a cell's contents or share an array's pointer behind a name the analysis does not follow.
-    pub(crate) fn check_record_field(&mut self, field: &crate::syntax::ast::Ident, ty: &Type) {
-        let Some(what) = reference_kind(ty) else { return };
-        let d = Diagnostic::error("E0221", format!("the record field `{}` cannot hold {what}", field.name))
-            .primary(field.span, format!("this field is {what}"))
-            .note("A record holds values (numbers, bools, records) and is copied by value.")
-            .help("pass the cell or array to the functions that need it as a parameter of its own");
-        self.diagnostics.push(d);
-    }
-
-    /// `E0221` for device functions whose return type is a `ref` cell, an array or a vector (final types).
+    /// `E0222` for device functions whose return type is a `ref` cell, an array or a vector (final types).
     pub(crate) fn check_returned_cells(&mut self) {
         let mut found = Vec::new();
         for function in &self.info.functions {
@@ -133,7 +122,7 @@ impl Checker<'_> {
             }
         }
         for (span, name, what) in found {
-            let d = Diagnostic::error("E0221", format!("the device function `{name}` cannot return {what}"))
+            let d = Diagnostic::error("E0222", format!("the device function `{name}` cannot return {what}"))
                 .primary(span, format!("returns {what}"))
                 .note("A function returns a value (a number, a bool, a record or unit); the emitted CUDA C would return a copy or a pointer the caller could not write through safely.")
                 .help("return the value it holds, or pass the cell or array as a parameter and write through it");

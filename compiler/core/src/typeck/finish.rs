@@ -22,6 +22,8 @@ impl Checker<'_> {
         self.run_deferred();
         self.check_returned_cells();
         self.check_kernel_params();
+        self.check_stored_types();
+        self.check_float_literals();
         self.type_orphans();
         self.substitute_all();
         self.export_aliases();

@@ -135,7 +135,6 @@ impl<'a> Checker<'a> {
                     self.diagnostics.push(d);
                     continue;
                 }
-                self.check_record_field(name, &ty);
                 if ty == Type::Record(id) {
                     let d = Diagnostic::error("E0206", format!("the record `{}` contains itself", decl.name.name))
                         .primary(name.span, "a record cannot contain itself");
