@@ -1153,7 +1153,9 @@ condition is false too, so skc suggests it only where that provably changes noth
   an operation that maps several values to one (`/`, `mod`, `land`, `lor`, `lsr`, `asr`, `min`, `max`,
   `abs`): a store at a uniform index (`if thread_idx_x = 0 then s.(0) <- v`) or at a folded one
   (`s.(thread_idx_x / 2)`) is never reported. Local arrays, records held in variables and `mut` variables
-  are private to the thread.
+  are private to the thread. A local array is one declared with `let%local` (or `create_array n Local`),
+  or a name for such arrays only (`let b = t in`); an array parameter of a device function is not (its
+  caller may pass a shared array), nor is `let b = if c then t else s in` where `s` is shared.
 
 **When the rewrite is offered as an edit.** Where the condition is false, the rewrite writes the element's
 old value back. If another thread stores to that element meanwhile, the write-back can undo its store: with
@@ -1169,7 +1171,7 @@ by one thread at most:
    literal, a constant, a scalar parameter of the kernel, the launch's dimensions, and for a shared array the
    block's index), times a nonzero literal, in a signed integer type, through immutable variables; and every
    use of the array in the kernel is a read of an element or a store at that same index (it is not passed to
-   a function, an atomic or `launch`, or aliased). Two threads then never write one element. (The rule
+   a function, an atomic or `launch`, or aliased, and is not itself another name for an array). Two threads then never write one element. (The rule
    assumes, as the language does, that signed arithmetic does not overflow, and so that the grid has fewer
    than 2^31 threads.)
 
