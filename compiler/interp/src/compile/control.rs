@@ -1,0 +1,159 @@
+//! Control flow: `if` (with and without a value), `for` (bounds evaluated once, inclusive, no overflow past the
+//! end bound), `while`, `break`, `continue`, `return`, and `superstep` (its body, then a block barrier).
+
+use skc_core::syntax::ast::{BinaryOp, ExprId};
+use skc_core::types::Type;
+
+use super::expr::{comparison, integer};
+use super::function::{FnCompiler, LoopLabels};
+use crate::code::{Instr, IntOp, Reg, SyncOp};
+use crate::value::Scalar;
+
+impl FnCompiler<'_, '_> {
+    pub fn if_expr(
+        &mut self,
+        e: ExprId,
+        cond: ExprId,
+        then_branch: ExprId,
+        else_branch: Option<ExprId>,
+        dst: Option<Reg>,
+    ) -> Reg {
+        let words = if else_branch.is_some() { self.layout.slots_of(e) } else { 0 };
+        let dst = match (words, dst) {
+            (0, _) => None,
+            (_, Some(d)) => Some(d),
+            (w, None) => Some(self.alloc(w)),
+        };
+        let mark = self.mark();
+        let c = self.value(cond);
+        self.release(mark);
+        let to_else = self.emit(Instr::JumpIfNot { cond: c, to: 0 }, e);
+        self.branch(then_branch, dst);
+        match else_branch {
+            Some(other) => {
+                let to_end = self.emit(Instr::Jump { to: 0 }, e);
+                let here = self.here();
+                self.patch(to_else, here);
+                self.branch(other, dst);
+                let end = self.here();
+                self.patch(to_end, end);
+            }
+            None => {
+                let end = self.here();
+                self.patch(to_else, end);
+            }
+        }
+        dst.unwrap_or(self.zero)
+    }
+
+    fn branch(&mut self, e: ExprId, dst: Option<Reg>) {
+        let mark = self.mark();
+        match dst {
+            Some(d) => self.value_into(e, d),
+            None => {
+                self.value(e);
+            }
+        }
+        self.release(mark);
+    }
+
+    /// `for i = a to b` (or `downto`): `a` then `b` evaluated once; the body runs for `i` from `a` to `b`
+    /// inclusive, and the counter never steps past `b` (so `b` = the type's maximum ends the loop).
+    pub fn for_loop(&mut self, e: ExprId, start: ExprId, end: ExprId, downto: bool, body: ExprId) {
+        let local = self.layout.types.declared_local.get(&e).copied();
+        let ty = local.map(|l| self.layout.local_ty(l).clone()).unwrap_or(Type::Int32);
+        let scalar = Scalar::of(&ty).filter(|s| s.is_integer()).unwrap_or(Scalar::Int32);
+        let counter = self.alloc(1);
+        let last = self.alloc(1);
+        let one = self.alloc(1);
+        let test = self.alloc(1);
+        self.value_into(start, counter);
+        let mark = self.mark();
+        self.value_into(end, last);
+        self.release(mark);
+        if let Some(local) = local {
+            self.locals.insert(local, counter);
+        }
+        self.emit(Instr::Const { dst: one, bits: 1 }, e);
+        let beyond = if downto { BinaryOp::Lt } else { BinaryOp::Gt };
+        self.emit(comparison(beyond, scalar, test, counter, last), e);
+        let skip = self.emit(Instr::JumpIf { cond: test, to: 0 }, e);
+        let head = self.here();
+        self.loops.push(LoopLabels::default());
+        let mark = self.mark();
+        self.value(body);
+        self.release(mark);
+        let labels = self.loops.pop().unwrap_or_default();
+        let next = self.here();
+        for at in labels.continues {
+            self.patch(at, next);
+        }
+        self.emit(comparison(BinaryOp::Eq, scalar, test, counter, last), e);
+        let done = self.emit(Instr::JumpIf { cond: test, to: 0 }, e);
+        let step = if downto { IntOp::Sub } else { IntOp::Add };
+        self.emit(integer(step, scalar, counter, counter, one), e);
+        self.emit(Instr::Loop { to: head }, e);
+        let exit = self.here();
+        for at in labels.breaks.into_iter().chain([skip, done]) {
+            self.patch(at, exit);
+        }
+    }
+
+    pub fn while_loop(&mut self, e: ExprId, cond: ExprId, body: ExprId) {
+        let head = self.here();
+        let mark = self.mark();
+        let c = self.value(cond);
+        self.release(mark);
+        let exit_jump = self.emit(Instr::JumpIfNot { cond: c, to: 0 }, e);
+        self.loops.push(LoopLabels::default());
+        let mark = self.mark();
+        self.value(body);
+        self.release(mark);
+        let labels = self.loops.pop().unwrap_or_default();
+        self.emit(Instr::Loop { to: head }, e);
+        let exit = self.here();
+        for at in labels.continues {
+            self.patch(at, head);
+        }
+        for at in labels.breaks.into_iter().chain([exit_jump]) {
+            self.patch(at, exit);
+        }
+    }
+
+    /// `break` (`is_break`) or `continue`: a jump patched when the loop is finished.
+    pub fn leave_loop(&mut self, e: ExprId, is_break: bool) {
+        let at = self.emit(Instr::Jump { to: 0 }, e);
+        match self.loops.last_mut() {
+            Some(labels) if is_break => labels.breaks.push(at),
+            Some(labels) => labels.continues.push(at),
+            None => {
+                self.code.instrs.pop();
+                self.code.sites.pop();
+                self.trap_message("`break` or `continue` outside a loop".into(), e);
+            }
+        }
+    }
+
+    pub fn return_from(&mut self, e: ExprId, value: Option<ExprId>) {
+        if self.in_kernel {
+            if let Some(v) = value {
+                self.discard(v);
+            }
+            self.emit(Instr::Exit, e);
+            return;
+        }
+        let src = match value {
+            Some(v) => self.value(v),
+            None => self.zero,
+        };
+        let n = self.ret_words;
+        self.emit(Instr::Ret { src, n }, e);
+    }
+
+    /// `superstep { body }`: the body, then a block barrier (the superstep is its program point).
+    pub fn superstep(&mut self, e: ExprId, body: ExprId) {
+        self.discard(body);
+        let zero = self.zero;
+        self.emit(Instr::Sync { op: SyncOp::BlockBarrier, dst: zero, a: zero, b: zero }, e);
+    }
+}

@@ -1,0 +1,162 @@
+//! What the compiler decides for the whole program before compiling functions: how many registers (words) a value
+//! of each type takes, where each shared array and constant array lives, the words of each constant, and which
+//! expressions contain an assignment (an operand read from a mutable variable is copied before a later operand
+//! that may assign it).
+
+use std::collections::HashMap;
+
+use skc_core::syntax::ast::{ExprId, ExprKind, MemorySpace, Module};
+use skc_core::types::{ArraySize, ConstValue, ConstantId, LocalId, Mutability, Resolution, Type, TypeInfo};
+
+use crate::memory::{handle, Space};
+use crate::value::Scalar;
+
+/// Words (registers) a value of `ty` takes: 0 for unit, 1 for a scalar or a handle (vector, array, `ref` cell),
+/// the sum of the fields for a record.
+pub fn slots(ty: &Type, types: &TypeInfo) -> u32 {
+    match ty {
+        Type::Unit => 0,
+        Type::Record(id) => {
+            types.records.get(id.0 as usize).map(|r| r.fields.iter().map(|(_, t)| slots(t, types)).sum()).unwrap_or(1)
+        }
+        _ => 1,
+    }
+}
+
+pub struct Layout<'a> {
+    pub module: &'a Module,
+    pub types: &'a TypeInfo,
+    /// Offset in the block's shared memory of each fixed-size shared array, by its `LetArray`.
+    pub shared_offsets: HashMap<ExprId, u32>,
+    pub static_shared: u32,
+    /// The value of each constant: its words for a scalar, a handle for an array.
+    pub constant_values: Vec<u64>,
+    pub constant_words: Vec<u64>,
+    /// Does the expression contain an assignment (`:=`)?
+    has_assign: Vec<bool>,
+}
+
+impl<'a> Layout<'a> {
+    pub fn new(module: &'a Module, types: &'a TypeInfo) -> Layout<'a> {
+        let mut layout = Layout {
+            module,
+            types,
+            shared_offsets: HashMap::new(),
+            static_shared: 0,
+            constant_values: Vec::new(),
+            constant_words: Vec::new(),
+            has_assign: assignments(module),
+        };
+        layout.place_shared_arrays();
+        layout.place_constants();
+        layout
+    }
+
+    fn place_shared_arrays(&mut self) {
+        for (index, kind) in self.module.exprs.iter().enumerate() {
+            let ExprKind::LetArray { space: MemorySpace::Shared, .. } = kind else { continue };
+            let e = ExprId(index as u32);
+            let Some(local) = self.types.declared_local.get(&e) else { continue };
+            if let Type::Array { elem, size: ArraySize::Const(n), .. } = &self.types.local(*local).ty {
+                self.shared_offsets.insert(e, self.static_shared);
+                self.static_shared += n * slots(elem, self.types);
+            }
+        }
+    }
+
+    fn place_constants(&mut self) {
+        for info in &self.types.constants {
+            let value = match (&info.value, &info.ty) {
+                (ConstValue::Array(items), Type::ConstArray { elem, .. }) => {
+                    let base = self.constant_words.len() as u32;
+                    let scalar = Scalar::of(elem).unwrap_or(Scalar::Int32);
+                    for item in items {
+                        self.constant_words.push(constant_word(item, scalar));
+                    }
+                    handle(Space::Const, base, items.len() as u32)
+                }
+                (value, ty) => constant_word(value, Scalar::of(ty).unwrap_or(Scalar::Int32)),
+            };
+            self.constant_values.push(value);
+        }
+    }
+
+    pub fn constant(&self, id: ConstantId) -> u64 {
+        self.constant_values.get(id.0 as usize).copied().unwrap_or(0)
+    }
+
+    pub fn has_assign(&self, e: ExprId) -> bool {
+        self.has_assign.get(e.index()).copied().unwrap_or(true)
+    }
+
+    pub fn ty(&self, e: ExprId) -> &'a Type {
+        self.types.type_of(e)
+    }
+
+    pub fn slots_of(&self, e: ExprId) -> u32 {
+        slots(self.ty(e), self.types)
+    }
+
+    pub fn local_ty(&self, id: LocalId) -> &'a Type {
+        &self.types.local(id).ty
+    }
+
+    /// Is the value of `e` read straight from a mutable variable's registers (so a later assignment changes it)?
+    pub fn borrows_mutable(&self, mut e: ExprId) -> bool {
+        loop {
+            match self.module.expr(e) {
+                ExprKind::Var(_) => {
+                    return matches!(self.types.resolution(e), Some(Resolution::Local(id))
+                        if self.types.local(id).mutability == Mutability::Mutable)
+                }
+                ExprKind::Field { record, .. } => e = *record,
+                ExprKind::Let { body, .. } | ExprKind::LetArray { body, .. } => e = *body,
+                ExprKind::Seq(_, rest) => e = *rest,
+                ExprKind::Annot { expr, .. } => e = *expr,
+                ExprKind::Pragma { body, .. } => e = *body,
+                _ => return false,
+            }
+        }
+    }
+}
+
+/// The word of a scalar constant.
+pub fn constant_word(value: &ConstValue, scalar: Scalar) -> u64 {
+    match value {
+        ConstValue::Int(i) => scalar.from_i128(*i as i128),
+        ConstValue::Float(f) => scalar.from_f64(*f),
+        ConstValue::Bool(b) => *b as u64,
+        ConstValue::Array(_) => 0,
+    }
+}
+
+/// For every expression: does it contain an `Assign`? (An explicit post-order walk: sequences nest to the right
+/// and can be thousands deep.)
+fn assignments(module: &Module) -> Vec<bool> {
+    let n = module.exprs.len();
+    let mut result = vec![false; n];
+    let mut done = vec![false; n];
+    let mut children = Vec::new();
+    for root in 0..n {
+        if done[root] {
+            continue;
+        }
+        let mut stack = vec![(ExprId(root as u32), false)];
+        while let Some((e, expanded)) = stack.pop() {
+            if done[e.index()] {
+                continue;
+            }
+            children.clear();
+            module.push_children(e, &mut children);
+            if !expanded {
+                stack.push((e, true));
+                stack.extend(children.iter().filter(|c| !done[c.index()]).map(|c| (*c, false)));
+                continue;
+            }
+            let own = matches!(module.expr(e), ExprKind::Assign { .. });
+            result[e.index()] = own || children.iter().any(|c| result[c.index()]);
+            done[e.index()] = true;
+        }
+    }
+    result
+}

@@ -1,0 +1,101 @@
+//! One GPU thread as a small state machine: its position in the launch, its register stack and local memory,
+//! its call frames, and where it stands (running, waiting at a synchronisation point, parked at `activemask`,
+//! exited). A thread that stops keeps `pc` at the instruction it stopped on, so two threads are at the same
+//! program point exactly when their `pc` and the return addresses of their frames are equal.
+
+use crate::code::{Reg, SyncOp};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// Where the caller continues.
+    pub ret_pc: u32,
+    /// The caller's register base.
+    pub base: u32,
+    /// The caller's local memory base.
+    pub local_base: u32,
+    /// The caller's register for the result.
+    pub dst: Reg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Runnable,
+    /// At a barrier or collective (`pc` is the `Sync` instruction).
+    Waiting,
+    /// At `activemask`, until its warp has no runnable lane.
+    Parked,
+    Exited,
+}
+
+/// What a waiting thread brings to its synchronisation point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pending {
+    pub op: SyncOp,
+    pub dst: Reg,
+    pub a: u64,
+    pub b: u64,
+}
+
+pub struct Thread {
+    /// Linear index in the block (x fastest), as the hardware numbers threads into warps.
+    pub rank: u32,
+    pub idx: [u32; 3],
+    /// Index in the launch (blocks one after another).
+    pub global: u32,
+    pub warp: u32,
+    pub lane: u32,
+    pub pc: u32,
+    pub base: u32,
+    pub local_base: u32,
+    pub regs: Vec<u64>,
+    pub local: Vec<u64>,
+    pub frames: Vec<Frame>,
+    pub state: State,
+    pub pending: Pending,
+    /// Instructions executed.
+    pub steps: u64,
+}
+
+impl Thread {
+    pub fn new() -> Thread {
+        Thread {
+            rank: 0,
+            idx: [0; 3],
+            global: 0,
+            warp: 0,
+            lane: 0,
+            pc: 0,
+            base: 0,
+            local_base: 0,
+            regs: Vec::new(),
+            local: Vec::new(),
+            frames: Vec::new(),
+            state: State::Exited,
+            pending: Pending { op: SyncOp::BlockBarrier, dst: 0, a: 0, b: 0 },
+            steps: 0,
+        }
+    }
+
+    /// Is this thread at the same program point as `other` (same instruction, same calls leading there)?
+    pub fn same_point(&self, other: &Thread) -> bool {
+        self.pc == other.pc
+            && self.frames.len() == other.frames.len()
+            && self.frames.iter().zip(&other.frames).all(|(a, b)| a.ret_pc == b.ret_pc)
+    }
+
+    /// The register `r` of the current frame.
+    pub fn reg(&self, r: Reg) -> u64 {
+        self.regs[(self.base + r) as usize]
+    }
+
+    pub fn set_reg(&mut self, r: Reg, value: u64) {
+        let at = (self.base + r) as usize;
+        self.regs[at] = value;
+    }
+}
+
+impl Default for Thread {
+    fn default() -> Self {
+        Thread::new()
+    }
+}
