@@ -307,6 +307,21 @@ pub enum Instr {
     Loop {
         to: u32,
     },
+    /// Jumps to `to` unless `a op b` (int32): a condition and its branch in one.
+    BranchI32 {
+        op: CmpOp,
+        a: Reg,
+        b: Reg,
+        to: u32,
+    },
+    /// The end of an iteration of a `for` over int32: falls through when `counter` = `last`; else steps `counter`
+    /// (down when `down`) and jumps back to `to` (a back edge, like `Loop`).
+    ForI32 {
+        counter: Reg,
+        last: Reg,
+        down: bool,
+        to: u32,
+    },
     /// `dst..dst+n` = element `idx` of `arr` (words `offset..offset+n` of an element of `stride` words).
     Load {
         dst: Reg,

@@ -108,13 +108,16 @@ impl Exec<'_> {
         let mut base = t.base as usize;
         let mut steps = t.steps;
         let limit = slice_end.min(budget);
+        // The registers live in a local while the thread runs (their pointer and length stay in CPU registers).
+        let mut regs = std::mem::take(&mut t.regs);
         macro_rules! r {
             ($x:expr) => {
-                t.regs[base + $x as usize]
+                regs[base + $x as usize]
             };
         }
         macro_rules! stop {
             ($why:expr) => {{
+                t.regs = regs;
                 t.pc = pc as u32;
                 t.base = base as u32;
                 t.steps = steps;
@@ -129,7 +132,7 @@ impl Exec<'_> {
                 Instr::Move { dst, src } => r!(dst) = r!(src),
                 Instr::MoveN { dst, src, n } => {
                     let (s, d) = (base + src as usize, base + dst as usize);
-                    t.regs.copy_within(s..s + n as usize, d);
+                    regs.copy_within(s..s + n as usize, d);
                 }
                 Instr::I32 { op, dst, a, b } => match ops::int32(op, r!(a), r!(b)) {
                     Ok(v) => r!(dst) = v,
@@ -166,7 +169,7 @@ impl Exec<'_> {
                 Instr::Select { dst, cond, a, b, n } => {
                     let src = if r!(cond) != 0 { a } else { b };
                     let (s, d) = (base + src as usize, base + dst as usize);
-                    t.regs.copy_within(s..s + n as usize, d);
+                    regs.copy_within(s..s + n as usize, d);
                 }
                 Instr::Jump { to } => {
                     pc = to as usize;
@@ -194,12 +197,32 @@ impl Exec<'_> {
                     }
                     continue;
                 }
+                Instr::BranchI32 { op, a, b, to } => {
+                    if ops::compare_i32(op, r!(a), r!(b)) == 0 {
+                        pc = to as usize;
+                        continue;
+                    }
+                }
+                Instr::ForI32 { counter, last, down, to } => {
+                    let c = r!(counter) as u32 as i32;
+                    if c != r!(last) as u32 as i32 {
+                        r!(counter) = if down { c - 1 } else { c + 1 } as u32 as u64;
+                        pc = to as usize;
+                        if steps >= limit {
+                            if steps >= budget {
+                                stop!(Stop::Fault(Fault::StepBudget { steps }));
+                            }
+                            stop!(Stop::Yield);
+                        }
+                        continue;
+                    }
+                }
                 Instr::Load { dst, arr, idx, idx_ty, stride, offset, n } => {
                     let index = index_value(r!(idx), idx_ty);
                     let by = Accessor { thread: t.global, warp: t.warp, pc: pc as u32 };
                     let handle = r!(arr);
                     let at = base + dst as usize;
-                    let (regs, local) = (&mut t.regs, &t.local);
+                    let (regs, local) = (&mut regs, &t.local);
                     let out = &mut regs[at..at + n as usize];
                     if let Err(fault) = self.load(handle, index, stride as u64, offset as u64, out, local, by) {
                         stop!(Stop::Fault(fault));
@@ -210,7 +233,7 @@ impl Exec<'_> {
                     let by = Accessor { thread: t.global, warp: t.warp, pc: pc as u32 };
                     let handle = r!(arr);
                     let at = base + src as usize;
-                    let (regs, local) = (&t.regs, &mut t.local);
+                    let (regs, local) = (&regs, &mut t.local);
                     let words = &regs[at..at + n as usize];
                     if let Err(fault) = self.store(handle, index, stride as u64, offset as u64, words, local, by) {
                         stop!(Stop::Fault(fault));
@@ -248,18 +271,18 @@ impl Exec<'_> {
                 Instr::NewCell { dst, offset, src, n } => {
                     let at = (t.local_base + offset) as usize;
                     let s = base + src as usize;
-                    t.local[at..at + n as usize].copy_from_slice(&t.regs[s..s + n as usize]);
+                    t.local[at..at + n as usize].copy_from_slice(&regs[s..s + n as usize]);
                     r!(dst) = handle(Space::Local, t.local_base + offset, 1);
                 }
                 Instr::Position { dst, which } => r!(dst) = self.position(t, which),
                 Instr::Call { func, args, count, dst } => {
                     let callee = &code.functions[func as usize];
-                    let new_base = t.regs.len();
-                    t.regs.resize(new_base + callee.frame_regs as usize, 0);
+                    let new_base = regs.len();
+                    regs.resize(new_base + callee.frame_regs as usize, 0);
                     let mut to = new_base;
                     for &(reg, n) in &code.call_args[args as usize..(args + count) as usize] {
                         let from = base + reg as usize;
-                        t.regs.copy_within(from..from + n as usize, to);
+                        regs.copy_within(from..from + n as usize, to);
                         to += n as usize;
                     }
                     let local_base = t.local.len();
@@ -274,8 +297,8 @@ impl Exec<'_> {
                     let Some(frame) = t.frames.pop() else { stop!(Stop::Exit) };
                     let from = base + src as usize;
                     let to = frame.base as usize + frame.dst as usize;
-                    t.regs.copy_within(from..from + n as usize, to);
-                    t.regs.truncate(base);
+                    regs.copy_within(from..from + n as usize, to);
+                    regs.truncate(base);
                     t.local.truncate(t.local_base as usize);
                     base = frame.base as usize;
                     t.local_base = frame.local_base;
@@ -299,7 +322,7 @@ impl Exec<'_> {
                     let mut words = Vec::new();
                     for &(reg, n) in &code.call_args[args as usize..(args + count) as usize] {
                         let from = base + reg as usize;
-                        words.extend_from_slice(&t.regs[from..from + n as usize]);
+                        words.extend_from_slice(&regs[from..from + n as usize]);
                     }
                     self.launches.push(ChildLaunch {
                         kernel,
@@ -369,7 +392,7 @@ impl Exec<'_> {
             Space::Global => {
                 let buffer = self.globals.get_mut(base as usize).ok_or(Fault::BadMemory)?;
                 let at = at as usize;
-                out.copy_from_slice(buffer.words.get(at..at + n).ok_or(Fault::BadMemory)?);
+                copy_words(out, buffer.words.get(at..at + n))?;
                 if let (Some(shadow), true) = (&mut buffer.shadow, self.check_races) {
                     for k in 0..n {
                         if let Some(race) = track(&mut shadow[at + k], self.clocks, by, false, false) {
@@ -383,7 +406,7 @@ impl Exec<'_> {
             }
             Space::Shared => {
                 let at = (base as u64 + at) as usize;
-                out.copy_from_slice(self.shared.get(at..at + n).ok_or(Fault::BadMemory)?);
+                copy_words(out, self.shared.get(at..at + n))?;
                 for k in 0..n {
                     let word = &mut self.shared_shadow[at + k];
                     if !word.is_initialised() {
@@ -404,11 +427,11 @@ impl Exec<'_> {
             }
             Space::Local => {
                 let at = (base as u64 + at) as usize;
-                out.copy_from_slice(local.get(at..at + n).ok_or(Fault::BadMemory)?);
+                copy_words(out, local.get(at..at + n))?;
             }
             Space::Const => {
                 let at = (base as u64 + at) as usize;
-                out.copy_from_slice(self.code.constants.get(at..at + n).ok_or(Fault::BadMemory)?);
+                copy_words(out, self.code.constants.get(at..at + n))?;
             }
         }
         Ok(())
@@ -433,7 +456,7 @@ impl Exec<'_> {
             Space::Global => {
                 let buffer = self.globals.get_mut(base as usize).ok_or(Fault::BadMemory)?;
                 let at = at as usize;
-                buffer.words.get_mut(at..at + n).ok_or(Fault::BadMemory)?.copy_from_slice(words);
+                copy_words(buffer.words.get_mut(at..at + n).ok_or(Fault::BadMemory)?, Some(words))?;
                 if self.check_races {
                     let shadow = buffer.shadow.get_or_insert_with(|| vec![Shadow::INITIALISED; buffer.words.len()]);
                     for k in 0..n {
@@ -448,7 +471,7 @@ impl Exec<'_> {
             }
             Space::Shared => {
                 let at = (base as u64 + at) as usize;
-                self.shared.get_mut(at..at + n).ok_or(Fault::BadMemory)?.copy_from_slice(words);
+                copy_words(self.shared.get_mut(at..at + n).ok_or(Fault::BadMemory)?, Some(words))?;
                 for k in 0..n {
                     let word = &mut self.shared_shadow[at + k];
                     if self.check_races {
@@ -464,7 +487,7 @@ impl Exec<'_> {
             }
             Space::Local => {
                 let at = (base as u64 + at) as usize;
-                local.get_mut(at..at + n).ok_or(Fault::BadMemory)?.copy_from_slice(words);
+                copy_words(local.get_mut(at..at + n).ok_or(Fault::BadMemory)?, Some(words))?;
             }
             Space::Const => return Err(Fault::BadMemory),
         }
@@ -526,6 +549,18 @@ impl Exec<'_> {
         }
         Ok(old)
     }
+}
+
+/// Copies a value's words (one word, the common case, without a call to `memcpy`).
+#[inline(always)]
+fn copy_words(to: &mut [u64], from: Option<&[u64]>) -> Result<(), Fault> {
+    let from = from.ok_or(Fault::BadMemory)?;
+    if to.len() == 1 {
+        to[0] = from[0];
+    } else {
+        to.copy_from_slice(from);
+    }
+    Ok(())
 }
 
 /// The new value of an atomic read-modify-write.

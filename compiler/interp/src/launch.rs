@@ -283,7 +283,8 @@ fn collect_findings(
     let mut suppressed = 0;
     for finding in findings {
         let key = match *finding {
-            Finding::Race { pc, race, .. } => (ReportKind::DataRace, pc, race.earlier.pc),
+            // One report per pair of places, whichever access came first.
+            Finding::Race { pc, race, .. } => (ReportKind::DataRace, pc.min(race.earlier.pc), pc.max(race.earlier.pc)),
             Finding::UninitialisedRead { pc, .. } => (ReportKind::UninitialisedRead, pc, 0),
             Finding::AbsentLane { pc, .. } => (ReportKind::AbsentLane, pc, 0),
         };

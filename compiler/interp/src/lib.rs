@@ -81,6 +81,8 @@ pub struct Kernel {
 pub struct Program {
     code: code::Code,
     module: Module,
+    /// The text of each source file (by `FileId`), for report labels.
+    sources: Vec<String>,
     kernels: Vec<Kernel>,
 }
 
@@ -88,13 +90,15 @@ impl Program {
     /// Compiles every kernel and function of a checked program. The program must be well typed (no errors but,
     /// possibly, those of [`CONVERGENCE_CODES`]: see [`Program::runnable`]).
     pub fn new(checked: &Checked) -> Program {
-        Program::from_parts(&checked.module, &checked.types)
+        let sources = checked.sources.files().map(|(_, f)| f.text.clone()).collect();
+        Program::from_parts(&checked.module, &checked.types, sources)
     }
 
-    pub fn from_parts(module: &Module, types: &TypeInfo) -> Program {
+    /// From a module and its types; `sources` are the texts of its files (by `FileId`), or empty.
+    pub fn from_parts(module: &Module, types: &TypeInfo, sources: Vec<String>) -> Program {
         let code = compile::compile(module, types);
         let kernels = types.kernels.iter().map(|k| kernel_interface(k, types)).collect();
-        Program { code, module: module.clone(), kernels }
+        Program { code, module: module.clone(), sources, kernels }
     }
 
     /// Can the interpreter run this checked program? Not when it has errors other than the convergence
@@ -120,6 +124,11 @@ impl Program {
 
     pub(crate) fn span(&self, e: ExprId) -> Span {
         self.module.expr_spans.get(e.index()).copied().unwrap_or_default()
+    }
+
+    /// The source text of `span` (empty if the program was built without its sources).
+    pub(crate) fn source_text(&self, span: Span) -> &str {
+        self.sources.get(span.file.0 as usize).and_then(|t| t.get(span.range())).unwrap_or("")
     }
 
     /// Instructions of the compiled code (a measure of its size).

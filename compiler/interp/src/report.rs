@@ -135,6 +135,15 @@ impl Namer<'_> {
         }
     }
 
+    /// The part of `span` on its first line (a loop's header rather than the whole loop).
+    pub fn first_line(&self, span: Span) -> Span {
+        let text = self.program.source_text(span);
+        match text.find('\n') {
+            Some(n) => Span { end: span.start + text[..n].trim_end().len() as u32, ..span },
+            None => span,
+        }
+    }
+
     /// Where a thread left the kernel: its `return`, or the last character of the kernel's body.
     pub fn exit_span(&self, pc: u32) -> Span {
         let site = self.program.code.sites.get(pc as usize).copied().unwrap_or(ExprId(0));
@@ -218,7 +227,9 @@ pub fn groups(threads: &[Thread]) -> Vec<Group> {
 
 /// The divergence report of a block that can make no progress: the groups of its threads and where each stopped.
 pub fn divergence(namer: &Namer, block: [u32; 3], groups: &[Group], warp: Option<u32>, kind: ReportKind) -> Report {
-    let waiting: Vec<&Group> = groups.iter().filter(|g| g.op.is_some()).collect();
+    let mut waiting: Vec<&Group> = groups.iter().filter(|g| g.op.is_some()).collect();
+    // The primary label goes to the largest group (then the one reached through the fewest calls).
+    waiting.sort_by_key(|g| (std::cmp::Reverse(g.ranks.len()), g.calls.len(), g.ranks[0]));
     let exited: Vec<&Group> = groups.iter().filter(|g| g.op.is_none()).collect();
     let Some(first) = waiting.first() else {
         let d = Diagnostic::error(kind.code(), "no thread can go on, and none waits");
@@ -266,7 +277,10 @@ pub fn divergence(namer: &Namer, block: [u32; 3], groups: &[Group], warp: Option
 /// A fault of one thread.
 pub fn fault(namer: &Namer, fault: Fault, thread: u32, pc: u32) -> Report {
     let who = namer.thread(thread);
-    let span = namer.span_of_pc(pc);
+    let mut span = namer.span_of_pc(pc);
+    if let Fault::StepBudget { .. } = fault {
+        span = namer.first_line(span);
+    }
     let (kind, message, label, note) = match fault {
         Fault::OutOfBounds { index, len, space } => (
             ReportKind::OutOfBounds,

@@ -147,7 +147,7 @@ impl FnCompiler<'_, '_> {
                 let count_ty = self.index_type(*size);
                 let elem_bytes = ValueType::of(elem, self.layout.types).map(|t| t.c_size_align().0).unwrap_or(4);
                 let elem_bytes = elem_bytes as u32;
-                self.emit(Instr::DynamicShared { dst, count, count_ty, elem_words, elem_bytes }, e);
+                self.emit(Instr::DynamicShared { dst, count, count_ty, elem_words, elem_bytes }, *size);
                 self.release(mark);
             }
             (MemorySpace::Local, ArraySize::Const(n)) => {

@@ -1,12 +1,12 @@
 //! Control flow: `if` (with and without a value), `for` (bounds evaluated once, inclusive, no overflow past the
 //! end bound), `while`, `break`, `continue`, `return`, and `superstep` (its body, then a block barrier).
 
-use skc_core::syntax::ast::{BinaryOp, ExprId};
+use skc_core::syntax::ast::{BinaryOp, ExprId, ExprKind};
 use skc_core::types::Type;
 
 use super::expr::{comparison, integer};
 use super::function::{FnCompiler, LoopLabels};
-use crate::code::{Instr, IntOp, Reg, SyncOp};
+use crate::code::{CmpOp, Instr, IntOp, Reg, SyncOp};
 use crate::value::Scalar;
 
 impl FnCompiler<'_, '_> {
@@ -24,10 +24,7 @@ impl FnCompiler<'_, '_> {
             (_, Some(d)) => Some(d),
             (w, None) => Some(self.alloc(w)),
         };
-        let mark = self.mark();
-        let c = self.value(cond);
-        self.release(mark);
-        let to_else = self.emit(Instr::JumpIfNot { cond: c, to: 0 }, e);
+        let to_else = self.jump_unless(cond, e);
         self.branch(then_branch, dst);
         match else_branch {
             Some(other) => {
@@ -65,7 +62,6 @@ impl FnCompiler<'_, '_> {
         let scalar = Scalar::of(&ty).filter(|s| s.is_integer()).unwrap_or(Scalar::Int32);
         let counter = self.alloc(1);
         let last = self.alloc(1);
-        let one = self.alloc(1);
         let test = self.alloc(1);
         self.value_into(start, counter);
         let mark = self.mark();
@@ -74,7 +70,7 @@ impl FnCompiler<'_, '_> {
         if let Some(local) = local {
             self.locals.insert(local, counter);
         }
-        self.emit(Instr::Const { dst: one, bits: 1 }, e);
+        let one = self.constant(e, 1, None);
         let beyond = if downto { BinaryOp::Lt } else { BinaryOp::Gt };
         self.emit(comparison(beyond, scalar, test, counter, last), e);
         let skip = self.emit(Instr::JumpIf { cond: test, to: 0 }, e);
@@ -88,23 +84,55 @@ impl FnCompiler<'_, '_> {
         for at in labels.continues {
             self.patch(at, next);
         }
-        self.emit(comparison(BinaryOp::Eq, scalar, test, counter, last), e);
-        let done = self.emit(Instr::JumpIf { cond: test, to: 0 }, e);
-        let step = if downto { IntOp::Sub } else { IntOp::Add };
-        self.emit(integer(step, scalar, counter, counter, one), e);
-        self.emit(Instr::Loop { to: head }, e);
+        let mut exits = vec![skip];
+        if scalar == Scalar::Int32 {
+            self.emit(Instr::ForI32 { counter, last, down: downto, to: head }, e);
+        } else {
+            self.emit(comparison(BinaryOp::Eq, scalar, test, counter, last), e);
+            exits.push(self.emit(Instr::JumpIf { cond: test, to: 0 }, e));
+            let step = if downto { IntOp::Sub } else { IntOp::Add };
+            self.emit(integer(step, scalar, counter, counter, one), e);
+            self.emit(Instr::Loop { to: head }, e);
+        }
         let exit = self.here();
-        for at in labels.breaks.into_iter().chain([skip, done]) {
+        for at in labels.breaks.into_iter().chain(exits) {
             self.patch(at, exit);
         }
     }
 
+    /// Evaluates `cond` and jumps (to a place patched later) when it is false; returns the jump. An int32
+    /// comparison and its jump are one instruction.
+    fn jump_unless(&mut self, cond: ExprId, e: ExprId) -> usize {
+        let mut c = cond;
+        while let ExprKind::Annot { expr, .. } = self.layout.module.expr(c) {
+            c = *expr;
+        }
+        let mark = self.mark();
+        let jump = match self.layout.module.expr(c) {
+            ExprKind::Binary { op, lhs, rhs } if op.is_comparison() && *self.layout.ty(*lhs) == Type::Int32 => {
+                let regs = self.operands(&[*lhs, *rhs]);
+                let op = match op {
+                    BinaryOp::Eq => CmpOp::Eq,
+                    BinaryOp::Ne => CmpOp::Ne,
+                    BinaryOp::Lt => CmpOp::Lt,
+                    BinaryOp::Le => CmpOp::Le,
+                    BinaryOp::Gt => CmpOp::Gt,
+                    _ => CmpOp::Ge,
+                };
+                self.emit(Instr::BranchI32 { op, a: regs[0], b: regs[1], to: 0 }, c)
+            }
+            _ => {
+                let value = self.value(cond);
+                self.emit(Instr::JumpIfNot { cond: value, to: 0 }, e)
+            }
+        };
+        self.release(mark);
+        jump
+    }
+
     pub fn while_loop(&mut self, e: ExprId, cond: ExprId, body: ExprId) {
         let head = self.here();
-        let mark = self.mark();
-        let c = self.value(cond);
-        self.release(mark);
-        let exit_jump = self.emit(Instr::JumpIfNot { cond: c, to: 0 }, e);
+        let exit_jump = self.jump_unless(cond, e);
         self.loops.push(LoopLabels::default());
         let mark = self.mark();
         self.value(body);

@@ -57,7 +57,7 @@ impl FnCompiler<'_, '_> {
         match module.expr(e) {
             ExprKind::Int { value, .. } => self.int_literal(e, *value, dst),
             ExprKind::Float { value, .. } => {
-                let bits = Scalar::of(self.layout.ty(e)).unwrap_or(Scalar::Float32).from_f64(*value);
+                let bits = super::layout::float_literal_bits(*value, self.layout.ty(e));
                 self.constant(e, bits, dst)
             }
             ExprKind::Bool(b) => self.constant(e, *b as u64, dst),
@@ -124,22 +124,18 @@ impl FnCompiler<'_, '_> {
         }
     }
 
-    /// `bits` in `dst` (or a new register).
+    /// `bits` in `dst` (or its register of the constant pool).
     pub fn constant(&mut self, e: ExprId, bits: u64, dst: Option<Reg>) -> Reg {
+        if let Some(&r) = self.pool.get(&bits) {
+            return self.deliver(e, r, 1, dst);
+        }
         let dst = dst.unwrap_or_else(|| self.alloc(1));
         self.emit(Instr::Const { dst, bits }, e);
         dst
     }
 
     fn int_literal(&mut self, e: ExprId, value: u64, dst: Option<Reg>) -> Reg {
-        let bits = match Scalar::of(self.layout.ty(e)).unwrap_or(Scalar::Int32) {
-            // The literal's bits: `0xFFFFFFFF` as an int32 is -1.
-            Scalar::Int32 | Scalar::UInt32 => value as u32 as u64,
-            Scalar::Float32 => (value as f32).to_bits() as u64,
-            Scalar::Float64 => (value as f64).to_bits(),
-            Scalar::Bool => (value != 0) as u64,
-            Scalar::Int64 | Scalar::UInt64 => value,
-        };
+        let bits = super::layout::int_literal_bits(value, self.layout.ty(e));
         self.constant(e, bits, dst)
     }
 

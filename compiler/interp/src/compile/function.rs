@@ -29,6 +29,8 @@ pub struct FnCompiler<'l, 'a> {
     pub local_words: u32,
     /// A register nothing writes: reads as 0 (frames start zeroed).
     pub zero: Reg,
+    /// The registers of the constants the body uses (literals, constants, loop steps), set once on entry.
+    pub pool: HashMap<u64, Reg>,
     pub loops: Vec<LoopLabels>,
     pub in_kernel: bool,
     /// Words of the function's result.
@@ -45,6 +47,7 @@ impl<'l, 'a> FnCompiler<'l, 'a> {
             max: 0,
             local_words: 0,
             zero: 0,
+            pool: HashMap::new(),
             loops: Vec::new(),
             in_kernel,
             ret_words,
@@ -66,7 +69,7 @@ impl<'l, 'a> FnCompiler<'l, 'a> {
     pub fn patch(&mut self, at: usize, to: u32) {
         match &mut self.code.instrs[at] {
             Instr::Jump { to: t } | Instr::JumpIf { to: t, .. } | Instr::JumpIfNot { to: t, .. } => *t = to,
-            Instr::Loop { to: t } => *t = to,
+            Instr::Loop { to: t } | Instr::BranchI32 { to: t, .. } | Instr::ForI32 { to: t, .. } => *t = to,
             other => debug_assert!(false, "patching {other:?}"),
         }
     }
@@ -94,14 +97,23 @@ impl<'l, 'a> FnCompiler<'l, 'a> {
         offset
     }
 
-    /// Gives each parameter its registers, in order, then reserves the zero register.
-    fn bind_params(&mut self, params: &[LocalId]) {
+    /// Gives each parameter its registers, in order, then reserves the zero register and the constant pool of
+    /// `body`, whose registers are set on entry.
+    fn bind_params(&mut self, params: &[LocalId], body: ExprId) {
         for &p in params {
             let words = super::slots(self.layout.local_ty(p), self.layout.types);
             let r = self.alloc(words);
             self.locals.insert(p, r);
         }
         self.zero = self.alloc(1);
+        self.pool.insert(0, self.zero);
+        for bits in self.layout.constants_of(body) {
+            if !self.pool.contains_key(&bits) {
+                let r = self.alloc(1);
+                self.pool.insert(bits, r);
+                self.emit(Instr::Const { dst: r, bits }, body);
+            }
+        }
     }
 
     fn finish(self, name: String, entry: u32) -> FunctionCode {
@@ -115,14 +127,15 @@ pub fn compile_function(layout: &Layout, code: &mut Code, index: usize) -> Funct
     let ret_words = super::slots(&info.ret, layout.types);
     let entry = code.instrs.len() as u32;
     let mut f = FnCompiler::new(layout, code, false, ret_words);
-    f.bind_params(&info.params);
     match layout.module.items.get(info.item) {
         Some(Item::Function(function)) => {
             let body = function.body;
+            f.bind_params(&info.params, body);
             let value = f.value(body);
             f.emit(Instr::Ret { src: value, n: ret_words }, body);
         }
         _ => {
+            f.bind_params(&info.params, ExprId(0));
             f.trap_message(format!("function `{}` has no body", info.name), ExprId(0));
         }
     }
@@ -135,16 +148,17 @@ pub fn compile_kernel(layout: &Layout, code: &mut Code, index: usize) -> Functio
     let entry = code.instrs.len() as u32;
     let mut f = FnCompiler::new(layout, code, true, 0);
     let params: Vec<LocalId> = info.params.iter().map(|p| p.local).collect();
-    f.bind_params(&params);
     match layout.module.items.get(info.item) {
         Some(Item::Kernel(kernel)) => {
             let body = kernel.body;
+            f.bind_params(&params, body);
             let mark = f.mark();
             f.value(body);
             f.release(mark);
             f.emit(Instr::Exit, body);
         }
         _ => {
+            f.bind_params(&params, ExprId(0));
             f.trap_message(format!("kernel `{}` has no body", info.name), ExprId(0));
         }
     }

@@ -85,6 +85,37 @@ impl<'a> Layout<'a> {
         self.constant_values.get(id.0 as usize).copied().unwrap_or(0)
     }
 
+    /// The distinct constant words `body` uses: its literals, the constants it names, and the step of its `for`
+    /// loops (1), in order of first use.
+    pub fn constants_of(&self, body: ExprId) -> Vec<u64> {
+        let mut out = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![body];
+        while let Some(e) = stack.pop() {
+            let Some(kind) = self.module.exprs.get(e.index()) else { continue };
+            let bits = match kind {
+                ExprKind::Int { value, .. } => Some(int_literal_bits(*value, self.ty(e))),
+                ExprKind::Float { value, .. } => Some(float_literal_bits(*value, self.ty(e))),
+                ExprKind::Bool(b) => Some(*b as u64),
+                ExprKind::For { .. } => Some(1),
+                ExprKind::Var(_) | ExprKind::Global(_) => match self.types.resolution(e) {
+                    Some(Resolution::Constant(id)) => Some(self.constant(id)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(bits) = bits {
+                if seen.insert(bits) {
+                    out.push(bits);
+                }
+            }
+            let mark = stack.len();
+            self.module.push_children(e, &mut stack);
+            stack[mark..].reverse();
+        }
+        out
+    }
+
     pub fn has_assign(&self, e: ExprId) -> bool {
         self.has_assign.get(e.index()).copied().unwrap_or(true)
     }
@@ -118,6 +149,21 @@ impl<'a> Layout<'a> {
             }
         }
     }
+}
+
+/// The bits of an integer literal of type `ty` (`0xFFFFFFFF` as an int32 is -1).
+pub fn int_literal_bits(value: u64, ty: &Type) -> u64 {
+    match Scalar::of(ty).unwrap_or(Scalar::Int32) {
+        Scalar::Int32 | Scalar::UInt32 => value as u32 as u64,
+        Scalar::Float32 => (value as f32).to_bits() as u64,
+        Scalar::Float64 => (value as f64).to_bits(),
+        Scalar::Bool => (value != 0) as u64,
+        Scalar::Int64 | Scalar::UInt64 => value,
+    }
+}
+
+pub fn float_literal_bits(value: f64, ty: &Type) -> u64 {
+    Scalar::of(ty).unwrap_or(Scalar::Float32).from_f64(value)
 }
 
 /// The word of a scalar constant.
