@@ -125,6 +125,12 @@ impl Namer<'_> {
         self.program.span(site)
     }
 
+    /// The kind of expression instruction `pc` comes from.
+    pub fn site_kind(&self, pc: u32) -> Option<&ExprKind> {
+        let site = self.program.code.sites.get(pc as usize)?;
+        self.program.module.exprs.get(site.index())
+    }
+
     /// Where a synchronisation instruction is: a `superstep`'s barrier is shown on its keyword.
     pub fn sync_span(&self, pc: u32) -> Span {
         let site = self.program.code.sites.get(pc as usize).copied().unwrap_or(ExprId(0));
@@ -248,8 +254,11 @@ pub fn divergence(namer: &Namer, block: [u32; 3], groups: &[Group], warp: Option
     };
     let mut d = Diagnostic::error(kind.code(), message);
     for (i, g) in waiting.iter().enumerate() {
-        let text =
-            format!("{} wait at this {}", threads_phrase(&g.ranks), sync_name(g.op.unwrap_or(SyncOp::BlockBarrier)));
+        let place = match namer.site_kind(g.pc) {
+            Some(ExprKind::Superstep { .. }) => "the barrier that ends this superstep".to_string(),
+            _ => format!("this {}", sync_name(g.op.unwrap_or(SyncOp::BlockBarrier))),
+        };
+        let text = format!("{} wait at {place}", threads_phrase(&g.ranks));
         let span = namer.sync_span(g.pc);
         d = if i == 0 { d.primary(span, text) } else { d.secondary(span, text) };
         if let Some(&ret) = g.calls.last() {
