@@ -20,6 +20,7 @@ mod build;
 mod check;
 mod loader;
 mod output;
+mod run;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,6 +42,8 @@ enum Command {
     Build(build::BuildArgs),
     /// Print an intermediate form (CUDA C or PTX) on stdout.
     Emit(build::EmitArgs),
+    /// Run a kernel (on the CPU interpreter, or a GPU) and print the vectors it writes as JSON.
+    Run(Box<run::RunArgs>),
     /// Print the explanation of a diagnostic code (for example `skc explain E0001`).
     Explain {
         /// The code, such as E0001.
@@ -114,6 +117,7 @@ fn run() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Build(args) => build::build(&args),
         Command::Emit(args) => build::emit(&args),
+        Command::Run(args) => run::run(&args),
         Command::Explain { code } => explain(&code),
         Command::Lsp => skc_lsp::serve_stdio(),
     }

@@ -225,7 +225,7 @@ pub fn launch(
     while let Some(next) = pending.pop_front() {
         let mut launches = Vec::new();
         if let Err(report) = grid.run(&next, &mut launches) {
-            reports.push(report);
+            reports.push(*report);
             completed = false;
             break;
         }
@@ -365,10 +365,10 @@ struct Grid<'p> {
 
 impl Grid<'_> {
     /// Runs every block of kernel `k`; device-side launches go to `launches`.
-    fn run(&mut self, grid: &Pending, launches: &mut Vec<ChildLaunch>) -> Result<(), Report> {
+    fn run(&mut self, grid: &Pending, launches: &mut Vec<ChildLaunch>) -> Result<(), Box<Report>> {
         let (k, geometry, params) = (grid.kernel, &grid.geometry, &grid.params[..]);
         if let (Err(e), Some(from)) = (check_geometry(geometry), grid.from) {
-            return Err(launch_failure(self.program, k, e.to_string(), from));
+            return Err(Box::new(launch_failure(self.program, k, e.to_string(), from)));
         }
         let namer = Namer { program: self.program, grid: geometry.grid, block: geometry.block };
         let kernel = &self.program.code.kernels[k];

@@ -133,15 +133,15 @@ impl Clocks {
         let mut joined = vec![0u32; n];
         for &w in participants.iter().chain(arrivers) {
             let w = w as usize;
-            for v in 0..n {
-                joined[v] = joined[v].max(self.seen[w * n + v]);
+            for (v, joined) in joined.iter_mut().enumerate() {
+                *joined = (*joined).max(self.seen[w * n + v]);
             }
             joined[w] = joined[w].max(self.epoch[w]);
         }
         for &w in participants {
             let w = w as usize;
-            for v in 0..n {
-                self.seen[w * n + v] = self.seen[w * n + v].max(joined[v]);
+            for (seen, joined) in self.seen[w * n..(w + 1) * n].iter_mut().zip(&joined) {
+                *seen = (*seen).max(*joined);
             }
         }
         for &w in participants.iter().chain(arrivers) {

@@ -192,14 +192,14 @@ impl<'a> BlockRunner<'a> {
     }
 
     /// Runs block `block_linear` (at `block_idx`) to its end. A fatal report ends it early.
-    pub fn run(&mut self, block_linear: u32, block_idx: [u32; 3], launch: &mut LaunchState) -> Result<(), Report> {
+    pub fn run(&mut self, block_linear: u32, block_idx: [u32; 3], launch: &mut LaunchState) -> Result<(), Box<Report>> {
         self.init(block_linear, block_idx);
         let result = self.schedule(launch);
         self.instructions += self.threads.iter().map(|t| t.steps).sum::<u64>();
         result
     }
 
-    fn schedule(&mut self, launch: &mut LaunchState) -> Result<(), Report> {
+    fn schedule(&mut self, launch: &mut LaunchState) -> Result<(), Box<Report>> {
         let tpb = self.tpb();
         loop {
             let Some(rank) = self.next_runnable() else {
@@ -209,7 +209,7 @@ impl<'a> BlockRunner<'a> {
                 if self.release_all_parked() {
                     continue;
                 }
-                return Err(self.divergence());
+                return Err(Box::new(self.divergence()));
             };
             let slice = match self.options.schedule {
                 Schedule::Random(_) => 1 + self.rng.below(self.options.slice.max(1)),
@@ -224,7 +224,7 @@ impl<'a> BlockRunner<'a> {
                 Stop::Sync => self.arrive(rank, launch)?,
                 Stop::Fault(fault) => {
                     let t = &self.threads[rank as usize];
-                    return Err(report::fault(self.namer, fault, t.global, t.pc));
+                    return Err(Box::new(report::fault(self.namer, fault, t.global, t.pc)));
                 }
             }
             let w = self.threads[rank as usize].warp;
@@ -264,7 +264,7 @@ impl<'a> BlockRunner<'a> {
     }
 
     /// A thread reached a synchronisation point.
-    fn arrive(&mut self, rank: u32, launch: &mut LaunchState) -> Result<(), Report> {
+    fn arrive(&mut self, rank: u32, launch: &mut LaunchState) -> Result<(), Box<Report>> {
         let op = self.threads[rank as usize].pending.op;
         let w = self.threads[rank as usize].warp;
         match op {
@@ -308,7 +308,7 @@ impl<'a> BlockRunner<'a> {
         }
     }
 
-    fn complete_warp(&mut self, w: u32, launch: &mut LaunchState) -> Result<(), Report> {
+    fn complete_warp(&mut self, w: u32, launch: &mut LaunchState) -> Result<(), Box<Report>> {
         let lanes = self.lanes(w);
         let first = &self.threads[lanes.start as usize];
         let op = first.pending.op;
@@ -356,12 +356,12 @@ impl<'a> BlockRunner<'a> {
     }
 
     /// Warp `w` arrives at a named barrier (its lanes agree on the id and count, or it is a misuse).
-    fn named_barrier(&mut self, w: u32, arrive: bool) -> Result<(), Report> {
+    fn named_barrier(&mut self, w: u32, arrive: bool) -> Result<(), Box<Report>> {
         let lanes = self.lanes(w);
         let first = &self.threads[lanes.start as usize];
         let (id, count) = (first.pending.a as u32 as i32, first.pending.b as u32 as i32);
         let (global, pc, a, b) = (first.global, first.pc, first.pending.a, first.pending.b);
-        let misuse = |problem: String| Err(report::named_barrier(self.namer, global, pc, problem));
+        let misuse = |problem: String| Err(Box::new(report::named_barrier(self.namer, global, pc, problem)));
         let lane_values = &self.threads[lanes.start as usize..lanes.end as usize];
         if let Some(t) = lane_values.iter().find(|t| t.pending.a != a || t.pending.b != b) {
             let (other_id, other_count) = (t.pending.a as u32 as i32, t.pending.b as u32 as i32);

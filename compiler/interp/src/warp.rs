@@ -57,18 +57,18 @@ mod tests {
         assert_eq!(down[0], 116);
         assert_eq!(down[20], 120, "past lane 31: own value");
         assert!(absent.is_empty());
-        let (up, _) = shuffle(ShuffleMode::Up, &values, &vec![1; 32]);
+        let (up, _) = shuffle(ShuffleMode::Up, &values, &[1; 32]);
         assert_eq!((up[0], up[5]), (100, 104));
-        let (idx, _) = shuffle(ShuffleMode::Idx, &values, &vec![33; 32]);
+        let (idx, _) = shuffle(ShuffleMode::Idx, &values, &[33; 32]);
         assert_eq!(idx[7], 101, "the lane's low five bits");
-        let (xor, _) = shuffle(ShuffleMode::Xor, &values, &vec![1; 32]);
+        let (xor, _) = shuffle(ShuffleMode::Xor, &values, &[1; 32]);
         assert_eq!((xor[0], xor[1]), (101, 100));
     }
 
     #[test]
     fn partial_warps_report_absent_sources() {
         let values: Vec<u64> = (0..20).collect();
-        let (down, absent) = shuffle(ShuffleMode::Down, &values, &vec![4; 20]);
+        let (down, absent) = shuffle(ShuffleMode::Down, &values, &[4; 20]);
         assert_eq!(down[15], 19);
         assert_eq!(down[16], 16);
         assert_eq!(absent.first(), Some(&(16, 20)));
