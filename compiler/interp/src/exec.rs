@@ -5,7 +5,7 @@
 use crate::code::{AtomicOp, Code, HandleBase, Instr, Position};
 use crate::memory::{decode, handle, index_value, track, Accessor, Clocks, GlobalBuffer, Race, Shadow, Space};
 use crate::ops;
-use crate::thread::{Frame, Pending, State, Thread};
+use crate::thread::{Frame, Pending, Thread};
 use crate::value::Scalar;
 
 /// Why a thread stopped.
@@ -305,10 +305,7 @@ impl Exec<'_> {
                     pc = frame.ret_pc as usize;
                     continue;
                 }
-                Instr::Exit => {
-                    t.state = State::Exited;
-                    stop!(Stop::Exit);
-                }
+                Instr::Exit => stop!(Stop::Exit),
                 Instr::Sync { op, dst, a, b } => {
                     t.pending = Pending { op, dst, a: r!(a), b: r!(b) };
                     stop!(Stop::Sync);
