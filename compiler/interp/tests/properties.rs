@@ -4,8 +4,9 @@
 //! 1. every generated program the checker accepts runs without barrier or collective divergence in every launch
 //!    (blocks of 64, 48 and 32 threads, several inputs and schedules); the known holes of the analysis
 //!    (`Hole`, each shown by a UI test in `tests/ui/hole_*.sk`) are not generated here;
-//! 2. the precision figure (rejected programs that never diverge) is computed and printed;
-//! and the generator makes only well-typed programs, both accepted and rejected, and some rejected ones diverge.
+//! 2. the precision figure (rejected programs that never diverge) is computed and printed.
+//!
+//! Also: the generator makes only well-typed programs, both accepted and rejected, and some rejected ones diverge.
 
 use skc_interp::fuzz::{generate, minimise, run_seeds, trials, Config, Verdict};
 
