@@ -10,5 +10,6 @@ pub mod properties;
 pub use generate::{generate, Config, Hole};
 pub use minimise::minimise;
 pub use properties::{
-    evaluate, is_counterexample, minimise_counterexample, run_seeds, trials, Evaluation, Summary, Trial, Verdict,
+    compare_outputs, differential_case, evaluate, is_counterexample, minimise_counterexample, run_seeds, trials,
+    DifferentialCase, Evaluation, Summary, Trial, Verdict,
 };
