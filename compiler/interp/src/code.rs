@@ -438,6 +438,9 @@ pub struct Code {
     pub instrs: Vec<Instr>,
     /// The expression each instruction comes from.
     pub sites: Vec<ExprId>,
+    /// The AST nodes each instruction stands for (the nodes compiled since the previous instruction: a variable
+    /// read or a literal folds into the instruction that uses it), to count AST nodes evaluated.
+    pub weights: Vec<u16>,
     /// (register, words) of each argument of each call, in order.
     pub call_args: Vec<(Reg, u32)>,
     /// By `FunctionId`.

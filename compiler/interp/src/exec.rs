@@ -101,8 +101,11 @@ pub struct Exec<'a> {
 impl Exec<'_> {
     /// Runs `t` until it stops; it stops at a loop's back edge once it has executed `slice_end` instructions in
     /// all, and faults there past `budget`.
-    pub fn run(&mut self, t: &mut Thread, slice_end: u64, budget: u64) -> Stop {
+    /// With `COUNT`, also adds the AST nodes its instructions stand for to `t.nodes` (`Code::weights`).
+    pub fn run<const COUNT: bool>(&mut self, t: &mut Thread, slice_end: u64, budget: u64) -> Stop {
         let code = self.code;
+        let weights = &code.weights[..];
+        let mut nodes = 0u64;
         let instrs = &code.instrs[..];
         let mut pc = t.pc as usize;
         let mut base = t.base as usize;
@@ -118,6 +121,7 @@ impl Exec<'_> {
         macro_rules! stop {
             ($why:expr) => {{
                 t.regs = regs;
+                t.nodes += nodes;
                 t.pc = pc as u32;
                 t.base = base as u32;
                 t.steps = steps;
@@ -127,6 +131,9 @@ impl Exec<'_> {
         loop {
             let instr = instrs[pc];
             steps += 1;
+            if COUNT {
+                nodes += weights[pc] as u64;
+            }
             match instr {
                 Instr::Const { dst, bits } => r!(dst) = bits,
                 Instr::Move { dst, src } => r!(dst) = r!(src),

@@ -93,6 +93,8 @@ pub struct Options {
     pub max_reports_per_kind: usize,
     /// Device-side launches run before further ones are refused.
     pub max_child_launches: usize,
+    /// Also count the AST nodes evaluated (`Outcome::nodes`; a few percent slower).
+    pub count_nodes: bool,
 }
 
 impl Default for Options {
@@ -104,6 +106,7 @@ impl Default for Options {
             slice: 10_000,
             max_reports_per_kind: 5,
             max_child_launches: 4096,
+            count_nodes: false,
         }
     }
 }
@@ -117,6 +120,8 @@ pub struct Outcome {
     pub completed: bool,
     /// Instructions executed by all threads (thread-instructions).
     pub instructions: u64,
+    /// AST nodes evaluated by all threads (0 unless `Options::count_nodes`).
+    pub nodes: u64,
     pub threads: u64,
     /// Reports beyond `max_reports_per_kind` or repeating an earlier one (same places), not kept.
     pub suppressed: usize,
@@ -216,7 +221,7 @@ pub fn launch(
             }
         }
     }
-    let mut grid = Grid { program, options, globals, findings: Vec::new(), instructions: 0, threads: 0 };
+    let mut grid = Grid { program, options, globals, findings: Vec::new(), instructions: 0, nodes: 0, threads: 0 };
     let mut reports = Vec::new();
     let mut pending: std::collections::VecDeque<Pending> =
         [Pending { kernel: index, geometry: *geometry, params, from: None }].into();
@@ -249,7 +254,14 @@ pub fn launch(
     {
         arg.words = buffer.words;
     }
-    Ok(Outcome { reports, completed, instructions: grid.instructions, threads: grid.threads, suppressed })
+    Ok(Outcome {
+        reports,
+        completed,
+        instructions: grid.instructions,
+        nodes: grid.nodes,
+        threads: grid.threads,
+        suppressed,
+    })
 }
 
 /// A grid to run: the host's launch, or a device-side launch (`from`: the launching thread and instruction).
@@ -360,6 +372,7 @@ struct Grid<'p> {
     globals: Vec<GlobalBuffer>,
     findings: Vec<Finding>,
     instructions: u64,
+    nodes: u64,
     threads: u64,
 }
 
@@ -397,6 +410,7 @@ impl Grid<'_> {
             }
         }
         self.instructions += runner.instructions;
+        self.nodes += runner.nodes;
         self.threads += geometry.blocks() * geometry.threads_per_block();
         result
     }

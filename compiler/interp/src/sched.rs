@@ -51,6 +51,8 @@ pub struct BlockRunner<'a> {
     block_idx: [u32; 3],
     /// Instructions the threads of finished blocks executed.
     pub instructions: u64,
+    /// AST nodes they evaluated (with `Options::count_nodes`).
+    pub nodes: u64,
 }
 
 /// Where the findings, child launches and time of the whole launch go.
@@ -92,6 +94,7 @@ impl<'a> BlockRunner<'a> {
             rng: Rng::new(0),
             block_idx: [0; 3],
             instructions: 0,
+            nodes: 0,
         }
     }
 
@@ -143,6 +146,7 @@ impl<'a> BlockRunner<'a> {
             t.local.resize(self.kernel.frame_local as usize, 0);
             t.frames.clear();
             t.steps = 0;
+            t.nodes = 0;
             t.state = State::Runnable;
         }
         for w in 0..warps {
@@ -196,6 +200,7 @@ impl<'a> BlockRunner<'a> {
         self.init(block_linear, block_idx);
         let result = self.schedule(launch);
         self.instructions += self.threads.iter().map(|t| t.steps).sum::<u64>();
+        self.nodes += self.threads.iter().map(|t| t.nodes).sum::<u64>();
         result
     }
 
@@ -260,7 +265,11 @@ impl<'a> BlockRunner<'a> {
             launches: launch.launches,
             timer: self.instructions,
         };
-        exec.run(t, t.steps + slice, self.options.step_budget)
+        if self.options.count_nodes {
+            exec.run::<true>(t, t.steps + slice, self.options.step_budget)
+        } else {
+            exec.run::<false>(t, t.steps + slice, self.options.step_budget)
+        }
     }
 
     /// A thread reached a synchronisation point.

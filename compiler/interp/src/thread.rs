@@ -54,6 +54,8 @@ pub struct Thread {
     pub pending: Pending,
     /// Instructions executed.
     pub steps: u64,
+    /// AST nodes evaluated (counted only when the launch asks: `Options::count_nodes`).
+    pub nodes: u64,
 }
 
 impl Thread {
@@ -73,6 +75,7 @@ impl Thread {
             state: State::Exited,
             pending: Pending { op: SyncOp::BlockBarrier, dst: 0, a: 0, b: 0 },
             steps: 0,
+            nodes: 0,
         }
     }
 

@@ -48,6 +48,9 @@ impl FnCompiler<'_, '_> {
     /// The place of `e` when it is a variable, an element or a field of one; `None` for any other value.
     fn place(&mut self, e: ExprId, later: Option<ExprId>) -> Option<Place> {
         let module = self.layout.module;
+        if matches!(module.expr(e), ExprKind::Index { .. } | ExprKind::Field { .. }) {
+            self.nodes += 1;
+        }
         match module.expr(e) {
             ExprKind::Annot { expr, .. } => self.place(*expr, later),
             ExprKind::Var(_) if self.slots(self.layout.ty(e)) > 1 || matches!(self.layout.ty(e), Type::Record(_)) => {

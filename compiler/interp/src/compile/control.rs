@@ -110,6 +110,7 @@ impl FnCompiler<'_, '_> {
         let mark = self.mark();
         let jump = match self.layout.module.expr(c) {
             ExprKind::Binary { op, lhs, rhs } if op.is_comparison() && *self.layout.ty(*lhs) == Type::Int32 => {
+                self.nodes += 1;
                 let regs = self.operands(&[*lhs, *rhs]);
                 let op = match op {
                     BinaryOp::Eq => CmpOp::Eq,
@@ -157,6 +158,7 @@ impl FnCompiler<'_, '_> {
             None => {
                 self.code.instrs.pop();
                 self.code.sites.pop();
+                self.code.weights.pop();
                 self.trap_message("`break` or `continue` outside a loop".into(), e);
             }
         }

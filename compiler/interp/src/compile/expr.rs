@@ -32,6 +32,7 @@ impl FnCompiler<'_, '_> {
     pub fn value_to(&mut self, mut e: ExprId, dst: Option<Reg>) -> Reg {
         let module = self.layout.module;
         loop {
+            self.nodes += 1;
             match module.expr(e) {
                 ExprKind::Seq(first, rest) => {
                     self.discard(*first);

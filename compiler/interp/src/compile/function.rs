@@ -35,6 +35,8 @@ pub struct FnCompiler<'l, 'a> {
     pub in_kernel: bool,
     /// Words of the function's result.
     pub ret_words: u32,
+    /// AST nodes compiled since the last instruction emitted (see `Code::weights`).
+    pub nodes: u32,
 }
 
 impl<'l, 'a> FnCompiler<'l, 'a> {
@@ -51,12 +53,15 @@ impl<'l, 'a> FnCompiler<'l, 'a> {
             loops: Vec::new(),
             in_kernel,
             ret_words,
+            nodes: 0,
         }
     }
 
     pub fn emit(&mut self, instr: Instr, site: ExprId) -> usize {
         self.code.instrs.push(instr);
         self.code.sites.push(site);
+        self.code.weights.push(self.nodes.min(u16::MAX as u32) as u16);
+        self.nodes = 0;
         self.code.instrs.len() - 1
     }
 

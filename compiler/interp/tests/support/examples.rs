@@ -15,6 +15,8 @@ pub struct Run {
     pub example: &'static str,
     pub size: String,
     pub instructions: u64,
+    /// AST nodes evaluated (with `Options::count_nodes`).
+    pub nodes: u64,
     pub threads: u64,
     /// Wall-clock time of the launches.
     pub time: Duration,
@@ -88,6 +90,7 @@ struct Runner {
     program: Program,
     options: Options,
     instructions: u64,
+    nodes: u64,
     threads: u64,
     reports: Vec<String>,
     time: Duration,
@@ -106,6 +109,7 @@ impl Runner {
             program: load(example),
             options: options.clone(),
             instructions: 0,
+            nodes: 0,
             threads: 0,
             reports: Vec::new(),
             time: Duration::ZERO,
@@ -122,6 +126,7 @@ impl Runner {
             _ => start.elapsed(),
         };
         self.instructions += outcome.instructions;
+        self.nodes += outcome.nodes;
         self.threads += outcome.threads;
         self.reports.extend(outcome.reports.iter().map(|r| format!("{}: {}", r.kind.code(), r.diagnostic.message)));
     }
@@ -131,6 +136,7 @@ impl Runner {
             example,
             size,
             instructions: self.instructions,
+            nodes: self.nodes,
             threads: self.threads,
             time: self.time,
             cpu: self.cpu,
