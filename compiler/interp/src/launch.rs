@@ -383,6 +383,15 @@ impl Grid<'_> {
         if let (Err(e), Some(from)) = (check_geometry(geometry), grid.from) {
             return Err(Box::new(launch_failure(self.program, k, e.to_string(), from)));
         }
+        if grid.from.is_some() {
+            // A grid launched from the device runs after its parent has finished (see docs/interp.md): what the
+            // parent did to memory happens before it, and its thread numbers start again from 0.
+            for buffer in &mut self.globals {
+                if let Some(shadow) = &mut buffer.shadow {
+                    shadow.fill(Shadow::INITIALISED);
+                }
+            }
+        }
         let namer = Namer { program: self.program, grid: geometry.grid, block: geometry.block };
         let kernel = &self.program.code.kernels[k];
         let mut runner = BlockRunner::new(&namer, kernel, params, self.options, geometry.dynamic_shared_bytes);
