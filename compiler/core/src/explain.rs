@@ -1091,6 +1091,30 @@ let cell (x : int32) = ref x
 
 Fixed: return the value, not the cell."#,
     },
+    Explanation {
+        code: "R0012",
+        title: "signed integer overflow",
+        body: r#"A thread computed an `int32` or `int64` result that does not fit its type: `+`, `-`, `*`, unary
+`-`, `/` of the minimum by -1, or `lsl` of a negative value or into the sign bit. Signed overflow is undefined
+in the language, as in the CUDA C skc emits (NVRTC optimises on the assumption that it does not happen), so the
+GPU may compute anything there. The interpreter wraps, reports it once per place, and goes on.
+
+Erroneous example (the products overflow int32 for large inputs):
+
+```sk
+kernel k (xs : int32 vector) (out : int32 vector) =
+  out.(global_idx) <- xs.(global_idx) * 1000000
+```
+
+Fixed (wrapping wanted: compute on uint32, then convert):
+
+```sk
+kernel k (xs : int32 vector) (out : int32 vector) =
+  out.(global_idx) <- int32 (uint32 xs.(global_idx) * 1000000u)
+```
+
+See "Integer overflow" in docs/language.md."#,
+    },
     // --- warnings -------------------------------------------------------------------------------------------
     Explanation {
         code: "W0002",

@@ -94,9 +94,6 @@ pub enum MathOp {
 /// Operations of one operand that are not float functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnaryOp {
-    /// Two's complement negation of a 32-bit / 64-bit integer.
-    Neg32,
-    Neg64,
     /// Bitwise not.
     Lnot32,
     Lnot64,

@@ -4,7 +4,7 @@
 
 use crate::code::{AtomicOp, Code, HandleBase, Instr, Position};
 use crate::memory::{decode, handle, index_value, track, Accessor, Clocks, GlobalBuffer, Race, Shadow, Space};
-use crate::ops;
+use crate::ops::{self, IntFault};
 use crate::thread::{Frame, Pending, Thread};
 use crate::value::Scalar;
 
@@ -66,7 +66,15 @@ pub enum Finding {
         source: u32,
         lanes: u32,
     },
+    /// Signed integer overflow (undefined in the language; the result wraps).
+    Overflow {
+        thread: u32,
+        pc: u32,
+    },
 }
+
+/// Findings kept per launch (the rest are dropped: reports keep one per place anyway).
+pub const MAX_FINDINGS: usize = 100_000;
 
 /// A device-side launch to run after the current grid.
 #[derive(Clone, Debug)]
@@ -143,19 +151,35 @@ impl Exec<'_> {
                 }
                 Instr::I32 { op, dst, a, b } => match ops::int32(op, r!(a), r!(b)) {
                     Ok(v) => r!(dst) = v,
-                    Err(_) => stop!(Stop::Fault(Fault::DivisionByZero)),
+                    Err(IntFault::Overflow(v)) => {
+                        r!(dst) = v;
+                        self.find(Finding::Overflow { thread: t.global, pc: pc as u32 });
+                    }
+                    Err(IntFault::DivisionByZero) => stop!(Stop::Fault(Fault::DivisionByZero)),
                 },
                 Instr::U32 { op, dst, a, b } => match ops::uint32(op, r!(a), r!(b)) {
                     Ok(v) => r!(dst) = v,
-                    Err(_) => stop!(Stop::Fault(Fault::DivisionByZero)),
+                    Err(IntFault::Overflow(v)) => {
+                        r!(dst) = v;
+                        self.find(Finding::Overflow { thread: t.global, pc: pc as u32 });
+                    }
+                    Err(IntFault::DivisionByZero) => stop!(Stop::Fault(Fault::DivisionByZero)),
                 },
                 Instr::I64 { op, dst, a, b } => match ops::int64(op, r!(a), r!(b)) {
                     Ok(v) => r!(dst) = v,
-                    Err(_) => stop!(Stop::Fault(Fault::DivisionByZero)),
+                    Err(IntFault::Overflow(v)) => {
+                        r!(dst) = v;
+                        self.find(Finding::Overflow { thread: t.global, pc: pc as u32 });
+                    }
+                    Err(IntFault::DivisionByZero) => stop!(Stop::Fault(Fault::DivisionByZero)),
                 },
                 Instr::U64 { op, dst, a, b } => match ops::uint64(op, r!(a), r!(b)) {
                     Ok(v) => r!(dst) = v,
-                    Err(_) => stop!(Stop::Fault(Fault::DivisionByZero)),
+                    Err(IntFault::Overflow(v)) => {
+                        r!(dst) = v;
+                        self.find(Finding::Overflow { thread: t.global, pc: pc as u32 });
+                    }
+                    Err(IntFault::DivisionByZero) => stop!(Stop::Fault(Fault::DivisionByZero)),
                 },
                 Instr::F32 { op, dst, a, b } => r!(dst) = ops::float32(op, r!(a), r!(b)),
                 Instr::F64 { op, dst, a, b } => r!(dst) = ops::float64(op, r!(a), r!(b)),
@@ -345,6 +369,13 @@ impl Exec<'_> {
         }
     }
 
+    /// Records a finding (up to [`MAX_FINDINGS`]).
+    fn find(&mut self, finding: Finding) {
+        if self.findings.len() < MAX_FINDINGS {
+            push(self.findings, finding);
+        }
+    }
+
     fn position(&self, t: &Thread, which: Position) -> u64 {
         let v: u32 = match which {
             Position::ThreadIdx(a) => t.idx[a as usize],
@@ -403,7 +434,7 @@ impl Exec<'_> {
                             let word = (at + k) as u64;
                             let finding =
                                 Finding::Race { space, buffer: base, word, race, thread: by.thread, pc: by.pc };
-                            self.findings.push(finding);
+                            push(self.findings, finding);
                         }
                     }
                 }
@@ -416,13 +447,13 @@ impl Exec<'_> {
                     if !word.is_initialised() {
                         let finding =
                             Finding::UninitialisedRead { word: (at + k) as u64, thread: by.thread, pc: by.pc };
-                        self.findings.push(finding);
+                        push(self.findings, finding);
                     }
                     if self.check_races {
                         if let Some(race) = track(word, self.clocks, by, false, false) {
                             let word = (at + k) as u64;
                             let finding = Finding::Race { space, buffer: 0, word, race, thread: by.thread, pc: by.pc };
-                            self.findings.push(finding);
+                            push(self.findings, finding);
                         }
                     } else if !word.is_initialised() {
                         *word = Shadow::INITIALISED;
@@ -468,7 +499,7 @@ impl Exec<'_> {
                             let word = (at + k) as u64;
                             let finding =
                                 Finding::Race { space, buffer: base, word, race, thread: by.thread, pc: by.pc };
-                            self.findings.push(finding);
+                            push(self.findings, finding);
                         }
                     }
                 }
@@ -482,7 +513,7 @@ impl Exec<'_> {
                         if let Some(race) = track(word, self.clocks, by, true, false) {
                             let word = (at + k) as u64;
                             let finding = Finding::Race { space, buffer: 0, word, race, thread: by.thread, pc: by.pc };
-                            self.findings.push(finding);
+                            push(self.findings, finding);
                         }
                     } else {
                         *word = Shadow::INITIALISED;
@@ -529,7 +560,7 @@ impl Exec<'_> {
                 let shadow = &mut self.shared_shadow[at];
                 if !shadow.is_initialised() {
                     let finding = Finding::UninitialisedRead { word: at as u64, thread: by.thread, pc: by.pc };
-                    self.findings.push(finding);
+                    push(self.findings, finding);
                     if !check_races {
                         *shadow = Shadow::INITIALISED;
                     }
@@ -548,10 +579,17 @@ impl Exec<'_> {
             if let Some(race) = track(shadow, self.clocks, by, writes, true) {
                 let buffer = if space == Space::Global { base } else { 0 };
                 let word = if space == Space::Global { at as u64 } else { (base as usize + at) as u64 };
-                self.findings.push(Finding::Race { space, buffer, word, race, thread: by.thread, pc: by.pc });
+                push(self.findings, Finding::Race { space, buffer, word, race, thread: by.thread, pc: by.pc });
             }
         }
         Ok(old)
+    }
+}
+
+/// Records a finding, up to [`MAX_FINDINGS`].
+fn push(findings: &mut Vec<Finding>, finding: Finding) {
+    if findings.len() < MAX_FINDINGS {
+        findings.push(finding);
     }
 }
 

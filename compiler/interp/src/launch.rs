@@ -299,6 +299,7 @@ fn collect_findings(
             Finding::Race { pc, race, .. } => (ReportKind::DataRace, pc.min(race.earlier.pc), pc.max(race.earlier.pc)),
             Finding::UninitialisedRead { pc, .. } => (ReportKind::UninitialisedRead, pc, 0),
             Finding::AbsentLane { pc, .. } => (ReportKind::AbsentLane, pc, 0),
+            Finding::Overflow { pc, .. } => (ReportKind::Overflow, pc, 0),
         };
         let count = per_kind.entry(key.0).or_insert(0usize);
         if !seen.insert(key) || *count >= options.max_reports_per_kind {

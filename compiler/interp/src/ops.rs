@@ -1,5 +1,5 @@
-//! The arithmetic of `.sk` on words: integers wrap at their width; `/` and `mod` truncate (C's rule) and fail on
-//! a zero divisor; shifts by the type's width or more give 0 (`lsl`, `lsr`) or the sign (`asr`), as PTX's
+//! The arithmetic of `.sk` on words: integers wrap at their width (signed overflow, undefined in the language, is
+//! reported and wraps); `/` and `mod` truncate (C's rule) and fail on a zero divisor; shifts by the type's width or more give 0 (`lsl`, `lsr`) or the sign (`asr`), as PTX's
 //! clamped shifts do; float32 is computed in float32 and float64 in float64 (IEEE, round to nearest, no fused
 //! multiply-add unless `fma` is written); conversions from float to integer truncate and saturate (NaN gives 0),
 //! as CUDA's `cvt.rzi` does. Math functions are Rust's (`f32::sin` ...), which are within a few ulp of CUDA's
@@ -8,61 +8,63 @@
 use crate::code::{CmpOp, FloatOp, IntOp, MathOp, UnaryOp};
 use crate::value::Scalar;
 
-/// An integer division or remainder by zero.
-pub struct DivisionByZero;
+/// Why an integer operation has no defined result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntFault {
+    /// A division or remainder by zero.
+    DivisionByZero,
+    /// Signed overflow (`+ - *`, `/` of the minimum by -1, `lsl` of a negative value or past the sign bit),
+    /// undefined in the language; the wrapped result.
+    Overflow(u64),
+}
 
 macro_rules! int_op {
-    ($name:ident, $t:ty, $u:ty, $bits:expr) => {
+    ($name:ident, $t:ty, $u:ty, $bits:expr, $signed:expr) => {
         #[inline(always)]
-        pub fn $name(op: IntOp, a: u64, b: u64) -> Result<u64, DivisionByZero> {
+        pub fn $name(op: IntOp, a: u64, b: u64) -> Result<u64, IntFault> {
             let (x, y) = (a as $t, b as $t);
-            let r: $t = match op {
-                IntOp::Add => x.wrapping_add(y),
-                IntOp::Sub => x.wrapping_sub(y),
-                IntOp::Mul => x.wrapping_mul(y),
-                IntOp::Div => {
-                    if y == 0 {
-                        return Err(DivisionByZero);
-                    }
-                    x.wrapping_div(y)
+            let word = |r: $t| r as $u as u64;
+            let checked = |(r, overflow): ($t, bool)| {
+                if $signed && overflow {
+                    Err(IntFault::Overflow(word(r)))
+                } else {
+                    Ok(word(r))
                 }
-                IntOp::Rem => {
-                    if y == 0 {
-                        return Err(DivisionByZero);
-                    }
-                    x.wrapping_rem(y)
-                }
-                IntOp::And => x & y,
-                IntOp::Or => x | y,
-                IntOp::Xor => x ^ y,
-                IntOp::Shl => {
-                    if b >= $bits {
-                        0
-                    } else {
-                        ((x as $u) << b) as $t
-                    }
-                }
-                IntOp::Lsr => {
-                    if b >= $bits {
-                        0
-                    } else {
-                        ((x as $u) >> b) as $t
-                    }
-                }
-                // The bits shift as signed whatever the type's signedness.
-                IntOp::Asr => return Ok(shift_right_arithmetic($bits, a, b)),
-                IntOp::Min => x.min(y),
-                IntOp::Max => x.max(y),
             };
-            Ok(r as $u as u64)
+            match op {
+                IntOp::Add => checked(x.overflowing_add(y)),
+                IntOp::Sub => checked(x.overflowing_sub(y)),
+                IntOp::Mul => checked(x.overflowing_mul(y)),
+                IntOp::Div if y == 0 => Err(IntFault::DivisionByZero),
+                IntOp::Div => checked(x.overflowing_div(y)),
+                IntOp::Rem if y == 0 => Err(IntFault::DivisionByZero),
+                IntOp::Rem => checked(x.overflowing_rem(y)),
+                IntOp::And => Ok(word(x & y)),
+                IntOp::Or => Ok(word(x | y)),
+                IntOp::Xor => Ok(word(x ^ y)),
+                IntOp::Shl if b >= $bits => checked((0, x != 0)),
+                IntOp::Shl => {
+                    let r = ((x as $u) << b) as $t;
+                    // C: undefined for a negative value, or when the result does not hold x * 2^b.
+                    #[allow(unused_comparisons)]
+                    let overflow = x < 0 || (r >> b) != x || r < 0;
+                    checked((r, overflow))
+                }
+                IntOp::Lsr if b >= $bits => Ok(0),
+                IntOp::Lsr => Ok(word(((x as $u) >> b) as $t)),
+                // The bits shift as signed whatever the type's signedness.
+                IntOp::Asr => Ok(shift_right_arithmetic($bits, a, b)),
+                IntOp::Min => Ok(word(x.min(y))),
+                IntOp::Max => Ok(word(x.max(y))),
+            }
         }
     };
 }
 
-int_op!(int32, i32, u32, 32);
-int_op!(uint32, u32, u32, 32);
-int_op!(int64, i64, u64, 64);
-int_op!(uint64, u64, u64, 64);
+int_op!(int32, i32, u32, 32, true);
+int_op!(uint32, u32, u32, 32, false);
+int_op!(int64, i64, u64, 64, true);
+int_op!(uint64, u64, u64, 64, false);
 
 /// `asr`: the bits read as signed, shifted (by at most the width minus one).
 #[inline(always)]
@@ -194,8 +196,6 @@ pub fn erf(x: f64) -> f64 {
 #[inline(always)]
 pub fn unary(op: UnaryOp, a: u64) -> u64 {
     match op {
-        UnaryOp::Neg32 => (a as u32).wrapping_neg() as u64,
-        UnaryOp::Neg64 => a.wrapping_neg(),
         UnaryOp::Lnot32 => !(a as u32) as u64,
         UnaryOp::Lnot64 => !a,
         UnaryOp::Not => (a == 0) as u64,
@@ -271,12 +271,17 @@ mod tests {
     #[test]
     fn integers_wrap_and_shift_like_ptx() {
         let w = |v: i32| v as u32 as u64;
-        assert_eq!(int32(IntOp::Add, w(i32::MAX), w(1)).ok(), Some(w(i32::MIN)));
+        assert_eq!(int32(IntOp::Add, w(i32::MAX), w(1)), Err(IntFault::Overflow(w(i32::MIN))));
+        assert_eq!(uint32(IntOp::Add, 0xFFFF_FFFF, 1), Ok(0), "unsigned arithmetic wraps");
         assert_eq!(int32(IntOp::Div, w(-7), w(2)).ok(), Some(w(-3)));
         assert_eq!(int32(IntOp::Rem, w(-7), w(2)).ok(), Some(w(-1)));
-        assert!(int32(IntOp::Div, w(1), w(0)).is_err());
-        assert_eq!(int32(IntOp::Div, w(i32::MIN), w(-1)).ok(), Some(w(i32::MIN)));
-        assert_eq!(int32(IntOp::Shl, w(1), 32).ok(), Some(0));
+        assert_eq!(int32(IntOp::Div, w(1), w(0)), Err(IntFault::DivisionByZero));
+        assert_eq!(int32(IntOp::Div, w(i32::MIN), w(-1)), Err(IntFault::Overflow(w(i32::MIN))));
+        assert_eq!(int32(IntOp::Shl, w(1), 32), Err(IntFault::Overflow(0)));
+        assert_eq!(int32(IntOp::Shl, w(1), 30).ok(), Some(1 << 30));
+        assert_eq!(int32(IntOp::Shl, w(1), 31), Err(IntFault::Overflow(w(i32::MIN))));
+        assert_eq!(int32(IntOp::Shl, w(-1), 1), Err(IntFault::Overflow(w(-2))));
+        assert_eq!(uint32(IntOp::Shl, 1, 32).ok(), Some(0));
         assert_eq!(int32(IntOp::Asr, w(-8), 40).ok(), Some(w(-1)));
         assert_eq!(int32(IntOp::Lsr, w(-1), 28).ok(), Some(15));
         assert_eq!(uint32(IntOp::Asr, 0x8000_0000, 31).ok(), Some(0xFFFF_FFFF));

@@ -36,6 +36,8 @@ pub enum ReportKind {
     NamedBarrier,
     /// R0011: a construct the interpreter cannot run.
     Unsupported,
+    /// R0012: signed integer overflow.
+    Overflow,
 }
 
 impl ReportKind {
@@ -52,12 +54,16 @@ impl ReportKind {
             ReportKind::DynamicSharedTooSmall => "R0009",
             ReportKind::NamedBarrier => "R0010",
             ReportKind::Unsupported => "R0011",
+            ReportKind::Overflow => "R0012",
         }
     }
 
     /// Does it stop the launch?
     pub fn is_fatal(self) -> bool {
-        !matches!(self, ReportKind::DataRace | ReportKind::UninitialisedRead | ReportKind::AbsentLane)
+        !matches!(
+            self,
+            ReportKind::DataRace | ReportKind::UninitialisedRead | ReportKind::AbsentLane | ReportKind::Overflow
+        )
     }
 
     /// Is it a divergence (what the convergence analysis promises never happens)?
@@ -391,6 +397,18 @@ pub fn finding(namer: &Namer, finding: &Finding, buffer_names: &[String]) -> Rep
             Report { kind: ReportKind::UninitialisedRead, diagnostic: d }
         }
         Finding::AbsentLane { thread, pc, lane, source, lanes } => absent_lane(namer, thread, pc, lane, source, lanes),
+        Finding::Overflow { thread, pc } => {
+            let d = Diagnostic::error(
+                ReportKind::Overflow.code(),
+                format!("signed integer overflow in {}", namer.thread(thread)),
+            )
+            .primary(namer.span_of_pc(pc), "the result does not fit its type")
+            .note(
+                "signed overflow is undefined in the language (NVRTC optimises assuming it never happens); the \
+                 interpreter wraps and goes on. Compute on uint32 or uint64 where wrapping is meant",
+            );
+            Report { kind: ReportKind::Overflow, diagnostic: d }
+        }
     }
 }
 

@@ -254,10 +254,8 @@ impl FnCompiler<'_, '_> {
             (AstUnary::Not, _) => Instr::Unary { op: UnaryOp::Not, dst, a },
             (AstUnary::Neg | AstUnary::FNeg, Scalar::Float32) => Instr::Math32 { op: MathOp::Neg, dst, a },
             (AstUnary::Neg | AstUnary::FNeg, Scalar::Float64) => Instr::Math64 { op: MathOp::Neg, dst, a },
-            (AstUnary::Neg | AstUnary::FNeg, Scalar::Int64 | Scalar::UInt64) => {
-                Instr::Unary { op: UnaryOp::Neg64, dst, a }
-            }
-            (AstUnary::Neg | AstUnary::FNeg, _) => Instr::Unary { op: UnaryOp::Neg32, dst, a },
+            // 0 - a: the negation of a signed minimum overflows.
+            (AstUnary::Neg | AstUnary::FNeg, int) => integer(IntOp::Sub, int, dst, self.zero, a),
             (AstUnary::Lnot, Scalar::Int64 | Scalar::UInt64) => Instr::Unary { op: UnaryOp::Lnot64, dst, a },
             (AstUnary::Lnot, _) => Instr::Unary { op: UnaryOp::Lnot32, dst, a },
             (AstUnary::Deref, _) => unreachable!("handled above"),
