@@ -300,9 +300,10 @@ pub enum Instr {
         cond: Reg,
         to: u32,
     },
-    /// A backward jump (a loop's next iteration): where the scheduler may preempt the thread.
+    /// A backward jump (a loop's next iteration; `iter` counts them): where the scheduler may preempt the thread.
     Loop {
         to: u32,
+        iter: Reg,
     },
     /// Jumps to `to` unless `a op b` (int32): a condition and its branch in one.
     BranchI32 {
@@ -312,11 +313,12 @@ pub enum Instr {
         to: u32,
     },
     /// The end of an iteration of a `for` over int32: falls through when `counter` = `last`; else steps `counter`
-    /// (down when `down`) and jumps back to `to` (a back edge, like `Loop`).
+    /// (down when `down`), counts the iteration in `iter` and jumps back to `to` (a back edge, like `Loop`).
     ForI32 {
         counter: Reg,
         last: Reg,
         down: bool,
+        iter: Reg,
         to: u32,
     },
     /// `dst..dst+n` = element `idx` of `arr` (words `offset..offset+n` of an element of `stride` words).
@@ -435,6 +437,11 @@ pub struct Code {
     pub instrs: Vec<Instr>,
     /// The expression each instruction comes from.
     pub sites: Vec<ExprId>,
+    /// For each instruction, the registers counting the iterations of the loops around it in its function
+    /// (outermost first), as a range of `iteration_regs`: two threads at a barrier or call are at the same
+    /// program point only in the same iterations.
+    pub loops_around: Vec<(u32, u32)>,
+    pub iteration_regs: Vec<Reg>,
     /// The AST nodes each instruction stands for (the nodes compiled since the previous instruction: a variable
     /// read or a literal folds into the instruction that uses it), to count AST nodes evaluated.
     pub weights: Vec<u16>,
@@ -449,4 +456,14 @@ pub struct Code {
     /// The contents of the constant arrays, one after the other.
     pub constants: Vec<u64>,
     pub traps: Vec<String>,
+}
+
+impl Code {
+    /// The iteration registers of the loops around instruction `pc`.
+    pub fn loops_around(&self, pc: u32) -> &[Reg] {
+        match self.loops_around.get(pc as usize) {
+            Some(&(start, len)) => &self.iteration_regs[start as usize..(start + len) as usize],
+            None => &[],
+        }
+    }
 }

@@ -218,7 +218,8 @@ impl Exec<'_> {
                         continue;
                     }
                 }
-                Instr::Loop { to } => {
+                Instr::Loop { to, iter } => {
+                    r!(iter) += 1;
                     pc = to as usize;
                     if steps >= limit {
                         if steps >= budget {
@@ -234,10 +235,11 @@ impl Exec<'_> {
                         continue;
                     }
                 }
-                Instr::ForI32 { counter, last, down, to } => {
+                Instr::ForI32 { counter, last, down, iter, to } => {
                     let c = r!(counter) as u32 as i32;
                     if c != r!(last) as u32 as i32 {
                         r!(counter) = if down { c - 1 } else { c + 1 } as u32 as u64;
+                        r!(iter) += 1;
                         pc = to as usize;
                         if steps >= limit {
                             if steps >= budget {

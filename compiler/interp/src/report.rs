@@ -214,23 +214,27 @@ pub struct Group {
     pub op: Option<SyncOp>,
     /// The return addresses of the calls that led there, outermost first.
     pub calls: Vec<u32>,
+    /// The iteration of the innermost loop around that place (0 for the first), if there is one.
+    pub iteration: Option<u64>,
 }
 
 /// Groups the threads by where they stopped (`threads` of one block, or one warp's lanes).
-pub fn groups(threads: &[Thread]) -> Vec<Group> {
+pub fn groups(threads: &[Thread], code: &crate::code::Code) -> Vec<Group> {
     let mut out: Vec<(usize, Group)> = Vec::new();
     for (i, t) in threads.iter().enumerate() {
         let exited = t.state == crate::thread::State::Exited;
         let found = out.iter_mut().find(|(first, g)| {
             let other = &threads[*first];
-            (other.state == crate::thread::State::Exited) == exited && (exited && g.pc == t.pc || t.same_point(other))
+            (other.state == crate::thread::State::Exited) == exited
+                && (exited && g.pc == t.pc || !exited && t.same_point(other, code))
         });
         match found {
             Some((_, g)) => g.ranks.push(t.rank),
             None => {
                 let op = (!exited).then_some(t.pending.op);
                 let calls = t.frames.iter().map(|f| f.ret_pc).collect();
-                out.push((i, Group { ranks: vec![t.rank], pc: t.pc, op, calls }));
+                let iteration = if exited { None } else { t.iteration(code) };
+                out.push((i, Group { ranks: vec![t.rank], pc: t.pc, op, calls, iteration }));
             }
         }
     }
@@ -264,7 +268,12 @@ pub fn divergence(namer: &Namer, block: [u32; 3], groups: &[Group], warp: Option
             Some(ExprKind::Superstep { .. }) => "the barrier that ends this superstep".to_string(),
             _ => format!("this {}", sync_name(g.op.unwrap_or(SyncOp::BlockBarrier))),
         };
-        let text = format!("{} wait at {place}", threads_phrase(&g.ranks));
+        let shared_place = waiting.iter().filter(|o| o.pc == g.pc).count() > 1;
+        let when = match g.iteration {
+            Some(n) if shared_place => format!(", in iteration {} of the loop around it", n + 1),
+            _ => String::new(),
+        };
+        let text = format!("{} wait at {place}{when}", threads_phrase(&g.ranks));
         let span = namer.sync_span(g.pc);
         d = if i == 0 { d.primary(span, text) } else { d.secondary(span, text) };
         if let Some(&ret) = g.calls.last() {
@@ -283,8 +292,9 @@ pub fn divergence(namer: &Namer, block: [u32; 3], groups: &[Group], warp: Option
             namer.threads_per_block()
         ))
         .note(
-            "a barrier completes only when every thread of the block reaches the same barrier (exited threads do not \
-             count), and a warp collective only when every existing lane of the warp reaches the same collective",
+            "a barrier completes only when every thread of the block reaches the same barrier (the same place, through \
+             the same calls, in the same loop iterations; exited threads do not count), and a warp collective only \
+             when every existing lane of the warp reaches the same collective",
         );
     Report { kind, diagnostic: d }
 }

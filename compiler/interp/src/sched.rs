@@ -302,7 +302,7 @@ impl<'a> BlockRunner<'a> {
         first.state == State::Waiting
             && ranks.all(|r| {
                 let t = &self.threads[r as usize];
-                t.state == State::Waiting && t.same_point(first)
+                t.state == State::Waiting && t.same_point(first, &self.namer.program.code)
             })
     }
 
@@ -429,7 +429,8 @@ impl<'a> BlockRunner<'a> {
         let mut groups: Vec<Vec<u32>> = Vec::new();
         for r in parked {
             let t = &self.threads[r as usize];
-            match groups.iter_mut().find(|g| self.threads[g[0] as usize].same_point(t)) {
+            let code = &self.namer.program.code;
+            match groups.iter_mut().find(|g| self.threads[g[0] as usize].same_point(t, code)) {
                 Some(g) => g.push(r),
                 None => groups.push(vec![r]),
             }
@@ -464,12 +465,12 @@ impl<'a> BlockRunner<'a> {
                 && matches!(t.pending.op, SyncOp::BlockBarrier | SyncOp::NamedBarrier { arrive: false })
         });
         if at_barrier {
-            let groups = report::groups(&self.threads);
+            let groups = report::groups(&self.threads, &self.namer.program.code);
             return report::divergence(self.namer, self.block_idx, &groups, None, ReportKind::BarrierDivergence);
         }
         let stuck = self.threads.iter().find(|t| t.state == State::Waiting).map(|t| t.warp).unwrap_or(0);
         let lanes = self.lanes(stuck);
-        let groups = report::groups(&self.threads[lanes.start as usize..lanes.end as usize]);
+        let groups = report::groups(&self.threads[lanes.start as usize..lanes.end as usize], &self.namer.program.code);
         report::divergence(self.namer, self.block_idx, &groups, Some(stuck), ReportKind::CollectiveDivergence)
     }
 }

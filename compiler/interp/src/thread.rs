@@ -3,7 +3,7 @@
 //! exited). A thread that stops keeps `pc` at the instruction it stopped on, so two threads are at the same
 //! program point exactly when their `pc` and the return addresses of their frames are equal.
 
-use crate::code::{Reg, SyncOp};
+use crate::code::{Code, Reg, SyncOp};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Frame {
@@ -79,11 +79,29 @@ impl Thread {
         }
     }
 
-    /// Is this thread at the same program point as `other` (same instruction, same calls leading there)?
-    pub fn same_point(&self, other: &Thread) -> bool {
+    /// Is this thread at the same program point as `other`: the same instruction, reached through the same calls,
+    /// in the same iteration of every loop around it and around each call?
+    pub fn same_point(&self, other: &Thread, code: &Code) -> bool {
+        let same_iterations = |pc: u32, base: u32, other_base: u32| {
+            code.loops_around(pc)
+                .iter()
+                .all(|r| self.regs.get((base + r) as usize) == other.regs.get((other_base + r) as usize))
+        };
         self.pc == other.pc
             && self.frames.len() == other.frames.len()
             && self.frames.iter().zip(&other.frames).all(|(a, b)| a.ret_pc == b.ret_pc)
+            && same_iterations(self.pc, self.base, other.base)
+            && self
+                .frames
+                .iter()
+                .zip(&other.frames)
+                .all(|(a, b)| same_iterations(a.ret_pc.saturating_sub(1), a.base, b.base))
+    }
+
+    /// The iteration of the innermost loop around the instruction it stopped at (0 for the first), if any.
+    pub fn iteration(&self, code: &Code) -> Option<u64> {
+        let r = *code.loops_around(self.pc).last()?;
+        self.regs.get((self.base + r) as usize).copied()
     }
 
     /// The register `r` of the current frame.

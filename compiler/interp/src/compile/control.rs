@@ -63,6 +63,7 @@ impl FnCompiler<'_, '_> {
         let counter = self.alloc(1);
         let last = self.alloc(1);
         let test = self.alloc(1);
+        let iter = self.alloc(1);
         self.value_into(start, counter);
         let mark = self.mark();
         self.value_into(end, last);
@@ -74,11 +75,15 @@ impl FnCompiler<'_, '_> {
         let beyond = if downto { BinaryOp::Lt } else { BinaryOp::Gt };
         self.emit(comparison(beyond, scalar, test, counter, last), e);
         let skip = self.emit(Instr::JumpIf { cond: test, to: 0 }, e);
+        let zero = self.zero;
+        self.emit(Instr::Move { dst: iter, src: zero }, e);
         let head = self.here();
         self.loops.push(LoopLabels::default());
+        self.iterations.push(iter);
         let mark = self.mark();
         self.value(body);
         self.release(mark);
+        self.iterations.pop();
         let labels = self.loops.pop().unwrap_or_default();
         let next = self.here();
         for at in labels.continues {
@@ -86,13 +91,13 @@ impl FnCompiler<'_, '_> {
         }
         let mut exits = vec![skip];
         if scalar == Scalar::Int32 {
-            self.emit(Instr::ForI32 { counter, last, down: downto, to: head }, e);
+            self.emit(Instr::ForI32 { counter, last, down: downto, iter, to: head }, e);
         } else {
             self.emit(comparison(BinaryOp::Eq, scalar, test, counter, last), e);
             exits.push(self.emit(Instr::JumpIf { cond: test, to: 0 }, e));
             let step = if downto { IntOp::Sub } else { IntOp::Add };
             self.emit(integer(step, scalar, counter, counter, one), e);
-            self.emit(Instr::Loop { to: head }, e);
+            self.emit(Instr::Loop { to: head, iter }, e);
         }
         let exit = self.here();
         for at in labels.breaks.into_iter().chain(exits) {
@@ -132,17 +137,24 @@ impl FnCompiler<'_, '_> {
     }
 
     pub fn while_loop(&mut self, e: ExprId, cond: ExprId, body: ExprId) {
+        // The condition belongs to the iteration it starts: its barriers and collectives count iterations too.
+        let iter = self.alloc(1);
+        let zero = self.zero;
+        self.emit(Instr::Move { dst: iter, src: zero }, e);
         let head = self.here();
+        self.iterations.push(iter);
         let exit_jump = self.jump_unless(cond, e);
         self.loops.push(LoopLabels::default());
         let mark = self.mark();
         self.value(body);
         self.release(mark);
         let labels = self.loops.pop().unwrap_or_default();
-        self.emit(Instr::Loop { to: head }, e);
+        self.iterations.pop();
+        // `continue` goes through the back edge, which counts the iteration.
+        let back_edge = self.emit(Instr::Loop { to: head, iter }, e) as u32;
         let exit = self.here();
         for at in labels.continues {
-            self.patch(at, head);
+            self.patch(at, back_edge);
         }
         for at in labels.breaks.into_iter().chain([exit_jump]) {
             self.patch(at, exit);

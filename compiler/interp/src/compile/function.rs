@@ -37,6 +37,8 @@ pub struct FnCompiler<'l, 'a> {
     pub ret_words: u32,
     /// AST nodes compiled since the last instruction emitted (see `Code::weights`).
     pub nodes: u32,
+    /// The iteration registers of the loops being compiled, outermost first.
+    pub iterations: Vec<Reg>,
 }
 
 impl<'l, 'a> FnCompiler<'l, 'a> {
@@ -54,14 +56,21 @@ impl<'l, 'a> FnCompiler<'l, 'a> {
             in_kernel,
             ret_words,
             nodes: 0,
+            iterations: Vec::new(),
         }
     }
 
     pub fn emit(&mut self, instr: Instr, site: ExprId) -> usize {
-        self.code.instrs.push(instr);
         self.code.sites.push(site);
         self.code.weights.push(self.nodes.min(u16::MAX as u32) as u16);
         self.nodes = 0;
+        let start = self.code.iteration_regs.len() as u32;
+        if matches!(instr, Instr::Sync { .. } | Instr::Call { .. }) {
+            self.code.iteration_regs.extend_from_slice(&self.iterations);
+        }
+        let len = self.code.iteration_regs.len() as u32 - start;
+        self.code.loops_around.push((start, len));
+        self.code.instrs.push(instr);
         self.code.instrs.len() - 1
     }
 
@@ -74,7 +83,7 @@ impl<'l, 'a> FnCompiler<'l, 'a> {
     pub fn patch(&mut self, at: usize, to: u32) {
         match &mut self.code.instrs[at] {
             Instr::Jump { to: t } | Instr::JumpIf { to: t, .. } | Instr::JumpIfNot { to: t, .. } => *t = to,
-            Instr::Loop { to: t } | Instr::BranchI32 { to: t, .. } | Instr::ForI32 { to: t, .. } => *t = to,
+            Instr::Loop { to: t, .. } | Instr::BranchI32 { to: t, .. } | Instr::ForI32 { to: t, .. } => *t = to,
             other => debug_assert!(false, "patching {other:?}"),
         }
     }
