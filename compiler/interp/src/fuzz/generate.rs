@@ -35,8 +35,9 @@ pub enum Hole {
     /// A barrier or collective in the condition of a `while` whose condition (so, whose number of iterations)
     /// may differ between threads: later evaluations of the condition run without the threads that left.
     SyncInWhileCondition,
-    /// A `continue` or `break` of a loop under a thread-varying condition, then, in the same loop, a nested
-    /// `while` with a barrier or collective in its body: the nested loop forgets the threads that left.
+    /// A `continue` or `break` of a loop under a thread-varying condition, and in the same loop (after it, or
+    /// before it: later iterations run without the threads that left) a nested `while` with a barrier or
+    /// collective in its body: the nested loop forgets the threads that left.
     ExitThenNestedWhile,
     /// A device function writes a thread-varying value through a `ref` parameter; the caller's cell is then
     /// treated as if it still held what it held before the call.
@@ -364,8 +365,9 @@ impl Generator {
         let (bound, level) = self.small(&calm_bound, level);
         let counter = self.fresh("c");
         let mut inner = self.loop_scope(scope, level);
-        let tainted = self.loop_taints.iter().any(|t| *t > Level::Uniform);
-        inner.calm |= tainted && self.avoids(Hole::ExitThenNestedWhile);
+        // Avoiding the hole: no barrier or collective in a `while` nested in another loop (an exit of the outer
+        // loop may come after it, in the same iteration).
+        inner.calm |= !self.loop_taints.is_empty() && self.avoids(Hole::ExitThenNestedWhile);
         inner.vars.push(Var {
             name: counter.clone(),
             level: level.max(self.effective(scope)),
