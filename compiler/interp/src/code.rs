@@ -404,20 +404,26 @@ pub enum Instr {
     Timer {
         dst: Reg,
     },
-    /// `launch k grid block shared args...`: queues kernel `kernel` with arguments `Code::call_args[args..]`.
+    /// `launch k grid block shared args...`: queues the launch `Code::launches[site]`.
     Launch {
-        kernel: u32,
-        grid: Reg,
-        block: Reg,
-        shared: Reg,
-        args: u32,
-        count: u32,
+        site: u32,
         dst: Reg,
     },
     /// A construct the interpreter cannot run (message `Code::traps[message]`).
     Trap {
         message: u32,
     },
+}
+
+/// A device-side launch: kernel `kernel` with the geometry in registers and arguments `Code::call_args[args..]`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LaunchSite {
+    pub kernel: u32,
+    pub grid: Reg,
+    pub block: Reg,
+    pub shared: Reg,
+    pub args: u32,
+    pub count: u32,
 }
 
 /// A compiled function or kernel.
@@ -456,6 +462,7 @@ pub struct Code {
     /// The contents of the constant arrays, one after the other.
     pub constants: Vec<u64>,
     pub traps: Vec<String>,
+    pub launches: Vec<LaunchSite>,
 }
 
 impl Code {
@@ -465,5 +472,14 @@ impl Code {
             Some(&(start, len)) => &self.iteration_regs[start as usize..(start + len) as usize],
             None => &[],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn instructions_are_small() {
+        // Instructions stay small: the inner loop reads one per step.
+        assert!(std::mem::size_of::<super::Instr>() <= 24, "{}", std::mem::size_of::<super::Instr>());
     }
 }

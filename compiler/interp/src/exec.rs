@@ -2,7 +2,7 @@
 //! back edge or `nanosleep`), or at a fault. This is the interpreter's inner loop; everything a thread does to
 //! memory goes through [`Exec`], which checks bounds, initialisation and races.
 
-use crate::code::{AtomicOp, Code, HandleBase, Instr, Position};
+use crate::code::{AtomicOp, Code, HandleBase, Instr, LaunchSite, Position};
 use crate::memory::{decode, handle, index_value, track, Accessor, Clocks, GlobalBuffer, Race, Shadow, Space};
 use crate::ops::{self, IntFault};
 use crate::thread::{Frame, Pending, Thread};
@@ -348,7 +348,8 @@ impl Exec<'_> {
                     stop!(Stop::Yield);
                 }
                 Instr::Timer { dst } => r!(dst) = self.timer + steps,
-                Instr::Launch { kernel, grid, block, shared, args, count, dst } => {
+                Instr::Launch { site, dst } => {
+                    let LaunchSite { kernel, grid, block, shared, args, count } = code.launches[site as usize];
                     let mut words = Vec::new();
                     for &(reg, n) in &code.call_args[args as usize..(args + count) as usize] {
                         let from = base + reg as usize;

@@ -6,7 +6,9 @@ use skc_core::syntax::ast::ExprId;
 use skc_core::types::{FunctionId, Resolution, Type};
 
 use super::function::FnCompiler;
-use crate::code::{AtomicOp, FloatOp, Instr, IntOp, MathOp, Position, Reg, ShuffleMode, SyncOp, UnaryOp, VoteOp};
+use crate::code::{
+    AtomicOp, FloatOp, Instr, IntOp, LaunchSite, MathOp, Position, Reg, ShuffleMode, SyncOp, UnaryOp, VoteOp,
+};
 use crate::value::Scalar;
 
 impl FnCompiler<'_, '_> {
@@ -193,7 +195,9 @@ impl FnCompiler<'_, '_> {
         self.code.call_args.extend(passed[3..].iter().copied());
         let (grid, block, shared) = (passed[0].0, passed[1].0, passed[2].0);
         let count = (passed.len() - 3) as u32;
-        self.emit(Instr::Launch { kernel: kernel as u32, grid, block, shared, args: at, count, dst }, e);
+        let site = self.code.launches.len() as u32;
+        self.code.launches.push(LaunchSite { kernel: kernel as u32, grid, block, shared, args: at, count });
+        self.emit(Instr::Launch { site, dst }, e);
         dst
     }
 
