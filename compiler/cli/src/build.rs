@@ -102,7 +102,7 @@ fn front_end(
     codegen: &CodegenArgs,
     frontend: &FrontendArgs,
 ) -> Result<(Checked, CudaOutput), ExitCode> {
-    let checked = check_file(file, frontend).map_err(|message| {
+    let checked = check_file(file, &codegen.arch, frontend).map_err(|message| {
         errln!("error: {message}");
         ExitCode::from(2)
     })?;

@@ -17,6 +17,10 @@ pub struct CheckArgs {
     /// The `.sk` files to check.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// The architecture whose resource limits (shared and constant memory, parameter space, launch bounds) the
+    /// program must fit; `skc build --arch` checks against the architecture it compiles for.
+    #[arg(long, default_value = "sm_90")]
+    pub arch: String,
     #[command(flatten)]
     pub frontend: FrontendArgs,
 }
@@ -48,12 +52,13 @@ pub fn parse_allow(codes: &[String]) -> Result<Vec<String>, String> {
 }
 
 /// Reads and checks one file; `Err` is an I/O or usage problem (exit 2).
-pub fn check_file(path: &PathBuf, frontend: &FrontendArgs) -> Result<Checked, String> {
+pub fn check_file(path: &PathBuf, arch: &str, frontend: &FrontendArgs) -> Result<Checked, String> {
+    let target = skc_core::target::Target::parse(arch).map_err(|why| format!("`--arch {arch}`: {why}"))?;
     let text = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let text = String::from_utf8(text).map_err(|_| format!("{} is not valid UTF-8", path.display()))?;
     let defines = parse_defines(&frontend.defines)?;
     let allow = parse_allow(&frontend.allow)?;
-    let options = CheckOptions { typeck: TypeckOptions { defines }, allow };
+    let options = CheckOptions { typeck: TypeckOptions { defines }, allow, target };
     let loader = FileLoader::new(frontend.include.clone());
     Ok(skc_core::check(&path.display().to_string(), &text, &loader, &options))
 }
@@ -70,7 +75,7 @@ pub fn report(checked: &Checked, frontend: &FrontendArgs) -> bool {
 pub fn run(args: &CheckArgs) -> ExitCode {
     let mut failed = false;
     for path in &args.files {
-        match check_file(path, &args.frontend) {
+        match check_file(path, &args.arch, &args.frontend) {
             Ok(checked) => failed |= report(&checked, &args.frontend),
             Err(message) => {
                 errln!("error: {message}");

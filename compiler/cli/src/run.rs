@@ -58,6 +58,9 @@ pub struct RunArgs {
     /// Do not look for data races (faster; less memory).
     #[arg(long)]
     pub no_races: bool,
+    /// The architecture whose resource limits the program must fit (as `skc check --arch`).
+    #[arg(long, default_value = "sm_90")]
+    pub arch: String,
     #[command(flatten)]
     pub frontend: FrontendArgs,
 }
@@ -99,7 +102,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
 }
 
 fn run_inner(args: &RunArgs) -> Result<ExitCode, String> {
-    let checked = check_file(&args.file, &args.frontend)?;
+    let checked = check_file(&args.file, &args.arch, &args.frontend)?;
     if !front_end_allows_running(&checked, args) {
         return Ok(ExitCode::from(1));
     }

@@ -250,13 +250,14 @@ fn allow_silences_a_warning_and_json_carries_its_suggestion() {
         assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
         assert!(stderr(&o).contains(bad), "{}", stderr(&o));
     }
-    let o = skc(&["check", "--message-format", "json", &file]);
+    // An edit only where each element is provably written by one thread (global_thread_id here).
+    let o = skc(&["check", "--message-format", "json", &repo("tests/ui/lint/predicated_commit_owned.sk")]);
     let first: serde_json::Value = serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
     assert_eq!(first["code"]["code"], "W0101");
     let fix = first["children"].as_array().unwrap().iter().find(|c| !c["spans"].as_array().unwrap().is_empty());
     let span = &fix.expect("a child with the suggestion")["spans"][0];
-    assert_eq!(span["text"], "if x > buf.(off) then buf.(off) <- x");
-    assert_eq!(span["suggested_replacement"], "buf.(off) <- select (x > buf.(off)) x buf.(off)");
+    assert_eq!(span["text"], "if x > m.(i) then m.(i) <- x");
+    assert_eq!(span["suggested_replacement"], "m.(i) <- select (x > m.(i)) x m.(i)");
 }
 
 /// A reader that goes away (`skc explain W0101 | head -1`) ends the output quietly: no panic, status 0.

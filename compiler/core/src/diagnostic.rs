@@ -34,7 +34,22 @@ pub struct Suggestion {
     pub message: String,
     pub span: Span,
     pub replacement: String,
+    pub applicability: Applicability,
 }
+
+/// Whether a suggestion may be applied without a person reading it (rustc's applicability levels).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Applicability {
+    /// The edit is proven to keep the meaning of a correct program (W0101's `select`): a tool may apply it.
+    MachineApplicable,
+    /// The edit is probably what is wanted but may change what the program does: a person must check it.
+    MaybeIncorrect,
+}
+
+/// Every code whose diagnostics may carry a [`Suggestion`] (an edit the language server offers as a quick fix and
+/// the JSON as `suggested_replacement`). An edit must never change what a correct program means; the suggestion
+/// test of `tests/` applies every edit of each listed code, and fails for a code it has no case of.
+pub const SUGGESTING_CODES: &[&str] = &["W0101", "W0102"];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -87,8 +102,31 @@ impl Diagnostic {
         self
     }
 
+    /// Attaches a machine-applicable edit ([`Applicability::MachineApplicable`]): proven to keep the meaning of a
+    /// correct program. Only the codes of [`SUGGESTING_CODES`] may: a test applies every edit of each of them and
+    /// checks that the program still checks and means the same.
     pub fn suggest(mut self, message: impl Into<String>, span: Span, replacement: impl Into<String>) -> Diagnostic {
-        self.suggestion = Some(Suggestion { message: message.into(), span, replacement: replacement.into() });
+        debug_assert!(SUGGESTING_CODES.contains(&self.code), "{} is not in SUGGESTING_CODES", self.code);
+        self.suggestion = Some(Suggestion {
+            message: message.into(),
+            span,
+            replacement: replacement.into(),
+            applicability: Applicability::MachineApplicable,
+        });
+        self
+    }
+
+    /// A suggestion a person must check before applying it ([`Applicability::MaybeIncorrect`]).
+    pub fn suggest_maybe_incorrect(
+        mut self,
+        message: impl Into<String>,
+        span: Span,
+        replacement: impl Into<String>,
+    ) -> Diagnostic {
+        self = self.suggest(message, span, replacement);
+        if let Some(suggestion) = &mut self.suggestion {
+            suggestion.applicability = Applicability::MaybeIncorrect;
+        }
         self
     }
 

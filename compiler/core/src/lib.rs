@@ -1,7 +1,7 @@
 //! skc-core: the compiler of the `.sk` GPU kernel language, from source text to CUDA C.
 //!
 //! Pipeline (see ARCHITECTURE.md): `syntax` (lex, parse, never fails) -> `typeck` (names, types, constants)
-//! -> `convergence` (barriers and warp collectives only in converged control flow) -> `lint` (warnings on
+//! -> `limits` (the target's resource limits) -> `convergence` (barriers and warp collectives only in converged control flow) -> `lint` (warnings on
 //! its facts) -> `codegen` (CUDA C).
 //! `driver` runs the stages over a root file and the modules it opens. This crate does no I/O (a
 //! [`driver::ModuleLoader`] supplies opened modules) and never links CUDA.
@@ -13,9 +13,11 @@ pub mod diagnostic;
 pub mod driver;
 pub mod explain;
 pub(crate) mod fxhash;
+pub mod limits;
 pub mod lint;
 pub mod source;
 pub mod syntax;
+pub mod target;
 pub mod typeck;
 pub mod types;
 

@@ -73,6 +73,11 @@ impl Documents {
         self.open.remove(uri)
     }
 
+    /// The URIs of every open document.
+    pub fn uris(&self) -> Vec<Url> {
+        self.open.keys().cloned().collect()
+    }
+
     pub fn get(&self, uri: &Url) -> Option<&Document> {
         self.open.get(uri)
     }

@@ -391,6 +391,9 @@ pub struct FnLowering<'g, 'a> {
     pub pending_pragma: Option<String>,
     /// Does the function return a value (`return e;` rather than `return;`)?
     pub returns_value: bool,
+    /// For each loop being lowered, innermost last: what a `continue` of it must do first (a `for` loop whose
+    /// last iteration ends with `if (i == i_end) break;` leaves there, not through `i++`).
+    pub loop_exits: Vec<Option<String>>,
 }
 
 impl<'g, 'a> FnLowering<'g, 'a> {
@@ -402,6 +405,7 @@ impl<'g, 'a> FnLowering<'g, 'a> {
             blocks: vec![Vec::new()],
             pending_pragma: None,
             returns_value,
+            loop_exits: Vec::new(),
         }
     }
 

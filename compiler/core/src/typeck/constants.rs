@@ -142,6 +142,9 @@ impl<'a> Checker<'a> {
         };
         self.vars.default_all(Type::Error);
         let ty = self.vars.zonk(&ty);
+        if self.error_count() == before && is_unit_constant(&ty) {
+            self.report_unit_constant(constant, &ty);
+        }
         if let Some(info) = self.info.constants.get_mut(c.0 as usize) {
             info.ty = ty;
         }
@@ -151,6 +154,15 @@ impl<'a> Checker<'a> {
             self.evaluate_constant(c, constant);
         }
         self.apply_define(c);
+    }
+
+    fn report_unit_constant(&mut self, constant: &Constant, ty: &Type) {
+        let shown = self.info.display(ty);
+        self.diagnostics.push(
+            Diagnostic::error("E0219", format!("the constant `{}` has type {shown}", constant.name.name))
+                .primary(constant.name.span, "this type has no representation in memory")
+                .note("`unit` is a value with nothing to store: a constant (or a constant array) cannot hold it"),
+        );
     }
 
     /// The declared type of a constant; `T array` on an array literal means a constant array.
@@ -273,6 +285,11 @@ impl<'a> Checker<'a> {
             self.diagnostics.push(d);
         }
     }
+}
+
+/// `unit`, or an array of it: a constant with nothing to store (E0219, as an array or a field of `unit` is).
+fn is_unit_constant(ty: &Type) -> bool {
+    matches!(ty, Type::Unit) || matches!(ty, Type::ConstArray { elem, .. } if **elem == Type::Unit)
 }
 
 /// The name of the pseudo-file that holds the command line's `-D` definitions, so a diagnostic about one can
