@@ -1145,8 +1145,8 @@ Fixed: make sure the loop ends (here, by setting the flag before the launch, or 
         title: "shuffle from a lane that does not exist",
         body: r#"A shuffle read a lane that does not exist: in the last warp of a block whose size is not a
 multiple of 32, lanes at and above the block's size are absent, and `shfl`, `shfl_down` or `shfl_xor` can
-name one of them. CUDA leaves the value undefined; the interpreter gives the lane its own value and reports
-it. The launch goes on.
+name one of them. CUDA leaves the value undefined; the interpreter reads 0 there (the same for every lane that
+reads it) and reports it. The launch goes on.
 
 Erroneous example (a block of 40 threads: the second warp has 8 lanes, and lane 0 reads lane 16):
 

@@ -426,6 +426,14 @@ pub struct LaunchSite {
     pub count: u32,
 }
 
+/// A loop's iteration counter: the register that counts its iterations (0 for the first), and the address of
+/// its first instruction (which orders it among the loops and instructions of its function).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoopCounter {
+    pub reg: Reg,
+    pub head: u32,
+}
+
 /// A compiled function or kernel.
 #[derive(Clone, Debug)]
 pub struct FunctionCode {
@@ -447,7 +455,7 @@ pub struct Code {
     /// (outermost first), as a range of `iteration_regs`: two threads at a barrier or call are at the same
     /// program point only in the same iterations.
     pub loops_around: Vec<(u32, u32)>,
-    pub iteration_regs: Vec<Reg>,
+    pub iteration_regs: Vec<LoopCounter>,
     /// The AST nodes each instruction stands for (the nodes compiled since the previous instruction: a variable
     /// read or a literal folds into the instruction that uses it), to count AST nodes evaluated.
     pub weights: Vec<u16>,
@@ -466,8 +474,8 @@ pub struct Code {
 }
 
 impl Code {
-    /// The iteration registers of the loops around instruction `pc`.
-    pub fn loops_around(&self, pc: u32) -> &[Reg] {
+    /// The iteration counters of the loops around instruction `pc`.
+    pub fn loops_around(&self, pc: u32) -> &[LoopCounter] {
         match self.loops_around.get(pc as usize) {
             Some(&(start, len)) => &self.iteration_regs[start as usize..(start + len) as usize],
             None => &[],

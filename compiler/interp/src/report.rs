@@ -431,7 +431,7 @@ pub fn absent_lane(namer: &Namer, thread: u32, pc: u32, lane: u32, source: u32, 
     .primary(namer.span_of_pc(pc), format!("lane {source} is read here; the warp has {lanes} lanes"))
     .note(
         "the last warp of a block whose size is not a multiple of 32 has fewer lanes; CUDA leaves a shuffle from a \
-         missing lane undefined, and the interpreter gives the lane its own value",
+         missing lane undefined, and the interpreter reads 0 there (the same for every lane that reads it)",
     );
     Report { kind: ReportKind::AbsentLane, diagnostic: d }
 }

@@ -419,33 +419,31 @@ impl<'a> BlockRunner<'a> {
         Ok(())
     }
 
-    /// Gives the lanes parked at `activemask` in warp `w` their masks once no lane of the warp can run.
+    /// Once no lane of warp `w` can run, gives the lanes parked at the earliest `activemask` (in program order,
+    /// [`Thread::point_key`]) the mask of those lanes, and lets them go on: lanes parked at later points wait for
+    /// the lanes that may still reach them, as lanes reconverge on the hardware.
     fn release_parked(&mut self, w: u32) -> bool {
         let wi = w as usize;
         if self.parked_in_warp[wi] == 0 || self.runnable_in_warp[wi] > 0 {
             return false;
         }
-        let parked: Vec<u32> = self.lanes(w).filter(|r| self.threads[*r as usize].state == State::Parked).collect();
-        let mut groups: Vec<Vec<u32>> = Vec::new();
-        for r in parked {
-            let t = &self.threads[r as usize];
-            let code = &self.namer.program.code;
-            match groups.iter_mut().find(|g| self.threads[g[0] as usize].same_point(t, code)) {
-                Some(g) => g.push(r),
-                None => groups.push(vec![r]),
-            }
+        let code = &self.namer.program.code;
+        let parked: Vec<(Vec<(u32, u64)>, u32)> = self
+            .lanes(w)
+            .filter(|r| self.threads[*r as usize].state == State::Parked)
+            .map(|r| (self.threads[r as usize].point_key(code), r))
+            .collect();
+        let Some(earliest) = parked.iter().map(|(k, _)| k).min().cloned() else { return false };
+        let group: Vec<u32> = parked.into_iter().filter(|(k, _)| *k == earliest).map(|(_, r)| r).collect();
+        let mask: u64 = group.iter().map(|r| 1u64 << (r % 32)).sum();
+        for &r in &group {
+            let t = &mut self.threads[r as usize];
+            let dst = t.pending.dst;
+            t.set_reg(dst, mask);
         }
-        for g in groups {
-            let mask: u64 = g.iter().map(|r| 1u64 << (r % 32)).sum();
-            for &r in &g {
-                let t = &mut self.threads[r as usize];
-                let dst = t.pending.dst;
-                t.set_reg(dst, mask);
-            }
-            let ranks = self.order(g);
-            for r in ranks {
-                self.wake(r);
-            }
+        let ranks = self.order(group);
+        for r in ranks {
+            self.wake(r);
         }
         true
     }

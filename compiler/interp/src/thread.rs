@@ -85,7 +85,7 @@ impl Thread {
         let same_iterations = |pc: u32, base: u32, other_base: u32| {
             code.loops_around(pc)
                 .iter()
-                .all(|r| self.regs.get((base + r) as usize) == other.regs.get((other_base + r) as usize))
+                .all(|l| self.regs.get((base + l.reg) as usize) == other.regs.get((other_base + l.reg) as usize))
         };
         self.pc == other.pc
             && self.frames.len() == other.frames.len()
@@ -100,8 +100,28 @@ impl Thread {
 
     /// The iteration of the innermost loop around the instruction it stopped at (0 for the first), if any.
     pub fn iteration(&self, code: &Code) -> Option<u64> {
-        let r = *code.loops_around(self.pc).last()?;
-        self.regs.get((self.base + r) as usize).copied()
+        let l = *code.loops_around(self.pc).last()?;
+        self.regs.get((self.base + l.reg) as usize).copied()
+    }
+
+    /// Where the thread stopped, as a key that orders program points as one thread would reach them: frame by
+    /// frame from the kernel's, each loop around the call or instruction as (its first instruction, its
+    /// iteration), then the instruction. Code is laid out in program order, so an earlier key is a point that
+    /// comes first (a later iteration comes after every point of an earlier one).
+    pub fn point_key(&self, code: &Code) -> Vec<(u32, u64)> {
+        let mut key = Vec::new();
+        let mut level = |pc: u32, base: u32| {
+            for l in code.loops_around(pc) {
+                key.push((l.head, self.regs.get((base + l.reg) as usize).copied().unwrap_or(0)));
+            }
+            key.push((pc, 0));
+        };
+        // Each frame holds a caller's call site (just before its return address) and register base.
+        for frame in &self.frames {
+            level(frame.ret_pc.saturating_sub(1), frame.base);
+        }
+        level(self.pc, self.base);
+        key
     }
 
     /// The register `r` of the current frame.

@@ -3,9 +3,14 @@
 //!
 //! Shuffles follow PTX's `shfl.sync` with CUDA's width of 32: the lane operand's low five bits count; `down`
 //! past lane 31 and `up` below lane 0 give the lane's own value. A source lane that does not exist (in a partial
-//! warp) is undefined in CUDA: the result is the lane's own value and the caller reports it.
+//! warp) is undefined in CUDA: every lane that reads it gets 0 (one value, as a missing lane's register would be,
+//! so a broadcast stays warp-uniform), and the caller reports it.
 
 use crate::code::{ShuffleMode, VoteOp};
+
+/// What a shuffle reads from a lane that does not exist: undefined in CUDA; here the same value for every lane
+/// that reads it (as a register of a missing lane would be), so a broadcast stays warp-uniform.
+pub const ABSENT_LANE_VALUE: u64 = 0;
 
 /// The lane whose value lane `lane` receives, or `None` when PTX gives the lane its own value.
 pub fn shuffle_source(mode: ShuffleMode, lane: u32, operand: u64) -> Option<u32> {
@@ -28,7 +33,7 @@ pub fn shuffle(mode: ShuffleMode, values: &[u64], operands: &[u64]) -> (Vec<u64>
             Some(j) if j < count => values[j as usize],
             Some(j) => {
                 absent.push((lane, j));
-                values[lane as usize]
+                ABSENT_LANE_VALUE
             }
             None => values[lane as usize],
         })
@@ -70,7 +75,7 @@ mod tests {
         let values: Vec<u64> = (0..20).collect();
         let (down, absent) = shuffle(ShuffleMode::Down, &values, &[4; 20]);
         assert_eq!(down[15], 19);
-        assert_eq!(down[16], 16);
+        assert_eq!(down[16], ABSENT_LANE_VALUE);
         assert_eq!(absent.first(), Some(&(16, 20)));
         assert_eq!(vote(VoteOp::Ballot, &[1, 0, 1]), 0b101);
         assert_eq!(vote(VoteOp::All, &[1, 1, 0]), 0);

@@ -6,7 +6,7 @@ use skc_core::types::Type;
 
 use super::expr::{comparison, integer};
 use super::function::{FnCompiler, LoopLabels};
-use crate::code::{CmpOp, Instr, IntOp, Reg, SyncOp};
+use crate::code::{CmpOp, Instr, IntOp, LoopCounter, Reg, SyncOp};
 use crate::value::Scalar;
 
 impl FnCompiler<'_, '_> {
@@ -79,7 +79,7 @@ impl FnCompiler<'_, '_> {
         self.emit(Instr::Move { dst: iter, src: zero }, e);
         let head = self.here();
         self.loops.push(LoopLabels::default());
-        self.iterations.push(iter);
+        self.iterations.push(LoopCounter { reg: iter, head });
         let mark = self.mark();
         self.value(body);
         self.release(mark);
@@ -142,7 +142,7 @@ impl FnCompiler<'_, '_> {
         let zero = self.zero;
         self.emit(Instr::Move { dst: iter, src: zero }, e);
         let head = self.here();
-        self.iterations.push(iter);
+        self.iterations.push(LoopCounter { reg: iter, head });
         let exit_jump = self.jump_unless(cond, e);
         self.loops.push(LoopLabels::default());
         let mark = self.mark();

@@ -37,8 +37,8 @@ pub struct FnCompiler<'l, 'a> {
     pub ret_words: u32,
     /// AST nodes compiled since the last instruction emitted (see `Code::weights`).
     pub nodes: u32,
-    /// The iteration registers of the loops being compiled, outermost first.
-    pub iterations: Vec<Reg>,
+    /// The iteration counters of the loops being compiled, outermost first.
+    pub iterations: Vec<crate::code::LoopCounter>,
 }
 
 impl<'l, 'a> FnCompiler<'l, 'a> {
