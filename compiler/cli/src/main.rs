@@ -65,6 +65,7 @@ impl Command {
             Command::Check(args) => args.files.clone(),
             Command::Build(args) => vec![args.file.clone()],
             Command::Emit(args) => vec![args.file.clone()],
+            Command::Run(args) => vec![args.file.clone()],
             Command::Explain { .. } | Command::Lsp | Command::NvrtcWorker => Vec::new(),
         }
     }
