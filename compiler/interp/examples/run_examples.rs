@@ -42,15 +42,11 @@ fn main() {
             let verdict =
                 if run.passed() { "ok".to_string() } else { format!("FAILED: error {} {:?}", run.error, run.reports) };
             failed += !run.passed() as u32;
+            // Below 10 ms of CPU the clock's resolution makes a rate meaningless.
+            let rate = if cpu >= 0.01 { format!("{:.3e}", run.instructions as f64 / cpu) } else { "-".into() };
             println!(
-                "{:<12} {:<12} {:>10} {:>14} {:>9.3} {:>9.3} {:>12.3e}  {verdict}",
-                run.example,
-                run.size,
-                run.threads,
-                run.instructions,
-                time,
-                cpu,
-                run.instructions as f64 / cpu.max(1e-9)
+                "{:<12} {:<12} {:>10} {:>14} {:>9.3} {:>9.3} {:>12}  {verdict}",
+                run.example, run.size, run.threads, run.instructions, time, cpu, rate
             );
         }
     }
