@@ -5,14 +5,16 @@
 //! cargo run --release -p skc-interp --example fuzz_compiler -- [--programs N] [--start SEED] [--threads T]
 //!     [--seconds S] [--minimise N] [--without-known-holes] [--nvrtc N]
 //! fuzz_compiler --show SEED                       # print the program of SEED
-//! fuzz_compiler --write-corpus DIR --cases N      # the GPU differential's cases (scripts/interp_gpu_diff.sh)
+//! fuzz_compiler --write-corpus DIR --cases N [--start SEED] [--threads T]   # the GPU differential's cases
 //! fuzz_compiler --compare DIR                     # compare DIR/*.gpu.json with DIR/*.expected.json
 //! ```
 //!
-//! `--seconds S`: stop generating after S seconds (the programs run by then are counted), for a run of a
-//! given length; `--minimise N`: how many counterexamples to minimise (20 by default); `--without-known-holes`: leave out the
-//! shapes of the analysis's known holes, as CI does; `--nvrtc N`: also compile the first N accepted programs with
-//! NVRTC (property 3 here; needs `SKC_NVRTC_PATH` or a CUDA install).
+//! `--seconds S`: stop generating after S seconds (the programs run by then are counted), for a run of a given
+//! length; `--minimise N`: how many counterexamples to minimise (20 by default); `--without-known-holes`: leave
+//! out the shapes of the analysis's known holes, as CI does; `--nvrtc N`: also compile the first N accepted
+//! programs with NVRTC, in a worker process (property 3 here; needs `SKC_NVRTC_PATH` or a CUDA install). The
+//! GPU differential (scripts/interp_gpu_diff.sh) writes its cases as `caseSEED.sk` with their arguments and the
+//! interpreter's output, and compares the GPU's output with them.
 
 use std::path::Path;
 use std::time::Instant;
@@ -236,7 +238,7 @@ fn find_cases(s: &Settings) -> (Vec<(u64, DifferentialCase)>, u64) {
 }
 
 /// Compares each case's `NAME.gpu.json` with its `NAME.expected.json` and prints a summary: the cases, how many
-/// agree, and each disagreement or failure with its seed (`fuzz_compiler --show SEED` prints the program). A case
+/// agree, and each disagreement or failure with its seed (its program is `caseSEED.sk` in `dir`). A case
 /// with neither output nor log (`NAME.gpu.log`) was not run (the time ran out). Returns the exit status.
 fn compare(dir: &Path) -> i32 {
     let manifest = std::fs::read_to_string(dir.join("cases.tsv")).unwrap_or_else(|e| usage(&e.to_string()));
