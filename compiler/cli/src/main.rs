@@ -22,6 +22,7 @@ mod check;
 mod loader;
 mod nvrtc;
 mod output;
+mod run;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -43,6 +44,8 @@ enum Command {
     Build(build::BuildArgs),
     /// Print an intermediate form (CUDA C or PTX) on stdout.
     Emit(build::EmitArgs),
+    /// Run a kernel (on the CPU interpreter, or a GPU) and print the vectors it writes as JSON.
+    Run(Box<run::RunArgs>),
     /// Print the explanation of a diagnostic code (for example `skc explain E0001`).
     Explain {
         /// The code, such as E0001.
@@ -62,6 +65,7 @@ impl Command {
             Command::Check(args) => args.files.clone(),
             Command::Build(args) => vec![args.file.clone()],
             Command::Emit(args) => vec![args.file.clone()],
+            Command::Run(args) => vec![args.file.clone()],
             Command::Explain { .. } | Command::Lsp | Command::NvrtcWorker => Vec::new(),
         }
     }
@@ -152,6 +156,7 @@ fn run() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Build(args) => build::build(&args),
         Command::Emit(args) => build::emit(&args),
+        Command::Run(args) => run::run(&args),
         Command::Explain { code } => explain(&code),
         Command::Lsp => skc_lsp::serve_stdio(),
         Command::NvrtcWorker => ExitCode::from(skc_nvrtc::serve_worker().clamp(0, 255) as u8),

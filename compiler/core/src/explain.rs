@@ -1004,7 +1004,6 @@ kernel k (out : int32 vector) =
   out.(global_idx) <- !a + !b
 ```"#,
     },
-    // --- warnings -------------------------------------------------------------------------------------------
     // --- building ------------------------------------------------------------------------------------------
     Explanation {
         code: "E0300",
@@ -1032,6 +1031,292 @@ error[E0300]: internal compiler error: NVRTC crashed on the CUDA C generated for
    = help: this is a bug in skc: please report it with crash.sk and the CUDA C
 ```"#,
     },
+    // --- reports of `skc run` (the interpreter) ----------------------------------------------------------------
+    Explanation {
+        code: "R0001",
+        title: "barrier divergence at run time",
+        body: r#"`skc run` (the interpreter) found a block where no thread could go on: some threads wait at a block
+barrier (`block_barrier`, the end of a `superstep`, `uniform_load`, or a named barrier) that the others never
+reach, because they wait at another barrier or have left the kernel. A barrier completes only when every
+thread of the block reaches the same barrier (the same place in the program, through the same calls); a
+thread that has exited does not count. On a GPU this is a deadlock or undefined behaviour (hardware since
+Volta counts exited threads as arrived, so some such programs appear to work there).
+
+The report names the threads waiting at each place and the threads that left, by rank in the block (x
+fastest). The convergence analysis rejects every program that can do this (E0001); the interpreter shows it
+happening when such a program is run with `skc run --no-check`, and the tests use it to check the analysis.
+
+Erroneous example (run with `--no-check`: threads 0-15 wait, 16 and up leave the kernel):
+
+```sk
+kernel k (out : int32 vector) =
+  if thread_idx_x < 16 then
+    Gpu.block_barrier;  (* error: E0001 *)
+  out.(global_idx) <- 1
+```
+
+Fixed (every thread reaches the barrier):
+
+```sk
+kernel k (out : int32 vector) =
+  Gpu.block_barrier;
+  if thread_idx_x < 16 then out.(global_idx) <- 1
+```
+
+See docs/interp.md."#,
+    },
+    Explanation {
+        code: "R0002",
+        title: "warp collective divergence at run time",
+        body: r#"`skc run` found a warp whose lanes cannot all reach the same warp collective (`warp_barrier`, a
+shuffle, a vote, a named barrier's warp step): some lanes wait at it while others wait elsewhere or have
+left the kernel. skc emits each collective with the mask of every lane that exists in the warp (all 32, or
+the lanes below the block's size in its last warp), so every one of them must arrive; CUDA leaves the result
+undefined otherwise. The convergence analysis rejects such programs (E0002); `skc run --no-check` shows the
+divergence.
+
+Erroneous example (run with `--no-check`: lanes 0-15 wait at the shuffle, 16-31 leave):
+
+```sk
+kernel k (xs : int32 vector) (out : int32 vector) =
+  let v = mut xs.(global_idx) in
+  if lane_id < 16 then
+    v := v + Gpu.shfl_xor v 1;  (* error: E0002 *)
+  out.(global_idx) <- v
+```
+
+Fixed (the whole warp shuffles; only the use is conditional):
+
+```sk
+kernel k (xs : int32 vector) (out : int32 vector) =
+  let v = xs.(global_idx) in
+  let other = Gpu.shfl_xor v 1 in
+  out.(global_idx) <- (if lane_id < 16 then v + other else v)
+```"#,
+    },
+    Explanation {
+        code: "R0003",
+        title: "data race",
+        body: r#"Two threads accessed the same word of shared memory or of a vector, at least one of them wrote it,
+not both accesses were atomic, and no barrier that both threads took part in came between them (block
+barriers order the threads of a block, `warp_barrier` the lanes of a warp, a named barrier the warps that
+meet there; threads of different blocks are never ordered). What the kernel computes then depends on the
+order in which the GPU runs its threads. The report shows both accesses and names both threads.
+
+Erroneous example (each thread reads its neighbour's element while the neighbour may be writing it):
+
+```sk
+kernel k (out : int32 vector) =
+  let%shared (tile : int32) = 64 in
+  tile.(thread_idx_x) <- thread_idx_x;
+  out.(global_idx) <- tile.((thread_idx_x + 1) mod 64)
+```
+
+Fixed (a barrier between the writes and the reads):
+
+```sk
+kernel k (out : int32 vector) =
+  let%shared (tile : int32) = 64 in
+  superstep { tile.(thread_idx_x) <- thread_idx_x };
+  out.(global_idx) <- tile.((thread_idx_x + 1) mod 64)
+```
+
+`skc run --no-races` skips the check (and its shadow memory)."#,
+    },
+    Explanation {
+        code: "R0004",
+        title: "index out of bounds",
+        body: r#"A thread accessed element `i` of a vector, shared, local or constant array with `i` negative or
+not below its length (a vector's length is the host's buffer's; a shared or local array's is its declared
+size; the dynamic shared array's is its size expression). On a GPU this reads or corrupts other memory, or
+faults. The launch stops at the first such access.
+
+Erroneous example (launched with exactly one thread per element, the last thread writes past the end):
+
+```sk
+kernel k (out : int32 vector) =
+  out.(global_idx + 1) <- global_idx
+```
+
+Fixed (guard with the length):
+
+```sk
+kernel k (out : int32 vector) (n : int32) =
+  if global_idx + 1 < n then out.(global_idx + 1) <- global_idx
+```"#,
+    },
+    Explanation {
+        code: "R0005",
+        title: "integer division by zero",
+        body: r#"A thread divided an integer by zero (`/` or `mod`). CUDA leaves the result undefined (the hardware
+gives a garbage value and no error); the interpreter stops the launch and names the thread.
+
+Erroneous example (thread 5 divides by zero):
+
+```sk
+kernel k (out : int32 vector) =
+  out.(global_idx) <- 100 / (thread_idx_x - 5)
+```
+
+Fixed:
+
+```sk
+kernel k (out : int32 vector) =
+  let d = thread_idx_x - 5 in
+  out.(global_idx) <- (if d <> 0 then 100 / d else 0)
+```"#,
+    },
+    Explanation {
+        code: "R0006",
+        title: "read of uninitialised shared memory",
+        body: r#"A thread read a word of shared memory that no thread of its block had written. Shared memory
+starts undefined in every block (it holds what an earlier block left, or anything); the interpreter reads it
+as 0 and reports it. The launch goes on.
+
+Erroneous example (only the first 32 elements are written; thread 0 sums all 64):
+
+```sk
+kernel k (out : int32 vector) =
+  let%shared (tile : int32) = 64 in
+  if thread_idx_x < 32 then tile.(thread_idx_x) <- thread_idx_x;
+  Gpu.block_barrier;
+  if thread_idx_x = 0 then begin
+    let s = mut 0 in
+    for i = 0 to 63 do s := s + tile.(i) done;
+    out.(0) <- s
+  end
+```
+
+Fixed (every element written before the barrier):
+
+```sk
+kernel k (out : int32 vector) =
+  let%shared (tile : int32) = 64 in
+  tile.(thread_idx_x) <- (if thread_idx_x < 32 then thread_idx_x else 0);
+  Gpu.block_barrier;
+  if thread_idx_x = 0 then begin
+    let s = mut 0 in
+    for i = 0 to 63 do s := s + tile.(i) done;
+    out.(0) <- s
+  end
+```"#,
+    },
+    Explanation {
+        code: "R0007",
+        title: "kernel past the step budget",
+        body: r#"A thread executed more instructions than the interpreter's budget (100,000,000 per thread by
+default; `skc run --steps N`): the kernel may never end. Typical causes: a loop whose exit condition never
+changes, or a thread spinning on a flag that only a later block, or nobody, sets (the interpreter runs one
+block at a time, as a GPU with room for one block would: blocks never wait for each other). The report
+points at the loop the thread was in.
+
+Erroneous example (thread 3 waits for a flag nobody sets):
+
+```sk
+kernel k (flag : int32 vector) (out : int32 vector) =
+  if thread_idx_x = 3 then
+    while atomic_load_acquire_device flag 0 = 0 do () done;
+  out.(global_idx) <- 1
+```
+
+Fixed: make sure the loop ends (here, by setting the flag before the launch, or not waiting)."#,
+    },
+    Explanation {
+        code: "R0008",
+        title: "shuffle from a lane that does not exist",
+        body: r#"A shuffle read a lane that does not exist: in the last warp of a block whose size is not a
+multiple of 32, lanes at and above the block's size are absent, and `shfl`, `shfl_down` or `shfl_xor` can
+name one of them. CUDA leaves the value undefined; the interpreter reads 0 there (the same for every lane that
+reads it) and reports it. The launch goes on.
+
+Erroneous example (a block of 40 threads: the second warp has 8 lanes, and lane 0 reads lane 16):
+
+```sk
+kernel k (xs : int32 vector) (out : int32 vector) =
+  let v = xs.(global_idx) in
+  out.(global_idx) <- v + Gpu.shfl_down v 16
+```
+
+Fixed: launch blocks of a multiple of 32 threads, or read only existing lanes (`shfl_down` within the
+warp's size)."#,
+    },
+    Explanation {
+        code: "R0009",
+        title: "dynamic shared array larger than the launch's shared memory",
+        body: r#"The kernel's dynamic shared array (a `let%shared` whose size depends on kernel parameters) needs
+more bytes than the launch gave (`skc run --shared BYTES`, `LaunchConfig::dynamic_shared_bytes`). On a GPU
+the array's end would lie beyond the block's shared memory.
+
+Erroneous example (launched with `--shared 64` and `n = 32`: the array needs 128 bytes):
+
+```sk
+kernel k (out : int32 vector) (n : int32) =
+  let%shared (buf : int32) = n in
+  buf.(thread_idx_x) <- thread_idx_x;
+  Gpu.block_barrier;
+  out.(global_idx) <- buf.(n - 1 - thread_idx_x)
+```
+
+Fixed: launch with `--shared 128` (4 bytes times `n`)."#,
+    },
+    Explanation {
+        code: "R0010",
+        title: "named barrier misuse at run time",
+        body: r#"A named barrier (`named_barrier id count`, `named_barrier_arrive`) was used in a way the hardware
+does not define: an id outside 1..15, a thread count that is not a positive multiple of 32, lanes of one warp
+naming different barriers or counts, or warps giving one barrier different counts. The type checker rejects
+such constants (E0216); values known only at run time are checked here.
+
+Erroneous example (launched with `count = 48`):
+
+```sk
+kernel k (out : int32 vector) (count : int32) =
+  named_barrier 1 count;
+  out.(global_idx) <- 1
+```
+
+Fixed: pass whole warps (`count = 64` for a block of 64)."#,
+    },
+    Explanation {
+        code: "R0011",
+        title: "construct the interpreter cannot run",
+        body: r#"A thread reached something the interpreter does not run: a device function that returns a `ref`
+cell, a builtin it does not implement, or a device-side `launch` whose geometry CUDA would refuse. The launch
+stops there. The rest of the program runs normally; docs/interp.md lists what is not modelled.
+
+Example (a function returning a cell):
+
+```text
+let cell (x : int32) = ref x
+```
+
+Fixed: return the value, not the cell."#,
+    },
+    Explanation {
+        code: "R0012",
+        title: "signed integer overflow",
+        body: r#"A thread computed an `int32` or `int64` result that does not fit its type: `+`, `-`, `*`, unary
+`-`, `/` of the minimum by -1, or `lsl` of a negative value or into the sign bit. Signed overflow is undefined
+in the language, as in the CUDA C skc emits (NVRTC optimises on the assumption that it does not happen), so the
+GPU may compute anything there. The interpreter wraps, reports it once per place, and goes on.
+
+Erroneous example (the products overflow int32 for large inputs):
+
+```sk
+kernel k (xs : int32 vector) (out : int32 vector) =
+  out.(global_idx) <- xs.(global_idx) * 1000000
+```
+
+Fixed (wrapping wanted: compute on uint32, then convert):
+
+```sk
+kernel k (xs : int32 vector) (out : int32 vector) =
+  out.(global_idx) <- int32 (uint32 xs.(global_idx) * 1000000u)
+```
+
+See "Integer overflow" in docs/language.md."#,
+    },
+    // --- warnings -------------------------------------------------------------------------------------------
     Explanation {
         code: "W0002",
         title: "unknown attribute ignored",
@@ -1273,13 +1558,13 @@ mod tests {
 
     // --- helpers ------------------------------------------------------------------------------------------
 
-    /// `"E0123"` / `"W0123"` string literals in Rust source.
+    /// `"E0123"` / `"R0123"` / `"W0123"` string literals in Rust source.
     fn quoted_codes(text: &str, out: &mut BTreeSet<String>) {
         let bytes = text.as_bytes();
         for i in 0..bytes.len().saturating_sub(6) {
             let window = &bytes[i..i + 7];
             if window[0] == b'"'
-                && (window[1] == b'E' || window[1] == b'W')
+                && matches!(window[1], b'E' | b'R' | b'W')
                 && window[2..6].iter().all(u8::is_ascii_digit)
                 && window[6] == b'"'
             {
@@ -1373,7 +1658,7 @@ mod tests {
         for page in EXPLANATIONS {
             let code = page.code.as_bytes();
             assert!(
-                code.len() == 5 && (code[0] == b'E' || code[0] == b'W') && code[1..].iter().all(u8::is_ascii_digit),
+                code.len() == 5 && matches!(code[0], b'E' | b'R' | b'W') && code[1..].iter().all(u8::is_ascii_digit),
                 "malformed code {}",
                 page.code
             );
@@ -1385,7 +1670,7 @@ mod tests {
         let codes: Vec<&str> = EXPLANATIONS.iter().map(|e| e.code).collect();
         let mut sorted = codes.clone();
         sorted.sort_by_key(|c| (c.starts_with('W'), *c));
-        assert_eq!(codes, sorted, "pages are kept in code order (errors, then warnings)");
+        assert_eq!(codes, sorted, "pages are kept in code order (errors, run-time reports, then warnings)");
     }
 
     /// Every code the compiler can emit (a `"E0123"` literal in any crate of `compiler/`) or that a UI test

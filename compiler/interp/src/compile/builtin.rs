@@ -1,0 +1,344 @@
+//! Calls: device functions (arguments copied into the callee's first registers) and builtins, by name from
+//! skc-core's builtin table (a builtin the interpreter does not know compiles to a trap naming it).
+
+use skc_core::builtins::Builtin;
+use skc_core::syntax::ast::ExprId;
+use skc_core::types::{FunctionId, Resolution, Type};
+
+use super::function::FnCompiler;
+use crate::code::{
+    AtomicOp, FloatOp, Instr, IntOp, LaunchSite, MathOp, Position, Reg, ShuffleMode, SyncOp, UnaryOp, VoteOp,
+};
+use crate::value::Scalar;
+
+impl FnCompiler<'_, '_> {
+    pub fn call(&mut self, e: ExprId, args: &[ExprId], dst: Option<Reg>) -> Reg {
+        match self.layout.types.resolution(e) {
+            Some(Resolution::Builtin(b)) => self.builtin(e, b, args, dst),
+            Some(Resolution::Function(id)) => self.call_function(e, id, args, dst),
+            _ => {
+                self.trap_message("a call of something that is not a function".into(), e);
+                self.zero
+            }
+        }
+    }
+
+    /// Arguments of type unit are evaluated (for their effects) but not passed.
+    fn passed_arguments(&mut self, args: &[ExprId]) -> Vec<(Reg, u32)> {
+        let regs = self.operands(args);
+        args.iter().zip(regs).map(|(a, r)| (r, self.layout.slots_of(*a))).filter(|(_, words)| *words > 0).collect()
+    }
+
+    pub fn call_function(&mut self, e: ExprId, id: FunctionId, args: &[ExprId], dst: Option<Reg>) -> Reg {
+        let ret = &self.layout.types.function(id).ret;
+        if matches!(ret, Type::Ref(_)) {
+            self.trap_message("a function that returns a `ref` cell".into(), e);
+            return self.zero;
+        }
+        let words = self.slots(ret);
+        let passed = self.passed_arguments(args);
+        let dst = dst.unwrap_or_else(|| self.alloc(words.max(1)));
+        let at = self.code.call_args.len() as u32;
+        self.code.call_args.extend(passed.iter().copied());
+        self.emit(Instr::Call { func: id.0, args: at, count: passed.len() as u32, dst }, e);
+        dst
+    }
+
+    /// The scalar type of argument `i` of a builtin call.
+    fn arg_scalar(&self, args: &[ExprId], i: usize) -> Scalar {
+        args.get(i).and_then(|a| Scalar::of(self.layout.ty(*a))).unwrap_or(Scalar::Int32)
+    }
+
+    /// The element type of the array argument `i`.
+    fn element_scalar(&self, args: &[ExprId], i: usize) -> Scalar {
+        args.get(i).and_then(|a| self.layout.ty(*a).element()).and_then(Scalar::of).unwrap_or(Scalar::Int32)
+    }
+
+    pub fn builtin(&mut self, e: ExprId, b: &'static Builtin, args: &[ExprId], dst: Option<Reg>) -> Reg {
+        let name = b.name;
+        if let Some(which) = position(name) {
+            for a in args {
+                self.discard(*a);
+            }
+            let dst = dst.unwrap_or_else(|| self.alloc(1));
+            self.emit(Instr::Position { dst, which }, e);
+            return dst;
+        }
+        if let Some(result) = self.sync_builtin(e, name, args, dst) {
+            return result;
+        }
+        if let Some(result) = self.atomic_builtin(e, name, args, dst) {
+            return result;
+        }
+        if let Some(result) = self.math_builtin(e, name, args, dst) {
+            return result;
+        }
+        match name {
+            "select" => self.select(e, args, dst),
+            "nanosleep" => {
+                self.passed_arguments(args);
+                self.emit(Instr::Sleep, e);
+                self.zero
+            }
+            "globaltimer" => {
+                let dst = dst.unwrap_or_else(|| self.alloc(1));
+                self.emit(Instr::Timer { dst }, e);
+                dst
+            }
+            "launch" => self.launch(e, args, dst),
+            _ if name.starts_with("fence") => {
+                // Every access is sequentially consistent here: a fence changes nothing.
+                self.passed_arguments(args);
+                self.zero
+            }
+            _ => {
+                self.trap_message(format!("the builtin `{name}`, which the interpreter does not implement"), e);
+                self.zero
+            }
+        }
+    }
+
+    /// Barriers, collectives and `uniform_load`.
+    fn sync_builtin(&mut self, e: ExprId, name: &str, args: &[ExprId], dst: Option<Reg>) -> Option<Reg> {
+        let op = match name {
+            "block_barrier" => SyncOp::BlockBarrier,
+            "warp_barrier" => SyncOp::WarpBarrier,
+            "shfl" => SyncOp::Shuffle(ShuffleMode::Idx),
+            "shfl_down" => SyncOp::Shuffle(ShuffleMode::Down),
+            "shfl_up" => SyncOp::Shuffle(ShuffleMode::Up),
+            "shfl_xor" => SyncOp::Shuffle(ShuffleMode::Xor),
+            "all" => SyncOp::Vote(crate::code::VoteOp::All),
+            "any" => SyncOp::Vote(VoteOp::Any),
+            "ballot" => SyncOp::Vote(VoteOp::Ballot),
+            "activemask" => SyncOp::ActiveMask,
+            "named_barrier" => SyncOp::NamedBarrier { arrive: false },
+            "named_barrier_arrive" => SyncOp::NamedBarrier { arrive: true },
+            "uniform_load" => return Some(self.uniform_load(e, args, dst)),
+            _ => return None,
+        };
+        let passed = self.passed_arguments(args);
+        let a = passed.first().map(|p| p.0).unwrap_or(self.zero);
+        let b = passed.get(1).map(|p| p.0).unwrap_or(self.zero);
+        let dst = match op {
+            SyncOp::Shuffle(_) | SyncOp::Vote(_) | SyncOp::ActiveMask => dst.unwrap_or_else(|| self.alloc(1)),
+            _ => self.zero,
+        };
+        self.emit(Instr::Sync { op, dst, a, b }, e);
+        Some(dst)
+    }
+
+    /// `uniform_load a i`: a block barrier, the load, a block barrier (two program points of the same call).
+    fn uniform_load(&mut self, e: ExprId, args: &[ExprId], dst: Option<Reg>) -> Reg {
+        let regs = self.operands(args);
+        let zero = self.zero;
+        let barrier = Instr::Sync { op: SyncOp::BlockBarrier, dst: zero, a: zero, b: zero };
+        self.emit(barrier, e);
+        let stride = args.first().and_then(|a| self.layout.ty(*a).element()).map(|t| self.slots(t)).unwrap_or(1);
+        let dst = dst.unwrap_or_else(|| self.alloc(stride.max(1)));
+        let (arr, idx) = (regs.first().copied().unwrap_or(zero), regs.get(1).copied().unwrap_or(zero));
+        let stride = stride as u16;
+        self.emit(Instr::Load { dst, arr, idx, idx_ty: Scalar::Int32, stride, offset: 0, n: stride }, e);
+        self.emit(barrier, e);
+        dst
+    }
+
+    fn atomic_builtin(&mut self, e: ExprId, name: &str, args: &[ExprId], dst: Option<Reg>) -> Option<Reg> {
+        let rest = name.strip_prefix("atomic_")?;
+        let kind = rest.split('_').next().unwrap_or("");
+        let op = match kind {
+            "add" => AtomicOp::Add,
+            "sub" => AtomicOp::Sub,
+            "min" => AtomicOp::Min,
+            "max" => AtomicOp::Max,
+            "and" => AtomicOp::And,
+            "or" => AtomicOp::Or,
+            "xor" => AtomicOp::Xor,
+            "exch" => AtomicOp::Exch,
+            "cas" => AtomicOp::Cas,
+            "load" => AtomicOp::Load,
+            "store" => AtomicOp::Store,
+            _ => return None,
+        };
+        let ty = self.element_scalar(args, 0);
+        let regs = self.operands(args);
+        let zero = self.zero;
+        let get = |i: usize| regs.get(i).copied().unwrap_or(zero);
+        let dst = if op == AtomicOp::Store { zero } else { dst.unwrap_or_else(|| self.alloc(1)) };
+        self.emit(Instr::Atomic { op, ty, dst, arr: get(0), idx: get(1), a: get(2), b: get(3) }, e);
+        Some(dst)
+    }
+
+    fn select(&mut self, e: ExprId, args: &[ExprId], dst: Option<Reg>) -> Reg {
+        let regs = self.operands(args);
+        let words = self.layout.slots_of(e);
+        let dst = dst.unwrap_or_else(|| self.alloc(words.max(1)));
+        if regs.len() == 3 && words > 0 {
+            self.emit(Instr::Select { dst, cond: regs[0], a: regs[1], b: regs[2], n: words }, e);
+        }
+        dst
+    }
+
+    /// `launch k grid block shared args...`.
+    fn launch(&mut self, e: ExprId, args: &[ExprId], dst: Option<Reg>) -> Reg {
+        let kernel = self.layout.types.launches.get(&e).copied();
+        let dst = dst.unwrap_or_else(|| self.alloc(1));
+        let (Some(kernel), Some(rest)) = (kernel, args.get(1..)) else {
+            self.trap_message("an unresolved `launch`".into(), e);
+            return dst;
+        };
+        let passed = self.passed_arguments(rest);
+        if passed.len() < 3 {
+            self.trap_message("a `launch` without its geometry".into(), e);
+            return dst;
+        }
+        let at = self.code.call_args.len() as u32;
+        self.code.call_args.extend(passed[3..].iter().copied());
+        let (grid, block, shared) = (passed[0].0, passed[1].0, passed[2].0);
+        let count = (passed.len() - 3) as u32;
+        let site = self.code.launches.len() as u32;
+        self.code.launches.push(LaunchSite { kernel: kernel as u32, grid, block, shared, args: at, count });
+        self.emit(Instr::Launch { site, dst }, e);
+        dst
+    }
+
+    /// Math, conversions, `abs`, `min`, `max`, `is_nan`, `is_finite`.
+    fn math_builtin(&mut self, e: ExprId, name: &str, args: &[ExprId], dst: Option<Reg>) -> Option<Reg> {
+        let ty = self.arg_scalar(args, 0);
+        let double = ty == Scalar::Float64;
+        let instr: fn(Reg, &[Reg]) -> Instr = match name {
+            "float32" | "float64" | "int32" | "int64" | "uint32" | "uint64" => {
+                let to = Scalar::of(self.layout.ty(e)).unwrap_or(Scalar::Int32);
+                let regs = self.operands(args);
+                let dst = dst.unwrap_or_else(|| self.alloc(1));
+                let a = regs.first().copied().unwrap_or(self.zero);
+                let instr =
+                    if ty == to { Instr::Move { dst, src: a } } else { Instr::Convert { from: ty, to, dst, a } };
+                self.emit(instr, e);
+                return Some(dst);
+            }
+            "fma" if double => |d, r| Instr::Fma64 { dst: d, a: r[0], b: r[1], c: r[2] },
+            "fma" => |d, r| Instr::Fma32 { dst: d, a: r[0], b: r[1], c: r[2] },
+            "abs" | "min" | "max" | "is_nan" | "is_finite" => return Some(self.numeric(e, name, ty, args, dst)),
+            _ => {
+                if let Some(op) = float_binary(name) {
+                    let regs = self.operands(args);
+                    let dst = dst.unwrap_or_else(|| self.alloc(1));
+                    let (a, b) = (regs[0], regs[1]);
+                    let instr = if double { Instr::F64 { op, dst, a, b } } else { Instr::F32 { op, dst, a, b } };
+                    self.emit(instr, e);
+                    return Some(dst);
+                }
+                let op = float_unary(name)?;
+                let regs = self.operands(args);
+                let dst = dst.unwrap_or_else(|| self.alloc(1));
+                let a = regs[0];
+                let instr = if double { Instr::Math64 { op, dst, a } } else { Instr::Math32 { op, dst, a } };
+                self.emit(instr, e);
+                return Some(dst);
+            }
+        };
+        let regs = self.operands(args);
+        let dst = dst.unwrap_or_else(|| self.alloc(1));
+        self.emit(instr(dst, &regs), e);
+        Some(dst)
+    }
+
+    /// `abs`, `min`, `max` on any numeric type; `is_nan`, `is_finite`.
+    fn numeric(&mut self, e: ExprId, name: &str, ty: Scalar, args: &[ExprId], dst: Option<Reg>) -> Reg {
+        let regs = self.operands(args);
+        let dst = dst.unwrap_or_else(|| self.alloc(1));
+        let a = regs[0];
+        let b = regs.get(1).copied().unwrap_or(self.zero);
+        let double = ty == Scalar::Float64;
+        let instr = match (name, ty) {
+            ("abs", Scalar::Float32 | Scalar::Float64) if double => Instr::Math64 { op: MathOp::Abs, dst, a },
+            ("abs", Scalar::Float32) => Instr::Math32 { op: MathOp::Abs, dst, a },
+            ("abs", Scalar::Int32) => Instr::Unary { op: UnaryOp::Abs32, dst, a },
+            ("abs", Scalar::Int64) => Instr::Unary { op: UnaryOp::Abs64, dst, a },
+            ("abs", _) => Instr::Move { dst, src: a },
+            ("is_nan", _) if double => Instr::Unary { op: UnaryOp::IsNan64, dst, a },
+            ("is_nan", _) => Instr::Unary { op: UnaryOp::IsNan32, dst, a },
+            ("is_finite", _) if double => Instr::Unary { op: UnaryOp::IsFinite64, dst, a },
+            ("is_finite", _) => Instr::Unary { op: UnaryOp::IsFinite32, dst, a },
+            (_, Scalar::Float32) => {
+                Instr::F32 { op: if name == "min" { FloatOp::Min } else { FloatOp::Max }, dst, a, b }
+            }
+            (_, Scalar::Float64) => {
+                Instr::F64 { op: if name == "min" { FloatOp::Min } else { FloatOp::Max }, dst, a, b }
+            }
+            (_, int) => super::expr::integer(if name == "min" { IntOp::Min } else { IntOp::Max }, int, dst, a, b),
+        };
+        self.emit(instr, e);
+        dst
+    }
+}
+
+fn position(name: &str) -> Option<Position> {
+    let axis = |s: &str| match s {
+        "x" => Some(0),
+        "y" => Some(1),
+        "z" => Some(2),
+        _ => None,
+    };
+    let (prefix, last) = name.rsplit_once('_').unwrap_or((name, ""));
+    Some(match (prefix, last) {
+        ("thread_idx", a) => Position::ThreadIdx(axis(a)?),
+        ("block_idx", a) => Position::BlockIdx(axis(a)?),
+        ("block_dim", a) => Position::BlockDim(axis(a)?),
+        ("grid_dim", a) => Position::GridDim(axis(a)?),
+        ("global_idx", a) => Position::GlobalIdx(axis(a)?),
+        _ => match name {
+            "global_thread_id" => Position::GlobalThreadId,
+            "lane_id" => Position::LaneId,
+            "warp_id" => Position::WarpId,
+            "warp_size" => return None,
+            _ => return None,
+        },
+    })
+}
+
+fn float_binary(name: &str) -> Option<FloatOp> {
+    Some(match name {
+        "pow" | "pow_approx" => FloatOp::Pow,
+        "atan2" => FloatOp::Atan2,
+        "fmod" => FloatOp::Rem,
+        "hypot" => FloatOp::Hypot,
+        "copysign" => FloatOp::Copysign,
+        "fmin" => FloatOp::Min,
+        "fmax" => FloatOp::Max,
+        "div_approx" => FloatOp::Div,
+        _ => return None,
+    })
+}
+
+fn float_unary(name: &str) -> Option<MathOp> {
+    Some(match name {
+        "sqrt" => MathOp::Sqrt,
+        "rsqrt" => MathOp::Rsqrt,
+        "rcp_approx" => MathOp::Rcp,
+        "cbrt" => MathOp::Cbrt,
+        "exp" => MathOp::Exp,
+        "exp2" | "exp2_approx" => MathOp::Exp2,
+        "expm1" => MathOp::Expm1,
+        "log" => MathOp::Log,
+        "log2" | "log2_approx" => MathOp::Log2,
+        "log10" => MathOp::Log10,
+        "log1p" => MathOp::Log1p,
+        "sin" => MathOp::Sin,
+        "cos" => MathOp::Cos,
+        "tan" => MathOp::Tan,
+        "asin" => MathOp::Asin,
+        "acos" => MathOp::Acos,
+        "atan" => MathOp::Atan,
+        "sinh" => MathOp::Sinh,
+        "cosh" => MathOp::Cosh,
+        "tanh" => MathOp::Tanh,
+        "erf" => MathOp::Erf,
+        "floor" => MathOp::Floor,
+        "ceil" => MathOp::Ceil,
+        "round" => MathOp::Round,
+        "trunc" => MathOp::Trunc,
+        "fabs" => MathOp::Abs,
+        _ => return None,
+    })
+}
