@@ -1,9 +1,7 @@
 #!/bin/bash
-# Builds the scheduler's GPU bundle (release benchmark binary, GPU test executable, sched.sk, run.sh,
-# compare_with_main.sh) into DEST (default .carry/sched of the repository this script is in). Then, on the GPU
-# machine: bash DEST/run.sh. With MAIN_BUNDLE=DIR (another bundle, e.g. main's .carry/sched), its sched-bench and
-# sched.sk are copied in as main-sched-bench and main-sched.sk for compare_with_main.sh. Binaries are stripped
-# (the device call carries at most 64 MiB).
+# Builds the scheduler's GPU bundle (release benchmark binary, GPU test executable, sched.sk, run.sh) into DEST
+# (default .carry/sched of the repository this script is in). Then, on the GPU machine: bash DEST/run.sh.
+# Binaries are stripped (the device call carries at most 64 MiB).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 DEST=${1:-$ROOT/.carry/sched}
@@ -15,11 +13,6 @@ mkdir -p "$DEST"
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 cp "$TARGET/release/sched-bench" "$DEST/sched-bench"
 cp "$TESTS" "$DEST/gpu-tests"
-cp stdlib/sched/sched.sk stdlib/sched-host/bench/run.sh stdlib/sched-host/bench/compare_with_main.sh \
-  stdlib/sched-host/bench/global_mailbox_check.sh stdlib/sched-host/bench/timed_step.sh "$DEST/"
-if [ -n "${MAIN_BUNDLE:-}" ]; then
-  cp "$MAIN_BUNDLE/sched-bench" "$DEST/main-sched-bench"
-  cp "$MAIN_BUNDLE/sched.sk" "$DEST/main-sched.sk"
-fi
-strip "$DEST/sched-bench" "$DEST/gpu-tests" ${MAIN_BUNDLE:+"$DEST/main-sched-bench"} 2>/dev/null || true
+cp stdlib/sched/sched.sk stdlib/sched-host/bench/run.sh "$DEST/"
+strip "$DEST/sched-bench" "$DEST/gpu-tests" 2>/dev/null || true
 echo "bundle in $DEST: $(ls "$DEST" | tr '\n' ' ')"

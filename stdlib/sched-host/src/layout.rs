@@ -107,65 +107,19 @@ pub const MAILBOX_WORDS: usize = 16;
 /// Host ring words (`ring_tail`, `ring_head`) are 8 apart: each ring's word has its own 64-byte line.
 pub const RING_WORD_STRIDE: usize = 8;
 
-/// A task as it sits in a host ring slot: four 64-bit words. With `Config::stamped_slots` (not the default)
-/// each is stamped in its top 24 bits with the slot's position + 1 (mod 2^24) ([`encode_slot`]); otherwise the
-/// words are the task record's ([`plain_slot`]). The host writes every word with one aligned 8-byte store and the
-/// GPU reads it with one 8-byte system-scope load, so a word is never torn, and a slot whose four stamps all
-/// match the position the GPU expects is completely written. That lets an idle scheduler warp read the slot at
-/// its head in the same PCIe round trip as the tail (one read finds a lone task) instead of reading the tail
-/// first and the slot after it; measured, it gained nothing in the round trip and cost a third of 1-producer
-/// injection, hence not the default. Stamped low 40 bits: `kind` (8 bits) and `arg` (32) in word 0, `aux` in
-/// word 1, the low and high halves of `id` in words 2 and 3; `ret` is not stored (the GPU knows the ring and the
-/// position). Decoded by `decode_slot` and `load_slot` in sched.sk.
+/// A task as it sits in a host ring slot: four 64-bit words, `kind | arg << 32`, `aux`, `id`, and the completion
+/// record `(ring << 40) | (position + 1)` (which the GPU recomputes from the ring and the position). Read by
+/// `load_slot` in sched.sk, only after the tail that covers the slot was published.
 pub type RingSlot = [u64; 4];
 
-/// Bits of a slot word's stamp. Rings hold at most 2^23 slots, so the stamp of a position and that of the
-/// position one lap earlier (what the slot held before) always differ, and a slot still zeroed (never written)
-/// is only read for a position below the capacity, whose stamp is not 0.
-pub const STAMP_BITS: u32 = 24;
-
-/// The stamp of position `pos`, shifted into place.
-pub fn stamp(pos: u64) -> u64 {
-    ((pos + 1) & ((1 << STAMP_BITS) - 1)) << 40
-}
-
-/// The ring-slot form of `task` for position `pos`.
-pub fn encode_slot(task: &Task, pos: u64) -> RingSlot {
-    let s = stamp(pos);
-    let id = task.id as u64;
-    [
-        s | ((task.kind as u64 & 0xFF) << 32) | task.arg as u32 as u64,
-        s | task.aux as u32 as u64,
-        s | (id & 0xFFFF_FFFF),
-        s | (id >> 32),
-    ]
-}
-
-/// The plain (unstamped) ring-slot form of `task` for position `pos` of ring `ring` (`Config::stamped_slots`
-/// off): the words of the task record, with its completion record set.
-pub fn plain_slot(task: &Task, ring: usize, pos: u64) -> RingSlot {
+/// The ring-slot form of `task` for position `pos` of ring `ring`.
+pub fn ring_slot(task: &Task, ring: usize, pos: u64) -> RingSlot {
     [
         task.kind as u32 as u64 | (task.arg as u32 as u64) << 32,
         task.aux as u32 as u64,
         task.id as u64,
         ((ring as u64) << 40) | (pos + 1),
     ]
-}
-
-/// The task a completely written slot holds (as the GPU decodes it), or `None` if a stamp is not `pos`'s.
-pub fn decode_slot(slot: &RingSlot, pos: u64) -> Option<Task> {
-    let s = stamp(pos);
-    if slot.iter().any(|w| w & !0xFF_FFFF_FFFF != s) {
-        return None;
-    }
-    Some(Task {
-        kind: ((slot[0] >> 32) & 0xFF) as i32,
-        arg: slot[0] as u32 as i32,
-        aux: slot[1] as u32 as i32,
-        pad: 0,
-        id: ((slot[3] & 0xFFFF_FFFF) << 32 | (slot[2] & 0xFFFF_FFFF)) as i64,
-        ret: 0,
-    })
 }
 
 #[cfg(test)]
@@ -180,31 +134,12 @@ mod tests {
     }
 
     #[test]
-    fn ring_slots_round_trip_and_reject_other_positions() {
-        let tasks = [
-            Task::empty(0),
-            Task::compute(-5, i32::MAX),
-            Task::spawn(i64::MAX - 1000, 63, -1),
-            Task::child(i64::MIN + 7, i32::MIN, 1 << 20),
-        ];
-        for pos in [0u64, 1, 4095, (1 << 24) - 2, (1 << 24) - 1, 1 << 24, 123_456_789_012] {
-            for task in &tasks {
-                let slot = encode_slot(task, pos);
-                assert_eq!(decode_slot(&slot, pos), Some(*task), "position {pos}");
-                // The same slot one lap earlier or later (any ring capacity up to 2^23) is not taken for this one.
-                for lap in [1u64, 2, 64, 4096, 1 << 23] {
-                    assert_eq!(decode_slot(&slot, pos + lap), None, "position {pos} + {lap}");
-                }
-                // A slot with one word of another position is incomplete.
-                for w in 0..4 {
-                    let mut torn = slot;
-                    torn[w] = encode_slot(task, pos + 1)[w];
-                    assert_eq!(decode_slot(&torn, pos), None, "position {pos}, word {w} torn");
-                }
-            }
-            if pos < 1 << 23 {
-                assert_eq!(decode_slot(&[0; 4], pos), None, "a zeroed slot is never position {pos}");
-            }
-        }
+    fn ring_slots_hold_the_fields_where_sched_sk_reads_them() {
+        let task = Task::child(-7_000_000_000, -3, 1 << 20);
+        let [w0, w1, w2, w3] = ring_slot(&task, 5, 41);
+        // load_slot: kind = low32 w0, arg = low32 (w0 lsr 32), aux = low32 w1, id = int64 w2.
+        assert_eq!((w0 as u32 as i32, (w0 >> 32) as u32 as i32), (task.kind, task.arg));
+        assert_eq!((w1 as u32 as i32, w2 as i64), (task.aux, task.id));
+        assert_eq!(w3, (5 << 40) | 42);
     }
 }

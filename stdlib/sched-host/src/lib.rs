@@ -26,7 +26,7 @@ pub mod scheduler;
 pub use error::{Result, SchedError};
 pub use layout::{HistRecord, Task, MAILBOX_WORDS};
 pub use producer::{Producer, Ticket};
-pub use scheduler::{program, Config, Finished, QueueKind, Scheduler, Stats, MAIN_KERNEL};
+pub use scheduler::{program, Config, Finished, Scheduler, Stats, MAIN_KERNEL};
 
 /// Turns recorded history records into operations for [`linearizability::check_fifo`].
 pub fn history_ops(records: &[HistRecord]) -> Vec<linearizability::Op> {

@@ -1,7 +1,6 @@
-//! [`Producer`]: the single writer of one host ring. It writes task slots (four words each, stamped or plain, see
-//! [`crate::layout::RingSlot`]), publishes the ring's tail with a
-//! release store (after a full fence when the slots are write-combined: x86 does not order WC stores with later
-//! stores otherwise), and reuses a slot only once the task that last used it has completed, which it learns from
+//! [`Producer`]: the single writer of one host ring. It writes task slots (four words each, see
+//! [`crate::layout::RingSlot`]), publishes the ring's tail with a release store (after a full fence when the
+//! slots are write-combined: x86 does not order WC stores with later stores otherwise), and reuses a slot only once the task that last used it has completed, which it learns from
 //! the completion record the GPU wrote there. Polling a completion is one load from ordinary cached host memory:
 //! it never blocks and never calls the driver.
 
@@ -10,7 +9,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::error::{Result, SchedError};
-use crate::layout::{encode_slot, plain_slot, Task, RING_WORD_STRIDE};
+use crate::layout::{ring_slot, Task, RING_WORD_STRIDE};
 use crate::scheduler::{Rings, MAIN_KERNEL};
 
 /// Ring states: a producer marks its ring busy while it submits; `stop` closes idle rings.
@@ -127,13 +126,11 @@ impl Cursor {
             }
             let index = self.ring * rings.capacity + (pos % cap) as usize;
             let slot = rings.slots.ptr(index) as *mut u64;
-            let words = if rings.stamped { encode_slot(task, pos) } else { plain_slot(task, self.ring, pos) };
+            let words = ring_slot(task, self.ring, pos);
             for (w, word) in words.into_iter().enumerate() {
                 // SAFETY: the slot belongs to this ring (single writer) and its task one lap earlier has
-                // completed, so the GPU no longer reads it for that position. One aligned 8-byte store per word:
-                // an idle scheduler warp may read the slot at any time and must never see a torn word (a word
-                // is whole, of this position or of the older one, and the stamps tell which); volatile because
-                // the GPU reads behind the compiler's back.
+                // completed, so the GPU no longer reads it for that position; the GPU reads it only after the
+                // tail that covers it is published. Volatile because the GPU reads behind the compiler's back.
                 unsafe { std::ptr::write_volatile(slot.add(w), word) };
             }
             self.tail = pos + 1;

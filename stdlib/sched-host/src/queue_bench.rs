@@ -19,7 +19,6 @@ use skc_runtime::{Context, Module, Program};
 use crate::error::{Result, SchedError};
 use crate::layout::{ctl, Task, K_EMPTY};
 use crate::memory::DeviceArray;
-use crate::scheduler::QueueKind;
 
 /// The Broker Queue's published rate (Kerbl et al., ICS 2018; 65K threads, RTX 2080 SUPER-class GPU).
 pub const BROKER_QUEUE_OPS: f64 = 2.7e9;
@@ -59,21 +58,19 @@ pub fn source_path() -> PathBuf {
     }
 }
 
-/// The benchmark program for a queue variant (front end and CUDA C; no GPU needed). It opens Sched, found next
-/// to it, whose child launch makes the program relocatable (linked with the device runtime when loaded).
-pub fn program(queue: QueueKind) -> Result<Program> {
+/// The benchmark program (front end and CUDA C; no GPU needed). It opens Sched, found next to it, whose child
+/// launch makes the program relocatable (linked with the device runtime when loaded).
+pub fn program() -> Result<Program> {
     let path = source_path();
     let text = std::fs::read_to_string(&path)
         .map_err(|source| SchedError::Runtime(skc_runtime::RuntimeError::Io { path: path.clone(), source }))?;
-    let defines = vec![("queue_cas".to_string(), (queue == QueueKind::Cas).to_string())];
-    Ok(Program::from_source_with_defines(&path.display().to_string(), &text, &defines)?)
+    Ok(Program::from_source(&path.display().to_string(), &text)?)
 }
 
 /// What one run did and whether it kept every element.
 #[derive(Clone, Debug)]
 pub struct QueueRun {
     pub level: Level,
-    pub queue: QueueKind,
     pub threads: u32,
     pub rounds: u32,
     pub prefill: u32,
@@ -114,7 +111,6 @@ pub struct QueueBench {
     _module: Module,
     warp: CudaFunction,
     lane: CudaFunction,
-    queue: QueueKind,
     capacity: usize,
     max_ids: usize,
     stream: sys::CUstream,
@@ -137,16 +133,16 @@ fn config_error(reason: String) -> SchedError {
 }
 
 impl QueueBench {
-    /// Compiles (cached) and loads the program for `queue`, with a queue of `capacity` slots (a power of two) and
+    /// Compiles (cached) and loads the program, with a queue of `capacity` slots (a power of two) and
     /// exact counters for up to `max_ids` element ids.
-    pub fn new(ctx: &Context, queue: QueueKind, capacity: usize, max_ids: usize) -> Result<QueueBench> {
+    pub fn new(ctx: &Context, capacity: usize, max_ids: usize) -> Result<QueueBench> {
         if !capacity.is_power_of_two() || capacity > 1 << 30 {
             return Err(config_error(format!("queue capacity {capacity}: a power of two, at most 2^30")));
         }
         if max_ids > i32::MAX as usize {
             return Err(config_error(format!("{max_ids} exact ids: at most 2^31 - 1")));
         }
-        let module = Module::from_program(ctx, program(queue)?)?;
+        let module = Module::from_program(ctx, program()?)?;
         let warp = module.kernel(Level::Warp.kernel())?.cuda_function().clone();
         let lane = module.kernel(Level::Lane.kernel())?.cuda_function().clone();
         cuda("cuCtxSetCurrent", ctx.cuda().bind_to_thread())?;
@@ -156,7 +152,6 @@ impl QueueBench {
             _module: module,
             warp,
             lane,
-            queue,
             capacity,
             max_ids,
             stream,
@@ -170,10 +165,6 @@ impl QueueBench {
             hung: Cell::new(false),
             timeout: Duration::from_secs(60),
         })
-    }
-
-    pub fn queue(&self) -> QueueKind {
-        self.queue
     }
 
     /// Runs `threads` threads (a multiple of [`BLOCK`]) for `rounds` rounds on a queue pre-filled with `prefill`
@@ -190,17 +181,7 @@ impl QueueBench {
             Level::Warp => threads as u64 / 32 * rounds as u64 + sums[3],
             Level::Lane => 2 * dequeued,
         };
-        let run = QueueRun {
-            level,
-            queue: self.queue,
-            threads,
-            rounds,
-            prefill,
-            seconds,
-            element_ops: 2 * dequeued,
-            queue_ops,
-            exact,
-        };
+        let run = QueueRun { level, threads, rounds, prefill, seconds, element_ops: 2 * dequeued, queue_ops, exact };
         self.check_conservation(&run, &sums, ids)?;
         Ok(run)
     }
@@ -354,7 +335,7 @@ impl QueueBench {
         if left.len() as u64 != prefill {
             return fail(format!("{} elements left in the queue, {prefill} expected", left.len()));
         }
-        let (tail, head) = (words[ctl::TAIL] & position_mask(self.queue), words[ctl::HEAD] & position_mask(self.queue));
+        let (tail, head) = (words[ctl::TAIL], words[ctl::HEAD]);
         if tail.wrapping_sub(head) != prefill || words[ctl::COUNT] != prefill || words[ctl::RESERVED] != prefill {
             return fail(format!(
                 "tail - head = {}, count = {}, reserved = {}; {prefill} expected for each",
@@ -394,14 +375,6 @@ impl QueueBench {
             }
         }
         Ok(())
-    }
-}
-
-/// The bits of `tail` and `head` that are positions (the CAS variant keeps a version in the high 32).
-fn position_mask(queue: QueueKind) -> u64 {
-    match queue {
-        QueueKind::Ticket => u64::MAX,
-        QueueKind::Cas => 0xFFFF_FFFF,
     }
 }
 

@@ -21,15 +21,6 @@ use crate::producer::{Producer, CLOSED, IDLE};
 /// The persistent kernel's name in sched.sk.
 pub const MAIN_KERNEL: &str = "sched_main";
 
-/// How queue positions are taken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum QueueKind {
-    /// Fetch-add tickets with per-slot round tags (the default).
-    Ticket,
-    /// The seed's design: CAS on a 64-bit version|index word (`-D queue_cas=true`), kept to compare.
-    Cas,
-}
-
 /// What to start.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -39,7 +30,6 @@ pub struct Config {
     pub ring_capacity: usize,
     /// Slots of the device queue (a power of two).
     pub queue_capacity: usize,
-    pub queue: QueueKind,
     /// Records of queue history to keep (0: no recording, the kernel is compiled without it).
     pub history: usize,
     /// Task ids 0..count_ids get an execution counter (0: none).
@@ -63,9 +53,6 @@ pub struct Config {
     pub fast_path: bool,
     /// Sleep (ns) of the mailbox's worker between looks at the mailbox, after its spin window (`-D fast_poll_ns`).
     pub fast_poll_ns: u32,
-    /// An idle scheduler warp reads the slot at its head in the same PCIe round trip as the tail (`-D spec_poll`;
-    /// false: the tail first, then the slots it covers: two round trips for a lone task).
-    pub spec_poll: bool,
     /// For this long (ns) after a scheduler warp last found a task, and after the mailbox's worker last took
     /// one, they poll without sleeping (`-D spin_ns`).
     pub spin_ns: u64,
@@ -73,27 +60,6 @@ pub struct Config {
     /// the completion record, for at most this long (ns; 0: no pause) (`-D quiet_ns`): a system-scope fence
     /// waits for the PCIe reads its SM has in flight.
     pub quiet_ns: u64,
-    /// Longest sleep (ns) of an idle scheduler warp between polls while its mailbox's worker is busy (0: as
-    /// when it is idle) (`-D busy_poll_ns`).
-    pub busy_poll_ns: u32,
-    /// Whether the mailbox's worker also takes tasks from the device queue (`-D watcher_queue`).
-    pub watcher_queue: bool,
-    /// Whether a lone spawn task may take the mailbox (`-D mailbox_spawn`; off: spawns go through the queue).
-    pub mailbox_spawn: bool,
-    /// Ring slots in the stamped format the one-read poll needs ([`crate::layout::RingSlot`]; `-D
-    /// stamped_slots`), or as plain task words (kind|arg, aux|pad, id, ret; the default), which turns the
-    /// one-read poll off (measured: stamped slots cost a third of 1-producer injection and gained nothing
-    /// measurable in the round trip; docs/performance.md).
-    pub stamped_slots: bool,
-    /// The ring's head published with a system-scope release store instead of a relaxed one (`-D head_release`).
-    pub head_release: bool,
-    /// Ring g is drained by the scheduler warp of block (g + ring_block) mod grid (`-D ring_block`).
-    pub ring_block: u32,
-    /// The stop word read after the tail, in the same lane (two round trips a poll; `-D poll_serial`).
-    pub poll_serial: bool,
-    /// Completion records written as a release fence and a relaxed store instead of one release store
-    /// (`-D done_fence`).
-    pub done_fence: bool,
     /// Device timestamps of fast-path tasks summed into [`Stats`] (`-D fast_timing`); off for measurements of
     /// the round trip itself.
     pub fast_timing: bool,
@@ -107,7 +73,6 @@ impl Default for Config {
             rings: 1,
             ring_capacity: 4096,
             queue_capacity: 1 << 16,
-            queue: QueueKind::Ticket,
             history: 0,
             count_ids: 0,
             block_warps: 8,
@@ -119,17 +84,8 @@ impl Default for Config {
             poll_idle_ns: 256,
             fast_path: true,
             fast_poll_ns: 64,
-            spec_poll: true,
             spin_ns: 2_000_000,
             quiet_ns: 4_000,
-            busy_poll_ns: 0,
-            watcher_queue: true,
-            mailbox_spawn: false,
-            stamped_slots: false,
-            head_release: false,
-            ring_block: 0,
-            poll_serial: false,
-            done_fence: false,
             fast_timing: false,
             timeout: Duration::from_secs(20),
         }
@@ -192,8 +148,6 @@ pub(crate) struct Rings {
     pub states: Vec<AtomicU8>,
     pub capacity: usize,
     pub write_combined: bool,
-    /// Slots written in the stamped format (`Config::stamped_slots`).
-    pub stamped: bool,
     pub timeout: Duration,
 }
 
@@ -250,23 +204,13 @@ pub fn program(config: &Config) -> Result<Program> {
     let text = std::fs::read_to_string(&path)
         .map_err(|source| SchedError::Runtime(skc_runtime::RuntimeError::Io { path: path.clone(), source }))?;
     let defines = vec![
-        ("queue_cas".to_string(), (config.queue == QueueKind::Cas).to_string()),
         ("record_history".to_string(), (config.history > 0).to_string()),
         ("block_warps".to_string(), config.block_warps.to_string()),
         ("poll_idle_ns".to_string(), format!("{}u", config.poll_idle_ns)),
         ("fast_path".to_string(), config.fast_path.to_string()),
         ("fast_poll_ns".to_string(), format!("{}u", config.fast_poll_ns)),
-        ("spec_poll".to_string(), config.spec_poll.to_string()),
         ("spin_ns".to_string(), format!("{}UL", config.spin_ns)),
         ("quiet_ns".to_string(), format!("{}UL", config.quiet_ns)),
-        ("busy_poll_ns".to_string(), format!("{}u", config.busy_poll_ns)),
-        ("watcher_queue".to_string(), config.watcher_queue.to_string()),
-        ("mailbox_spawn".to_string(), config.mailbox_spawn.to_string()),
-        ("stamped_slots".to_string(), config.stamped_slots.to_string()),
-        ("head_release".to_string(), config.head_release.to_string()),
-        ("ring_block".to_string(), config.ring_block.to_string()),
-        ("poll_serial".to_string(), config.poll_serial.to_string()),
-        ("done_fence".to_string(), config.done_fence.to_string()),
         ("fast_timing".to_string(), config.fast_timing.to_string()),
     ];
     Ok(Program::from_source_with_defines(&path.display().to_string(), &text, &defines)?)
@@ -277,9 +221,9 @@ fn check_config(config: &Config) -> Result<()> {
     if !config.ring_capacity.is_power_of_two() || !config.queue_capacity.is_power_of_two() {
         return bad("ring and queue capacities must be powers of two".into());
     }
-    if config.queue_capacity > 1 << 30 || config.ring_capacity > 1 << 23 {
-        // A ring slot's stamp has 24 bits (layout.rs): a lap must be shorter than the stamp's period.
-        return bad("the queue holds at most 2^30 slots and a ring 2^23".into());
+    if config.queue_capacity > 1 << 30 || config.rings.max(1) * config.ring_capacity > i32::MAX as usize {
+        // sched.sk indexes the queue and the rings' slots (`ring * ring_cap + slot`) with int32.
+        return bad("the queue holds at most 2^30 slots, and all rings together fewer than 2^31".into());
     }
     if config.count_ids > i32::MAX as usize || config.history > i32::MAX as usize {
         return bad("count_ids and history must fit in an int32".into());
@@ -349,7 +293,6 @@ impl Scheduler {
         let r = &self.rings;
         let c = &self.config;
         let mut p_hctl = r.hctl.device_ptr();
-        let mut p_words = r.slots.device_ptr();
         let mut p_slots = r.slots.device_ptr();
         let mut p_tails = r.tails.device_ptr();
         let mut p_heads = r.heads.device_ptr();
@@ -368,11 +311,9 @@ impl Scheduler {
         let mut child_cap = c.child_cap as i32;
         let mut p_sink = d.sink.device_ptr();
         let mut p_mailboxes = d.mailboxes.device_ptr();
-        // The parameter order of `sched_main` in sched.sk. `ring_words` and `ring_slots` are the same memory: as
-        // words for the scheduler warp's system-scope loads, as records for its ordinary loads.
-        let mut params: [*mut c_void; 20] = [
+        // The parameter order of `sched_main` in sched.sk.
+        let mut params: [*mut c_void; 19] = [
             &mut p_hctl as *mut u64 as *mut c_void,
-            &mut p_words as *mut u64 as *mut c_void,
             &mut p_slots as *mut u64 as *mut c_void,
             &mut p_tails as *mut u64 as *mut c_void,
             &mut p_heads as *mut u64 as *mut c_void,
@@ -528,9 +469,9 @@ fn block_registers(regs: u32, threads: u32) -> u32 {
 }
 
 /// The most persistent blocks per SM (at most `per_sm`) that leave room for one child block beside them. With
-/// no SM reserved, a child that fits nowhere waits until the scheduler exits: measured, run 10, where the
-/// history variant's 122 registers filled the register file at 2 blocks per SM and two child tasks never
-/// completed while the scheduler ran.
+/// no SM reserved, a child that fits nowhere waits until the scheduler exits: measured when the history variant's
+/// 122 registers filled the register file at 2 blocks per SM and two child tasks never completed while the
+/// scheduler ran.
 fn blocks_leaving_child_room(per_sm: u32, block: u32, budget: RegisterBudget) -> u32 {
     let child = block_registers(budget.child, CHILD_BLOCK);
     let main = block_registers(budget.main, block).max(1);
@@ -581,7 +522,6 @@ fn allocate_rings(ctx: &Context, config: &Config) -> Result<Rings> {
         states: (0..config.rings).map(|_| AtomicU8::new(IDLE)).collect(),
         capacity: config.ring_capacity,
         write_combined: config.write_combined_slots,
-        stamped: config.stamped_slots,
         timeout: config.timeout,
     })
 }
@@ -614,7 +554,7 @@ mod tests {
     #[test]
     fn persistent_blocks_leave_room_for_a_child() {
         let budget = |main| RegisterBudget { per_sm: 65536, main, child: 14 };
-        // Run 10's history variant: 2 blocks of 122 registers fill the register file; one block is left.
+        // A history variant of 122 registers: 2 blocks fill the register file; one block is left.
         assert_eq!(blocks_leaving_child_room(2, 256, budget(122)), 1);
         // 120 registers leave 4,096 registers, two child blocks' worth.
         assert_eq!(blocks_leaving_child_room(2, 256, budget(120)), 2);

@@ -3,34 +3,14 @@
 //! kernels free of register spills. Needs NVRTC (as `scripts/test.sh`).
 
 use skc_nvrtc::{compile, CompileOptions};
-use skc_sched::{program, Config, QueueKind, MAILBOX_WORDS};
+use skc_sched::{program, Config, MAILBOX_WORDS};
 
 fn variants() -> Vec<(&'static str, Config)> {
     vec![
-        ("ticket", Config::default()),
-        ("cas", Config { queue: QueueKind::Cas, ..Config::default() }),
-        ("ticket+history", Config { history: 1 << 16, ..Config::default() }),
-        ("cas+history", Config { queue: QueueKind::Cas, history: 1 << 16, ..Config::default() }),
+        ("default", Config::default()),
+        ("history", Config { history: 1 << 16, ..Config::default() }),
         ("no fast path", Config { fast_path: false, ..Config::default() }),
-        ("stamped slots, one-read poll", Config { stamped_slots: true, ..Config::default() }),
-        ("stamped slots, tail then slot", Config { stamped_slots: true, spec_poll: false, ..Config::default() }),
-        ("fenced completion", Config { done_fence: true, ..Config::default() }),
         ("fast-path timestamps", Config { fast_timing: true, ..Config::default() }),
-        (
-            "busy back-off, no queue for the watcher",
-            Config { busy_poll_ns: 4000, watcher_queue: false, ..Config::default() },
-        ),
-        (
-            "plain slots, released head, serial poll, spawns in the mailbox, ring 0 on block 66",
-            Config {
-                stamped_slots: false,
-                head_release: true,
-                mailbox_spawn: true,
-                ring_block: 66,
-                poll_serial: true,
-                ..Config::default()
-            },
-        ),
     ]
 }
 
@@ -65,13 +45,11 @@ fn every_variant_compiles_without_spills() {
 
 #[test]
 fn the_variants_differ_only_where_they_should() {
-    let ticket = program(&Config::default()).unwrap().cuda_source;
-    let cas = program(&Config { queue: QueueKind::Cas, ..Config::default() }).unwrap().cuda_source;
-    assert_ne!(ticket, cas, "queue_cas must change the emitted code");
-    // The CAS variant takes positions with a 64-bit compare-and-swap; the ticket variant has none there.
-    assert!(cas.contains("__nv_atomic_compare_exchange_n"), "the CAS variant uses CAS");
+    let default = program(&Config::default()).unwrap().cuda_source;
     let no_fast = program(&Config { fast_path: false, ..Config::default() }).unwrap().cuda_source;
-    assert_ne!(ticket, no_fast, "fast_path must change the emitted code");
+    assert_ne!(default, no_fast, "fast_path must change the emitted code");
+    let history = program(&Config { history: 1, ..Config::default() }).unwrap().cuda_source;
+    assert!(history.contains("static constexpr bool record_history = true;"), "-D record_history reaches sched.sk");
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The scheduler on a real GPU (`cargo test -p skc-sched --features gpu-tests`): conservation under stress (every
-//! task id executed exactly once, nothing lost after stop), recorded queue histories checked for linearizability
-//! (ticket queue and the CAS variant), children with inline fallback, typed errors. Without a GPU every test
+//! task id executed exactly once, nothing lost after stop), a recorded queue history checked for
+//! linearizability, children with inline fallback, typed errors. Without a GPU every test
 //! fails with a message saying so.
 //!
 //! `SKC_SCHED_STRESS_IDS` sets the stress size (default 100 million task ids).
@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use skc_runtime::Context;
 use skc_sched::linearizability::check_fifo;
-use skc_sched::{history_ops, Config, Producer, QueueKind, SchedError, Scheduler, Task};
+use skc_sched::{history_ops, Config, Producer, SchedError, Scheduler, Task};
 
 fn gpu() -> Context {
     Context::new(0).unwrap_or_else(|e| {
@@ -142,52 +142,45 @@ fn lone_tasks_take_the_fast_path_and_each_runs_once() {
     }
 }
 
-/// A ring of 16 slots reused for thousands of laps, with lone tasks (each waited for: the scheduler warp finds
-/// them with its one-read poll of the stamped slot at its head) and batches of 1 to 40 in between (more than the
-/// ring holds: the producer waits for slots, the warp takes them after the tail's acquire). Every id runs exactly
-/// once, with the one-read poll, without it, and with plain (unstamped) slots, and no slot of an older lap is ever
-/// taken for a newer one.
+/// A ring of 16 slots reused for thousands of laps, with lone tasks (each waited for: they take the mailbox) and
+/// batches of 1 to 40 in between (more than the ring holds: the producer waits for slots, the warp takes them
+/// after the tail's acquire). Every id runs exactly once, and no slot of an older lap is ever taken for a newer
+/// one.
 #[test]
-fn stamped_slots_survive_many_laps_of_a_small_ring() {
+fn a_small_ring_survives_many_laps() {
     let ctx = gpu();
-    let variants = [
-        ("stamped slots, one-read poll", Config { stamped_slots: true, ..Config::default() }),
-        ("stamped slots, tail then slot", Config { stamped_slots: true, spec_poll: false, ..Config::default() }),
-        ("plain slots (the default)", Config::default()),
-    ];
-    for (name, base) in variants {
-        let ids = 200_000i64;
-        let config = Config { rings: 1, ring_capacity: 16, count_ids: ids as usize, reserve_sms: 8, ..base };
-        let mut sched = Scheduler::start(&ctx, config).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let mut p = sched.producers().pop().unwrap();
-        let (mut id, mut round) = (0i64, 0usize);
-        while id < ids {
-            if round % 2 == 0 {
-                let ticket = p.submit(Task::empty(id)).unwrap_or_else(|e| panic!("{name}: {e}"));
-                p.wait(ticket).unwrap_or_else(|e| panic!("{name}: {e}"));
-                id += 1;
-            } else {
-                let n = ((round * 7) % 40 + 1).min((ids - id) as usize) as i64;
-                let batch: Vec<Task> =
-                    (id..id + n).map(|i| if i % 5 == 0 { Task::compute(i, 30) } else { Task::empty(i) }).collect();
-                p.submit_batch(&batch).unwrap_or_else(|e| panic!("{name}: {e}"));
-                id += n;
-            }
-            round += 1;
+    let ids = 200_000i64;
+    let config = Config { rings: 1, ring_capacity: 16, count_ids: ids as usize, reserve_sms: 8, ..Config::default() };
+    let mut sched = Scheduler::start(&ctx, config).unwrap_or_else(|e| panic!("{e}"));
+    let mut p = sched.producers().pop().unwrap();
+    let (mut id, mut round) = (0i64, 0usize);
+    while id < ids {
+        if round % 2 == 0 {
+            let ticket = p.submit(Task::empty(id)).unwrap_or_else(|e| panic!("{e}"));
+            p.wait(ticket).unwrap_or_else(|e| panic!("{e}"));
+            id += 1;
+        } else {
+            let n = ((round * 7) % 40 + 1).min((ids - id) as usize) as i64;
+            let batch: Vec<Task> =
+                (id..id + n).map(|i| if i % 5 == 0 { Task::compute(i, 30) } else { Task::empty(i) }).collect();
+            p.submit_batch(&batch).unwrap_or_else(|e| panic!("{e}"));
+            id += n;
         }
-        p.wait_all().unwrap_or_else(|e| panic!("{name}: {e}"));
-        drop(p);
-        let finished = sched.stop().unwrap_or_else(|e| panic!("{name}: {e}"));
-        eprintln!("{name}: stats {:?}", finished.stats);
-        assert_eq!(finished.stats.left_reserved, 0, "{name}: tasks left in the queue after stop");
-        assert_each_once(&finished.counts);
-        assert!(finished.stats.fast_path > 0, "{name}: no lone task took the fast path");
+        round += 1;
     }
+    p.wait_all().unwrap_or_else(|e| panic!("{e}"));
+    drop(p);
+    let finished = sched.stop().unwrap_or_else(|e| panic!("{e}"));
+    eprintln!("stats {:?}", finished.stats);
+    assert_eq!(finished.stats.left_reserved, 0, "tasks left in the queue after stop");
+    assert_each_once(&finished.counts);
+    assert!(finished.stats.fast_path > 0, "no lone task took the fast path");
 }
 
-fn linearizable_history(queue: QueueKind) {
+#[test]
+fn the_queue_history_is_linearizable() {
     let ctx = gpu();
-    let config = Config { rings: 2, queue, history: 1 << 21, count_ids: 1 << 20, ..Config::default() };
+    let config = Config { rings: 2, history: 1 << 21, count_ids: 1 << 20, ..Config::default() };
     let mut sched = Scheduler::start(&ctx, config).unwrap_or_else(|e| panic!("{e}"));
     let ids = 300_000i64;
     run_mix(&mut sched, ids);
@@ -203,18 +196,8 @@ fn linearizable_history(queue: QueueKind) {
     stamps.dedup();
     let tick = stamps.windows(2).map(|w| w[1] - w[0]).min().unwrap_or(1);
     let verdict = check_fifo(&ops, tick);
-    eprintln!("{queue:?}: {} operations, clock tick {tick} ns: {verdict:?}", ops.len());
+    eprintln!("{} operations, clock tick {tick} ns: {verdict:?}", ops.len());
     assert_eq!(verdict, Ok(()), "{}", verdict.as_ref().unwrap_err());
-}
-
-#[test]
-fn ticket_queue_history_is_linearizable() {
-    linearizable_history(QueueKind::Ticket);
-}
-
-#[test]
-fn cas_queue_history_is_linearizable() {
-    linearizable_history(QueueKind::Cas);
 }
 
 #[test]

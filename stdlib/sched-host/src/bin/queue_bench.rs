@@ -1,19 +1,18 @@
 //! The device queue alone against the Broker Queue's published 2.7e9 ops/s (stdlib/sched/queue_bench.sk): for
-//! each queue variant (ticket, the seed's CAS), each granularity (warp-level operations of 32 elements, lane-level
-//! operations of one) and each thread count, every thread alternates an enqueue and a dequeue for R rounds on a
+//! each granularity (warp-level operations of 32 elements, lane-level operations of one) and each thread count, every thread alternates an enqueue and a dequeue for R rounds on a
 //! queue pre-filled with one element per thread. Each configuration runs once small with every id counted, then
 //! `--repeats` times for about `--ms` milliseconds each (R calibrated by a short run); every run is checked for
 //! conservation (an element lost or duplicated stops the benchmark with an error). Prints the median run.
 //!
 //! `queue-bench [--threads 1024,4096,...] [--ms 30] [--repeats 3] [--capacity 1048576] [--max-run-s 10]`
 //! A row whose rounds are predicted (from the previous row, contention growing with the square of the threads)
-//! to make its exact run longer than `--max-run-s` runs 1 round exactly and one timed run: the CAS variant's
-//! lane-level operations collapse (3.2 s for 8 rounds of 65,536 threads on an H200).
+//! to make its exact run longer than `--max-run-s` runs 1 round exactly and one timed run, so that a collapsing
+//! queue is reported, not waited out.
 //! Environment: `SKC_QUEUE_BENCH_SK` (queue_bench.sk, with sched.sk next to it, when not in the source tree).
 
 use skc_runtime::Context;
 use skc_sched::queue_bench::{Level, QueueBench, QueueRun, BROKER_QUEUE_OPS};
-use skc_sched::{QueueKind, Result};
+use skc_sched::Result;
 
 /// Rounds of the exact run of each row.
 const VERIFY_ROUNDS: u32 = 4;
@@ -74,19 +73,17 @@ fn sweep(ctx: &Context, o: &Options) -> Result<()> {
     let max_ids = max_threads * (VERIFY_ROUNDS as usize + 1);
     let mut rows = Vec::new();
     println!("{}", header());
-    for queue in [QueueKind::Ticket, QueueKind::Cas] {
-        let bench = QueueBench::new(ctx, queue, o.capacity, max_ids)?;
-        for level in [Level::Warp, Level::Lane] {
-            // (threads, seconds per round) of the last row: predicts the next one (contention grows about with
-            // the square of the threads in the CAS loops), so that a collapsing variant is run short, not hung.
-            let mut last: Option<(u32, f64)> = None;
-            for &threads in &o.threads {
-                let (median, runs) = measure(&bench, level, threads, last, o)?;
-                last = Some((threads, median.seconds / median.rounds as f64));
-                let row = row(&median, &runs);
-                println!("{row}");
-                rows.push(row);
-            }
+    let bench = QueueBench::new(ctx, o.capacity, max_ids)?;
+    for level in [Level::Warp, Level::Lane] {
+        // (threads, seconds per round) of the last row: predicts the next one (contention grows at worst with
+        // the square of the threads), so that a collapsing run is run short, not hung.
+        let mut last: Option<(u32, f64)> = None;
+        for &threads in &o.threads {
+            let (median, runs) = measure(&bench, level, threads, last, o)?;
+            last = Some((threads, median.seconds / median.rounds as f64));
+            let row = row(&median, &runs);
+            println!("{row}");
+            rows.push(row);
         }
     }
     println!("\nall runs conserved every element (ids counted exactly in a run of {VERIFY_ROUNDS} rounds, or 1 where rounds are slow, per row, checksums in the timed runs)");
@@ -127,8 +124,7 @@ fn measure(
 
 fn header() -> String {
     format!(
-        "| {:<6} | {:<4} | {:>7} | {:>6} | {:>8} | {:>13} | {:>15} | {:>9} | {:>9} | {:>10} |\n|{}|",
-        "queue",
+        "| {:<4} | {:>7} | {:>6} | {:>8} | {:>13} | {:>15} | {:>9} | {:>9} | {:>10} |\n|{}|",
         "ops",
         "threads",
         "rounds",
@@ -139,7 +135,6 @@ fn header() -> String {
         "ops/2.7e9",
         "ms min-max",
         [
-            "--------",
             "------",
             "---------",
             "--------",
@@ -155,18 +150,13 @@ fn header() -> String {
 }
 
 fn row(r: &QueueRun, runs: &[QueueRun]) -> String {
-    let queue = match r.queue {
-        QueueKind::Ticket => "ticket",
-        QueueKind::Cas => "cas",
-    };
     let level = match r.level {
         Level::Warp => "warp",
         Level::Lane => "lane",
     };
     let (lo, hi) = (runs[0].seconds * 1e3, runs[runs.len() - 1].seconds * 1e3);
     format!(
-        "| {:<6} | {:<4} | {:>7} | {:>6} | {:>8.2} | {:>13.3e} | {:>15.3e} | {:>9.2}x | {:>8.3}x | {:>4.1}-{:<5.1} |",
-        queue,
+        "| {:<4} | {:>7} | {:>6} | {:>8.2} | {:>13.3e} | {:>15.3e} | {:>9.2}x | {:>8.3}x | {:>4.1}-{:<5.1} |",
         level,
         r.threads,
         r.rounds,

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use skc_runtime::Context;
 use skc_sched::bench::{percentile, pingpong, run_producers, Baseline, PINGPONG_COSTS};
-use skc_sched::{Config, QueueKind, Result, Scheduler, Task};
+use skc_sched::{Config, Result, Scheduler, Task};
 
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "bench".into());
@@ -103,12 +103,7 @@ fn bench(ctx: &Context, sections: &str) -> Result<()> {
     }
     if on("children") {
         let d = Config::default();
-        let variants = [
-            ("fast path", d.clone()),
-            ("no fast path", Config { fast_path: false, ..d.clone() }),
-            ("main-like", main_like()),
-            ("fast path, again", d.clone()),
-        ];
+        let variants = [("fast path", d.clone()), ("no fast path", Config { fast_path: false, ..d })];
         for (label, config) in variants {
             children(ctx, label, config)?;
         }
@@ -165,13 +160,9 @@ fn host_injected(ctx: &Context, graph_rate: f64, plain_rate: f64) -> Result<()> 
     let per_producer: usize = if quick() { 1 << 20 } else { 1 << 22 };
     let d = Config::default();
     let configs = [
-        ("fast path (plain slots)", d.clone()),
+        ("fast path", d.clone()),
         ("no fast path", Config { fast_path: false, ..d.clone() }),
-        ("fast path, stamped slots, one-read poll", stamped()),
-        ("fast path, stamped slots, tail then slot", Config { spec_poll: false, ..stamped() }),
-        ("fast path, sleeping polls", sleepy()),
-        ("fast path, released head", Config { head_release: true, ..d.clone() }),
-        ("main-like (no fast path, plain slots, released head, serial poll, sleeping polls)", main_like()),
+        ("fast path, sleeping polls", Config { spin_ns: 0, fast_poll_ns: 1000, poll_idle_ns: 8192, ..d }),
     ];
     let mut variants = Vec::new();
     for rings in [1usize, 4] {
@@ -205,12 +196,9 @@ fn host_injected(ctx: &Context, graph_rate: f64, plain_rate: f64) -> Result<()> 
 fn latency(ctx: &Context) -> Result<()> {
     let d = Config::default();
     let variants = [
-        ("default: fast path, plain slots, spinning, quiet window, st.release.sys", d.clone()),
+        ("default: fast path, spinning, quiet window", d.clone()),
         ("no quiet window", Config { quiet_ns: 0, ..d.clone() }),
-        ("completion as fence.release.sys + st.relaxed.sys", Config { done_fence: true, ..d.clone() }),
-        ("stamped slots, one-read poll", stamped()),
-        ("stamped slots, tail then slot", Config { spec_poll: false, ..stamped() }),
-        ("sleeping polls (sched3's)", Config { spin_ns: 0, ..d.clone() }),
+        ("sleeping polls", Config { spin_ns: 0, ..d.clone() }),
         ("queue path only", Config { fast_path: false, ..d.clone() }),
         ("device timestamps on", Config { fast_timing: true, ..d.clone() }),
         ("device timestamps on, no quiet window", Config { fast_timing: true, quiet_ns: 0, ..d.clone() }),
@@ -285,18 +273,16 @@ fn latency(ctx: &Context) -> Result<()> {
     Ok(())
 }
 
-/// Empty tasks generated on the device against the number of producer warps, ticket queue and CAS variant.
+/// Empty tasks generated on the device against the number of producer warps, with the fast path (the default)
+/// and without it.
 fn device_generated(ctx: &Context) -> Result<()> {
     let cap: i64 = if quick() { 1 << 24 } else { 1 << 27 };
-    // Every producer-warp count for the default (ticket queue, fast path) and the CAS variant; a few for the
-    // watcher variants.
-    let all: &[usize] = &[1, 8, 32, 128, 256];
-    let mut variants: Vec<(&str, Config, &[usize])> = watcher_variants();
-    variants[0].2 = all;
-    variants.push(("fast path", Config { queue: QueueKind::Cas, ..Config::default() }, all));
+    let variants: [(&str, Config, &[usize]); 2] = [
+        ("fast path", Config::default(), &[1, 8, 32, 128, 256]),
+        ("no fast path", Config { fast_path: false, ..Config::default() }, &[1, 8]),
+    ];
     for (label, config, counts) in variants {
         for &producers in counts {
-            let queue = config.queue;
             let config = Config { queue_capacity: 1 << 20, ..config.clone() };
             let mut sched = Scheduler::start(ctx, config)?;
             // Warm up: the kernel is running and idle before the clock starts.
@@ -316,7 +302,7 @@ fn device_generated(ctx: &Context) -> Result<()> {
             let seconds = begin.elapsed().as_secs_f64();
             let generated = per as f64 * producers as f64;
             println!(
-                "device-generated empty tasks, {queue:?} queue, {label}, {producers} producer warps: {:.3e} tasks/s \
+                "device-generated empty tasks, {label}, {producers} producer warps: {:.3e} tasks/s \
                  ({generated:.0} tasks in {:.1} ms, {} run inline because the queue was full, {} spawn task(s) \
                  through the mailbox; Broker Queue published 2.7e9 ops/s)",
                 generated / seconds,
@@ -373,46 +359,6 @@ fn compute_tasks(ctx: &Context, base: &Baseline) -> Result<()> {
 
 /// Fire-and-forget children: launch-to-first-instruction latency of one child at a time, throughput, and what
 /// happens past the pending-launch limit (2048).
-/// Variants for the checks of the fast path's side effects on other kinds of work (device-generated tasks,
-/// children), each with the producer-warp counts it is measured at.
-fn watcher_variants() -> Vec<(&'static str, Config, &'static [usize])> {
-    let d = Config::default();
-    vec![
-        ("fast path", d.clone(), &[1, 8]),
-        ("fast path, spawns through the mailbox", Config { mailbox_spawn: true, ..d.clone() }, &[1, 8]),
-        (
-            "fast path, spawns through the mailbox, ring 0 on block 66",
-            Config { mailbox_spawn: true, ring_block: 66, ..d.clone() },
-            &[1, 8],
-        ),
-        ("no fast path", Config { fast_path: false, ..d }, &[1, 8]),
-        ("main-like (no fast path, plain slots, released head, serial poll, sleeping polls)", main_like(), &[1, 8]),
-    ]
-}
-
-/// This branch with everything main does differently switched back (plain slots, a released head, a poll of
-/// two round trips, sleeping polls, no fast path), except the code structure (the mailbox buffer is passed,
-/// unused).
-fn main_like() -> Config {
-    Config {
-        fast_path: false,
-        stamped_slots: false,
-        head_release: true,
-        spin_ns: 0,
-        poll_serial: true,
-        ..Config::default()
-    }
-}
-
-/// Stamped ring slots with the one-read poll (not the default; see `Config::stamped_slots`).
-fn stamped() -> Config {
-    Config { stamped_slots: true, ..Config::default() }
-}
-
-fn sleepy() -> Config {
-    Config { spin_ns: 0, fast_poll_ns: 1000, poll_idle_ns: 8192, ..Config::default() }
-}
-
 fn children(ctx: &Context, mode: &str, base: Config) -> Result<()> {
     {
         let config = Config { reserve_sms: 32, ..base.clone() };
