@@ -15,7 +15,7 @@ use crate::variants::Variant;
 pub fn stdlib_dir() -> PathBuf {
     std::env::var_os("SKC_STDLIB")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../stdlib"))
 }
 
 /// `open M` finds `m.sk` next to the importing file, then in the stdlib folder.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the root of a checkout whose .carry/metrics holds the bundle that
-# stdlib/ode-host/bench/build_metrics_bundle.sh made: the summary GPU tests, the Lorenz overhead of all 18
+# libs/ode/bench/build_metrics_bundle.sh made: the summary GPU tests, the Lorenz overhead of all 18
 # metrics, and the Van der Pol summaries of skc and CuBIE 0.14.2 (installed from the wheels in the bundle).
 # Results go to $OUT (or ./metrics-results): log.txt, results.jsonl.
 set -uo pipefail

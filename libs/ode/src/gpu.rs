@@ -5,7 +5,7 @@
 //!
 //! ```ignore
 //! let ctx = Context::new(0)?;
-//! let system = SystemSource::new("stdlib/ode-host/systems/lorenz.sk");
+//! let system = SystemSource::new("libs/ode/systems/lorenz.sk");
 //! let mut cfg = Config::new(Method::Tsit5, 1.0, 1e-3);
 //! cfg.precision = Precision::F32;
 //! let solver = OdeSolver::new(&ctx, &system, &cfg, &Options::default())?;

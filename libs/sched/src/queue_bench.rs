@@ -54,7 +54,7 @@ impl Level {
 pub fn source_path() -> PathBuf {
     match std::env::var_os("SKC_QUEUE_BENCH_SK") {
         Some(path) => PathBuf::from(path),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../sched/queue_bench.sk"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../stdlib/sched/queue_bench.sk"),
     }
 }
 

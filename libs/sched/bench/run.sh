@@ -1,6 +1,6 @@
 #!/bin/bash
 # The scheduler's GPU checks and benchmark on a machine without a Rust toolchain. Built by
-# stdlib/sched-host/bench/build_bundle.sh; run from anywhere: bash BUNDLE/run.sh [STEPS]
+# libs/sched/bench/build_bundle.sh; run from anywhere: bash BUNDLE/run.sh [STEPS]
 # STEPS (comma-separated, default all): smoke, tests, bench, memcheck, racecheck.
 # Environment: OUT (logs, default /tmp/sched-out), IDS (stress task ids, default 100000000), QUICK=1 (smaller
 # benchmark sizes).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds, where cargo is, what stdlib/ode-host/bench/metrics_gpu_run.sh runs on the GPU machine, into
+# Builds, where cargo is, what libs/ode/bench/metrics_gpu_run.sh runs on the GPU machine, into
 # ROOT/.carry/metrics (ROOT: the first argument, else this checkout; .carry/ is git-ignored): metrics_bench and
 # the gpu_summaries test executable (release), stdlib/ode and stdlib/metrics, the example systems, the scripts,
 # and the CuBIE 0.14.2 wheels from ROOT/.carry/ode/whl (see docs/ode.md).
@@ -28,7 +28,7 @@ strip --strip-debug "$DEST"/bin/*
 rm -rf "$DEST/stdlib/ode" "$DEST/stdlib/metrics"
 cp -r stdlib/ode "$DEST/stdlib/ode"
 cp -r stdlib/metrics "$DEST/stdlib/metrics"
-cp stdlib/ode-host/systems/*.sk "$DEST/systems/"
-cp stdlib/ode-host/bench/cubie_summaries.py stdlib/ode-host/bench/metrics_gpu_run.sh "$DEST/bench/"
+cp libs/ode/systems/*.sk "$DEST/systems/"
+cp libs/ode/bench/cubie_summaries.py libs/ode/bench/metrics_gpu_run.sh "$DEST/bench/"
 cp "$ROOT"/.carry/ode/whl/*.whl "$DEST/whl/"
 du -sh "$DEST"

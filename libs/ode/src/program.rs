@@ -115,7 +115,7 @@ impl ModuleLoader for Loader {
     }
 }
 
-/// The example systems of this crate (`stdlib/ode-host/systems`), or `$SKC_ODE_SYSTEMS` when set (a copied bundle).
+/// The example systems of this crate (`libs/ode/systems`), or `$SKC_ODE_SYSTEMS` when set (a copied bundle).
 pub fn systems_dir() -> PathBuf {
     match std::env::var_os("SKC_ODE_SYSTEMS") {
         Some(dir) => PathBuf::from(dir),

@@ -187,7 +187,7 @@ fn is_word(b: u8) -> bool {
 
 /// Files the generator writes, relative to the repository root, with their contents.
 pub fn generated_files() -> Vec<(String, String)> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../weno");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../stdlib/weno");
     let mut files = vec![
         ("stdlib/weno/weno_tables.sk".to_string(), tables_module(Precision::F64)),
         ("stdlib/weno/f32/weno_tables.sk".to_string(), tables_module(Precision::F32)),

@@ -194,7 +194,7 @@ unsafe impl Send for Scheduler {}
 pub fn source_path() -> PathBuf {
     match std::env::var_os("SKC_SCHED_SK") {
         Some(path) => PathBuf::from(path),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../sched/sched.sk"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../stdlib/sched/sched.sk"),
     }
 }
 

@@ -13,6 +13,6 @@ mkdir -p "$DEST"
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 cp "$TARGET/release/sched-bench" "$DEST/sched-bench"
 cp "$TESTS" "$DEST/gpu-tests"
-cp stdlib/sched/sched.sk stdlib/sched-host/bench/run.sh "$DEST/"
+cp stdlib/sched/sched.sk libs/sched/bench/run.sh "$DEST/"
 strip "$DEST/sched-bench" "$DEST/gpu-tests" 2>/dev/null || true
 echo "bundle in $DEST: $(ls "$DEST" | tr '\n' ' ')"

@@ -13,5 +13,5 @@ mkdir -p "$DEST"
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 cp "$TARGET/release/queue-bench" "$DEST/queue-bench"
 cp "$TESTS" "$DEST/queue-gpu-tests"
-cp stdlib/sched/sched.sk stdlib/sched/queue_bench.sk stdlib/sched-host/bench/queue_run.sh "$DEST/"
+cp stdlib/sched/sched.sk stdlib/sched/queue_bench.sk libs/sched/bench/queue_run.sh "$DEST/"
 echo "bundle in $DEST: $(ls "$DEST" | tr '\n' ' ')"

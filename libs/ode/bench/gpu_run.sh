@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the root of a checkout whose .carry/ode holds the bundle that
-# stdlib/ode-host/bench/build_bundle.sh made: the GPU tests, the Lorenz example, the sweep, the FSAL vote experiment with
+# libs/ode/bench/build_bundle.sh made: the GPU tests, the Lorenz example, the sweep, the FSAL vote experiment with
 # ncu's counters, and the peers (diffrax, CuBIE 0.14.2 from wheels). Results go to $OUT (or ./ode-results):
 # log.txt (everything printed), results.jsonl (one JSON line per measurement), gpu_tests.log, ncu.txt, and the
 # SASS of the benchmark kernels (NAME.sass, from the CUBINs ode_dump wrote into the bundle).

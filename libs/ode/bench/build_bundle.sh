@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds, where cargo is (x86-64 Linux), what stdlib/ode-host/bench/gpu_run.sh runs on the GPU machine, into $DEST (default:
+# Builds, where cargo is (x86-64 Linux), what libs/ode/bench/gpu_run.sh runs on the GPU machine, into $DEST (default:
 # .carry/ode of the checkout given as the first argument, else this one; .carry/ is git-ignored): release builds
 # of the Lorenz example, ode_bench and the GPU test executable, the stdlib/ode modules, the example systems, the
 # peer scripts, the benchmark kernels' CUBINs. The CuBIE wheels are expected in DEST/whl (see docs/ode.md).
@@ -28,8 +28,8 @@ strip --strip-debug "$DEST"/bin/*
 rm -rf "$DEST/stdlib/ode" && cp -r stdlib/ode "$DEST/stdlib/ode"
 # Every solver program opens the summary hooks (stdlib/metrics/summaries.sk), found under $SKC_STDLIB/metrics.
 rm -rf "$DEST/stdlib/metrics" && cp -r stdlib/metrics "$DEST/stdlib/metrics"
-cp stdlib/ode-host/systems/*.sk "$DEST/systems/"
-cp stdlib/ode-host/bench/*.py stdlib/ode-host/bench/gpu_run.sh stdlib/ode-host/bench/gpu_run_adaptive.sh "$DEST/bench/"
+cp libs/ode/systems/*.sk "$DEST/systems/"
+cp libs/ode/bench/*.py libs/ode/bench/gpu_run.sh libs/ode/bench/gpu_run_adaptive.sh "$DEST/bench/"
 # The benchmark kernels' CUBINs, for their SASS (ode_dump needs NVRTC here: SKC_NVRTC_PATH).
 rm -rf "$DEST/cubin" && "$CARGO_TARGET_DIR/release/examples/ode_dump" "$DEST/cubin" > /dev/null
 du -sh "$DEST"
