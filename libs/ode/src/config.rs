@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::method::Method;
+use crate::method::{Method, UnknownMethod};
 use crate::summaries::{SummaryError, SummarySpec};
 use crate::tableau::Tableau;
 
@@ -311,9 +311,15 @@ pub enum ConfigError {
         method: Method,
         controller: ControllerKind,
     },
-    UnknownMethod(String),
+    UnknownMethod(UnknownMethod),
     UnknownController(String),
     Summaries(SummaryError),
+}
+
+impl From<UnknownMethod> for ConfigError {
+    fn from(unknown: UnknownMethod) -> Self {
+        ConfigError::UnknownMethod(unknown)
+    }
 }
 
 impl fmt::Display for ConfigError {
@@ -333,10 +339,7 @@ impl fmt::Display for ConfigError {
                 "method {method} has no embedded error estimate: it needs the fixed controller, not {}",
                 controller.name()
             ),
-            ConfigError::UnknownMethod(name) => {
-                let known: Vec<_> = Method::all().map(|m| m.name()).collect();
-                write!(f, "unknown method `{name}` (known: {})", known.join(", "))
-            }
+            ConfigError::UnknownMethod(unknown) => write!(f, "{unknown}"),
             ConfigError::UnknownController(name) => {
                 write!(f, "unknown controller `{name}` (known: fixed, i, pi, pid, gustafsson)")
             }

@@ -94,8 +94,8 @@ impl Method {
     }
 
     /// [`Method::from_name`], with the error the host API reports for an unknown name.
-    pub fn parse(name: &str) -> Result<Method, crate::config::ConfigError> {
-        Method::from_name(name).ok_or_else(|| crate::config::ConfigError::UnknownMethod(name.to_string()))
+    pub fn parse(name: &str) -> Result<Method, UnknownMethod> {
+        Method::from_name(name).ok_or_else(|| UnknownMethod(name.to_string()))
     }
 
     /// Whether the method has implicit stages (solved by Newton iterations).
@@ -115,6 +115,19 @@ impl fmt::Display for Method {
         f.write_str(self.name())
     }
 }
+
+/// A method name that [`Method::from_name`] does not know.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnknownMethod(pub String);
+
+impl fmt::Display for UnknownMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let known: Vec<_> = Method::all().map(|m| m.name()).collect();
+        write!(f, "unknown method `{}` (known: {})", self.0, known.join(", "))
+    }
+}
+
+impl std::error::Error for UnknownMethod {}
 
 #[cfg(test)]
 mod tests {
