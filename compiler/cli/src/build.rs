@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use skc_core::codegen::{emit_cuda, CudaOutput, EmitOptions};
+use skc_core::codegen::{CudaOutput, EmitOptions};
+use skc_core::session::DiskFiles;
 use skc_core::{Checked, Diagnostic};
 use skc_nvrtc::{Cache, CompileOptions, CompileOutput, KernelResources, NvrtcError};
 
-use crate::check::{check_file, report};
+use crate::check::{report, session};
 use crate::output::print_diagnostics;
 use crate::{FrontendArgs, MessageFormat};
 
@@ -97,20 +98,19 @@ fn program_name(file: &Path) -> String {
 }
 
 /// Front end and CUDA C; `Err(exit code)` after printing what went wrong.
-fn front_end(
-    file: &PathBuf,
-    codegen: &CodegenArgs,
-    frontend: &FrontendArgs,
-) -> Result<(Checked, CudaOutput), ExitCode> {
-    let checked = check_file(file, frontend).map_err(|message| {
+fn front_end(file: &Path, codegen: &CodegenArgs, frontend: &FrontendArgs) -> Result<(Checked, CudaOutput), ExitCode> {
+    let usage = |message: String| {
         errln!("error: {message}");
         ExitCode::from(2)
-    })?;
+    };
+    let files = DiskFiles::new();
+    let emit = EmitOptions { line_directives: !codegen.no_line_directives, ..EmitOptions::default() };
+    let session = session(&files, frontend).map_err(usage)?.with_emit(emit);
+    let checked = session.check_file(file).map_err(|e| usage(e.to_string()))?;
     if report(&checked, frontend) {
         return Err(ExitCode::from(1));
     }
-    let options = EmitOptions { line_directives: !codegen.no_line_directives, ..EmitOptions::default() };
-    let cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &options);
+    let cuda = session.emit(&checked);
     Ok((checked, cuda))
 }
 

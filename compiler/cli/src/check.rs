@@ -1,14 +1,12 @@
 //! `skc check FILE...`: the front end only (no CUDA needed).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use skc_core::driver::CheckOptions;
-use skc_core::typeck::TypeckOptions;
+use skc_core::session::{DiskFiles, SearchPath, Session};
 use skc_core::{Checked, Severity};
 
-use crate::loader::FileLoader;
 use crate::output::{print_diagnostics, print_summary};
 use crate::FrontendArgs;
 
@@ -47,15 +45,21 @@ pub fn parse_allow(codes: &[String]) -> Result<Vec<String>, String> {
         .collect()
 }
 
+/// The session the front-end arguments describe: `-I` folders before the standard library, `-D` and `-A`.
+pub fn session<'f>(files: &'f DiskFiles, frontend: &FrontendArgs) -> Result<Session<'f>, String> {
+    let mut session = Session::new(files)
+        .with_search(SearchPath::standard(&frontend.include, files))
+        .with_defines(parse_defines(&frontend.defines)?);
+    for code in parse_allow(&frontend.allow)? {
+        session = session.with_allowed(code);
+    }
+    Ok(session)
+}
+
 /// Reads and checks one file; `Err` is an I/O or usage problem (exit 2).
-pub fn check_file(path: &PathBuf, frontend: &FrontendArgs) -> Result<Checked, String> {
-    let text = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let text = String::from_utf8(text).map_err(|_| format!("{} is not valid UTF-8", path.display()))?;
-    let defines = parse_defines(&frontend.defines)?;
-    let allow = parse_allow(&frontend.allow)?;
-    let options = CheckOptions { typeck: TypeckOptions { defines }, allow };
-    let loader = FileLoader::new(frontend.include.clone());
-    Ok(skc_core::check(&path.display().to_string(), &text, &loader, &options))
+pub fn check_file(path: &Path, frontend: &FrontendArgs) -> Result<Checked, String> {
+    let files = DiskFiles::new();
+    session(&files, frontend)?.check_file(path).map_err(|e| e.to_string())
 }
 
 /// Prints a checked file's diagnostics; returns whether it counts as failed.

@@ -18,7 +18,6 @@ macro_rules! errln {
 
 mod build;
 mod check;
-mod loader;
 mod output;
 
 use std::path::PathBuf;

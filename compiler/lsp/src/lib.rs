@@ -18,7 +18,6 @@ pub mod transport;
 
 use std::fmt;
 
-pub use documents::{candidate_names, stdlib_dirs};
 pub use server::{run, DEBOUNCE};
 
 /// Why the server stopped other than by the `shutdown` then `exit` sequence.

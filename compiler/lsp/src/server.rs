@@ -23,9 +23,10 @@ use lsp_types::{
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use skc_core::session::SearchPath;
 use skc_core::source::SourceFile;
 
-use crate::documents::{self, Documents, SearchPath};
+use crate::documents::{self, Documents};
 use crate::position::offset_of;
 use crate::{code_actions, definition, diagnostics, hover, symbols, ServerError};
 
@@ -55,7 +56,7 @@ pub fn run(connection: Connection) -> Result<(), ServerError> {
         connection: &connection,
         phase: Phase::Uninitialized,
         documents: Documents::default(),
-        search_path: SearchPath::default(),
+        search_path: documents::search_path(&[]),
         pending: HashMap::new(),
         last_edit: HashMap::new(),
     };
@@ -185,7 +186,8 @@ impl Server<'_> {
         self.phase = Phase::Running;
         let options = params.initialization_options.unwrap_or_default();
         if let Some(paths) = options.get("includePaths").and_then(|p| p.as_array()) {
-            self.search_path.include_dirs = paths.iter().filter_map(|p| p.as_str()).map(PathBuf::from).collect();
+            let include: Vec<PathBuf> = paths.iter().filter_map(|p| p.as_str()).map(PathBuf::from).collect();
+            self.search_path = documents::search_path(&include);
         }
         InitializeResult {
             capabilities: capabilities(),

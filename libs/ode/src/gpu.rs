@@ -15,8 +15,7 @@
 use std::fmt;
 
 use skc_runtime::{
-    Arg, Context, DeviceBuffer, DeviceElem, Kernel, KernelSignature, LaunchConfig, Module, ParamSignature,
-    RuntimeError, ScalarType, ScalarValue,
+    Arg, Context, DeviceBuffer, DeviceElem, Kernel, LaunchConfig, Module, Program, RuntimeError, ScalarValue,
 };
 
 use crate::config::{Config, ConfigError, Precision, Status};
@@ -159,36 +158,6 @@ pub struct OdeSolver {
     summary_windows: usize,
 }
 
-fn scalar_kind(kind: skc_core::codegen::ScalarKind) -> ScalarType {
-    use skc_core::codegen::ScalarKind as K;
-    match kind {
-        K::Int32 => ScalarType::Int32,
-        K::Int64 => ScalarType::Int64,
-        K::UInt32 => ScalarType::UInt32,
-        K::UInt64 => ScalarType::UInt64,
-        K::Float32 => ScalarType::Float32,
-        K::Float64 => ScalarType::Float64,
-        K::Bool => ScalarType::Bool,
-    }
-}
-
-/// The runtime's signature of an emitted kernel (the ODE kernel has scalars and vectors of scalars only).
-fn runtime_signature(kernel: &skc_core::codegen::KernelSignature) -> KernelSignature {
-    use skc_core::codegen::{ElemType, ParamKind};
-    let params = kernel
-        .params
-        .iter()
-        .map(|p| match &p.kind {
-            ParamKind::Scalar(s) => ParamSignature::scalar(p.name.clone(), scalar_kind(*s)),
-            ParamKind::Vector { elem: ElemType::Scalar(s), writable } => {
-                ParamSignature::vector(p.name.clone(), scalar_kind(*s), *writable)
-            }
-            other => panic!("the ODE kernel has no record parameters ({other:?})"),
-        })
-        .collect();
-    KernelSignature::new(kernel.name.clone(), params)
-}
-
 impl OdeSolver {
     /// Validates the settings, compiles the solver program (front end, CUDA C, NVRTC through the cache) and loads it.
     pub fn new(ctx: &Context, system: &SystemSource, cfg: &Config, options: &Options) -> Result<OdeSolver, OdeError> {
@@ -204,8 +173,7 @@ impl OdeSolver {
             }
             None => (Vec::new(), Vec::new(), 0, 0),
         };
-        let signatures: Vec<KernelSignature> = program.cuda.kernels.iter().map(runtime_signature).collect();
-        let module = Module::from_cuda(ctx, &program.name, &program.cuda.source, signatures)?;
+        let module = Module::from_program(ctx, Program::from_output(&program.name, &program.cuda))?;
         let kernel = module.kernel("ode_solve")?;
         // A multiple of 32: the program is emitted with `full_warps` (program.rs), whose votes assume whole warps.
         let block = (kernel.max_threads_per_block().min(crate::sk::BLOCK) / 32 * 32).max(32);

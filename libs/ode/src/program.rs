@@ -1,19 +1,17 @@
 //! A solver program without a GPU: the root source of [`crate::sk::root_source`] over a system module, checked
 //! by skc's front end with the `-D` definitions of a configuration (method, controller, FSAL vote, trace), and
-//! emitted as CUDA C. Modules are found next to the system file, then in `stdlib/ode` (or `$SKC_STDLIB/ode`).
+//! emitted as CUDA C, through one [`Session`]: the generated module `Ode_summaries` in memory, the system file's
+//! folder, then the standard library (`stdlib/ode`, `stdlib/metrics`).
 
 use std::path::{Path, PathBuf};
 
-use skc_core::codegen::{emit_cuda, CudaOutput, EmitOptions};
-use skc_core::diagnostic::{render, ColorChoice};
-use skc_core::driver::CheckOptions;
-use skc_core::typeck::TypeckOptions;
-use skc_core::ModuleLoader;
+use skc_core::codegen::{CudaOutput, EmitOptions, KernelBounds};
+use skc_core::session::{CompileError, Compiled, DiskFiles, Session};
+use skc_core::syntax::ast::Item;
 
 use crate::config::{Config, JacobianKind};
-use crate::sk::{defines, metrics_dir, root_source, stdlib_dir, Options};
+use crate::sk::{defines, root_source, Options};
 use crate::summaries::{generate::summaries_module, Layout};
-use skc_core::syntax::ast::Item;
 
 /// A system given as a `.sk` file (its module name is the file name, capitalised).
 #[derive(Clone, Debug, PartialEq)]
@@ -86,56 +84,16 @@ fn int_constant(types: &skc_core::types::TypeInfo, name: &str) -> Option<usize> 
     })
 }
 
-struct Loader {
-    dirs: Vec<PathBuf>,
-    /// Modules generated for this program (name, text): `Ode_summaries`.
-    generated: Vec<(String, String)>,
-}
-
-impl ModuleLoader for Loader {
-    fn load(&self, module: &str, _importer: &str) -> Result<(String, String), String> {
-        if let Some((name, text)) = self.generated.iter().find(|(name, _)| name == module) {
-            return Ok((format!("<generated {name}>"), text.clone()));
-        }
-        let mut lower = module.to_string();
-        if let Some(first) = lower.get_mut(0..1) {
-            first.make_ascii_lowercase();
-        }
-        let mut searched = Vec::new();
-        for dir in &self.dirs {
-            for file in [format!("{lower}.sk"), format!("{module}.sk")] {
-                let path = dir.join(file);
-                if let Ok(text) = std::fs::read_to_string(&path) {
-                    return Ok((path.display().to_string(), text));
-                }
-                searched.push(path.display().to_string());
-            }
-        }
-        Err(format!("looked for {}", searched.join(", ")))
-    }
-}
-
-/// The example systems of this crate (`libs/ode/systems`), or `$SKC_ODE_SYSTEMS` when set (a copied bundle).
+/// The example systems of this crate (`libs/ode/systems`).
 pub fn systems_dir() -> PathBuf {
-    match std::env::var_os("SKC_ODE_SYSTEMS") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("systems"),
-    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("systems")
 }
 
-/// The folder of the stdlib ODE modules: `$SKC_STDLIB/ode` when set, else this source tree's.
-pub fn ode_modules_dir() -> PathBuf {
-    match std::env::var_os("SKC_STDLIB") {
-        Some(dir) => Path::new(&dir).join("ode"),
-        None => stdlib_dir(),
-    }
-}
-
-/// The folder of the summary metric modules: `$SKC_STDLIB/metrics` when set, else this source tree's.
-pub fn metrics_modules_dir() -> PathBuf {
-    match std::env::var_os("SKC_STDLIB") {
-        Some(dir) => Path::new(&dir).join("metrics"),
-        None => metrics_dir(),
+/// The front end's errors as the solver reports them.
+fn frontend_error(e: CompileError) -> FrontendError {
+    match e {
+        CompileError::Errors { rendered, .. } => FrontendError { rendered },
+        other => FrontendError { rendered: other.to_string() },
     }
 }
 
@@ -156,19 +114,12 @@ pub fn summary_probe(
         "open Ode_tableaus\nopen {precision_module}\nopen Metrics\nopen Ode_summaries\nopen Summaries\nopen Summary_probe\n"
     );
     let layout = Layout::of(spec);
-    let loader = Loader {
-        dirs: vec![ode_modules_dir(), metrics_modules_dir()],
-        generated: vec![("Ode_summaries".to_string(), summaries_module(Some((spec, &layout)), duration))],
-    };
-    let defines = vec![("n_states".to_string(), n_states.to_string())];
-    let check_options = CheckOptions { typeck: TypeckOptions { defines }, ..CheckOptions::default() };
-    let checked = skc_core::check("summary_probe_root.sk", &root, &loader, &check_options);
-    if checked.has_errors() {
-        let rendered: Vec<String> =
-            checked.diagnostics.iter().map(|d| render(d, &checked.sources, ColorChoice::Never)).collect();
-        return Err(FrontendError { rendered: rendered.join("\n") });
-    }
-    Ok(emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default()))
+    let files = DiskFiles::new();
+    let session = Session::standard(&files)
+        .with_module("Ode_summaries", summaries_module(Some((spec, &layout)), duration))
+        .with_define("n_states", n_states);
+    let compiled = session.compile("summary_probe_root.sk", &root).map_err(frontend_error)?;
+    Ok(compiled.cuda)
 }
 
 impl SolverProgram {
@@ -186,20 +137,15 @@ impl SolverProgram {
         let system_dir = system.path.parent().map(Path::to_path_buf).unwrap_or_default();
         let summaries = cfg.summaries.as_ref().map(|spec| (spec, Layout::of(spec)));
         let generated = summaries_module(summaries.as_ref().map(|(s, l)| (*s, l)), cfg.duration);
-        let loader = Loader {
-            dirs: vec![system_dir.clone(), ode_modules_dir(), metrics_modules_dir()],
-            generated: vec![("Ode_summaries".to_string(), generated)],
-        };
+        // The root is named as if it lay next to the system file, so that `open` finds the system there.
         let name = system_dir.join(format!("ode_{}_{}.sk", system.module_name().to_lowercase(), cfg.method.name()));
         let name = name.display().to_string();
-        let check_options =
-            CheckOptions { typeck: TypeckOptions { defines: all_defines.clone() }, ..CheckOptions::default() };
-        let checked = skc_core::check(&name, &root, &loader, &check_options);
-        if checked.has_errors() {
-            let rendered: Vec<String> =
-                checked.diagnostics.iter().map(|d| render(d, &checked.sources, ColorChoice::Never)).collect();
-            return Err(FrontendError { rendered: rendered.join("\n") });
-        }
+        let files = DiskFiles::new();
+        let session = Session::standard(&files)
+            .with_module("Ode_summaries", generated)
+            .with_defines(all_defines.clone())
+            .with_emit(emit_options(options));
+        let Compiled { checked, cuda } = session.compile(&name, &root).map_err(frontend_error)?;
         let (Some(n_states), Some(n_params)) =
             (int_constant(&checked.types, "n_states"), int_constant(&checked.types, "n_params"))
         else {
@@ -208,22 +154,22 @@ impl SolverProgram {
         if let Some(spec) = &cfg.summaries {
             spec.validate(n_states).map_err(|e| FrontendError { rendered: format!("summaries: {e}") })?;
         }
-        // Full warps: the solver launches blocks of a multiple of 32 threads (gpu.rs), so the warp votes take the
-        // constant full mask and ptxas adds no convergence check to each of them.
-        let emit = EmitOptions { full_warps: options.full_warps, ..EmitOptions::default() };
-        let mut cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &emit);
-        if options.min_blocks_per_sm > 0 {
-            let entry = "extern \"C\" __global__ void ode_solve(";
-            if !cuda.source.contains(entry) {
-                return Err(FrontendError { rendered: "the emitted C has no kernel ode_solve to bound".into() });
-            }
-            let bounded = format!(
-                "extern \"C\" __global__ void __launch_bounds__({}, {}) ode_solve(",
-                crate::sk::BLOCK,
-                options.min_blocks_per_sm
-            );
-            cuda.source = cuda.source.replacen(entry, &bounded, 1);
-        }
         Ok(SolverProgram { name, root, defines: all_defines, cuda, n_states, n_params })
+    }
+}
+
+/// How the solver's CUDA C is emitted. Full warps: the solver launches blocks of a multiple of 32 threads
+/// (gpu.rs), so the warp votes take the constant full mask and ptxas adds no convergence check to each of them.
+/// With `min_blocks_per_sm`, `ode_solve` gets `__launch_bounds__(BLOCK, min_blocks_per_sm)`.
+fn emit_options(options: &Options) -> EmitOptions {
+    let bounds = (options.min_blocks_per_sm > 0).then(|| KernelBounds {
+        kernel: "ode_solve".into(),
+        max_threads: crate::sk::BLOCK,
+        min_blocks: Some(options.min_blocks_per_sm),
+    });
+    EmitOptions {
+        full_warps: options.full_warps,
+        launch_bounds: bounds.into_iter().collect(),
+        ..EmitOptions::default()
     }
 }

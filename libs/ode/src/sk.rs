@@ -19,7 +19,7 @@ use crate::tableau::Tableau;
 pub const ERK_MAX_STAGES: usize = 10;
 pub const DIRK_MAX_STAGES: usize = 7;
 
-/// The `stdlib/ode` folder of this source tree.
+/// The `stdlib/ode` folder of this source tree, where the generated modules are checked in.
 pub fn stdlib_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../stdlib/ode")
 }
@@ -195,11 +195,6 @@ pub fn precision_module(precision: Precision) -> String {
     }
     writeln!(out, "let dirk_gamma = {conv} dirk_gamma_of.(dirk_method)").unwrap();
     out
-}
-
-/// The `stdlib/metrics` folder of this source tree.
-pub fn metrics_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../stdlib/metrics")
 }
 
 /// The generated modules and their file names in `stdlib/ode/`.

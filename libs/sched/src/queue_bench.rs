@@ -10,7 +10,7 @@
 use std::cell::Cell;
 use std::ffi::c_void;
 use std::mem::ManuallyDrop;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use skc_runtime::cudarc::driver::{result, sys, CudaFunction};
@@ -49,22 +49,15 @@ impl Level {
     }
 }
 
-/// The benchmark's source: `$SKC_QUEUE_BENCH_SK` when set (a copied bundle, with sched.sk next to it), else this
-/// source tree's.
+/// The benchmark's source, next to sched.sk in the standard library.
 pub fn source_path() -> PathBuf {
-    match std::env::var_os("SKC_QUEUE_BENCH_SK") {
-        Some(path) => PathBuf::from(path),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../stdlib/sched/queue_bench.sk"),
-    }
+    skc_core::session::stdlib_root().join("sched/queue_bench.sk")
 }
 
-/// The benchmark program (front end and CUDA C; no GPU needed). It opens Sched, found next to it, whose child
-/// launch makes the program relocatable (linked with the device runtime when loaded).
+/// The benchmark program (front end and CUDA C; no GPU needed). It opens Sched, whose child launch makes the
+/// program relocatable (linked with the device runtime when loaded).
 pub fn program() -> Result<Program> {
-    let path = source_path();
-    let text = std::fs::read_to_string(&path)
-        .map_err(|source| SchedError::Runtime(skc_runtime::RuntimeError::Io { path: path.clone(), source }))?;
-    Ok(Program::from_source(&path.display().to_string(), &text)?)
+    Ok(Program::from_file(source_path())?)
 }
 
 /// What one run did and whether it kept every element.

@@ -5,11 +5,12 @@
 //! then is device memory read back and freed.
 
 use std::ffi::c_void;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use skc_core::session::{stdlib_root, DiskFiles, Session};
 use skc_runtime::cudarc::driver::{result, sys, CudaFunction};
 use skc_runtime::{Context, Module, Program};
 
@@ -190,20 +191,14 @@ pub struct Scheduler {
 // SAFETY: the raw stream handle is only used by the owner (&mut self / self).
 unsafe impl Send for Scheduler {}
 
-/// The scheduler's source: `$SKC_SCHED_SK` when set (a copied bundle), else this source tree's.
+/// The scheduler's source, in the standard library.
 pub fn source_path() -> PathBuf {
-    match std::env::var_os("SKC_SCHED_SK") {
-        Some(path) => PathBuf::from(path),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../stdlib/sched/sched.sk"),
-    }
+    stdlib_root().join("sched/sched.sk")
 }
 
 /// The scheduler program for a configuration (front end, CUDA C; no GPU needed).
 pub fn program(config: &Config) -> Result<Program> {
-    let path = source_path();
-    let text = std::fs::read_to_string(&path)
-        .map_err(|source| SchedError::Runtime(skc_runtime::RuntimeError::Io { path: path.clone(), source }))?;
-    let defines = vec![
+    let defines = [
         ("record_history".to_string(), (config.history > 0).to_string()),
         ("block_warps".to_string(), config.block_warps.to_string()),
         ("poll_idle_ns".to_string(), format!("{}u", config.poll_idle_ns)),
@@ -213,7 +208,9 @@ pub fn program(config: &Config) -> Result<Program> {
         ("quiet_ns".to_string(), format!("{}UL", config.quiet_ns)),
         ("fast_timing".to_string(), config.fast_timing.to_string()),
     ];
-    Ok(Program::from_source_with_defines(&path.display().to_string(), &text, &defines)?)
+    let files = DiskFiles::new();
+    let session = Session::standard(&files).with_defines(defines);
+    Ok(Program::from_session_file(&session, source_path())?)
 }
 
 fn check_config(config: &Config) -> Result<()> {

@@ -1,40 +1,12 @@
 //! Builds variants with skc (front end, CUDA C) and NVRTC (CUBIN, ptxas report), and writes or reads a folder
 //! of CUBINs with a manifest (`manifest.tsv`: variant, kernel, registers, stack, spill stores, spill loads).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use skc_core::codegen::{emit_cuda, EmitOptions};
-use skc_core::driver::CheckOptions;
-use skc_core::typeck::TypeckOptions;
-use skc_core::ModuleLoader;
+use skc_core::session::{stdlib_root, DiskFiles, Session};
 use skc_nvrtc::{CompileOptions, KernelResources};
 
 use crate::variants::Variant;
-
-/// The stdlib folder of this source tree (or `SKC_STDLIB`).
-pub fn stdlib_dir() -> PathBuf {
-    std::env::var_os("SKC_STDLIB")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../stdlib"))
-}
-
-/// `open M` finds `m.sk` next to the importing file, then in the stdlib folder.
-struct Loader;
-
-impl ModuleLoader for Loader {
-    fn load(&self, module: &str, importer: &str) -> Result<(String, String), String> {
-        let mut lower = module.to_string();
-        lower[..1].make_ascii_lowercase();
-        let dirs = [Path::new(importer).parent().map(Path::to_path_buf).unwrap_or_default(), stdlib_dir()];
-        for dir in &dirs {
-            let path = dir.join(format!("{lower}.sk"));
-            if let Ok(text) = std::fs::read_to_string(&path) {
-                return Ok((path.display().to_string(), text));
-            }
-        }
-        Err(format!("no {lower}.sk"))
-    }
-}
 
 /// One kernel's resources as ptxas reported them.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,17 +36,14 @@ pub struct Built {
     pub resources: Vec<Resources>,
 }
 
-/// The CUDA C of a variant (front end only; no NVRTC).
+/// The CUDA C of a variant (front end only; no NVRTC): its source in the standard library, with its `-D`
+/// definitions.
 pub fn cuda_source(variant: &Variant) -> Result<String, String> {
-    let path = stdlib_dir().join(variant.precision.source());
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let options = CheckOptions { typeck: TypeckOptions { defines: variant.defines() }, ..CheckOptions::default() };
-    let checked = skc_core::check(&path.display().to_string(), &text, &Loader, &options);
-    if checked.has_errors() {
-        let messages: Vec<String> = checked.diagnostics.iter().map(|d| format!("{d:?}")).collect();
-        return Err(format!("{}: {}", variant.name(), messages.join("\n")));
-    }
-    Ok(emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default()).source)
+    let path = stdlib_root().join(variant.precision.source());
+    let files = DiskFiles::new();
+    let session = Session::standard(&files).with_defines(variant.defines());
+    let compiled = session.compile_file(&path).map_err(|e| format!("{}: {e}", variant.name()))?;
+    Ok(compiled.cuda.source)
 }
 
 /// Front end, CUDA C and NVRTC (sm_90) for one variant.

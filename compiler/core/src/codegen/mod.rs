@@ -44,11 +44,22 @@ pub struct EmitOptions {
     /// `R2UR` and a divergence branch). A launch with a partial warp would be undefined behaviour: false unless
     /// the launcher guarantees it.
     pub full_warps: bool,
+    /// `__launch_bounds__` of kernels by name, in place of their `[@launch_bounds]` attribute: for a host that
+    /// launches a library kernel with a block size and an occupancy target of its own (skc-ode's solver).
+    pub launch_bounds: Vec<KernelBounds>,
+}
+
+/// CUDA's `__launch_bounds__(max_threads, min_blocks)` for the kernel named `kernel`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelBounds {
+    pub kernel: String,
+    pub max_threads: u32,
+    pub min_blocks: Option<u32>,
 }
 
 impl Default for EmitOptions {
     fn default() -> Self {
-        EmitOptions { line_directives: true, full_warps: false }
+        EmitOptions { line_directives: true, full_warps: false, launch_bounds: Vec::new() }
     }
 }
 
@@ -150,6 +161,7 @@ pub fn emit_cuda(module: &Module, types: &TypeInfo, sources: &SourceMap, options
         global_names,
         used_constants: Default::default(),
         helper_overloads: Default::default(),
+        launch_bounds: &options.launch_bounds,
     };
 
     // Code first (it decides which constants and helpers are needed), then what it needs.

@@ -8,7 +8,7 @@
 //! A row whose rounds are predicted (from the previous row, contention growing with the square of the threads)
 //! to make its exact run longer than `--max-run-s` runs 1 round exactly and one timed run, so that a collapsing
 //! queue is reported, not waited out.
-//! Environment: `SKC_QUEUE_BENCH_SK` (queue_bench.sk, with sched.sk next to it, when not in the source tree).
+//! The .sk files are read from the standard library (`SKC_STDLIB`, else this source tree's).
 
 use skc_runtime::Context;
 use skc_sched::queue_bench::{Level, QueueBench, QueueRun, BROKER_QUEUE_OPS};

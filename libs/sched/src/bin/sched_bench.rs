@@ -7,7 +7,7 @@
 //! `sched-bench pingpong`  the round trip's physical floor alone;
 //! `sched-bench smoke`  a short mixed run (empty, compute, spawn, child tasks from 2 producers) whose counts and
 //!                      completions are checked: what compute-sanitizer runs;
-//! Environment: `SKC_SCHED_SK` (the .sk file when not in the source tree), `SKC_SCHED_QUICK=1` (smaller sizes).
+//! Environment: `SKC_SCHED_QUICK=1` (smaller sizes). sched.sk is read from the standard library (`SKC_STDLIB`).
 
 use std::time::{Duration, Instant};
 
