@@ -1,16 +1,13 @@
 //! `cargo run --release --example bench`: the numbers in docs/performance.md. Device-to-device copy bandwidth,
 //! the warp-shuffle reduction of 2^28 float32 (and the seed's tree reduction of 2^28 int32), the 8192 x 8192
-//! transpose, the 4096^3 matmul, and launch overhead through the runtime against a raw cudarc loop.
+//! transpose and the 4096^3 matmul (the launch overhead is skc-runtime's own bench, `launch_overhead`).
 //! Each kernel time is the median of several runs timed with CUDA events; results are also checked against the
 //! CPU. Lines starting `RESULT` are meant for scripts.
 
 use std::error::Error;
-use std::time::Instant;
 
 use skc_examples::common::{gb_per_s, Rng};
 use skc_examples::{kernels, matmul::Matmul, reduce::Reduce, transpose::Transpose, warp_reduce::WarpReduce};
-use skc_runtime::cudarc::driver::{LaunchConfig as RawConfig, PushKernelArg};
-use skc_runtime::cudarc::nvrtc::Ptx;
 use skc_runtime::{args, Context, LaunchConfig, Result};
 
 type Outcome<T> = std::result::Result<T, Box<dyn Error>>;
@@ -56,7 +53,6 @@ fn run() -> Outcome<()> {
     reductions(&ctx, copy)?;
     transpose(&ctx, copy)?;
     matmul(&ctx)?;
-    launch_overhead(&ctx)?;
     Ok(())
 }
 
@@ -173,56 +169,5 @@ fn matmul(ctx: &Context) -> Outcome<()> {
     let gflops = 2.0 * (n as f64).powi(3) / (ms * 1e-3) / 1e9;
     println!("matmul_k8    4096^3 float32              {ms:8.3} ms  {gflops:7.0} GFLOP/s  (k step 8; max |error| {error:.1e})");
     println!("RESULT matmul_k8_gflops={gflops:.0}");
-    Ok(())
-}
-
-fn launch_overhead(ctx: &Context) -> Outcome<()> {
-    let kernel = kernels::EMPTY.load(ctx)?.kernel("empty")?;
-    let xs = ctx.alloc_zeros::<f32>(1)?;
-    let config = LaunchConfig::new(1, 32);
-    let cubin = kernels::EMPTY.program()?.compile(&ctx.device().arch)?.cubin;
-    let raw = ctx.cuda().load_module(Ptx::from_binary(cubin))?.load_function("empty")?;
-    let stream = ctx.cuda().default_stream();
-    let raw_config = RawConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 };
-    let zero = 0i32;
-    let mut checked = || kernel.launch(&config, args![&xs, 0i32]).map_err(Box::<dyn Error>::from);
-    let mut raw_launch = || -> Outcome<()> {
-        // SAFETY: `empty` takes (const float*, int), which is what is pushed.
-        unsafe { stream.launch_builder(&raw).arg(xs.cuda_slice()).arg(&zero).launch(raw_config) }?;
-        Ok(())
-    };
-    // Three alternating rounds of each; the medians are reported.
-    let mut results: [(Vec<f64>, Vec<f64>); 2] = Default::default();
-    for _round in 0..3 {
-        for (which, launch) in
-            [&mut checked as &mut dyn FnMut() -> Outcome<()>, &mut raw_launch].into_iter().enumerate()
-        {
-            // Host cost of one launch: batches shorter than the driver's queue, synchronised between batches.
-            let (batches, batch) = (200, 256);
-            let mut host = 0.0;
-            for _ in 0..batches {
-                let started = Instant::now();
-                for _ in 0..batch {
-                    launch()?;
-                }
-                host += started.elapsed().as_secs_f64();
-                ctx.synchronize()?;
-            }
-            results[which].0.push(host / (batches * batch) as f64 * 1e6);
-            // Sustained rate: many launches back to back, until the device has run them all.
-            let count = 100_000;
-            let started = Instant::now();
-            for _ in 0..count {
-                launch()?;
-            }
-            ctx.synchronize()?;
-            results[which].1.push(count as f64 / started.elapsed().as_secs_f64());
-        }
-    }
-    for (which, (name, key)) in [("runtime (checked)", "runtime"), ("raw cudarc", "raw")].into_iter().enumerate() {
-        let (host_us, rate) = (median(results[which].0.clone()), median(results[which].1.clone()));
-        println!("launch      empty kernel, {name:<18} {host_us:6.2} us host time per launch, {rate:9.0} launches/s sustained");
-        println!("RESULT launch_{key}_host_us={host_us:.3} launch_{key}_per_s={rate:.0}");
-    }
     Ok(())
 }

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use cudarc::driver::sys::CUfunction_attribute;
-use cudarc::driver::{CudaFunction, CudaStream};
+use cudarc::driver::{result, CudaFunction, CudaStream};
 use smallvec::SmallVec;
 
 use crate::buffer::{DeviceBuffer, RawBuffer};
@@ -33,6 +33,9 @@ pub enum Arg<'a> {
     BufferMut(&'a mut dyn RawBuffer),
     /// A record by value (see [`Arg::record`]).
     Record { elem: ElemType, bytes: &'a [u8] },
+    /// Memory without event tracking ([`HostMapped`](crate::HostMapped), [`DeviceArray`](crate::DeviceArray)),
+    /// lent writable through a shared reference: the caller orders its accesses with the kernel's itself.
+    Untracked { elem: ElemType, len: usize, ptr: u64, context: &'a crate::Context },
 }
 
 impl<'a> Arg<'a> {
@@ -49,6 +52,7 @@ impl<'a> Arg<'a> {
             Arg::Buffer(b) => ArgInfo::Buffer { elem: b.raw_elem(), len: b.raw_len(), writable: false },
             Arg::BufferMut(b) => ArgInfo::Buffer { elem: b.raw_elem(), len: b.raw_len(), writable: true },
             Arg::Record { elem, .. } => ArgInfo::Record(elem.clone()),
+            Arg::Untracked { elem, len, .. } => ArgInfo::Buffer { elem: elem.clone(), len: *len, writable: true },
         }
     }
 }
@@ -105,12 +109,6 @@ impl Kernel {
         Kernel { module, signature, function, limits, rules: Vec::new(), shared_allowed, name_id }
     }
 
-    /// The cudarc function, for launches the checked path does not cover (a cooperative launch of a persistent
-    /// kernel with raw pointers, as `skc-sched` does). Such launches bypass every check of this crate.
-    pub fn cuda_function(&self) -> &CudaFunction {
-        &self.function
-    }
-
     pub fn signature(&self) -> &KernelSignature {
         &self.signature
     }
@@ -161,7 +159,7 @@ impl Kernel {
 
     /// Checks and launches on the context's stream. Returns once the launch is queued.
     pub fn launch<'a>(&self, config: &LaunchConfig, mut args: impl AsMut<[Arg<'a>]>) -> Result<()> {
-        self.launch_inner(self.module.ctx.cuda_stream(), config, args.as_mut())
+        self.launch_inner(self.module.ctx.cuda_stream(), config, args.as_mut(), Launch::Plain)
     }
 
     /// Checks and launches on `stream`.
@@ -169,10 +167,26 @@ impl Kernel {
         if !stream.context().same(&self.module.ctx) {
             return Err(self.foreign_context());
         }
-        self.launch_inner(stream.cuda(), config, args)
+        self.launch_inner(stream.cuda(), config, args, Launch::Plain)
     }
 
-    fn launch_inner(&self, stream: &CudaStream, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Result<()> {
+    /// Checks and launches on `stream` as a cooperative launch (`cuLaunchCooperativeKernel`): the driver starts
+    /// every block at once or refuses the launch, so the kernel's blocks may wait on each other. The driver also
+    /// refuses it for code that launches kernels from the device.
+    pub fn launch_cooperative_on(&self, stream: &Stream, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Result<()> {
+        if !stream.context().same(&self.module.ctx) {
+            return Err(self.foreign_context());
+        }
+        self.launch_inner(stream.cuda(), config, args, Launch::Cooperative)
+    }
+
+    fn launch_inner(
+        &self,
+        stream: &CudaStream,
+        config: &LaunchConfig,
+        args: &mut [Arg<'_>],
+        how: Launch,
+    ) -> Result<()> {
         let infos: SmallVec<[ArgInfo; 8]> = args.iter().map(Arg::info).collect();
         check::check_arguments(&self.signature, &infos)?;
         check::check_config(&self.signature, config, &self.limits)?;
@@ -180,7 +194,7 @@ impl Kernel {
         self.check_contexts(args)?;
         self.allow_shared(config.dynamic_shared_bytes)?;
         self.module.ctx.cuda().bind_to_thread().map_err(|e| self.error("cuCtxSetCurrent", e))?;
-        self.launch_checked(stream, config, args)
+        self.launch_checked(stream, config, args, how)
     }
 
     fn foreign_context(&self) -> RuntimeError {
@@ -196,6 +210,7 @@ impl Kernel {
         let wrong = args.iter().any(|a| match a {
             Arg::Buffer(b) => foreign(b.raw_context()),
             Arg::BufferMut(b) => foreign(b.raw_context()),
+            Arg::Untracked { context, .. } => foreign(context),
             _ => false,
         });
         if wrong {
@@ -215,7 +230,13 @@ impl Kernel {
         Ok(())
     }
 
-    fn launch_checked(&self, cuda_stream: &CudaStream, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Result<()> {
+    fn launch_checked(
+        &self,
+        cuda_stream: &CudaStream,
+        config: &LaunchConfig,
+        args: &mut [Arg<'_>],
+        how: Launch,
+    ) -> Result<()> {
         let mut slots: SmallVec<[u64; 8]> = SmallVec::with_capacity(args.len());
         let mut records: SmallVec<[(usize, *const u8); 2]> = SmallVec::new();
         let mut guards: SmallVec<[_; 8]> = SmallVec::with_capacity(args.len());
@@ -236,6 +257,7 @@ impl Kernel {
                     slots.push(0);
                     records.push((index, bytes.as_ptr()));
                 }
+                Arg::Untracked { ptr, .. } => slots.push(*ptr),
             }
         }
         let mut params: SmallVec<[*mut c_void; 8]> = slots.iter_mut().map(|s| s as *mut u64 as *mut c_void).collect();
@@ -246,24 +268,35 @@ impl Kernel {
         // SAFETY: the arguments were checked against the kernel's signature: one parameter pointer per parameter,
         // each pointing at a value of the parameter's size (scalars in little-endian 8-byte slots, device
         // addresses of live buffers of the right element type, record bytes), all alive until the call returns.
-        let launched = unsafe {
-            cudarc::driver::result::launch_kernel(
-                self.function.cu_function(),
-                (grid.x, grid.y, grid.z),
-                (block.x, block.y, block.z),
-                config.dynamic_shared_bytes,
-                cuda_stream.cu_stream(),
-                &mut params,
-            )
+        let (f, grid, block) = (self.function.cu_function(), (grid.x, grid.y, grid.z), (block.x, block.y, block.z));
+        let (shared, stream) = (config.dynamic_shared_bytes, cuda_stream.cu_stream());
+        let launched = match how {
+            // SAFETY: as above.
+            Launch::Plain => unsafe { result::launch_kernel(f, grid, block, shared, stream, &mut params) },
+            // SAFETY: as above.
+            Launch::Cooperative => unsafe {
+                result::launch_cooperative_kernel(f, grid, block, shared, stream, &mut params)
+            },
         };
         drop(guards);
         self.module.ctx.set_last_kernel(self.name_id);
-        launched.map_err(|e| self.error("cuLaunchKernel", e))
+        let call = match how {
+            Launch::Plain => "cuLaunchKernel",
+            Launch::Cooperative => "cuLaunchCooperativeKernel",
+        };
+        launched.map_err(|e| self.error(call, e))
     }
 
     fn error(&self, call: &'static str, e: cudarc::driver::DriverError) -> RuntimeError {
         RuntimeError::driver(call, e, Some(self.signature.name.clone()))
     }
+}
+
+/// How a checked launch is issued.
+#[derive(Clone, Copy)]
+enum Launch {
+    Plain,
+    Cooperative,
 }
 
 /// A launch being assembled argument by argument.
@@ -287,7 +320,9 @@ impl<'k, 'a> Call<'k, 'a> {
     pub fn launch(mut self, config: &LaunchConfig) -> Result<()> {
         match self.stream {
             Some(stream) => self.kernel.launch_on(stream, config, &mut self.args),
-            None => self.kernel.launch_inner(self.kernel.module.ctx.cuda_stream(), config, &mut self.args),
+            None => {
+                self.kernel.launch_inner(self.kernel.module.ctx.cuda_stream(), config, &mut self.args, Launch::Plain)
+            }
         }
     }
 }

@@ -83,11 +83,12 @@ impl Program {
     /// Line tables are included so compute-sanitizer and profilers point at `.sk` lines. A program that needs the
     /// device runtime is compiled relocatable: its CUBIN is then an object to link (see `Module::from_program`).
     pub fn compile(&self, arch: &str) -> Result<CompileOutput> {
-        let options = CompileOptions {
-            line_info: true,
-            relocatable: self.needs_device_runtime,
-            ..CompileOptions::for_arch(arch)
-        };
+        self.compile_with(CompileOptions { line_info: true, ..CompileOptions::for_arch(arch) })
+    }
+
+    /// [`compile`](Self::compile) with other NVRTC options (`relocatable` follows the program).
+    pub fn compile_with(&self, options: CompileOptions) -> Result<CompileOutput> {
+        let options = CompileOptions { relocatable: self.needs_device_runtime, ..options };
         let cache = Cache::from_env();
         skc_nvrtc::compile_cached(&self.cuda_source, &self.name, &options, cache.as_ref(), COMPILER_VERSION)
             .map_err(|source| RuntimeError::Nvrtc { module: self.name.clone(), source })

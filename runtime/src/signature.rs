@@ -136,7 +136,7 @@ unsafe impl<T: DeviceScalar> DeviceElem for T {
 macro_rules! sk_record {
     ($rust:ty = $c_name:literal) => {
         // SAFETY: the user declares `$rust` as `#[repr(C)]` with the record's fields in order.
-        unsafe impl $crate::cudarc::driver::DeviceRepr for $rust {}
+        unsafe impl $crate::__private::DeviceRepr for $rust {}
         // SAFETY: as above; the launch still compares name and size.
         unsafe impl $crate::DeviceElem for $rust {
             fn elem_type() -> $crate::ElemType {

@@ -1,20 +1,19 @@
-//! The crate's error type: every failure names the kernel it is about and, for CUDA failures, the driver call and
-//! the CUDA error by its name (`CUDA_ERROR_LAUNCH_FAILED`).
+//! The crate's error type: every failure names the kernel it is about; CUDA failures come from skc-runtime with
+//! the driver call and the CUDA error by its name (`CUDA_ERROR_LAUNCH_FAILED`).
 
 use std::fmt;
 use std::time::Duration;
 
-use skc_runtime::cudarc::driver::DriverError;
 use skc_runtime::RuntimeError;
+
+use crate::layout::MAIN_KERNEL;
 
 pub type Result<T, E = SchedError> = std::result::Result<T, E>;
 
 #[derive(Debug)]
 pub enum SchedError {
-    /// Compiling or loading the scheduler's `.sk` program failed (front end, NVRTC, link, module load).
+    /// Compiling, loading or launching the scheduler's `.sk` program, or a CUDA call, failed.
     Runtime(RuntimeError),
-    /// A CUDA driver call failed.
-    Cuda { call: &'static str, kernel: &'static str, code: String, description: String },
     /// The configuration cannot work on this device (rings, capacities, grid size).
     Config { kernel: &'static str, reason: String },
     /// A producer submitted after `stop`.
@@ -26,17 +25,9 @@ pub enum SchedError {
 }
 
 impl SchedError {
-    pub(crate) fn cuda(call: &'static str, kernel: &'static str, error: DriverError) -> SchedError {
-        let code =
-            error.error_name().map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", error.0));
-        let description = error.error_string().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
-        SchedError::Cuda { call, kernel, code, description }
-    }
-
     /// The CUDA error's name, if this is one.
     pub fn cuda_error_name(&self) -> Option<&str> {
         match self {
-            SchedError::Cuda { code, .. } => Some(code),
             SchedError::Runtime(e) => e.cuda_error_name(),
             _ => None,
         }
@@ -46,11 +37,10 @@ impl SchedError {
     pub fn kernel(&self) -> Option<&str> {
         match self {
             SchedError::Runtime(e) => e.kernel(),
-            SchedError::Cuda { kernel, .. }
-            | SchedError::Config { kernel, .. }
+            SchedError::Config { kernel, .. }
             | SchedError::Timeout { kernel, .. }
             | SchedError::Conservation { kernel, .. } => Some(kernel),
-            SchedError::Stopped { .. } => Some(crate::scheduler::MAIN_KERNEL),
+            SchedError::Stopped { .. } => Some(MAIN_KERNEL),
         }
     }
 }
@@ -65,13 +55,6 @@ impl fmt::Display for SchedError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SchedError::Runtime(e) => write!(f, "{e}"),
-            SchedError::Cuda { call, kernel, code, description } => {
-                write!(f, "{code} from {call} (kernel `{kernel}`)")?;
-                if !description.is_empty() {
-                    write!(f, ": {description}")?;
-                }
-                Ok(())
-            }
             SchedError::Config { kernel, reason } => write!(f, "cannot run kernel `{kernel}`: {reason}"),
             SchedError::Stopped { ring } => {
                 write!(f, "ring {ring}: the scheduler (kernel `sched_main`) was stopped; no more tasks are accepted")

@@ -1,6 +1,14 @@
-//! What the host and `stdlib/sched/sched.sk` agree on: the task record, the history record, task kinds and the
-//! words of the device control array. The `.sk` constants of the same names are the other half; the NVRTC test
-//! checks the record sizes against the emitted CUDA C.
+//! What the host and `stdlib/sched/sched.sk` agree on: the kernels' names, the task record, the history record,
+//! the ring slot, task kinds and the words of the device control array. The `.sk` constants of the same names are
+//! the other half; the NVRTC test checks the record sizes against the emitted CUDA C, and every launch checks the
+//! records' names and sizes against the kernel's signature.
+
+/// The persistent kernel's name in sched.sk.
+pub const MAIN_KERNEL: &str = "sched_main";
+/// The child kernel's name in sched.sk.
+pub const CHILD_KERNEL: &str = "sched_child";
+/// Threads per child block (`launch sched_child arg 128 ...` in sched.sk).
+pub const CHILD_BLOCK: u32 = 128;
 
 /// One task: 32 bytes, `type task` of sched.sk.
 #[repr(C)]
@@ -18,6 +26,8 @@ pub struct Task {
     /// device for the queue.
     pub ret: u64,
 }
+
+skc_runtime::sk_record!(Task = "task");
 
 pub const K_EMPTY: i32 = 0;
 pub const K_COMPUTE: i32 = 1;
@@ -70,6 +80,8 @@ pub struct HistRecord {
     pub op: i32,
 }
 
+skc_runtime::sk_record!(HistRecord = "hrec");
+
 /// Words of the device control array `ctl` (uint64), 16 apart (one 128-byte line each).
 pub mod ctl {
     pub const HEAD: usize = 0;
@@ -107,19 +119,27 @@ pub const MAILBOX_WORDS: usize = 16;
 /// Host ring words (`ring_tail`, `ring_head`) are 8 apart: each ring's word has its own 64-byte line.
 pub const RING_WORD_STRIDE: usize = 8;
 
-/// A task as it sits in a host ring slot: four 64-bit words, `kind | arg << 32`, `aux`, `id`, and the completion
-/// record `(ring << 40) | (position + 1)` (which the GPU recomputes from the ring and the position). Read by
-/// `load_slot` in sched.sk, only after the tail that covers the slot was published.
-pub type RingSlot = [u64; 4];
+/// A task as it sits in a host ring slot (`type rslot` of sched.sk): four 64-bit words, `kind | arg << 32`,
+/// `aux`, `id`, and the completion record `(ring << 40) | (position + 1)` (which the GPU recomputes from the ring
+/// and the position). Read by `load_slot` in sched.sk, only after the tail that covers the slot was published.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RingSlot {
+    pub words: [u64; 4],
+}
+
+skc_runtime::sk_record!(RingSlot = "rslot");
 
 /// The ring-slot form of `task` for position `pos` of ring `ring`.
 pub fn ring_slot(task: &Task, ring: usize, pos: u64) -> RingSlot {
-    [
-        task.kind as u32 as u64 | (task.arg as u32 as u64) << 32,
-        task.aux as u32 as u64,
-        task.id as u64,
-        ((ring as u64) << 40) | (pos + 1),
-    ]
+    RingSlot {
+        words: [
+            task.kind as u32 as u64 | (task.arg as u32 as u64) << 32,
+            task.aux as u32 as u64,
+            task.id as u64,
+            ((ring as u64) << 40) | (pos + 1),
+        ],
+    }
 }
 
 #[cfg(test)]
@@ -136,7 +156,7 @@ mod tests {
     #[test]
     fn ring_slots_hold_the_fields_where_sched_sk_reads_them() {
         let task = Task::child(-7_000_000_000, -3, 1 << 20);
-        let [w0, w1, w2, w3] = ring_slot(&task, 5, 41);
+        let [w0, w1, w2, w3] = ring_slot(&task, 5, 41).words;
         // load_slot: kind = low32 w0, arg = low32 (w0 lsr 32), aux = low32 w1, id = int64 w2.
         assert_eq!((w0 as u32 as i32, (w0 >> 32) as u32 as i32), (task.kind, task.arg));
         assert_eq!((w1 as u32 as i32, w2 as i64), (task.aux, task.id));

@@ -9,24 +9,28 @@
 //! let finished = sched.stop()?;                       // drains, waits for the kernel and its children
 //! ```
 //!
-//! Layout: `scheduler` (compile, allocate, cooperative launch, stop), `producer` (a host ring's single writer,
-//! completion polling), `memory` (pinned mapped and device memory without cudarc event tracking), `layout` (the
-//! records and words shared with sched.sk), `linearizability` (the offline check of recorded queue histories),
-//! `queue_bench` (the device queue alone, timed and checked for conservation, against the Broker Queue), `error`.
+//! Layout: `layout` (the names, records and words shared with sched.sk), `config` (what to start, and sched.sk
+//! compiled for it), `rings` (the host rings in pinned mapped memory), `producer` (a ring's single writer,
+//! completion polling), `scheduler` (allocate, launch, stop), `linearizability` (the offline check of recorded
+//! queue histories), `queue_bench` (the device queue alone, timed and checked for conservation, against the
+//! Broker Queue), `error`. Every CUDA call goes through skc-runtime (mapped and untracked memory, checked and
+//! cooperative launches, streams).
 
 pub mod bench;
+pub mod config;
 pub mod error;
 pub mod layout;
 pub mod linearizability;
-pub mod memory;
 pub mod producer;
 pub mod queue_bench;
+mod rings;
 pub mod scheduler;
 
+pub use config::{program, Config};
 pub use error::{Result, SchedError};
-pub use layout::{HistRecord, Task, MAILBOX_WORDS};
+pub use layout::{HistRecord, Task, MAILBOX_WORDS, MAIN_KERNEL};
 pub use producer::{Producer, Ticket};
-pub use scheduler::{program, Config, Finished, Scheduler, Stats, MAIN_KERNEL};
+pub use scheduler::{Finished, Scheduler, Stats};
 
 /// Turns recorded history records into operations for [`linearizability::check_fifo`].
 pub fn history_ops(records: &[HistRecord]) -> Vec<linearizability::Op> {

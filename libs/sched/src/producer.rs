@@ -9,13 +9,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::error::{Result, SchedError};
-use crate::layout::{ring_slot, Task, RING_WORD_STRIDE};
-use crate::scheduler::{Rings, MAIN_KERNEL};
-
-/// Ring states: a producer marks its ring busy while it submits; `stop` closes idle rings.
-pub(crate) const IDLE: u8 = 0;
-pub(crate) const BUSY: u8 = 1;
-pub(crate) const CLOSED: u8 = 2;
+use crate::layout::{ring_slot, Task, MAIN_KERNEL, RING_WORD_STRIDE};
+use crate::rings::{Rings, BUSY, IDLE};
 
 /// Publish the tail at least every this many tasks of a batch, so the GPU starts early.
 const PUBLISH_EVERY: u64 = 64;
@@ -126,7 +121,7 @@ impl Cursor {
             }
             let index = self.ring * rings.capacity + (pos % cap) as usize;
             let slot = rings.slots.ptr(index) as *mut u64;
-            let words = ring_slot(task, self.ring, pos);
+            let words = ring_slot(task, self.ring, pos).words;
             for (w, word) in words.into_iter().enumerate() {
                 // SAFETY: the slot belongs to this ring (single writer) and its task one lap earlier has
                 // completed, so the GPU no longer reads it for that position; the GPU reads it only after the

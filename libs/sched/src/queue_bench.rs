@@ -8,17 +8,14 @@
 //! thread: the Broker Queue benchmark's unit).
 
 use std::cell::Cell;
-use std::ffi::c_void;
 use std::mem::ManuallyDrop;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use skc_runtime::cudarc::driver::{result, sys, CudaFunction};
-use skc_runtime::{Context, Module, Program};
+use skc_runtime::{args, Arg, Context, DeviceArray, Kernel, LaunchConfig, Module, Program, Stream};
 
 use crate::error::{Result, SchedError};
-use crate::layout::{ctl, Task, K_EMPTY};
-use crate::memory::DeviceArray;
+use crate::layout::{ctl, HistRecord, Task, K_EMPTY};
 
 /// The Broker Queue's published rate (Kerbl et al., ICS 2018; 65K threads, RTX 2080 SUPER-class GPU).
 pub const BROKER_QUEUE_OPS: f64 = 2.7e9;
@@ -96,29 +93,24 @@ struct Buffers {
     state: DeviceArray<u32>,
     counts: DeviceArray<u32>,
     sums: DeviceArray<u64>,
+    /// `qb_warp`'s history buffer: one record, never written (`record_history` is off).
+    hist: DeviceArray<HistRecord>,
 }
 
 /// A loaded benchmark program and the queue's memory.
 pub struct QueueBench {
     ctx: Context,
     _module: Module,
-    warp: CudaFunction,
-    lane: CudaFunction,
+    warp: Kernel,
+    lane: Kernel,
     capacity: usize,
     max_ids: usize,
-    stream: sys::CUstream,
+    stream: ManuallyDrop<Stream>,
     mem: ManuallyDrop<Buffers>,
     /// Set when a run timed out: its kernel may still use the memory, which is then leaked, never freed.
     hung: Cell<bool>,
     /// Longest a run may take before it is reported as a hang.
     pub timeout: Duration,
-}
-
-// SAFETY: the raw stream handle is only used by the owner.
-unsafe impl Send for QueueBench {}
-
-fn cuda<T>(call: &'static str, r: std::result::Result<T, skc_runtime::cudarc::driver::DriverError>) -> Result<T> {
-    r.map_err(|e| SchedError::cuda(call, KERNELS, e))
 }
 
 fn config_error(reason: String) -> SchedError {
@@ -136,10 +128,9 @@ impl QueueBench {
             return Err(config_error(format!("{max_ids} exact ids: at most 2^31 - 1")));
         }
         let module = Module::from_program(ctx, program()?)?;
-        let warp = module.kernel(Level::Warp.kernel())?.cuda_function().clone();
-        let lane = module.kernel(Level::Lane.kernel())?.cuda_function().clone();
-        cuda("cuCtxSetCurrent", ctx.cuda().bind_to_thread())?;
-        let stream = cuda("cuStreamCreate", result::stream::create(result::stream::StreamKind::NonBlocking))?;
+        let warp = module.kernel(Level::Warp.kernel())?;
+        let lane = module.kernel(Level::Lane.kernel())?;
+        let stream = ManuallyDrop::new(ctx.new_stream()?);
         Ok(QueueBench {
             ctx: ctx.clone(),
             _module: module,
@@ -149,11 +140,12 @@ impl QueueBench {
             max_ids,
             stream,
             mem: ManuallyDrop::new(Buffers {
-                ctl: DeviceArray::new(ctl::WORDS)?,
-                slots: DeviceArray::new(capacity)?,
-                state: DeviceArray::new(capacity)?,
-                counts: DeviceArray::new(max_ids.max(1))?,
-                sums: DeviceArray::new(SUMS_WORDS)?,
+                ctl: ctx.device_array(ctl::WORDS)?,
+                slots: ctx.device_array(capacity)?,
+                state: ctx.device_array(capacity)?,
+                counts: ctx.device_array(max_ids.max(1))?,
+                sums: ctx.device_array(SUMS_WORDS)?,
+                hist: ctx.device_array(1)?,
             }),
             hung: Cell::new(false),
             timeout: Duration::from_secs(60),
@@ -190,7 +182,7 @@ impl QueueBench {
                 self.capacity
             )));
         }
-        // Ids are int64 and positions of the CAS variant 32-bit: stay clear of both limits.
+        // Ids and counters are int32 in the kernels: stay clear of the limit.
         if ids + prefill as u64 >= 1 << 31 || rounds == 0 {
             return Err(config_error(format!("{rounds} rounds of {threads} threads: 1 .. 2^31 elements")));
         }
@@ -203,7 +195,6 @@ impl QueueBench {
     /// Zeroes the queue and writes the pre-fill: elements 0 .. prefill-1 in slots 0 .. prefill-1, full for round
     /// 0 (tag 1), with tail, ready count and reserved room as the enqueues would have left them.
     fn prepare(&self, prefill: u32, exact: bool) -> Result<()> {
-        cuda("cuCtxSetCurrent", self.ctx.cuda().bind_to_thread())?;
         let mut words = vec![0u64; ctl::WORDS];
         words[ctl::TAIL] = prefill as u64;
         words[ctl::COUNT] = prefill as u64;
@@ -211,94 +202,45 @@ impl QueueBench {
         let elements: Vec<Task> = (0..prefill as i64).map(|id| Task { kind: K_EMPTY, id, ..Task::default() }).collect();
         let mut state = vec![0u32; self.capacity];
         state[..prefill as usize].fill(1);
-        // SAFETY: each copy fits its array (prefill <= capacity, checked); no kernel runs.
-        unsafe {
-            cuda("cuMemcpyHtoD", result::memcpy_htod_sync(self.mem.ctl.device_ptr(), &words))?;
-            cuda("cuMemcpyHtoD", result::memcpy_htod_sync(self.mem.state.device_ptr(), &state))?;
-            if prefill > 0 {
-                cuda("cuMemcpyHtoD", result::memcpy_htod_sync(self.mem.slots.device_ptr(), &elements))?;
-            }
-        }
+        // Each copy fits its array (prefill <= capacity, checked); no kernel runs.
+        self.mem.ctl.upload_prefix(&words)?;
+        self.mem.state.upload_prefix(&state)?;
+        self.mem.slots.upload_prefix(&elements)?;
         self.mem.sums.zero()?;
         if exact {
             self.mem.counts.zero()?;
         }
         // Copies from pageable memory and memsets may still be in flight when their calls return, and the kernel
         // runs on a non-blocking stream that does not wait for them.
-        cuda("cuCtxSynchronize", result::ctx::synchronize())
+        Ok(self.ctx.synchronize()?)
     }
 
     /// Launches between two events and polls until done (a hang becomes a timeout error). Returns event seconds.
     fn launch(&self, level: Level, threads: u32, rounds: u32, prefill: u32, n_ids: i32) -> Result<f64> {
-        let mut p_ctl = self.mem.ctl.device_ptr();
-        let mut p_slots = self.mem.slots.device_ptr();
-        let mut p_state = self.mem.state.device_ptr();
-        let mut q_cap = self.capacity as i32;
-        let mut p_hist = self.mem.sums.device_ptr(); // never written: record_history is off
-        let mut p_counts = self.mem.counts.device_ptr();
-        let mut n_ids = n_ids;
-        let mut p_sums = self.mem.sums.device_ptr();
-        let mut prefill = prefill as i32;
-        let mut rounds = rounds as i32;
-        let arg = |p: &mut u64| p as *mut u64 as *mut c_void;
-        let int = |v: &mut i32| v as *mut i32 as *mut c_void;
+        let m = &*self.mem;
+        let q_cap = self.capacity as i32;
+        let (prefill, rounds) = (prefill as i32, rounds as i32);
         // The parameter orders of qb_warp and qb_lane in queue_bench.sk.
-        let mut params: Vec<*mut c_void> = match level {
-            Level::Warp => vec![
-                arg(&mut p_ctl),
-                arg(&mut p_slots),
-                arg(&mut p_state),
-                int(&mut q_cap),
-                arg(&mut p_hist),
-                arg(&mut p_counts),
-                int(&mut n_ids),
-                arg(&mut p_sums),
-                int(&mut prefill),
-                int(&mut rounds),
-            ],
-            Level::Lane => vec![
-                arg(&mut p_ctl),
-                arg(&mut p_slots),
-                arg(&mut p_state),
-                int(&mut q_cap),
-                arg(&mut p_counts),
-                int(&mut n_ids),
-                arg(&mut p_sums),
-                int(&mut prefill),
-                int(&mut rounds),
-            ],
+        let (kernel, mut args): (&Kernel, Vec<Arg>) = match level {
+            Level::Warp => (
+                &self.warp,
+                args![&m.ctl, &m.slots, &m.state, q_cap, &m.hist, &m.counts, n_ids, &m.sums, prefill, rounds].into(),
+            ),
+            Level::Lane => (
+                &self.lane,
+                args![&m.ctl, &m.slots, &m.state, q_cap, &m.counts, n_ids, &m.sums, prefill, rounds].into(),
+            ),
         };
-        let f = match level {
-            Level::Warp => self.warp.cu_function(),
-            Level::Lane => self.lane.cu_function(),
-        };
-        let kernel = level.kernel();
-        // SAFETY: events created, recorded on this stream and destroyed here; the parameters match the kernel's
-        // signature (checked by tests/queue_compile.rs) and every buffer outlives the launch (it is waited for).
-        unsafe {
-            let start = cuda("cuEventCreate", result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
-            let stop = cuda("cuEventCreate", result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
-            cuda("cuEventRecord", result::event::record(start, self.stream))?;
-            result::launch_kernel(f, (threads / BLOCK, 1, 1), (BLOCK, 1, 1), 0, self.stream, &mut params)
-                .map_err(|e| SchedError::cuda("cuLaunchKernel", kernel, e))?;
-            cuda("cuEventRecord", result::event::record(stop, self.stream))?;
-            let waited = self.wait(kernel);
-            let ms = waited.and_then(|_| cuda("cuEventElapsedTime", result::event::elapsed(start, stop)));
-            result::event::destroy(start).ok();
-            result::event::destroy(stop).ok();
-            Ok(ms? as f64 * 1e-3)
-        }
+        // Every buffer outlives the launch: it is waited for (or, after a timeout, leaked).
+        let timer = self.stream.start_timer()?;
+        kernel.launch_on(&self.stream, &LaunchConfig::new(threads / BLOCK, BLOCK), &mut args)?;
+        let ms = timer.stop_after(|| self.wait(level.kernel()))?;
+        Ok(ms as f64 * 1e-3)
     }
 
     fn wait(&self, kernel: &'static str) -> Result<()> {
         let begin = Instant::now();
-        loop {
-            // SAFETY: this benchmark's stream.
-            match unsafe { sys::cuStreamQuery(self.stream) } {
-                sys::CUresult::CUDA_SUCCESS => return Ok(()),
-                sys::CUresult::CUDA_ERROR_NOT_READY => {}
-                other => return Err(SchedError::cuda("cuStreamQuery", kernel, other.result().unwrap_err())),
-            }
+        while !self.stream.is_idle()? {
             if begin.elapsed() > self.timeout {
                 self.hung.set(true);
                 return Err(SchedError::Timeout {
@@ -309,6 +251,7 @@ impl QueueBench {
             }
             std::thread::sleep(Duration::from_micros(100));
         }
+        Ok(())
     }
 
     /// Every id 0 .. ids-1 dequeued by the kernel or left in the queue, exactly once; the queue's counters as
@@ -376,10 +319,11 @@ impl Drop for QueueBench {
         if self.hung.get() {
             return; // a kernel may still run: leak its stream and memory rather than free them under it
         }
-        // SAFETY: every launch was waited for; nothing uses the memory or the stream any more.
+        // SAFETY: every launch was waited for; nothing uses the memory or the stream any more, and neither is
+        // used after this.
         unsafe {
             ManuallyDrop::drop(&mut self.mem);
-            result::stream::destroy(self.stream).ok();
+            ManuallyDrop::drop(&mut self.stream);
         }
     }
 }

@@ -4,17 +4,19 @@
 //! fraction of the FP64 (FP32) FMA peak from the SASS instruction counts (cuobjdump, when present).
 
 use std::path::Path;
-use std::sync::Arc;
 
-use cudarc::driver::CudaModule;
+use skc_runtime::{DeviceBuffer, Module};
 
-use crate::build::{read_manifest, Resources};
+use crate::build::{load, read_manifest, Resources};
 use crate::device::{
     boundary_count, flux_len, global_tables, launch_boundary, launch_box, launch_interior, launch_momentum,
     launch_split, Buffers, CellBox, Gpu, GpuResult, Layout, Real,
 };
 use crate::problem::Rng;
 use crate::variants::{Precision, Variant, STRATEGIES, TABLES};
+
+/// Times one variant's tracer and momentum kernels (ms).
+type RunVariant<'a> = dyn FnMut(&Variant, &Module) -> GpuResult<(f64, f64)> + 'a;
 
 pub struct Row {
     pub variant: Variant,
@@ -45,18 +47,18 @@ fn timed(gpu: &Gpu, mut launch: impl FnMut() -> GpuResult<()>) -> GpuResult<f64>
 struct Fields<T: Real> {
     layout: Layout,
     b: Buffers<T>,
-    q: cudarc::driver::CudaSlice<T>,
-    gq: cudarc::driver::CudaSlice<T>,
+    q: DeviceBuffer<T>,
+    gq: DeviceBuffer<T>,
 }
 
 fn fields<T: Real>(gpu: &Gpu, n: i32) -> GpuResult<Fields<T>> {
     let layout = Layout { n: [n; 3], h: 6, bounded: [1, 1, 1] };
     let len = layout.len();
     let mut rng = Rng::new(99);
-    let c: Vec<T> = (0..len).map(|i| T::from_f64(1.0 + (i as f64 * 1e-3).sin() + 0.1 * rng.next())).collect();
+    let c: Vec<T> = (0..len).map(|i| T::from_f64(1.0 + (i as f64 * 1e-3).sin() + 0.1 * rng.uniform())).collect();
     let mut vel = Vec::new();
     for d in 0..3 {
-        let mut v: Vec<T> = (0..len).map(|_| T::from_f64(2.0 * rng.next() - 1.0)).collect();
+        let mut v: Vec<T> = (0..len).map(|_| T::from_f64(2.0 * rng.uniform() - 1.0)).collect();
         // walls: zero normal velocity on faces 0 and n
         for l in 0..n {
             for j in 0..n {
@@ -73,7 +75,7 @@ fn fields<T: Real>(gpu: &Gpu, n: i32) -> GpuResult<Fields<T>> {
         vel.push(gpu.upload(&v)?);
     }
     let q: Vec<T> = (0..3 * len).map(|i| T::from_f64(1.0 + (i as f64 * 7e-4).cos())).collect();
-    let vel: [cudarc::driver::CudaSlice<T>; 3] = vel.try_into().map_err(|_| "three velocities".to_string())?;
+    let vel: [DeviceBuffer<T>; 3] = vel.try_into().map_err(|_| "three velocities".to_string())?;
     Ok(Fields {
         layout,
         b: Buffers {
@@ -90,21 +92,21 @@ fn fields<T: Real>(gpu: &Gpu, n: i32) -> GpuResult<Fields<T>> {
     })
 }
 
-fn run_variant<T: Real>(gpu: &Gpu, module: &Arc<CudaModule>, v: &Variant, f: &mut Fields<T>) -> GpuResult<(f64, f64)> {
+fn run_variant<T: Real>(gpu: &Gpu, module: &Module, v: &Variant, f: &mut Fields<T>) -> GpuResult<(f64, f64)> {
     let spacing = [1.0, 1.0, 1.0];
     let layout = f.layout;
     f.b.gtab = gpu.upload(&global_tables::<T>(v.k, v.precision == Precision::F32))?;
-    let fun = |name: &str| module.load_function(name).map_err(|e| format!("{name}: {e:?}"));
+    let fun = |name: &str| module.kernel(name).map_err(|e| e.to_string());
     let whole = CellBox::whole(&layout);
     let tracer = if v.strategy == 3 {
         let (interior, boundary) = (fun("tracer_tendency_interior")?, fun("tracer_tendency_boundary")?);
-        timed(gpu, || launch_split(gpu, &interior, &boundary, &mut f.b, &layout, spacing, v.k as i32))?
+        timed(gpu, || launch_split(&interior, &boundary, &mut f.b, &layout, spacing, v.k as i32))?
     } else {
         let t = fun("tracer_tendency")?;
-        timed(gpu, || launch_box(gpu, &t, &mut f.b, &layout, spacing, &whole))?
+        timed(gpu, || launch_box(&t, &mut f.b, &layout, spacing, &whole))?
     };
     let m = fun("momentum_tendency")?;
-    let momentum = timed(gpu, || launch_momentum(gpu, &m, &f.q, &mut f.gq, &f.b, &layout, spacing, &whole))?;
+    let momentum = timed(gpu, || launch_momentum(&m, &f.q, &mut f.gq, &f.b, &layout, spacing, &whole))?;
     Ok((tracer, momentum))
 }
 
@@ -130,25 +132,25 @@ fn resources_of(res: &[Resources], v: &Variant) -> (u32, u32) {
 
 /// Where the region split's time goes: its two launches timed alone (median of 10; the boundary also for one
 /// bounded direction at a time), their sum, and the whole split.
-fn split_breakdown<T: Real>(gpu: &Gpu, module: &Arc<CudaModule>, v: &Variant, f: &mut Fields<T>) -> GpuResult<String> {
+fn split_breakdown<T: Real>(gpu: &Gpu, module: &Module, v: &Variant, f: &mut Fields<T>) -> GpuResult<String> {
     let spacing = [1.0, 1.0, 1.0];
     let layout = f.layout;
     let k = v.k as i32;
-    let fun = |name: &str| module.load_function(name).map_err(|e| format!("{name}: {e:?}"));
+    let fun = |name: &str| module.kernel(name).map_err(|e| e.to_string());
     let (interior, boundary) = (fun("tracer_tendency_interior")?, fun("tracer_tendency_boundary")?);
     let whole = CellBox::whole(&layout);
-    let t_interior = timed(gpu, || launch_interior(gpu, &interior, &mut f.b, &layout, spacing, &whole))?;
+    let t_interior = timed(gpu, || launch_interior(&interior, &mut f.b, &layout, spacing, &whole))?;
     let mut parts = vec![format!("interior {:.3}", t_interior)];
     for dir in 0..3 {
         let only = Layout { bounded: std::array::from_fn(|d| (d == dir) as i32 * layout.bounded[d]), ..layout };
         if boundary_count(&only, k, dir) == 0 {
             continue;
         }
-        let t = timed(gpu, || launch_boundary(gpu, &boundary, &mut f.b, &only, k))?;
+        let t = timed(gpu, || launch_boundary(&boundary, &mut f.b, &only, k))?;
         parts.push(format!("boundary {} {:.3}", ["x", "y", "z"][dir], t));
     }
-    let t_bound = timed(gpu, || launch_boundary(gpu, &boundary, &mut f.b, &layout, k))?;
-    let t_split = timed(gpu, || launch_split(gpu, &interior, &boundary, &mut f.b, &layout, spacing, k))?;
+    let t_bound = timed(gpu, || launch_boundary(&boundary, &mut f.b, &layout, k))?;
+    let t_split = timed(gpu, || launch_split(&interior, &boundary, &mut f.b, &layout, spacing, k))?;
     Ok(format!(
         "{}, boundary (all directions, one launch) {:.3}; interior + boundary {:.3}, the split {:.3} ms",
         parts.join(", "),
@@ -177,11 +179,10 @@ pub fn bench_all(gpu: &Gpu, dir: &Path, n: i32) -> GpuResult<Vec<Row>> {
     let mut rows = Vec::new();
     for precision in [Precision::F64, Precision::F32] {
         let single = precision == Precision::F32;
-        let run = |f: &mut dyn FnMut(&Variant, &Arc<CudaModule>) -> GpuResult<(f64, f64)>| -> GpuResult<Vec<Row>> {
+        let run = |f: &mut RunVariant| -> GpuResult<Vec<Row>> {
             let mut out = Vec::new();
             for (v, res) in manifest.iter().filter(|(v, _)| v.precision == precision) {
-                let module =
-                    gpu.load(std::fs::read(dir.join(format!("{}.cubin", v.name()))).map_err(|e| e.to_string())?)?;
+                let module = load(&gpu.ctx, dir, v)?;
                 let (tracer_ms, momentum_ms) = f(v, &module)?;
                 let (registers, spills) = resources_of(res, v);
                 out.push(Row { variant: v.clone(), tracer_ms, momentum_ms, registers, spills, note: String::new() });

@@ -1,10 +1,12 @@
-//! Builds variants with skc (front end, CUDA C) and NVRTC (CUBIN, ptxas report), and writes or reads a folder
-//! of CUBINs with a manifest (`manifest.tsv`: variant, kernel, registers, stack, spill stores, spill loads).
+//! Builds variants with skc (front end, CUDA C, through one session) and NVRTC (CUBIN, ptxas report, through
+//! skc-runtime's `Program`), and writes or reads a folder of CUBINs with a manifest (`manifest.tsv`: variant,
+//! kernel, registers, stack, spill stores, spill loads) that a GPU machine without NVRTC loads.
 
 use std::path::Path;
 
 use skc_core::session::{stdlib_root, DiskFiles, Session};
 use skc_nvrtc::{CompileOptions, KernelResources};
+use skc_runtime::{Context, Module, Program};
 
 use crate::variants::Variant;
 
@@ -36,24 +38,34 @@ pub struct Built {
     pub resources: Vec<Resources>,
 }
 
-/// The CUDA C of a variant (front end only; no NVRTC): its source in the standard library, with its `-D`
-/// definitions.
-pub fn cuda_source(variant: &Variant) -> Result<String, String> {
+/// A variant's program (front end only; no NVRTC): its source in the standard library, with its `-D`
+/// definitions, named `{variant}.cu` for NVRTC.
+pub fn program(variant: &Variant) -> Result<Program, String> {
     let path = stdlib_root().join(variant.precision.source());
     let files = DiskFiles::new();
     let session = Session::standard(&files).with_defines(variant.defines());
     let compiled = session.compile_file(&path).map_err(|e| format!("{}: {e}", variant.name()))?;
-    Ok(compiled.cuda.source)
+    Ok(Program::from_compiled(&format!("{}.cu", variant.name()), &compiled))
 }
 
-/// Front end, CUDA C and NVRTC (sm_90) for one variant.
+/// The CUDA C of a variant.
+pub fn cuda_source(variant: &Variant) -> Result<String, String> {
+    Ok(program(variant)?.cuda_source)
+}
+
+/// Front end, CUDA C and NVRTC (sm_90, no line tables) for one variant.
 pub fn build(variant: &Variant) -> Result<Built, String> {
-    let cuda = cuda_source(variant)?;
-    let options = CompileOptions { include_cubin: true, ..CompileOptions::default() };
-    let out = skc_nvrtc::compile(&cuda, &format!("{}.cu", variant.name()), &options)
-        .map_err(|e| format!("{}: {e}", variant.name()))?;
+    let program = program(variant)?;
+    let out = program.compile_with(CompileOptions::default()).map_err(|e| format!("{}: {e}", variant.name()))?;
     let resources = out.resources.iter().filter(|r| r.is_entry).map(Resources::from).collect();
-    Ok(Built { cuda, cubin: out.cubin, resources })
+    Ok(Built { cuda: program.cuda_source, cubin: out.cubin, resources })
+}
+
+/// Loads the CUBIN of `variant` built into `dir` (by [`write`]), with the signatures of the variant's program.
+pub fn load(ctx: &Context, dir: &Path, variant: &Variant) -> Result<Module, String> {
+    let path = dir.join(format!("{}.cubin", variant.name()));
+    let cubin = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Module::from_cubin(ctx, program(variant)?, cubin).map_err(|e| e.to_string())
 }
 
 /// Writes `{name}.cubin` (and `{name}.cu` if `WENO_WRITE_CUDA` is set) and appends the variant's lines to `manifest.tsv`.

@@ -4,13 +4,13 @@
 
 use std::path::Path;
 
-use cudarc::driver::CudaFunction;
+use skc_runtime::{Kernel, Module};
 use skc_weno_tables::reference::Boundary;
 
-use crate::build::read_manifest;
+use crate::build::{load, read_manifest};
 use crate::device::{
     flux_len, global_tables, launch_1d, launch_box, launch_momentum, launch_split, Buffers, CellBox, Gpu, GpuResult,
-    Real,
+    Line, Real,
 };
 use crate::problem::{Problem, Problem1d};
 use crate::variants::{Precision, Variant};
@@ -34,8 +34,8 @@ impl Outcome {
     }
 }
 
-fn function(module: &std::sync::Arc<cudarc::driver::CudaModule>, name: &str) -> GpuResult<CudaFunction> {
-    module.load_function(name).map_err(|e| format!("{name}: {e:?}"))
+fn function(module: &Module, name: &str) -> GpuResult<Kernel> {
+    module.kernel(name).map_err(|e| e.to_string())
 }
 
 fn upload_problem<T: Real>(gpu: &Gpu, p: &Problem, k: usize, single: bool) -> GpuResult<Buffers<T>> {
@@ -57,7 +57,7 @@ fn to_f64<T: Real>(v: &[T]) -> Vec<f64> {
 /// Runs one variant's kernels on the problems and compares.
 fn check_variant<T: Real>(gpu: &Gpu, dir: &Path, v: &Variant) -> GpuResult<Outcome> {
     let single = v.precision == Precision::F32;
-    let module = gpu.load(std::fs::read(dir.join(format!("{}.cubin", v.name()))).map_err(|e| e.to_string())?)?;
+    let module = load(&gpu.ctx, dir, v)?;
     let k = v.k;
     let solid = if v.immersed { 0.08 } else { 0.0 };
     let p = Problem::random([37, 23, 17], 6, 7 + k as u64, solid, single);
@@ -73,7 +73,7 @@ fn check_variant<T: Real>(gpu: &Gpu, dir: &Path, v: &Variant) -> GpuResult<Outco
     let mut errors = Vec::new();
     let whole = CellBox::whole(&p.layout);
     // tracer_tendency over the whole grid (the fixed strategy is only right away from the walls)
-    launch_box(gpu, &function(&module, "tracer_tendency")?, &mut b, &p.layout, p.spacing, &whole)?;
+    launch_box(&function(&module, "tracer_tendency")?, &mut b, &p.layout, p.spacing, &whole)?;
     let g = to_f64(&gpu.download(&b.g)?);
     let fixed = v.strategy == 0;
     errors.push((
@@ -84,7 +84,7 @@ fn check_variant<T: Real>(gpu: &Gpu, dir: &Path, v: &Variant) -> GpuResult<Outco
         b.g = gpu.zeros(p.layout.len())?;
         let (interior, boundary) =
             (function(&module, "tracer_tendency_interior")?, function(&module, "tracer_tendency_boundary")?);
-        launch_split(gpu, &interior, &boundary, &mut b, &p.layout, p.spacing, k as i32)?;
+        launch_split(&interior, &boundary, &mut b, &p.layout, p.spacing, k as i32)?;
         let g = to_f64(&gpu.download(&b.g)?);
         errors.push(("split".into(), relative_error(&g, &reference, &all)));
     }
@@ -101,7 +101,7 @@ fn check_variant<T: Real>(gpu: &Gpu, dir: &Path, v: &Variant) -> GpuResult<Outco
     }
     let qd = gpu.upload(&q.iter().map(|&x| T::from_f64(x)).collect::<Vec<T>>())?;
     let mut gq = gpu.zeros::<T>(3 * len)?;
-    launch_momentum(gpu, &function(&module, "momentum_tendency")?, &qd, &mut gq, &b, &p.layout, p.spacing, &whole)?;
+    launch_momentum(&function(&module, "momentum_tendency")?, &qd, &mut gq, &b, &p.layout, p.spacing, &whole)?;
     let gq = to_f64(&gpu.download(&gq)?);
     let mut worst: f64 = 0.0;
     for m in 0..3 {
@@ -118,19 +118,9 @@ fn check_variant<T: Real>(gpu: &Gpu, dir: &Path, v: &Variant) -> GpuResult<Outco
             let (c, u, act) = (gpu.upload(&conv(&p1.c))?, gpu.upload(&conv(&p1.u))?, gpu.upload(&p1.act)?);
             let mut g = gpu.zeros::<T>(p1.c.len())?;
             let bounded = (boundary == Boundary::Bounded) as i32;
-            launch_1d(
-                gpu,
-                &function(&module, "tracer_tendency_1d")?,
-                &c,
-                &u,
-                &act,
-                &mut g,
-                &b.gtab,
-                p1.n as i32,
-                p1.h as i32,
-                bounded,
-                p1.dx,
-            )?;
+            let (n, h, dx) = (p1.n as i32, p1.h as i32, p1.dx);
+            let line = Line { c: &c, u: &u, act: &act, gtab: &b.gtab, n, h, bounded, dx };
+            launch_1d(&function(&module, "tracer_tendency_1d")?, &line, &mut g)?;
             let g = to_f64(&gpu.download(&g)?);
             let full: Vec<f64> =
                 (0..p1.c.len()).map(|i| if i >= p1.h && i < p1.h + p1.n { r[i - p1.h] } else { 0.0 }).collect();

@@ -1,17 +1,10 @@
-//! A minimal cudarc harness (driver API): context, CUBIN modules, buffers and the launches of the
-//! weno_advection.sk kernels with their parameter lists.
+//! The launches of the weno_advection.sk kernels with their parameter lists, over skc-runtime (checked launches,
+//! device buffers, event timing on the context's stream).
 
-use std::sync::Arc;
-
-use cudarc::driver::sys::CUdevice_attribute;
-use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg,
-    ValidAsZeroBits,
-};
-use cudarc::nvrtc::Ptx;
+use skc_runtime::{args, Context, DeviceBuffer, DeviceElem, Kernel, LaunchConfig, ScalarValue};
 
 /// The compute precision of a variant, on the host.
-pub trait Real: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + 'static {
+pub trait Real: DeviceElem + Into<ScalarValue> {
     fn from_f64(x: f64) -> Self;
     fn to_f64(self) -> f64;
 }
@@ -34,70 +27,56 @@ impl Real for f32 {
     }
 }
 
+/// The device the checks and the benchmark run on.
 pub struct Gpu {
-    pub ctx: Arc<CudaContext>,
-    pub stream: Arc<CudaStream>,
+    pub ctx: Context,
 }
 
 pub type GpuResult<T> = Result<T, String>;
 
-fn err(e: impl std::fmt::Debug) -> String {
-    format!("CUDA: {e:?}")
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
 }
 
 impl Gpu {
     pub fn new() -> GpuResult<Gpu> {
-        let ctx = CudaContext::new(0).map_err(err)?;
-        let stream = ctx.default_stream();
-        Ok(Gpu { ctx, stream })
+        Ok(Gpu { ctx: Context::new(0).map_err(err)? })
     }
 
     pub fn name(&self) -> String {
-        self.ctx.name().unwrap_or_else(|_| "unknown GPU".into())
-    }
-
-    pub fn attribute(&self, a: CUdevice_attribute) -> i64 {
-        self.ctx.attribute(a).map(|v| v as i64).unwrap_or(0)
+        self.ctx.device().name.clone()
     }
 
     pub fn sm_count(&self) -> i64 {
-        self.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+        self.ctx.device().multiprocessors as i64
     }
 
     /// Boost clock in kHz.
     pub fn clock_khz(&self) -> i64 {
-        self.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)
+        self.ctx.device().clock_khz as i64
     }
 
-    pub fn load(&self, cubin: Vec<u8>) -> GpuResult<Arc<CudaModule>> {
-        self.ctx.load_module(Ptx::from_binary(cubin)).map_err(err)
+    pub fn upload<T: DeviceElem>(&self, data: &[T]) -> GpuResult<DeviceBuffer<T>> {
+        self.ctx.upload(data).map_err(err)
     }
 
-    pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> GpuResult<CudaSlice<T>> {
-        self.stream.clone_htod(data).map_err(err)
+    pub fn zeros<T: DeviceElem>(&self, n: usize) -> GpuResult<DeviceBuffer<T>> {
+        self.ctx.alloc_zeros(n).map_err(err)
     }
 
-    pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, n: usize) -> GpuResult<CudaSlice<T>> {
-        self.stream.alloc_zeros(n).map_err(err)
-    }
-
-    pub fn download<T: DeviceRepr + Default + Clone>(&self, data: &CudaSlice<T>) -> GpuResult<Vec<T>> {
-        self.stream.clone_dtoh(data).map_err(err)
+    pub fn download<T: DeviceElem>(&self, data: &DeviceBuffer<T>) -> GpuResult<Vec<T>> {
+        data.download().map_err(err)
     }
 
     pub fn sync(&self) -> GpuResult<()> {
-        self.stream.synchronize().map_err(err)
+        self.ctx.synchronize().map_err(err)
     }
 
     /// Milliseconds between two events around `work` (which enqueues launches).
     pub fn time(&self, mut work: impl FnMut() -> GpuResult<()>) -> GpuResult<f64> {
-        let flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-        let start = self.ctx.new_event(flags).map_err(err)?;
-        let end = self.ctx.new_event(flags).map_err(err)?;
-        start.record(&self.stream).map_err(err)?;
+        let timer = self.ctx.stream().start_timer().map_err(err)?;
         work()?;
-        end.record(&self.stream).map_err(err)?;
-        Ok(start.elapsed_ms(&end).map_err(err)? as f64)
+        Ok(timer.stop().map_err(err)? as f64)
     }
 }
 
@@ -119,6 +98,9 @@ impl Layout {
     pub fn len(&self) -> usize {
         (self.sz() * (self.n[2] + 2 * self.h)) as usize
     }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     pub fn off(&self) -> i32 {
         self.h * (1 + self.sy() + self.sz())
     }
@@ -129,13 +111,13 @@ impl Layout {
 
 /// Device buffers of one 3-D problem.
 pub struct Buffers<T: Real> {
-    pub c: CudaSlice<T>,
-    pub vel: [CudaSlice<T>; 3],
-    pub act: CudaSlice<i32>,
-    pub g: CudaSlice<T>,
-    pub gtab: CudaSlice<T>,
+    pub c: DeviceBuffer<T>,
+    pub vel: [DeviceBuffer<T>; 3],
+    pub act: DeviceBuffer<i32>,
+    pub g: DeviceBuffer<T>,
+    pub gtab: DeviceBuffer<T>,
     /// The region split's face fluxes near the walls (`flux_len`).
-    pub fb: CudaSlice<T>,
+    pub fb: DeviceBuffer<T>,
 }
 
 /// A box of cells: start and size.
@@ -179,37 +161,16 @@ pub fn boundary_count(layout: &Layout, k: i32, dir: usize) -> i32 {
 
 fn box_config(cells: &CellBox) -> LaunchConfig {
     let [ni, nj, nl] = cells.size;
-    LaunchConfig {
-        grid_dim: ((ni as u32).div_ceil(32), (nj as u32).div_ceil(8), nl as u32),
-        block_dim: (32, 8, 1),
-        shared_mem_bytes: 0,
-    }
+    LaunchConfig::new(((ni as u32).div_ceil(32), (nj as u32).div_ceil(8), nl as u32), (32, 8, 1))
 }
 
-fn box_args<'a>(
-    l: &mut cudarc::driver::LaunchArgs<'a>,
-    layout: &'a Layout,
-    inv: &'a [impl DeviceRepr; 3],
-    cells: &'a CellBox,
-    sy: &'a i32,
-    sz: &'a i32,
-    off: &'a i32,
-) {
-    l.arg(&layout.n[0]).arg(&layout.n[1]).arg(&layout.n[2]).arg(sy).arg(sz).arg(off);
-    l.arg(&layout.bounded[0]).arg(&layout.bounded[1]).arg(&layout.bounded[2]);
-    l.arg(&inv[0]).arg(&inv[1]).arg(&inv[2]);
-    l.arg(&cells.start[0])
-        .arg(&cells.start[1])
-        .arg(&cells.start[2])
-        .arg(&cells.size[0])
-        .arg(&cells.size[1])
-        .arg(&cells.size[2]);
+fn launched<T>(result: skc_runtime::Result<T>) -> GpuResult<()> {
+    result.map(|_| ()).map_err(err)
 }
 
 /// Launches `tracer_tendency` over `cells`.
 pub fn launch_box<T: Real>(
-    gpu: &Gpu,
-    f: &CudaFunction,
+    f: &Kernel,
     b: &mut Buffers<T>,
     layout: &Layout,
     spacing: [f64; 3],
@@ -219,17 +180,23 @@ pub fn launch_box<T: Real>(
         return Ok(());
     }
     let (sy, sz, off) = (layout.sy(), layout.sz(), layout.off());
-    let inv = spacing.map(|d| T::from_f64(1.0 / d));
-    let mut l = gpu.stream.launch_builder(f);
-    l.arg(&b.c).arg(&b.vel[0]).arg(&b.vel[1]).arg(&b.vel[2]).arg(&b.act).arg(&mut b.g).arg(&b.gtab);
-    box_args(&mut l, layout, &inv, cells, &sy, &sz, &off);
-    unsafe { l.launch(box_config(cells)) }.map(|_| ()).map_err(err)
+    let [nx, ny, nz] = layout.n;
+    let [bx, by, bz] = layout.bounded;
+    let [ix, iy, iz] = spacing.map(|d| T::from_f64(1.0 / d));
+    let ([i0, j0, l0], [ni, nj, nl]) = (cells.start, cells.size);
+    let [u, v, w] = &b.vel;
+    launched(f.launch(
+        &box_config(cells),
+        args![
+            &b.c, u, v, w, &b.act, &mut b.g, &b.gtab, nx, ny, nz, sy, sz, off, bx, by, bz, ix, iy, iz, i0, j0, l0, ni,
+            nj, nl
+        ],
+    ))
 }
 
 /// Launches `tracer_tendency_interior` (the region split, part 2) over `cells`: reads the fluxes of part 1.
 pub fn launch_interior<T: Real>(
-    gpu: &Gpu,
-    f: &CudaFunction,
+    f: &Kernel,
     b: &mut Buffers<T>,
     layout: &Layout,
     spacing: [f64; 3],
@@ -239,22 +206,23 @@ pub fn launch_interior<T: Real>(
         return Ok(());
     }
     let (sy, sz, off) = (layout.sy(), layout.sz(), layout.off());
-    let inv = spacing.map(|d| T::from_f64(1.0 / d));
-    let mut l = gpu.stream.launch_builder(f);
-    l.arg(&b.c).arg(&b.vel[0]).arg(&b.vel[1]).arg(&b.vel[2]).arg(&b.act).arg(&mut b.g).arg(&b.fb).arg(&b.gtab);
-    box_args(&mut l, layout, &inv, cells, &sy, &sz, &off);
-    unsafe { l.launch(box_config(cells)) }.map(|_| ()).map_err(err)
+    let [nx, ny, nz] = layout.n;
+    let [bx, by, bz] = layout.bounded;
+    let [ix, iy, iz] = spacing.map(|d| T::from_f64(1.0 / d));
+    let ([i0, j0, l0], [ni, nj, nl]) = (cells.start, cells.size);
+    let [u, v, w] = &b.vel;
+    launched(f.launch(
+        &box_config(cells),
+        args![
+            &b.c, u, v, w, &b.act, &mut b.g, &b.fb, &b.gtab, nx, ny, nz, sy, sz, off, bx, by, bz, ix, iy, iz, i0, j0,
+            l0, ni, nj, nl
+        ],
+    ))
 }
 
 /// Launches `tracer_tendency_boundary` (the region split, part 1) once, over the face slots of every bounded
 /// direction: their reduced-order fluxes into `b.fb` (which must hold `flux_len(layout, k)`).
-pub fn launch_boundary<T: Real>(
-    gpu: &Gpu,
-    f: &CudaFunction,
-    b: &mut Buffers<T>,
-    layout: &Layout,
-    k: i32,
-) -> GpuResult<()> {
+pub fn launch_boundary<T: Real>(f: &Kernel, b: &mut Buffers<T>, layout: &Layout, k: i32) -> GpuResult<()> {
     let count: i32 = (0..3).map(|d| boundary_count(layout, k, d)).sum();
     if count == 0 {
         return Ok(());
@@ -267,37 +235,32 @@ pub fn launch_boundary<T: Real>(
         ));
     }
     let (sy, sz, off) = (layout.sy(), layout.sz(), layout.off());
-    let mut l = gpu.stream.launch_builder(f);
-    l.arg(&b.c).arg(&b.vel[0]).arg(&b.vel[1]).arg(&b.vel[2]).arg(&b.act).arg(&mut b.fb).arg(&b.gtab);
-    l.arg(&layout.n[0]).arg(&layout.n[1]).arg(&layout.n[2]).arg(&sy).arg(&sz).arg(&off);
-    l.arg(&layout.bounded[0]).arg(&layout.bounded[1]).arg(&layout.bounded[2]);
-    let cfg =
-        LaunchConfig { grid_dim: ((count as u32).div_ceil(256), 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-    unsafe { l.launch(cfg) }.map(|_| ()).map_err(err)
+    let [nx, ny, nz] = layout.n;
+    let [bx, by, bz] = layout.bounded;
+    let [u, v, w] = &b.vel;
+    let config = LaunchConfig::new((count as u32).div_ceil(256), 256);
+    launched(f.launch(&config, args![&b.c, u, v, w, &b.act, &mut b.fb, &b.gtab, nx, ny, nz, sy, sz, off, bx, by, bz]))
 }
 
 /// The region split: tracer_tendency_boundary (the fluxes near the walls), then tracer_tendency_interior over
 /// the whole grid.
 pub fn launch_split<T: Real>(
-    gpu: &Gpu,
-    interior: &CudaFunction,
-    boundary: &CudaFunction,
+    interior: &Kernel,
+    boundary: &Kernel,
     b: &mut Buffers<T>,
     layout: &Layout,
     spacing: [f64; 3],
     k: i32,
 ) -> GpuResult<()> {
-    launch_boundary(gpu, boundary, b, layout, k)?;
-    launch_interior(gpu, interior, b, layout, spacing, &CellBox::whole(layout))
+    launch_boundary(boundary, b, layout, k)?;
+    launch_interior(interior, b, layout, spacing, &CellBox::whole(layout))
 }
 
 /// Launches `momentum_tendency`: q and gq hold three components of `layout.len()` each.
-#[allow(clippy::too_many_arguments)]
 pub fn launch_momentum<T: Real>(
-    gpu: &Gpu,
-    f: &CudaFunction,
-    q: &CudaSlice<T>,
-    gq: &mut CudaSlice<T>,
+    f: &Kernel,
+    q: &DeviceBuffer<T>,
+    gq: &mut DeviceBuffer<T>,
     b: &Buffers<T>,
     layout: &Layout,
     spacing: [f64; 3],
@@ -305,41 +268,37 @@ pub fn launch_momentum<T: Real>(
 ) -> GpuResult<()> {
     let (sy, sz, off) = (layout.sy(), layout.sz(), layout.off());
     let len = layout.len() as i32;
-    let inv = spacing.map(|d| T::from_f64(1.0 / d));
-    let mut l = gpu.stream.launch_builder(f);
-    l.arg(q).arg(&b.vel[0]).arg(&b.vel[1]).arg(&b.vel[2]).arg(&b.act).arg(gq).arg(&b.gtab).arg(&len);
-    l.arg(&layout.n[0]).arg(&layout.n[1]).arg(&layout.n[2]).arg(&sy).arg(&sz).arg(&off);
-    l.arg(&layout.bounded[0]).arg(&layout.bounded[1]).arg(&layout.bounded[2]);
-    l.arg(&inv[0]).arg(&inv[1]).arg(&inv[2]);
-    l.arg(&cells.start[0])
-        .arg(&cells.start[1])
-        .arg(&cells.start[2])
-        .arg(&cells.size[0])
-        .arg(&cells.size[1])
-        .arg(&cells.size[2]);
-    unsafe { l.launch(box_config(cells)) }.map(|_| ()).map_err(err)
+    let [nx, ny, nz] = layout.n;
+    let [bx, by, bz] = layout.bounded;
+    let [ix, iy, iz] = spacing.map(|d| T::from_f64(1.0 / d));
+    let ([i0, j0, l0], [ni, nj, nl]) = (cells.start, cells.size);
+    let [u, v, w] = &b.vel;
+    launched(f.launch(
+        &box_config(cells),
+        args![
+            q, u, v, w, &b.act, gq, &b.gtab, len, nx, ny, nz, sy, sz, off, bx, by, bz, ix, iy, iz, i0, j0, l0, ni, nj,
+            nl
+        ],
+    ))
 }
 
-/// Launches `tracer_tendency_1d` over n cells (halo h on each side).
-#[allow(clippy::too_many_arguments)]
-pub fn launch_1d<T: Real>(
-    gpu: &Gpu,
-    f: &CudaFunction,
-    c: &CudaSlice<T>,
-    u: &CudaSlice<T>,
-    act: &CudaSlice<i32>,
-    g: &mut CudaSlice<T>,
-    gtab: &CudaSlice<T>,
-    n: i32,
-    h: i32,
-    bounded: i32,
-    dx: f64,
-) -> GpuResult<()> {
-    let inv = T::from_f64(1.0 / dx);
-    let mut l = gpu.stream.launch_builder(f);
-    l.arg(c).arg(u).arg(act).arg(g).arg(gtab).arg(&n).arg(&h).arg(&bounded).arg(&inv);
-    let cfg = LaunchConfig { grid_dim: ((n as u32).div_ceil(128), 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
-    unsafe { l.launch(cfg) }.map(|_| ()).map_err(err)
+/// The buffers and sizes of `tracer_tendency_1d` over n cells (halo h on each side).
+pub struct Line<'a, T: DeviceElem> {
+    pub c: &'a DeviceBuffer<T>,
+    pub u: &'a DeviceBuffer<T>,
+    pub act: &'a DeviceBuffer<i32>,
+    pub gtab: &'a DeviceBuffer<T>,
+    pub n: i32,
+    pub h: i32,
+    pub bounded: i32,
+    pub dx: f64,
+}
+
+/// Launches `tracer_tendency_1d` over `line`, writing its tendency into `g`.
+pub fn launch_1d<T: Real>(f: &Kernel, line: &Line<T>, g: &mut DeviceBuffer<T>) -> GpuResult<()> {
+    let inv = T::from_f64(1.0 / line.dx);
+    let config = LaunchConfig::new((line.n as u32).div_ceil(128), 128);
+    launched(f.launch(&config, args![line.c, line.u, line.act, g, line.gtab, line.n, line.h, line.bounded, inv]))
 }
 
 /// This k's tables in the layout of weno.sk's shared/global copies: c, d, beta, tau.

@@ -13,7 +13,8 @@ impl Rng {
         Rng(seed.wrapping_mul(0x9E3779B97F4A7C15) | 1)
     }
 
-    pub fn next(&mut self) -> f64 {
+    /// The next number, uniform in [0, 1).
+    pub fn uniform(&mut self) -> f64 {
         self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (self.0 >> 11) as f64 / (1u64 << 53) as f64
     }
@@ -45,9 +46,9 @@ impl Problem {
                 for i in 0..n[0] {
                     let idx = layout.index(i, j, l);
                     let smooth = (0.3 * i as f64).sin() * (0.2 * j as f64).cos() + 0.1 * l as f64;
-                    let jump = if rng.next() < 0.1 { 2.0 } else { 0.0 };
-                    c[idx] = round(1.0 + smooth + 0.2 * rng.next() + jump);
-                    if rng.next() < solid {
+                    let jump = if rng.uniform() < 0.1 { 2.0 } else { 0.0 };
+                    c[idx] = round(1.0 + smooth + 0.2 * rng.uniform() + jump);
+                    if rng.uniform() < solid {
                         act[idx] = 0;
                     }
                 }
@@ -59,7 +60,7 @@ impl Problem {
                 for j in 0..n[1] + (d == 1) as i32 {
                     for i in 0..n[0] + (d == 0) as i32 {
                         let f = [i, j, l][d];
-                        let value = if f == 0 || f == n[d] { 0.0 } else { round(2.0 * rng.next() - 1.0) };
+                        let value = if f == 0 || f == n[d] { 0.0 } else { round(2.0 * rng.uniform() - 1.0) };
                         v[layout.index(i, j, l)] = value;
                     }
                 }
@@ -129,9 +130,9 @@ impl Problem1d {
         let round = |x: f64| if single { x as f32 as f64 } else { x };
         let mut rng = Rng::new(seed);
         let interior: Vec<f64> =
-            (0..n).map(|i| round((0.4 * i as f64).sin() + if rng.next() < 0.1 { 1.5 } else { 0.0 })).collect();
-        let mut faces: Vec<f64> = (0..=n).map(|_| round(2.0 * rng.next() - 1.0)).collect();
-        let mask: Vec<i32> = (0..n).map(|_| if rng.next() < solid { 0 } else { 1 }).collect();
+            (0..n).map(|i| round((0.4 * i as f64).sin() + if rng.uniform() < 0.1 { 1.5 } else { 0.0 })).collect();
+        let mut faces: Vec<f64> = (0..=n).map(|_| round(2.0 * rng.uniform() - 1.0)).collect();
+        let mask: Vec<i32> = (0..n).map(|_| if rng.uniform() < solid { 0 } else { 1 }).collect();
         match boundary {
             Boundary::Periodic => faces[n] = faces[0],
             Boundary::Bounded => {

@@ -3,7 +3,9 @@
 //! `tracer_tendency_1d` (float64, variants `f64_k{k}_dynamic_constant` built into DIR); prints errors and
 //! observed orders.
 
-use skc_weno_gpu::device::{global_tables, launch_1d, Gpu};
+use skc_weno_gpu::build::load;
+use skc_weno_gpu::device::{global_tables, launch_1d, Gpu, Line};
+use skc_weno_gpu::variants::Variant;
 use skc_weno_tables::advection::study;
 
 fn main() {
@@ -18,9 +20,9 @@ fn main() {
     let ks: Vec<usize> = if henrick { vec![3] } else { vec![2, 3, 4, 5, 6] };
     let h = 6;
     for k in ks {
-        let cubin = std::fs::read(dir.join(format!("f64_k{k}_dynamic_constant.cubin"))).expect("variant built");
-        let module = gpu.load(cubin).expect("load");
-        let f = module.load_function("tracer_tendency_1d").expect("kernel");
+        let variant = Variant::parse(&format!("f64_k{k}_dynamic_constant")).expect("a variant name");
+        let module = load(&gpu.ctx, &dir, &variant).expect("the variant is built into DIR");
+        let f = module.kernel("tracer_tendency_1d").expect("kernel");
         let gtab = gpu.upload(&global_tables::<f64>(k, false)).unwrap();
         study(k, henrick, &mut |_, u, dx| {
             let n = u.len();
@@ -30,7 +32,8 @@ fn main() {
             let vel = gpu.upload(&vec![1.0f64; n + 2 * h]).unwrap();
             let act = gpu.upload(&vec![1i32; n + 2 * h]).unwrap();
             let mut g = gpu.zeros::<f64>(n + 2 * h).unwrap();
-            launch_1d(&gpu, &f, &c, &vel, &act, &mut g, &gtab, n as i32, h as i32, 0, dx).unwrap();
+            let line = Line { c: &c, u: &vel, act: &act, gtab: &gtab, n: n as i32, h: h as i32, bounded: 0, dx };
+            launch_1d(&f, &line, &mut g).unwrap();
             gpu.download(&g).unwrap()[h..h + n].to_vec()
         });
     }
