@@ -12,17 +12,14 @@
 //! Layout: `layout` (the names, records and words shared with sched.sk), `config` (what to start, and sched.sk
 //! compiled for it), `rings` (the host rings in pinned mapped memory), `producer` (a ring's single writer,
 //! completion polling), `scheduler` (allocate, launch, stop), `linearizability` (the offline check of recorded
-//! queue histories), `queue_bench` (the device queue alone, timed and checked for conservation, against the
-//! Broker Queue), `error`. Every CUDA call goes through skc-runtime (mapped and untracked memory, checked and
-//! cooperative launches, streams).
+//! queue histories), `error`. Every CUDA call goes through skc-runtime (mapped and untracked memory, checked and
+//! cooperative launches, streams). The benchmarks are in skc-bench (`bench/`).
 
-pub mod bench;
 pub mod config;
 pub mod error;
 pub mod layout;
 pub mod linearizability;
 pub mod producer;
-pub mod queue_bench;
 mod rings;
 pub mod scheduler;
 

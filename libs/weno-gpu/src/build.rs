@@ -68,13 +68,13 @@ pub fn load(ctx: &Context, dir: &Path, variant: &Variant) -> Result<Module, Stri
     Module::from_cubin(ctx, program(variant)?, cubin).map_err(|e| e.to_string())
 }
 
-/// Writes `{name}.cubin` (and `{name}.cu` if `WENO_WRITE_CUDA` is set) and appends the variant's lines to `manifest.tsv`.
-pub fn write(dir: &Path, variant: &Variant, built: &Built) -> std::io::Result<()> {
+/// Writes `{name}.cubin` (and, with `cuda`, `{name}.cu`: to read, or to run on the host) and appends the
+/// variant's lines to `manifest.tsv`.
+pub fn write(dir: &Path, variant: &Variant, built: &Built, cuda: bool) -> std::io::Result<()> {
     use std::io::Write;
     std::fs::create_dir_all(dir)?;
     std::fs::write(dir.join(format!("{}.cubin", variant.name())), &built.cubin)?;
-    // the CUDA C too, on request (to read, or to run on the host)
-    if std::env::var_os("WENO_WRITE_CUDA").is_some() {
+    if cuda {
         std::fs::write(dir.join(format!("{}.cu", variant.name())), &built.cuda)?;
     }
     let mut manifest = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("manifest.tsv"))?;

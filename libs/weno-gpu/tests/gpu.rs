@@ -31,7 +31,7 @@ fn every_variant_matches_the_cpu_reference_on_the_gpu() {
     let variants = all_variants();
     for (variant, built) in variants.iter().zip(build_all(&variants)) {
         let built = built.expect("NVRTC builds the variant");
-        write(&dir, variant, &built).unwrap();
+        write(&dir, variant, &built, false).unwrap();
     }
     let gpu = skc_weno_gpu::device::Gpu::new().expect("a CUDA GPU");
     let outcomes = skc_weno_gpu::check::check_all(&gpu, &dir).expect("GPU runs");
