@@ -6,20 +6,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn nvim_version() -> Option<String> {
-    let output = Command::new("nvim").arg("--version").output().ok()?;
-    output.status.success().then(|| String::from_utf8_lossy(&output.stdout).lines().next().unwrap_or("").to_string())
-}
-
 #[test]
 fn neovim_client_sees_and_clears_a_convergence_error() {
-    let Some(version) = nvim_version() else {
-        if std::env::var("SKC_REQUIRE_NVIM").as_deref() == Ok("1") {
-            panic!("SKC_REQUIRE_NVIM=1 but `nvim` cannot be run; install Neovim (apt-get install neovim)");
-        }
-        eprintln!("note: skipping the Neovim test: `nvim` is not installed (set SKC_REQUIRE_NVIM=1 to make this fail)");
-        return;
-    };
+    let Some(version) = skc_tests::require::nvim("the Neovim test") else { return };
     eprintln!("running {version}");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let script = root.join("editors/nvim/test_lsp.lua");

@@ -980,7 +980,7 @@ pub fn explain(code: &str) -> Option<&'static Explanation> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::builtins::{Builtin, Requirement, ResultUniformity, SigType, TypeClass, BUILTINS};
+    use crate::builtins::{Requirement, ResultUniformity, BUILTINS};
     use std::collections::BTreeSet;
     use std::path::Path;
 
@@ -1139,46 +1139,6 @@ mod tests {
 
     // --- the builtin table of docs/language.md ------------------------------------------------------------
 
-    fn class_name(class: TypeClass) -> &'static str {
-        match class {
-            TypeClass::Numeric => "num",
-            TypeClass::Integer => "int",
-            TypeClass::Float => "float",
-            TypeClass::AtomicWord => "word",
-            TypeClass::Any => "a",
-        }
-    }
-
-    fn sig_type(ty: SigType) -> String {
-        let var = |n: u8, class| {
-            if n == 0 {
-                format!("'{}", class_name(class))
-            } else {
-                format!("'{}{n}", class_name(class))
-            }
-        };
-        match ty {
-            SigType::Int32 => "int32".into(),
-            SigType::Int64 => "int64".into(),
-            SigType::UInt32 => "uint32".into(),
-            SigType::UInt64 => "uint64".into(),
-            SigType::Float32 => "float32".into(),
-            SigType::Float64 => "float64".into(),
-            SigType::Bool => "bool".into(),
-            SigType::Unit => "unit".into(),
-            SigType::Var(n, class) => var(n, class),
-            SigType::ArrayOf(n, class) => format!("{} array", var(n, class)),
-            SigType::Kernel => "kernel".into(),
-            SigType::KernelArgs => "args...".into(),
-        }
-    }
-
-    fn signature(b: &Builtin) -> String {
-        let mut parts: Vec<String> = b.params.iter().map(|p| sig_type(*p)).collect();
-        parts.push(sig_type(b.ret));
-        parts.join(" -> ")
-    }
-
     fn requirement(r: Requirement) -> &'static str {
         match r {
             Requirement::None => "none",
@@ -1234,7 +1194,7 @@ mod tests {
                 "| `{}` | {} | `{}` | {} | {} | {} |\n",
                 b.name,
                 aliases.join(", "),
-                signature(b),
+                b.signature(),
                 requirement(b.requirement),
                 result(b.result),
                 doc

@@ -3,7 +3,7 @@
 //! can see why a barrier under it was rejected.
 
 use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
-use skc_core::builtins::{Builtin, Requirement, SigType};
+use skc_core::builtins::{Builtin, Requirement};
 use skc_core::syntax::ast::{ExprId, ExprKind, Item};
 use skc_core::types::{ConstValue, FunctionInfo, KernelInfo, LocalId, Mutability, Type};
 use skc_core::Checked;
@@ -148,28 +148,8 @@ fn builtin_hover(builtin: &Builtin) -> Vec<String> {
         }
         Requirement::WarpConverged => "Must be reached by every thread of the warp together (converged control flow).",
     };
-    let mut signature: Vec<String> = builtin.params.iter().map(|p| sig_type(*p)).collect();
-    signature.push(sig_type(builtin.ret));
-    let code_text = format!("{} : {}", builtin.name, signature.join(" -> "));
+    let code_text = format!("{} : {}", builtin.name, builtin.signature());
     vec![code(&code_text), builtin.doc.to_string(), requirement.to_string()]
-}
-
-fn sig_type(ty: SigType) -> String {
-    let var = |n: u8| format!("'{}", (b'a' + n % 26) as char);
-    match ty {
-        SigType::Int32 => "int32".into(),
-        SigType::Int64 => "int64".into(),
-        SigType::UInt32 => "uint32".into(),
-        SigType::UInt64 => "uint64".into(),
-        SigType::Float32 => "float32".into(),
-        SigType::Float64 => "float64".into(),
-        SigType::Bool => "bool".into(),
-        SigType::Unit => "unit".into(),
-        SigType::Var(n, _) => var(n),
-        SigType::ArrayOf(n, _) => format!("{} array", var(n)),
-        SigType::Kernel => "kernel".into(),
-        SigType::KernelArgs => "args...".into(),
-    }
 }
 
 fn params(checked: &Checked, locals: impl Iterator<Item = LocalId>) -> String {

@@ -18,18 +18,6 @@ use skc_ode::sk::Options;
 use skc_ode::summaries::{Layout, Metric, SummarySpec};
 use skc_ode::{Config, ControllerKind, Method, Precision};
 
-fn nvrtc_available() -> bool {
-    match skc_nvrtc::load_nvrtc(&skc_nvrtc::LibrarySearch::from_env()) {
-        Ok(_) => true,
-        Err(error) => {
-            let required = std::env::var("SKC_REQUIRE_NVRTC").map(|v| v == "1").unwrap_or(false);
-            assert!(!required, "SKC_REQUIRE_NVRTC=1 but NVRTC cannot be loaded: {error}");
-            eprintln!("note: NVRTC not found, NVRTC tests skipped ({error})");
-            false
-        }
-    }
-}
-
 fn all_metrics() -> SummarySpec {
     SummarySpec::new(Metric::all(3), vec![0, 1, 2], 0.01, 0.1)
 }
@@ -76,7 +64,7 @@ fn opcode(instruction: &str) -> &str {
 
 #[test]
 fn the_metric_update_has_no_branch_and_no_conditional_store() {
-    if !nvrtc_available() {
+    if !skc_tests::require::nvrtc("the metrics PTX tests") {
         return;
     }
     let spec = all_metrics();
@@ -116,7 +104,7 @@ fn the_metric_update_has_no_branch_and_no_conditional_store() {
 /// float32 must not spill nor use a stack frame; float64 is reported.
 #[test]
 fn lorenz_with_all_metrics_fits_in_registers() {
-    if !nvrtc_available() {
+    if !skc_tests::require::nvrtc("the metrics PTX tests") {
         return;
     }
     let mut failures = Vec::new();

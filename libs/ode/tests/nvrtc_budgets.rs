@@ -9,18 +9,6 @@ use skc_ode::program::{SolverProgram, SystemSource};
 use skc_ode::sk::Options;
 use skc_ode::{Config, ControllerKind, JacobianKind, Method, Precision, Tableau};
 
-fn nvrtc_available() -> bool {
-    match skc_nvrtc::load_nvrtc(&skc_nvrtc::LibrarySearch::from_env()) {
-        Ok(_) => true,
-        Err(error) => {
-            let required = std::env::var("SKC_REQUIRE_NVRTC").map(|v| v == "1").unwrap_or(false);
-            assert!(!required, "SKC_REQUIRE_NVRTC=1 but NVRTC cannot be loaded: {error}");
-            eprintln!("note: NVRTC not found, NVRTC tests skipped ({error})");
-            false
-        }
-    }
-}
-
 fn system(name: &str) -> SystemSource {
     SystemSource::new(skc_ode::program::systems_dir().join(name))
 }
@@ -94,7 +82,7 @@ fn must_fit(v: &Variant) -> bool {
 
 #[test]
 fn every_stepper_variant_compiles_within_its_budget() {
-    if !nvrtc_available() {
+    if !skc_tests::require::nvrtc("the ODE register budgets") {
         return;
     }
     let mut report = Vec::new();

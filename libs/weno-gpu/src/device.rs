@@ -1,7 +1,7 @@
 //! The launches of the weno_advection.sk kernels with their parameter lists, over skc-runtime (checked launches,
 //! device buffers, event timing on the context's stream).
 
-use skc_runtime::{args, Context, DeviceBuffer, DeviceElem, Kernel, LaunchConfig, ScalarValue};
+use skc_runtime::{args, Arg, Context, DeviceBuffer, DeviceElem, Kernel, LaunchConfig, ScalarValue};
 
 /// The compute precision of a variant, on the host.
 pub trait Real: DeviceElem + Into<ScalarValue> {
@@ -168,6 +168,32 @@ fn launched<T>(result: skc_runtime::Result<T>) -> GpuResult<()> {
     result.map(|_| ()).map_err(err)
 }
 
+/// What every box kernel takes after its buffers: the grid's sizes, strides and offset, which directions are
+/// bounded, the inverse spacings and the box of cells.
+fn box_args<'a, T: Real>(layout: &Layout, spacing: [f64; 3], cells: &CellBox) -> [Arg<'a>; 18] {
+    let (sy, sz, off) = (layout.sy(), layout.sz(), layout.off());
+    let [nx, ny, nz] = layout.n;
+    let [bx, by, bz] = layout.bounded;
+    let [ix, iy, iz] = spacing.map(|d| T::from_f64(1.0 / d));
+    let ([i0, j0, l0], [ni, nj, nl]) = (cells.start, cells.size);
+    args![nx, ny, nz, sy, sz, off, bx, by, bz, ix, iy, iz, i0, j0, l0, ni, nj, nl]
+}
+
+/// Launches a box kernel over `cells` with its buffer arguments `buffers`, then [`box_args`].
+fn launch_over<'a, T: Real>(
+    f: &Kernel,
+    buffers: impl IntoIterator<Item = Arg<'a>>,
+    layout: &Layout,
+    spacing: [f64; 3],
+    cells: &CellBox,
+) -> GpuResult<()> {
+    if cells.size.iter().any(|&s| s <= 0) {
+        return Ok(());
+    }
+    let args: Vec<Arg> = buffers.into_iter().chain(box_args::<T>(layout, spacing, cells)).collect();
+    launched(f.launch(&box_config(cells), args))
+}
+
 /// Launches `tracer_tendency` over `cells`.
 pub fn launch_box<T: Real>(
     f: &Kernel,
@@ -176,22 +202,8 @@ pub fn launch_box<T: Real>(
     spacing: [f64; 3],
     cells: &CellBox,
 ) -> GpuResult<()> {
-    if cells.size.iter().any(|&s| s <= 0) {
-        return Ok(());
-    }
-    let (sy, sz, off) = (layout.sy(), layout.sz(), layout.off());
-    let [nx, ny, nz] = layout.n;
-    let [bx, by, bz] = layout.bounded;
-    let [ix, iy, iz] = spacing.map(|d| T::from_f64(1.0 / d));
-    let ([i0, j0, l0], [ni, nj, nl]) = (cells.start, cells.size);
     let [u, v, w] = &b.vel;
-    launched(f.launch(
-        &box_config(cells),
-        args![
-            &b.c, u, v, w, &b.act, &mut b.g, &b.gtab, nx, ny, nz, sy, sz, off, bx, by, bz, ix, iy, iz, i0, j0, l0, ni,
-            nj, nl
-        ],
-    ))
+    launch_over::<T>(f, args![&b.c, u, v, w, &b.act, &mut b.g, &b.gtab], layout, spacing, cells)
 }
 
 /// Launches `tracer_tendency_interior` (the region split, part 2) over `cells`: reads the fluxes of part 1.
@@ -202,22 +214,8 @@ pub fn launch_interior<T: Real>(
     spacing: [f64; 3],
     cells: &CellBox,
 ) -> GpuResult<()> {
-    if cells.size.iter().any(|&s| s <= 0) {
-        return Ok(());
-    }
-    let (sy, sz, off) = (layout.sy(), layout.sz(), layout.off());
-    let [nx, ny, nz] = layout.n;
-    let [bx, by, bz] = layout.bounded;
-    let [ix, iy, iz] = spacing.map(|d| T::from_f64(1.0 / d));
-    let ([i0, j0, l0], [ni, nj, nl]) = (cells.start, cells.size);
     let [u, v, w] = &b.vel;
-    launched(f.launch(
-        &box_config(cells),
-        args![
-            &b.c, u, v, w, &b.act, &mut b.g, &b.fb, &b.gtab, nx, ny, nz, sy, sz, off, bx, by, bz, ix, iy, iz, i0, j0,
-            l0, ni, nj, nl
-        ],
-    ))
+    launch_over::<T>(f, args![&b.c, u, v, w, &b.act, &mut b.g, &b.fb, &b.gtab], layout, spacing, cells)
 }
 
 /// Launches `tracer_tendency_boundary` (the region split, part 1) once, over the face slots of every bounded
@@ -266,20 +264,9 @@ pub fn launch_momentum<T: Real>(
     spacing: [f64; 3],
     cells: &CellBox,
 ) -> GpuResult<()> {
-    let (sy, sz, off) = (layout.sy(), layout.sz(), layout.off());
     let len = layout.len() as i32;
-    let [nx, ny, nz] = layout.n;
-    let [bx, by, bz] = layout.bounded;
-    let [ix, iy, iz] = spacing.map(|d| T::from_f64(1.0 / d));
-    let ([i0, j0, l0], [ni, nj, nl]) = (cells.start, cells.size);
     let [u, v, w] = &b.vel;
-    launched(f.launch(
-        &box_config(cells),
-        args![
-            q, u, v, w, &b.act, gq, &b.gtab, len, nx, ny, nz, sy, sz, off, bx, by, bz, ix, iy, iz, i0, j0, l0, ni, nj,
-            nl
-        ],
-    ))
+    launch_over::<T>(f, args![q, u, v, w, &b.act, gq, &b.gtab, len], layout, spacing, cells)
 }
 
 /// The buffers and sizes of `tracer_tendency_1d` over n cells (halo h on each side).

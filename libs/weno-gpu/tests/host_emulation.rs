@@ -16,20 +16,6 @@ use skc_weno_gpu::variants::{Precision, Variant};
 const SHIM: &str = include_str!("host/shim.h");
 const MAIN: &str = include_str!("host/main.cpp");
 
-fn compiler() -> Option<String> {
-    let candidates =
-        std::env::var("CXX").ok().into_iter().chain(["c++".to_string(), "g++".to_string(), "clang++".to_string()]);
-    for cxx in candidates {
-        if Command::new(&cxx).arg("--version").output().map(|o| o.status.success()).unwrap_or(false) {
-            return Some(cxx);
-        }
-    }
-    let required = std::env::var("SKC_REQUIRE_CXX").map(|v| v == "1").unwrap_or(false);
-    assert!(!required, "SKC_REQUIRE_CXX=1 but no C++ compiler was found");
-    eprintln!("note: no C++ compiler, host emulation skipped");
-    None
-}
-
 /// The variant's CUDA C for the host: no `#line` directives, and the inline-PTX reciprocal replaced by the shim's.
 fn host_source(v: &Variant) -> String {
     let cuda = cuda_source(v).unwrap_or_else(|e| panic!("{e}"));
@@ -61,7 +47,7 @@ fn build(cxx: &str, dir: &Path, v: &Variant) -> PathBuf {
 
 #[test]
 fn the_region_split_matches_the_dynamic_kernel_on_the_host() {
-    let Some(cxx) = compiler() else { return };
+    let Some(cxx) = skc_tests::require::cxx("host emulation") else { return };
     let dir = std::env::temp_dir().join(format!("skc-weno-host-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut variants: Vec<Variant> = (2..=6).map(|k| Variant::new(Precision::F64, k, 3, 4)).collect();

@@ -5,18 +5,6 @@
 use skc_weno_gpu::build::build;
 use skc_weno_gpu::variants::{benchmark_variants, default_variant, Precision, Variant};
 
-fn nvrtc_available() -> bool {
-    match skc_nvrtc::load_nvrtc(&skc_nvrtc::LibrarySearch::from_env()) {
-        Ok(_) => true,
-        Err(error) => {
-            let required = std::env::var("SKC_REQUIRE_NVRTC").map(|v| v == "1").unwrap_or(false);
-            assert!(!required, "SKC_REQUIRE_NVRTC=1 but NVRTC cannot be loaded: {error}");
-            eprintln!("note: NVRTC not found, NVRTC budget tests skipped ({error})");
-            false
-        }
-    }
-}
-
 /// The default variant of every order in both precisions, and every WENO9 benchmark variant.
 fn variants() -> Vec<Variant> {
     let mut out: Vec<Variant> = Vec::new();
@@ -41,7 +29,7 @@ fn allowed_128(v: &Variant, kernel: &str) -> bool {
 
 #[test]
 fn weno_kernels_hold_their_register_and_spill_budgets() {
-    if !nvrtc_available() {
+    if !skc_tests::require::nvrtc("the WENO register budgets") {
         return;
     }
     let list = variants();

@@ -79,21 +79,10 @@ pub fn loop_scalars(cfg: &skc_ode::Config) -> [f64; 20] {
     ]
 }
 
-/// A C++ compiler for the host-emulation tests (`$CXX`, `c++`, `g++` or `clang++`), or None with a note that
-/// `what` is skipped; with `SKC_REQUIRE_CXX=1` (CI sets it) a missing compiler fails the test instead.
+/// A C++ compiler for the host-emulation tests, or None with a note that `what` is skipped
+/// (`skc_tests::require::cxx`).
 pub fn cxx_compiler(what: &str) -> Option<String> {
-    let candidates =
-        std::env::var("CXX").ok().into_iter().chain(["c++".to_string(), "g++".to_string(), "clang++".to_string()]);
-    for cxx in candidates {
-        let works = std::process::Command::new(&cxx).arg("--version").output().map(|o| o.status.success());
-        if works.unwrap_or(false) {
-            return Some(cxx);
-        }
-    }
-    let required = std::env::var("SKC_REQUIRE_CXX").map(|v| v == "1").unwrap_or(false);
-    assert!(!required, "SKC_REQUIRE_CXX=1 but no C++ compiler was found");
-    eprintln!("note: no C++ compiler, {what} skipped");
-    None
+    skc_tests::require::cxx(what)
 }
 
 /// A per-process scratch folder `{prefix}-{pid}` under the system's temporary folder.
