@@ -9,7 +9,6 @@
 //! (summary metrics computed in the loop: the chain, its generated `.sk` module, the float64 updates of the
 //! reference loop and the recomputation from saved trajectories).
 
-pub mod compare;
 pub mod config;
 pub mod gpu;
 pub mod method;

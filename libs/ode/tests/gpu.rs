@@ -1,12 +1,15 @@
 //! GPU against the CPU reference (`cargo test -p skc-ode --features gpu-tests`; without a GPU these fail, never
-//! skip), through `skc_ode::compare`: the reference replays every run's recorded steps and checks each of the
+//! skip), through `tests/common/compare.rs`: the reference replays every run's recorded steps and checks each of the
 //! GPU's decisions (accept, step size, landing, Newton) against its own, allowing a different one only within
 //! rounding of the threshold (`Margins`: 1e-6 of the error norm in float64), and the values along those steps:
 //! 1e-9 in float64, 1e-5 in float32 (4e-5 for the low-order and implicit methods); the same status bits, NaN
 //! masking, saved samples and counters; and the errors reported before any kernel runs. With the FSAL warp
 //! vote the reference runs lanes in lockstep warps of 32, as the GPU does.
 
-use skc_ode::compare::{compare, Agreement, KernelOutput};
+#[path = "common/compare.rs"]
+mod compare;
+
+use compare::{compare, Agreement, KernelOutput};
 use skc_ode::gpu::{OdeError, OdeSolver, Real, Solution};
 use skc_ode::program::SystemSource;
 use skc_ode::reference::system::{Lorenz, Lorenz96, Robertson, VanDerPol};
@@ -32,7 +35,7 @@ fn lorenz_inputs(n: usize) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// Solves on the GPU in precision `T` and compares with the float64 reference (warp lockstep with the same FSAL
-/// decision) under the rule of [`skc_ode::compare`].
+/// decision) under the rule of [`tests/common/compare.rs`].
 fn compare_gpu<T: Real, S: System>(
     ctx: &Context,
     sys: &S,
@@ -89,7 +92,7 @@ fn every_explicit_method_matches_the_cpu_on_the_lorenz_sweep() {
             let dt = if controller.is_adaptive() { 1e-3 } else { 1e-2 };
             let cfg = Config::new(method, 1.0, dt).with_controller(controller);
             compare_gpu::<f64, _>(&ctx, &Lorenz, "lorenz.sk", &y0, &rho, &cfg, &traced());
-            // A float32 error estimate at 1e-6 is mostly rounding, and still rough at 1e-5 (see skc_ode::compare's
+            // A float32 error estimate at 1e-6 is mostly rounding, and still rough at 1e-5 (see tests/common/compare.rs's
             // Margins): float32 adaptive runs use 1e-4, where their decisions can be held.
             let cfg32 = if controller.is_adaptive() { cfg.clone().with_tolerances(1e-4, 1e-4) } else { cfg.clone() };
             compare_gpu::<f32, _>(&ctx, &Lorenz, "lorenz.sk", &y0, &rho, &cfg32, &traced());

@@ -4,7 +4,7 @@
 //! GPU tests check on a device, short of the warp vote across lanes (here each lane is its own warp, which is
 //! the per-thread decision). Each variant is built twice: without floating-point contraction (the reference's
 //! own operations), and with `-ffp-contract=fast -march=native`, which fuses multiply-adds as NVRTC does on the
-//! device (on a host with FMA) and so exercises the comparison rule of `skc_ode::compare` the way a GPU does.
+//! device (on a host with FMA) and so exercises the comparison rule of `tests/common/compare.rs` the way a GPU does.
 //! Needs `c++` (or `$CXX`); with `SKC_REQUIRE_CXX=1` a missing compiler fails the test.
 //!
 //! It found a miscompilation that only the GPU showed otherwise: skc's C emitter gave nested short-circuit
@@ -12,7 +12,10 @@
 
 use std::process::Command;
 
-use skc_ode::compare::{compare, KernelOutput};
+#[path = "common/compare.rs"]
+mod compare;
+
+use compare::{compare, KernelOutput};
 use skc_ode::program::{systems_dir, SolverProgram, SystemSource};
 use skc_ode::reference::system::{Lorenz, Lorenz96, VanDerPol};
 use skc_ode::reference::{FsalVote, System};

@@ -22,10 +22,10 @@
 //! Runs whose accept/reject sequence differs from the reference's own run are counted and reported
 //! (`diverged`): each of them has passed the checks above. The kernel's trace must hold every attempted step (`trace_len` large enough).
 
-use crate::config::{Config, ConfigError, Precision, Status};
-use crate::reference::driver::LANDING_SLACK;
-use crate::reference::{replay_batch, solve_batch, Batch, ForcedStep, FsalVote, Run, StepRecord, System};
-use crate::tableau::Tableau;
+use skc_ode::config::{Config, ConfigError, Precision, Status};
+use skc_ode::reference::driver::LANDING_SLACK;
+use skc_ode::reference::{replay_batch, solve_batch, Batch, ForcedStep, FsalVote, Run, StepRecord, System};
+use skc_ode::tableau::Tableau;
 
 /// A kernel's outputs for a batch, as host arrays in float64.
 pub struct KernelOutput<'a> {
@@ -296,9 +296,9 @@ pub fn compare<S: System + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ControllerKind;
-    use crate::method::Method;
-    use crate::reference::system::Lorenz;
+    use skc_ode::config::ControllerKind;
+    use skc_ode::method::Method;
+    use skc_ode::reference::system::Lorenz;
 
     /// The reference's own run of a small Lorenz batch, written out as a kernel would.
     struct Fake {
