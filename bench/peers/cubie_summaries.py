@@ -1,4 +1,4 @@
-"""CuBIE's summaries on its headline problem, side by side with skc's (examples/metrics_bench.rs vdp DIR):
+"""CuBIE's summaries on its headline problem, side by side with skc's (bench/src/bin/metrics-bench.rs vdp DIR):
 Van der Pol (dx = v, dv = mu (1 - x^2) v - x) over 1024 x0 in [1, 2] by 1024 mu in [1, 3] (run = i_x0 * 1024
 + i_mu, v0 = 0), duration 20, dormand-prince-54 with the I controller (atol 1e-6, rtol 1e-3, dt0 1e-3, safety
 0.9, clamp [0.2, 10], no dead band), float32; summaries of x and v every 5 time units from samples every 0.05

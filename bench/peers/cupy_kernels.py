@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CuPy's numbers beside skc's benchmarks (examples/examples/bench.rs), on the same device and the same data:
+"""CuPy's numbers beside skc's benchmarks (bench/src/bin/kernels-bench.rs), on the same device and the same data:
 device-to-device copy of 2^28 float32, cupy.sum of the same 2^28 values (CUB's device reduction), and cuBLAS
 SGEMM 4096^3 through cupy.matmul (FP32, no TF32). Medians of CUDA-event timings. Lines starting RESULT are for
 scripts."""
@@ -30,7 +30,7 @@ def main():
     props = cp.cuda.runtime.getDeviceProperties(0)
     print(f"cupy {cp.__version__}, accelerators {cp._core.get_routine_accelerators()}, device {props['name'].decode()}")
     i = cp.arange(N, dtype=cp.int64)
-    x = ((i * 7919) % 1000).astype(cp.float32) / cp.float32(1000)  # the data bench.rs builds
+    x = ((i * 7919) % 1000).astype(cp.float32) / cp.float32(1000)  # the data kernels-bench builds
     del i
     y = cp.empty_like(x)
 

@@ -58,7 +58,7 @@ fn run() -> Outcome<()> {
 
 const N: usize = 1 << 28;
 
-/// The data the CuPy comparison (scripts/bench_cupy.py) builds too.
+/// The data the CuPy comparison (bench/peers/cupy_kernels.py) builds too.
 fn reduction_data() -> Vec<f32> {
     (0..N).map(|i| ((i as u64 * 7919) % 1000) as f32 / 1000.0).collect()
 }

@@ -1,13 +1,13 @@
 //! Summary metrics on a GPU, one JSON line per measurement (device time of the kernel by CUDA events, inputs
 //! and outputs resident, best of 5 after a warm-up).
 //!
-//! `metrics_bench lorenz [N]`: the Lorenz sweep (rho = linspace(0, 21, N), u0 = (1, 0, 0), t in [0, 1],
+//! `metrics-bench lorenz [N]`: the Lorenz sweep (rho = linspace(0, 21, N), u0 = (1, 0, 0), t in [0, 1],
 //! float32) with Tsit5 fixed dt = 1e-3 and Tsit5 adaptive (atol = rtol = 1e-6, the peers' I controller), without
 //! summaries, with the mean of x only (the same 100 landings at the lowest metric cost) and with all 18 metrics
 //! on the 3 variables (samples every 0.01, windows of 0.1: 100 samples, 10 windows); prints the times, the
 //! ratios and the registers.
 //!
-//! `metrics_bench vdp DIR`: CuBIE's headline problem, Van der Pol over 1024 x0 in [1, 2] by 1024 mu in [1, 3]
+//! `metrics-bench vdp DIR`: CuBIE's headline problem, Van der Pol over 1024 x0 in [1, 2] by 1024 mu in [1, 3]
 //! (1,048,576 runs, run = i_x0 * 1024 + i_mu, v0 = 0), duration 20, DP5 adaptive (I controller, atol 1e-6,
 //! rtol 1e-3, dt0 1e-3, no dead band), float32; without summaries and with mean, std, rms, max, min,
 //! max_magnitude, peaks[3], negative_peaks[3], dxdt_max/min and d2xdt2_max/min on x and v (samples every 0.05,
@@ -168,6 +168,6 @@ fn main() -> Result<()> {
         (Some("lorenz"), n) => lorenz(&ctx, n.map(|n| n.parse()).transpose()?.unwrap_or(1 << 20)),
         (Some("vdp"), Some(dir)) => vdp(&ctx, dir),
         (Some("lorenz-once"), n) => lorenz_once(&ctx, n.map(|n| n.parse()).transpose()?.unwrap_or(1 << 20)),
-        _ => Err("usage: metrics_bench lorenz [N] | lorenz-once [N] | vdp DIR".into()),
+        _ => Err("usage: metrics-bench lorenz [N] | lorenz-once [N] | vdp DIR".into()),
     }
 }

@@ -1,17 +1,17 @@
 //! Benchmarks of the `.sk` steppers on a GPU, one JSON line per measurement.
 //!
-//! `ode_bench sweep N...`: the Lorenz sweep (rho = linspace(0, 21, N) in float32, u0 = (1, 0, 0), t in [0, 1],
+//! `ode-bench sweep N...`: the Lorenz sweep (rho = linspace(0, 21, N) in float32, u0 = (1, 0, 0), t in [0, 1],
 //! final state only) in float32 with Tsit5 fixed dt = 1e-3 and Tsit5 / DP5 adaptive at atol = rtol = 1e-6 (I
 //! controller, exponent 1/5, safety 0.9, clamp [0.2, 10], no dead band, dt0 = 1e-3, as the peers are run):
 //! device time of the kernel (CUDA events, inputs and outputs resident, best of 5 after a warm-up), steps and
 //! the error against a float64 reference (Vern7 at 1e-12 on the GPU, checked against the CPU reference on the
-//! first runs), written to `$REF_DIR/ref_N.f64` for the peers when `$REF_DIR` is set. `ode_bench
+//! first runs), written to `$REF_DIR/ref_N.f64` for the peers when `$REF_DIR` is set. `ode-bench
 //! sweep-computed-mask N...` runs the same kernels with the warp votes' mask computed from the block size (skc's
 //! default emission) instead of the constant full mask the solver uses.
 //!
-//! `ode_bench fsal [N]`: the FSAL vote experiment: half the lanes of each warp (the odd ones) integrate a system
+//! `ode-bench fsal [N]`: the FSAL vote experiment: half the lanes of each warp (the odd ones) integrate a system
 //! that rejects steps at every switch of a square-wave forcing, the other half accept; Tsit5 adaptive with the
-//! warp vote and with the per-thread decision. `ode_bench fsal-once [N]` runs each variant once (for ncu), as
+//! warp vote and with the per-thread decision. `ode-bench fsal-once [N]` runs each variant once (for ncu), as
 //! `lorenz-once [N]` and `adaptive-once [N]` run the fixed and adaptive Tsit5 kernels of the sweep.
 //!
 //! cargo run --release -p skc-bench --bin ode-bench -- sweep 1024 1048576
@@ -206,6 +206,6 @@ fn main() -> Result<()> {
             lorenz_once(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), ControllerKind::Fixed)
         }
         Some("adaptive-once") => lorenz_once(&ctx, numbers(1)?.first().copied().unwrap_or(1 << 20), ControllerKind::I),
-        _ => Err("usage: ode_bench sweep N... | sweep-computed-mask N... | fsal [N] | fsal-once [N] | lorenz-once [N] | adaptive-once [N]".into()),
+        _ => Err("usage: ode-bench sweep N... | sweep-computed-mask N... | fsal [N] | fsal-once [N] | lorenz-once [N] | adaptive-once [N]".into()),
     }
 }

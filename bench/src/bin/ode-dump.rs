@@ -17,7 +17,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::path::PathBuf::from(dir);
     std::fs::create_dir_all(&dir)?;
     let lorenz = SystemSource::new(skc_ode::program::systems_dir().join("lorenz.sk"));
-    // `-lb6`: ptxas held to 6 blocks of 256 threads per SM (at most 40 registers), as ode_bench's sweep runs them.
+    // `-lb6`: ptxas held to 6 blocks of 256 threads per SM (at most 40 registers), as ode-bench's sweep runs them.
     let lb6 = Options { min_blocks_per_sm: 6, ..Options::default() };
     let variants = [
         ("tsit5-fixed", Method::Tsit5, ControllerKind::Fixed, Options::default()),
@@ -31,7 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         cfg.gains = Gains { deadband_low: 1.0, deadband_high: 1.0, ..Gains::defaults(controller) };
         cfg.precision = Precision::F32;
         // `--computed-mask`: the votes' mask computed from the block size (skc's default emission), as
-        // `ode_bench sweep-computed-mask` runs the kernels.
+        // `ode-bench sweep-computed-mask` runs the kernels.
         let options = Options { full_warps: !computed_mask, ..options };
         let program = SolverProgram::build(&lorenz, &cfg, &options)?;
         let out = Program::from_output("ode.cu", &program.cuda).compile_with(CompileOptions::default())?;

@@ -1,4 +1,4 @@
-//! Summary metrics (issue 7) without a GPU: the chain the host chooses (fused metrics), the front end's verdict
+//! Summary metrics without a GPU: the chain the host chooses (fused metrics), the front end's verdict
 //! on solver programs with summaries, the CPU reference of the loop against the recomputation from its saved
 //! trajectories (several windows, many variables, settling), and the streaming updates on hand-made sequences
 //! (plateaus and peaks across window boundaries, genuine zeros).

@@ -1,4 +1,4 @@
-//! Summary metrics computed inside the integration loop (issue 7): what is asked for ([`SummarySpec`]: metrics,
+//! Summary metrics computed inside the integration loop: what is asked for ([`SummarySpec`]: metrics,
 //! variables, sample spacing, window length, settling time), how it is stored ([`Layout`]: the chain of storage
 //! units per variable, fused when all parts of a fused metric are requested, and the outputs), the `.sk` module
 //! generated for a solver (`generate`: the chain and its layout as compile-time constants, calling the metric
