@@ -67,8 +67,9 @@ bundle() {
   mkdir -p "$dest/bin"
   json="$(mktemp)"
   trap 'rm -f "$json"' RETURN
-  # The GPU test executables, named PACKAGE_TARGET (several packages have a target `gpu`).
-  local wanted=""
+  # The GPU test executables, named PACKAGE_TARGET (several packages have a target `gpu`). Every cargo command
+  # below takes the same features, so that each library is compiled once.
+  local wanted="" builds=() benches=()
   packages=()
   features=""
   for suite in $suites; do
@@ -77,9 +78,19 @@ bundle() {
       packages+=(-p "${t%%:*}")
       features="$features,${t%%:*}/gpu-tests"
     done
+    for b in $(bins_of "$suite"); do
+      local kind="${b%%:*}" rest="${b#*:}"
+      case "$kind" in
+      bin) builds+=(-p "${rest%%:*}" --bin "${rest#*:}") ;;
+      example) builds+=(-p "${rest%%:*}" --example "${rest#*:}") ;;
+      bench) benches+=(-p "${rest%%:*}" --bench "${rest#*:}") ;;
+      esac
+    done
   done
+  local feature_args=()
+  [ -n "$features" ] && feature_args=(--features "${features#,}")
   if [ -n "$wanted" ]; then
-    cargo test --release --locked --no-run "${packages[@]}" --features "${features#,}" --message-format=json >"$json"
+    cargo test --release --locked --no-run "${packages[@]}" "${feature_args[@]}" --message-format=json >"$json"
     python3 - "$json" "$dest/bin" "$wanted" <<'PY'
 import json, shutil, sys
 wanted = {tuple(t.split(":")) for t in sys.argv[3].split()}
@@ -100,25 +111,30 @@ if missing:
     sys.exit(f"test executables not built: {sorted(missing)}")
 PY
   fi
-  # The binaries.
-  for suite in $suites; do
-    for b in $(bins_of "$suite"); do
-      local kind="${b%%:*}" rest="${b#*:}"
-      local package="${rest%%:*}" name="${rest#*:}"
-      case "$kind" in
-      bin) cargo build --release --locked -p "$package" --bin "$name" && cp "$CARGO_TARGET_DIR/release/$name" "$dest/bin/" ;;
-      example) cargo build --release --locked -p "$package" --example "$name" && cp "$CARGO_TARGET_DIR/release/examples/$name" "$dest/bin/" ;;
-      bench)
-        cargo bench --locked --no-run -p "$package" --bench "$name" --message-format=json >"$json"
-        cp "$(python3 -c 'import json,sys
-for l in open(sys.argv[1]):
-    m = json.loads(l)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == sys.argv[2]:
-        print(m["executable"])' "$json" "$name" | tail -n 1)" "$dest/bin/$name"
-        ;;
-      esac
-    done
-  done
+  # The binaries, examples and bench targets, by name.
+  local artifacts=()
+  if [ ${#builds[@]} -gt 0 ]; then
+    # The test packages are selected too: the features name them.
+    cargo build --release --locked "${packages[@]}" "${builds[@]}" "${feature_args[@]}" --message-format=json >"$json"
+    artifacts+=("$json")
+  fi
+  if [ ${#benches[@]} -gt 0 ]; then
+    cargo bench --locked --no-run "${packages[@]}" "${benches[@]}" "${feature_args[@]}" --message-format=json >"$json.bench"
+    artifacts+=("$json.bench")
+  fi
+  if [ ${#artifacts[@]} -gt 0 ]; then
+    python3 - "$dest/bin" "${artifacts[@]}" <<'PY'
+import json, shutil, sys
+for path in sys.argv[2:]:
+    for line in open(path):
+        msg = json.loads(line)
+        kinds = msg.get("target", {}).get("kind", [])
+        if msg.get("reason") == "compiler-artifact" and msg.get("executable") and not msg["profile"]["test"] or \
+                msg.get("reason") == "compiler-artifact" and msg.get("executable") and "bench" in kinds:
+            shutil.copy(msg["executable"], f"{sys.argv[1]}/{msg['target']['name']}")
+PY
+    rm -f "$json.bench"
+  fi
   strip --strip-debug "$dest"/bin/* 2>/dev/null || true
   # What the suites compute here, with NVRTC.
   for suite in $suites; do
