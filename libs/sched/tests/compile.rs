@@ -68,3 +68,58 @@ fn the_records_match_the_host_layout() {
     let words = format!("static constexpr int mb_words = {MAILBOX_WORDS};");
     assert!(source.contains(&words), "sched.sk's mb_words differs from layout.rs's MAILBOX_WORDS ({MAILBOX_WORDS})");
 }
+
+/// The element and scalar types `Scheduler::launch` and the benchmark's baselines pass, parameter by parameter:
+/// the launch checks them on the GPU; this checks them without one.
+#[test]
+fn the_host_passes_each_parameter_its_type() {
+    use skc_runtime::{DeviceElem, ElemType, ParamType, ScalarType};
+    use skc_sched::layout::RingSlot;
+    use skc_sched::{HistRecord, Task};
+    let vector = |elem: ElemType| Some(elem);
+    let scalar = |_: ScalarType| None;
+    let (u64s, u32s, f32s, i32) = (u64::elem_type(), u32::elem_type(), f32::elem_type(), ScalarType::Int32);
+    let expected: Vec<(&str, &str, Option<ElemType>)> = vec![
+        ("sched_main", "hctl", vector(u64s.clone())),
+        ("sched_main", "ring_slots", vector(RingSlot::elem_type())),
+        ("sched_main", "ring_tail", vector(u64s.clone())),
+        ("sched_main", "ring_head", vector(u64s.clone())),
+        ("sched_main", "done_", vector(u64s.clone())),
+        ("sched_main", "ring_cap", scalar(i32)),
+        ("sched_main", "n_rings", scalar(i32)),
+        ("sched_main", "ctl", vector(u64s.clone())),
+        ("sched_main", "q_slots", vector(Task::elem_type())),
+        ("sched_main", "q_state", vector(u32s.clone())),
+        ("sched_main", "q_cap", scalar(i32)),
+        ("sched_main", "counts", vector(u32s.clone())),
+        ("sched_main", "n_ids", scalar(i32)),
+        ("sched_main", "hist", vector(HistRecord::elem_type())),
+        ("sched_main", "hist_len", scalar(i32)),
+        ("sched_main", "child_blocks", vector(u32s)),
+        ("sched_main", "child_cap", scalar(i32)),
+        ("sched_main", "sink", vector(f32s.clone())),
+        ("sched_main", "mb", vector(u64s.clone())),
+        ("sched_empty", "sink", vector(f32s.clone())),
+        ("sched_compute", "sink", vector(f32s)),
+        ("sched_pingpong", "ping", vector(u64s.clone())),
+        ("sched_pingpong", "pong", vector(u64s.clone())),
+        ("sched_pingpong", "words", vector(u64s.clone())),
+        ("sched_pingpong", "stamps", vector(u64s.clone())),
+        ("sched_pingpong", "costs", vector(u64s)),
+    ];
+    let program = program(&Config::default()).unwrap();
+    let main = program.kernel("sched_main").unwrap();
+    let names: Vec<&str> = main.params.iter().map(|p| p.name.as_str()).collect();
+    let in_order: Vec<&str> =
+        expected.iter().filter(|(k, _, _)| *k == "sched_main").map(|(_, name, _)| *name).collect();
+    assert_eq!(names, in_order, "sched_main's parameters, in the order Scheduler::launch passes them");
+    for (kernel, name, elem) in expected {
+        let signature = program.kernel(kernel).unwrap_or_else(|| panic!("no kernel {kernel}"));
+        let param = signature.params.iter().find(|p| p.name == name).unwrap_or_else(|| panic!("{kernel}: {name}"));
+        match (&param.ty, elem) {
+            (ParamType::Vector { elem: found, .. }, Some(elem)) => assert_eq!(*found, elem, "{kernel}: {name}"),
+            (ParamType::Scalar(ScalarType::Int32), None) => {}
+            (other, _) => panic!("{kernel}: {name} is {other}"),
+        }
+    }
+}
