@@ -1,6 +1,11 @@
 //! Shared test helpers: check a `.sk` file (modules found next to it), render its
 //! diagnostics as plain ASCII, and compare them with the expectations written inline in the source:
 //! `(* error: E0001 *)` or `(* warning: W0003 *)` on the line the diagnostic's primary label starts on.
+//! `host` runs emitted CUDA C on the host with a C++ compiler.
+
+pub mod host;
+
+pub mod generator;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -1,13 +1,13 @@
 //! The corpus of accepted programs: every `.sk` file of `tests/ui` (but the inputs that expect an error),
 //! `tests/codegen`, `examples`, `stdlib`, `libs` and `bench` (but the modules only a host's program can check)
-//! passes the front end, and compiles through NVRTC exactly as skc-runtime compiles it. A corpus file that stops checking fails
-//! the first test; it is never dropped from the second. Also holds register and spill budgets for representative
-//! kernels. Needs NVRTC (no GPU) for all but the first test: with `SKC_REQUIRE_NVRTC=1` (set by
-//! scripts/test.sh) a missing NVRTC is a failure.
+//! passes the front end, and compiles through NVRTC exactly as skc-runtime compiles it. A corpus file that stops
+//! checking fails the first test; it is never dropped from the second. Generated programs at, below and above each
+//! resource limit compile too. Also holds register and spill budgets for representative kernels. Needs NVRTC (no
+//! GPU) for all but the first test: with `SKC_REQUIRE_NVRTC=1` (set by scripts/test.sh) a missing NVRTC is a failure.
 
 use std::path::{Path, PathBuf};
 
-use skc_core::session::{DiskFiles, Session};
+use skc_core::session::{DiskFiles, MemoryFiles, Session};
 use skc_nvrtc::{CompileOptions, CompileOutput};
 use skc_runtime::{Program, RuntimeError};
 use skc_tests::{expected, repo_root, require};
@@ -180,4 +180,153 @@ fn register_and_spill_budgets_hold() {
         }
     }
     eprintln!("{}", report.join("\n"));
+}
+
+// --- resource limits ---------------------------------------------------------------------------------------
+
+/// A generated program near a resource limit: at or below it, it must check and compile without a warning for
+/// `arch`; above it, `skc check` must reject it with E0220, and (where ptxas enforces the limit) the CUDA C
+/// emitted anyway must fail to compile, so the limit is the target's own, not a guess.
+struct LimitCase {
+    what: String,
+    source: String,
+    arch: &'static str,
+    fits: bool,
+    /// Does NVRTC itself refuse (an error, or for launch bounds a warning) the program above the limit?
+    nvrtc_enforces: bool,
+}
+
+fn shared_case(elements: u32, fits: bool) -> LimitCase {
+    LimitCase {
+        what: format!("{elements} float64 of static shared memory"),
+        source: format!(
+            "kernel k (out : float64 vector) =\n  let%shared (t : float64) = {elements} in\n  \
+             t.(thread_idx_x) <- 1.0d;\n  Gpu.block_barrier;\n  out.(global_idx) <- t.(block_dim_x - 1 - thread_idx_x)\n"
+        ),
+        arch: "sm_90",
+        fits,
+        nvrtc_enforces: true,
+    }
+}
+
+fn constant_case(elements: usize, fits: bool) -> LimitCase {
+    let items: Vec<String> = (0..elements).map(|i| (i % 97).to_string()).collect();
+    LimitCase {
+        what: format!("{elements} int32 of constant memory"),
+        source: format!(
+            "let table = [| {} |]\n\nkernel k (out : int32 vector) = out.(global_idx) <- table.(global_idx)\n",
+            items.join("; ")
+        ),
+        arch: "sm_90",
+        fits,
+        nvrtc_enforces: true,
+    }
+}
+
+fn parameter_case(ty: &str, count: usize, fits: bool) -> LimitCase {
+    let params: Vec<String> = (0..count).map(|i| format!("(a{i} : {ty})")).collect();
+    LimitCase {
+        what: format!("a vector and {count} {ty} parameters"),
+        source: format!("kernel k (out : {ty} vector) {} =\n  out.(0) <- a0 + a{}\n", params.join(" "), count - 1),
+        arch: "sm_90",
+        fits,
+        nvrtc_enforces: true,
+    }
+}
+
+fn local_case(elements: u32, fits: bool) -> LimitCase {
+    LimitCase {
+        what: format!("{elements} float64 of local memory"),
+        source: format!(
+            "kernel k (out : float64 vector) (n : int32) =\n  let%local (t : float64) = {elements} in\n  \
+             for j = 0 to n - 1 do t.(int32 out.(j)) <- 1.0d done;\n  out.(global_idx) <- t.(n)\n"
+        ),
+        arch: "sm_90",
+        fits,
+        // ptxas compiles any frame size; the launch fails. The limit is the Programming Guide's.
+        nvrtc_enforces: false,
+    }
+}
+
+fn launch_bounds_case(arch: &'static str, threads: u32, blocks: u32, fits: bool) -> LimitCase {
+    LimitCase {
+        what: format!("launch bounds {threads} {blocks} on {arch}"),
+        source: format!("kernel[@launch_bounds {threads} {blocks}] k (out : int32 vector) = out.(global_idx) <- 1\n"),
+        arch,
+        fits,
+        nvrtc_enforces: true,
+    }
+}
+
+/// Programs at, just below and just above every resource limit `skc check` enforces.
+fn limit_cases() -> Vec<LimitCase> {
+    let mut cases = vec![
+        shared_case(6144, true),
+        shared_case(6143, true),
+        shared_case(6145, false),
+        constant_case(16384, true),
+        constant_case(16383, true),
+        constant_case(16385, false),
+        // 8 bytes of pointer, then the scalars: 32,764 bytes is the most.
+        parameter_case("int32", 8189, true),
+        parameter_case("int32", 8188, true),
+        parameter_case("int32", 8190, false),
+        parameter_case("float64", 4094, true),
+        parameter_case("float64", 4095, false),
+        local_case(65536, true),
+        local_case(65535, true),
+        local_case(65537, false),
+    ];
+    // (arch, most blocks, most threads) per multiprocessor.
+    for (arch, blocks, threads) in [("sm_75", 16, 1024), ("sm_86", 16, 1536), ("sm_89", 24, 1536), ("sm_90", 32, 2048)]
+    {
+        cases.push(launch_bounds_case(arch, 32, blocks, true));
+        cases.push(launch_bounds_case(arch, 32, blocks - 1, true));
+        cases.push(launch_bounds_case(arch, 32, blocks + 1, false));
+        cases.push(launch_bounds_case(arch, threads / 2, 2, true));
+        cases.push(launch_bounds_case(arch, threads / 2 + 1, 2, false));
+        cases.push(launch_bounds_case(arch, 1024, 1, true));
+    }
+    // Whole warps: 288 threads are 9 warps, 5 blocks of them 1,440 threads; 300 threads round up to 320 (1,600).
+    cases.push(launch_bounds_case("sm_90", 288, 5, true));
+    cases.push(launch_bounds_case("sm_86", 288, 5, true));
+    cases.push(launch_bounds_case("sm_86", 300, 5, false));
+    cases
+}
+
+#[test]
+fn programs_at_each_resource_limit_build_and_beyond_it_are_rejected() {
+    if !require::nvrtc("the resource-limit programs") {
+        return;
+    }
+    let mut failures = Vec::new();
+    let cases = limit_cases();
+    let files = MemoryFiles::new();
+    for case in &cases {
+        let target = skc_core::target::Target::parse(case.arch).unwrap();
+        let session = Session::new(&files).with_target(target);
+        let checked = session.check("limit.sk", &case.source);
+        let codes: Vec<&str> = checked.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.code).collect();
+        let expected: &[&str] = if case.fits { &[] } else { &["E0220"] };
+        if codes != expected {
+            failures.push(format!("{}: check reported {codes:?}, expected {expected:?}", case.what));
+            continue;
+        }
+        if !case.fits && !case.nvrtc_enforces {
+            continue;
+        }
+        let cuda = session.emit(&checked);
+        let options = CompileOptions { include_cubin: false, arch: case.arch.to_string(), ..CompileOptions::default() };
+        let refused = match skc_nvrtc::compile(&cuda.source, "limit.cu", &options) {
+            Ok(out) => out.log.contains("warning"),
+            Err(_) => true,
+        };
+        if refused == case.fits {
+            let verdict =
+                if case.fits { "fits, but NVRTC refuses it" } else { "is over the limit, but NVRTC takes it" };
+            failures.push(format!("{}: {verdict}", case.what));
+        }
+    }
+    eprintln!("checked and compiled {} programs at resource limits", cases.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -1,10 +1,12 @@
--- Neovim's built-in LSP client against `skc lsp`: open a kernel with a barrier under a thread-varying `if`,
--- expect E0001 on the barrier, fix the condition through the buffer (the client sends the change), expect the
--- diagnostics to clear. Exits 0 on success and non-zero on any failure (errors included), so it can run under CI:
+-- Neovim against `skc lsp`, set up by README's recipe (loaded first, with `--cmd`): open a kernel with a barrier
+-- under a thread-varying `if`; expect the filetype and the syntax highlighting shipped in editors/nvim, and E0001
+-- on the barrier; read its explanation page with :SkcExplain; fix the condition through the buffer (the client
+-- sends the change) and expect the diagnostics to clear; show the CUDA C with :SkcShowCuda; stop the server.
+-- Exits 0 on success and non-zero on any failure (errors included), so it can run under CI:
 --
---   SKC_BIN=target/debug/skc nvim --headless --clean -c "luafile editors/nvim/test_lsp.lua"
+--   nvim --headless --clean --cmd "luafile RECIPE.lua" -c "luafile editors/nvim/test_lsp.lua"
 --
--- Written for Neovim 0.7 and later (`vim.lsp.start_client` + `buf_attach_client`; `vim.lsp.start` needs 0.8).
+-- Written for Neovim 0.7 and later (compiler/cli/tests/nvim.rs runs it with the recipe from README.md).
 
 local TIMEOUT_MS = 15000
 
@@ -25,9 +27,25 @@ local function expect(condition, message)
   end
 end
 
+local function wait(what, condition)
+  expect(vim.wait(TIMEOUT_MS, condition, 20), "timed out waiting for " .. what)
+end
+
+--- The syntax group at a 1-based line and column of the current buffer.
+local function syntax_at(line, column)
+  return vim.fn.synIDattr(vim.fn.synID(line, column, 1), "name")
+end
+
+--- A listed or unlisted buffer (other than `except`) whose filetype is `filetype`.
+local function buffer_of_type(filetype, except)
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if buf ~= except and vim.api.nvim_buf_is_valid(buf) and vim.bo[buf].filetype == filetype then
+      return buf
+    end
+  end
+end
+
 local function main()
-  local skc = os.getenv("SKC_BIN") or "skc"
-  expect(vim.fn.executable(skc) == 1, "not executable: " .. skc)
   local dir = vim.fn.tempname()
   vim.fn.mkdir(dir, "p")
   local path = dir .. "/barrier.sk"
@@ -38,21 +56,18 @@ local function main()
 
   vim.cmd("edit " .. vim.fn.fnameescape(path))
   local bufnr = vim.api.nvim_get_current_buf()
-  local exited = false
-  local client_id = vim.lsp.start_client({
-    name = "skc",
-    cmd = { skc, "lsp" },
-    root_dir = dir,
-    on_exit = function() exited = true end,
-  })
-  expect(client_id ~= nil, "vim.lsp.start_client failed")
-  expect(vim.lsp.buf_attach_client(bufnr, client_id), "buf_attach_client failed")
 
-  -- 1. The divergent barrier is reported.
-  local got = vim.wait(TIMEOUT_MS, function()
+  -- 1. The filetype and the syntax file shipped in editors/nvim.
+  expect(vim.bo.filetype == "sk", "filetype: " .. vim.bo.filetype)
+  vim.cmd("syntax on") -- a headless Neovim has not turned it on
+  local groups = string.format("%s %s %s", syntax_at(1, 1), syntax_at(2, 6), syntax_at(2, 35))
+  expect(groups == "skKeyword skIndex skBarrier", "syntax groups: " .. groups)
+  log("ok: filetype sk, syntax " .. groups)
+
+  -- 2. The divergent barrier is reported.
+  wait("error diagnostics", function()
     return #vim.diagnostic.get(bufnr, { severity = vim.diagnostic.severity.ERROR }) > 0
-  end, 20)
-  expect(got, "no error diagnostics within " .. TIMEOUT_MS .. " ms")
+  end)
   local errors = vim.diagnostic.get(bufnr, { severity = vim.diagnostic.severity.ERROR })
   expect(#errors == 1, "expected 1 error, got " .. #errors)
   local d = errors[1]
@@ -68,15 +83,45 @@ local function main()
   expect(#hints >= 1, "no hint diagnostics for the secondary labels")
   log("ok: E0001 at " .. range .. " with " .. #hints .. " hint(s): " .. headline)
 
-  -- 2. Fix it through the buffer: the client sends didChange; the diagnostics disappear.
+  -- 3. Its explanation page, for the code under the cursor.
+  vim.api.nvim_win_set_cursor(0, { 2, 30 })
+  vim.cmd("SkcExplain")
+  local page
+  wait("the explanation page", function()
+    page = buffer_of_type("markdown")
+    return page ~= nil
+  end)
+  local first = vim.api.nvim_buf_get_lines(page, 0, 1, false)[1]
+  expect(first == "# E0001: barrier in potentially diverged control flow", "page: " .. tostring(first))
+  log("ok: :SkcExplain opened " .. first)
+  vim.cmd("close")
+  vim.api.nvim_set_current_buf(bufnr)
+
+  -- 4. Fix it through the buffer: the client sends didChange; the diagnostics disappear.
   vim.api.nvim_buf_set_lines(bufnr, 1, 2, false, { "  if block_idx_x < 16 then Gpu.block_barrier" })
-  local cleared = vim.wait(TIMEOUT_MS, function() return #vim.diagnostic.get(bufnr) == 0 end, 20)
-  expect(cleared, "diagnostics not cleared after the fix: " .. vim.inspect(vim.diagnostic.get(bufnr)))
+  wait("the diagnostics to clear", function() return #vim.diagnostic.get(bufnr) == 0 end)
   log("ok: diagnostics cleared after the edit")
 
-  -- 3. Shut the server down through the protocol (shutdown, then exit).
-  vim.lsp.stop_client(client_id)
-  expect(vim.wait(TIMEOUT_MS, function() return exited end, 20), "the server did not exit")
+  -- 5. The CUDA C of the kernel.
+  vim.cmd("SkcShowCuda")
+  local cuda
+  wait("the CUDA C", function()
+    cuda = buffer_of_type("cuda")
+    return cuda ~= nil
+  end)
+  local header = vim.api.nvim_get_current_line()
+  expect(header:find('__global__ void k%(') ~= nil, "the cursor is not on the kernel: " .. header)
+  log("ok: :SkcShowCuda opened the CUDA C at " .. header)
+  vim.cmd("close")
+
+  -- 6. Shut the server down through the protocol (shutdown, then exit).
+  local client
+  for _, c in ipairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
+    client = c.name == "skc" and c or client
+  end
+  expect(client ~= nil, "no skc client")
+  vim.lsp.stop_client(client.id)
+  wait("the server to exit", function() return vim.lsp.get_client_by_id(client.id) == nil end)
   log("ok: server exited")
 end
 

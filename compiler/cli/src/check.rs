@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use clap::Args;
 use skc_core::session::{DiskFiles, SearchPath, Session};
-use skc_core::{Checked, Severity};
+use skc_core::target::Target;
+use skc_core::Checked;
 
 use crate::output::{print_diagnostics, print_summary};
 use crate::FrontendArgs;
@@ -15,6 +16,10 @@ pub struct CheckArgs {
     /// The `.sk` files to check.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// The architecture whose resource limits (shared and constant memory, parameter space, launch bounds) the
+    /// program must fit; `skc build --arch` checks against the architecture it compiles for.
+    #[arg(long, default_value = "sm_90")]
+    pub arch: String,
     #[command(flatten)]
     pub frontend: FrontendArgs,
 }
@@ -45,10 +50,13 @@ pub fn parse_allow(codes: &[String]) -> Result<Vec<String>, String> {
         .collect()
 }
 
-/// The session the front-end arguments describe: `-I` folders before the standard library, `-D` and `-A`.
-pub fn session<'f>(files: &'f DiskFiles, frontend: &FrontendArgs) -> Result<Session<'f>, String> {
+/// The session the front-end arguments describe: `-I` folders before the standard library, `-D`, `-A` and the
+/// target whose resource limits the program must fit (`--arch`).
+pub fn session<'f>(files: &'f DiskFiles, arch: &str, frontend: &FrontendArgs) -> Result<Session<'f>, String> {
+    let target = Target::parse(arch).map_err(|why| format!("`--arch {arch}`: {why}"))?;
     let mut session = Session::new(files)
         .with_search(SearchPath::standard(&frontend.include, files))
+        .with_target(target)
         .with_defines(parse_defines(&frontend.defines)?);
     for code in parse_allow(&frontend.allow)? {
         session = session.with_allowed(code);
@@ -57,16 +65,16 @@ pub fn session<'f>(files: &'f DiskFiles, frontend: &FrontendArgs) -> Result<Sess
 }
 
 /// Reads and checks one file; `Err` is an I/O or usage problem (exit 2).
-pub fn check_file(path: &Path, frontend: &FrontendArgs) -> Result<Checked, String> {
+pub fn check_file(path: &Path, arch: &str, frontend: &FrontendArgs) -> Result<Checked, String> {
     let files = DiskFiles::new();
-    session(&files, frontend)?.check_file(path).map_err(|e| e.to_string())
+    session(&files, arch, frontend)?.check_file(path).map_err(|e| e.to_string())
 }
 
 /// Prints a checked file's diagnostics; returns whether it counts as failed.
 pub fn report(checked: &Checked, frontend: &FrontendArgs) -> bool {
     print_diagnostics(&checked.diagnostics, &checked.sources, frontend.message_format, frontend.color);
     let errors = checked.error_count();
-    let warnings = checked.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
+    let warnings = checked.warning_count();
     print_summary(&checked.sources.file(checked.root).name, errors, warnings, frontend.message_format);
     errors > 0 || (frontend.deny_warnings && warnings > 0)
 }
@@ -74,7 +82,7 @@ pub fn report(checked: &Checked, frontend: &FrontendArgs) -> bool {
 pub fn run(args: &CheckArgs) -> ExitCode {
     let mut failed = false;
     for path in &args.files {
-        match check_file(path, &args.frontend) {
+        match check_file(path, &args.arch, &args.frontend) {
             Ok(checked) => failed |= report(&checked, &args.frontend),
             Err(message) => {
                 errln!("error: {message}");

@@ -98,8 +98,42 @@ pub struct Builtin {
     pub orders_memory: bool,
     /// Must its arguments be at most warp-uniform (a named barrier's id and thread count)? E0006 otherwise.
     pub warp_uniform_args: bool,
+    /// For a named float constant (`infinity`, `max_float32`...), its value: folded by the constant evaluator and
+    /// printed by the emitter as a literal of the type the use has, never through `cuda`.
+    pub value: Option<FloatConstant>,
     pub cuda: CudaTemplate,
     pub doc: &'static str,
+}
+
+/// The named float constants: IEEE special values and the limits of a float type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatConstant {
+    Infinity,
+    NegInfinity,
+    Nan,
+    /// The largest finite value.
+    Max,
+    /// The smallest positive normal value.
+    MinPositive,
+    /// The difference between 1.0 and the next larger value.
+    Epsilon,
+}
+
+impl FloatConstant {
+    /// The value in the float type `float32` (`single`) or float64.
+    pub fn value(self, single: bool) -> f64 {
+        match (self, single) {
+            (FloatConstant::Infinity, _) => f64::INFINITY,
+            (FloatConstant::NegInfinity, _) => f64::NEG_INFINITY,
+            (FloatConstant::Nan, _) => f64::NAN,
+            (FloatConstant::Max, true) => f64::from(f32::MAX),
+            (FloatConstant::Max, false) => f64::MAX,
+            (FloatConstant::MinPositive, true) => f64::from(f32::MIN_POSITIVE),
+            (FloatConstant::MinPositive, false) => f64::MIN_POSITIVE,
+            (FloatConstant::Epsilon, true) => f64::from(f32::EPSILON),
+            (FloatConstant::Epsilon, false) => f64::EPSILON,
+        }
+    }
 }
 
 use ResultUniformity as R;
@@ -117,6 +151,7 @@ const fn index(name: &'static str, cuda: CudaTemplate, result: ResultUniformity,
         writes_first_arg: false,
         orders_memory: false,
         warp_uniform_args: false,
+        value: None,
         cuda,
         doc,
     }
@@ -139,7 +174,26 @@ const fn pure(
         writes_first_arg: false,
         orders_memory: false,
         warp_uniform_args: false,
+        value: None,
         cuda,
+        doc,
+    }
+}
+
+/// A named float constant of type `ty` (`FR`: the float type the context requires, float32 by default).
+const fn float_constant(name: &'static str, ty: SigType, value: FloatConstant, doc: &'static str) -> Builtin {
+    Builtin {
+        name,
+        aliases: &[],
+        params: &[],
+        ret: ty,
+        requirement: Requirement::None,
+        result: R::Uniform,
+        writes_first_arg: false,
+        orders_memory: false,
+        warp_uniform_args: false,
+        value: Some(value),
+        cuda: "{value}",
         doc,
     }
 }
@@ -167,6 +221,7 @@ const fn atomic(name: &'static str, class: TypeClass, cuda: CudaTemplate, doc: &
         writes_first_arg: true,
         orders_memory: false,
         warp_uniform_args: false,
+        value: None,
         cuda,
         doc,
     }
@@ -183,6 +238,7 @@ const fn effect(name: &'static str, params: &'static [SigType], cuda: CudaTempla
         writes_first_arg: false,
         orders_memory: false,
         warp_uniform_args: false,
+        value: None,
         cuda,
         doc,
     }
@@ -206,6 +262,7 @@ const fn warp(
         writes_first_arg: false,
         orders_memory: false,
         warp_uniform_args: false,
+        value: None,
         cuda,
         doc,
     }
@@ -263,6 +320,7 @@ macro_rules! ordered {
             writes_first_arg: $writes,
             orders_memory: true,
             warp_uniform_args: false,
+            value: None,
             cuda: $cuda,
             doc: $doc,
         }
@@ -281,6 +339,7 @@ const fn named_barrier(name: &'static str, cuda: CudaTemplate, doc: &'static str
         writes_first_arg: false,
         orders_memory: true,
         warp_uniform_args: true,
+        value: None,
         cuda,
         doc,
     }
@@ -355,6 +414,7 @@ pub static BUILTINS: &[Builtin] = &[
         writes_first_arg: false,
         orders_memory: false,
         warp_uniform_args: false,
+        value: None,
         cuda: "__syncthreads()",
         doc: "waits until every thread of the block has reached it; shared and global writes before it are visible \
               to the block after it",
@@ -467,6 +527,7 @@ pub static BUILTINS: &[Builtin] = &[
         writes_first_arg: false,
         orders_memory: false,
         warp_uniform_args: false,
+        value: None,
         cuda: "__activemask()",
         doc: "bit i set iff lane i is executing this instruction with the calling thread",
     },
@@ -480,6 +541,7 @@ pub static BUILTINS: &[Builtin] = &[
         writes_first_arg: false,
         orders_memory: false,
         warp_uniform_args: false,
+        value: None,
         cuda: "skc_uniform_load({0}, {1})",
         doc: "barrier, then `a.(i)`, then barrier: the value is block-uniform (WGSL's workgroupUniformLoad)",
     },
@@ -502,6 +564,7 @@ pub static BUILTINS: &[Builtin] = &[
         writes_first_arg: true,
         orders_memory: false,
         warp_uniform_args: false,
+        value: None,
         cuda: "skc_atomic_cas(&{0}[{1}], {2}, {3})",
         doc: "if a.(i) = expected then a.(i) <- v, atomically (32 or 64 bits); old value",
     },
@@ -586,6 +649,7 @@ pub static BUILTINS: &[Builtin] = &[
         writes_first_arg: false,
         orders_memory: true,
         warp_uniform_args: false,
+        value: None,
         cuda: "skc_globaltimer()",
         doc: "the GPU's global nanosecond timer (`%globaltimer`), one clock for every SM; it may tick in steps \
               coarser than 1 ns",
@@ -601,6 +665,7 @@ pub static BUILTINS: &[Builtin] = &[
         writes_first_arg: false,
         orders_memory: true,
         warp_uniform_args: false,
+        value: None,
         cuda: "skc_launch",
         doc: "`launch k grid block shared_bytes args...` launches kernel `k` from the device (fire-and-forget, 1-D \
               grid and block, `shared_bytes` of dynamic shared memory); 0 if launched, else the cudaError code. \
@@ -693,6 +758,49 @@ pub static BUILTINS: &[Builtin] = &[
     pure("max", N2, NR, "skc_max({0}, {1})", "maximum"),
     pure("is_nan", F1, Bool, "isnan({0})", "true iff x is NaN"),
     pure("is_finite", F1, Bool, "isfinite({0})", "true iff x is neither infinite nor NaN"),
+    // --- float constants ------------------------------------------------------------------------------
+    float_constant("infinity", FR, FloatConstant::Infinity, "positive infinity, of the float type the context requires"),
+    float_constant(
+        "neg_infinity",
+        FR,
+        FloatConstant::NegInfinity,
+        "negative infinity, of the float type the context requires",
+    ),
+    float_constant("nan", FR, FloatConstant::Nan, "a quiet NaN, of the float type the context requires"),
+    float_constant(
+        "max_float",
+        FR,
+        FloatConstant::Max,
+        "the largest finite value of the float type the context requires (OCaml's name)",
+    ),
+    float_constant(
+        "min_float",
+        FR,
+        FloatConstant::MinPositive,
+        "the smallest positive normal value of the float type the context requires (OCaml's name)",
+    ),
+    float_constant(
+        "epsilon_float",
+        FR,
+        FloatConstant::Epsilon,
+        "1.0's distance to the next larger value of the float type the context requires (OCaml's name)",
+    ),
+    float_constant("max_float32", Float32, FloatConstant::Max, "the largest finite float32, 3.4028235e38"),
+    float_constant(
+        "min_positive_float32",
+        Float32,
+        FloatConstant::MinPositive,
+        "the smallest positive normal float32, 1.1754944e-38",
+    ),
+    float_constant("epsilon_float32", Float32, FloatConstant::Epsilon, "1.0's distance to the next float32, 2^-23"),
+    float_constant("max_float64", Float64, FloatConstant::Max, "the largest finite float64, 1.7976931348623157e308"),
+    float_constant(
+        "min_positive_float64",
+        Float64,
+        FloatConstant::MinPositive,
+        "the smallest positive normal float64, 2.2250738585072014e-308",
+    ),
+    float_constant("epsilon_float64", Float64, FloatConstant::Epsilon, "1.0's distance to the next float64, 2^-52"),
     // --- conversions ----------------------------------------------------------------------------------
     with_aliases(
         pure("float32", &[Var(0, Numeric)], Float32, "((float)({0}))", "convert to float32"),
@@ -703,16 +811,16 @@ pub static BUILTINS: &[Builtin] = &[
         &["to_float64"],
     ),
     with_aliases(
-        pure("int32", &[Var(0, Numeric)], Int32, "((int)({0}))", "convert to int32 (floats truncate)"),
+        pure("int32", &[Var(0, Numeric)], Int32, "((int)({0}))", "convert to int32 (a float truncates toward zero and saturates; NaN is 0)"),
         &["int", "to_int32", "int_of_float"],
     ),
-    with_aliases(pure("int64", &[Var(0, Numeric)], Int64, "((long long)({0}))", "convert to int64"), &["to_int64"]),
+    with_aliases(pure("int64", &[Var(0, Numeric)], Int64, "((long long)({0}))", "convert to int64 (as int32)"), &["to_int64"]),
     with_aliases(
-        pure("uint32", &[Var(0, Numeric)], UInt32, "((unsigned int)({0}))", "convert to uint32"),
+        pure("uint32", &[Var(0, Numeric)], UInt32, "((unsigned int)({0}))", "convert to uint32 (as int32; a negative float is 0)"),
         &["to_uint32"],
     ),
     with_aliases(
-        pure("uint64", &[Var(0, Numeric)], UInt64, "((unsigned long long)({0}))", "convert to uint64"),
+        pure("uint64", &[Var(0, Numeric)], UInt64, "((unsigned long long)({0}))", "convert to uint64 (as uint32)"),
         &["to_uint64"],
     ),
 ];
@@ -786,7 +894,11 @@ impl SigType {
 impl Builtin {
     /// `p1 -> p2 -> ... -> result`, each type as [`SigType::display`] prints it.
     pub fn signature(&self) -> String {
-        let parts: Vec<String> = self.params.iter().chain(std::iter::once(&self.ret)).map(|t| t.display()).collect();
-        parts.join(" -> ")
+        self.signature_types().join(" -> ")
+    }
+
+    /// The parameter types, then the result type, each as [`SigType::display`] prints it.
+    pub fn signature_types(&self) -> Vec<String> {
+        self.params.iter().chain(std::iter::once(&self.ret)).map(|t| t.display()).collect()
     }
 }

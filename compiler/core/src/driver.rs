@@ -1,9 +1,9 @@
 //! Runs the front end over a root file and the modules it opens: parse every file into one [`Module`], then type
-//! check, then the convergence analysis, then the lints. The CLI and the language server both call [`check`]; neither does
-//! anything the other cannot see.
+//! check, then the target's resource limits, then the convergence analysis, then the lints. The CLI and the language
+//! server both call [`check`]; neither does anything the other cannot see.
 
 use crate::convergence::{self, UniformityInfo};
-use crate::diagnostic::{self, Diagnostic};
+use crate::diagnostic::{self, Diagnostic, Severity};
 use crate::source::{FileId, SourceMap};
 use crate::syntax::ast::{Item, Module, Name};
 use crate::syntax::parse;
@@ -11,8 +11,9 @@ use crate::typeck::{self, TypeckOptions};
 use crate::types::TypeInfo;
 
 /// Supplies the source of modules named by `open M`. The core does no I/O: the CLI reads files, the language
-/// server reads its open documents first, tests use a map.
-pub trait ModuleLoader {
+/// server reads its open documents first, tests use a map. `Sync`, because [`check`] runs on a thread of its own
+/// (see [`crate::stack`]).
+pub trait ModuleLoader: Sync {
     /// Returns `(file name, text)` of module `module` (for example `weno.sk` for `Weno`) as seen from the file
     /// `importer`, or a sentence saying why it cannot.
     fn load(&self, module: &str, importer: &str) -> Result<(String, String), String>;
@@ -32,6 +33,8 @@ pub struct CheckOptions {
     pub typeck: TypeckOptions,
     /// Warning codes not to report (`skc check -A W0101`). Errors cannot be silenced.
     pub allow: Vec<String>,
+    /// The architecture whose resource limits the program must fit (`--arch`; sm_90 unless told otherwise).
+    pub target: crate::target::Target,
 }
 
 /// The result of checking: every file, the merged module, the analyses' side tables, and all diagnostics
@@ -44,7 +47,18 @@ pub struct Checked {
     pub item_files: Vec<FileId>,
     pub types: TypeInfo,
     pub uniformity: UniformityInfo,
+    /// The diagnostics reported, at most [`MAX_DIAGNOSTICS_PER_ITEM`] per item and [`MAX_DIAGNOSTICS_PER_FILE`]
+    /// per file; the last one reported in an item or file that had more says how many more in a note.
     pub diagnostics: Vec<Diagnostic>,
+    /// The errors and warnings found but not reported because of those limits.
+    pub hidden: Hidden,
+}
+
+/// Diagnostics found but left out by the per-item and per-file limits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hidden {
+    pub errors: usize,
+    pub warnings: usize,
 }
 
 impl Checked {
@@ -52,9 +66,91 @@ impl Checked {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
 
+    /// Every error found, including those not reported because of the limits.
     pub fn error_count(&self) -> usize {
-        self.diagnostics.iter().filter(|d| d.is_error()).count()
+        self.diagnostics.iter().filter(|d| d.is_error()).count() + self.hidden.errors
     }
+
+    /// Every warning found, including those not reported because of the limits.
+    pub fn warning_count(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count() + self.hidden.warnings
+    }
+}
+
+/// At most this many diagnostics are reported for one item: a cascade (10,000 `(` give 10,000 syntax errors)
+/// ends with a note that counts the rest, as rustc does.
+pub const MAX_DIAGNOSTICS_PER_ITEM: usize = 20;
+/// At most this many diagnostics are reported for one file.
+pub const MAX_DIAGNOSTICS_PER_FILE: usize = 100;
+
+/// "3 more errors and 1 more warning".
+fn more(errors: usize, warnings: usize) -> String {
+    let count = |n: usize, what: &str| format!("{n} more {what}{}", if n == 1 { "" } else { "s" });
+    match (errors, warnings) {
+        (e, 0) => count(e, "error"),
+        (0, w) => count(w, "warning"),
+        (e, w) => format!("{} and {}", count(e, "error"), count(w, "warning")),
+    }
+}
+
+/// How many diagnostics of an item or a file were reported and left out, and where the last reported one is.
+#[derive(Default)]
+struct Tally {
+    reported: usize,
+    hidden: Hidden,
+    last: Option<usize>,
+}
+
+impl Hidden {
+    fn count(&mut self, d: &Diagnostic) {
+        if d.is_error() {
+            self.errors += 1;
+        } else {
+            self.warnings += 1;
+        }
+    }
+}
+
+/// Keeps the first diagnostics of each item and of each file (`diagnostics` sorted by position), and notes on the
+/// last kept one how many were left out. An item's region runs from its start to the next item's start.
+fn limit_diagnostics(module: &Module, diagnostics: Vec<Diagnostic>, sources: &SourceMap) -> (Vec<Diagnostic>, Hidden) {
+    use std::collections::BTreeMap;
+    if diagnostics.len() <= MAX_DIAGNOSTICS_PER_ITEM {
+        return (diagnostics, Hidden::default());
+    }
+    let mut starts: Vec<(FileId, u32)> = module.items.iter().map(|i| (i.span().file, i.span().start)).collect();
+    starts.sort_unstable();
+    let (mut items, mut files): (BTreeMap<(FileId, usize), Tally>, BTreeMap<FileId, Tally>) = Default::default();
+    let (mut kept, mut hidden) = (Vec::new(), Hidden::default());
+    for d in diagnostics {
+        let p = d.primary_span();
+        let item = (p.file, starts.partition_point(|&start| start <= (p.file, p.start)));
+        let file_full = files.get(&p.file).is_some_and(|t| t.reported >= MAX_DIAGNOSTICS_PER_FILE);
+        let item_full = items.get(&item).is_some_and(|t| t.reported >= MAX_DIAGNOSTICS_PER_ITEM);
+        if file_full || item_full {
+            let tally = if file_full { files.entry(p.file).or_default() } else { items.entry(item).or_default() };
+            tally.hidden.count(&d);
+            hidden.count(&d);
+            continue;
+        }
+        for tally in [items.entry(item).or_default(), files.entry(p.file).or_default()] {
+            tally.reported += 1;
+            tally.last = Some(kept.len());
+        }
+        kept.push(d);
+    }
+    let notes = items.values().map(|t| (t, "in this item".to_string(), MAX_DIAGNOSTICS_PER_ITEM, "item")).chain(
+        files.iter().map(|(f, t)| (t, format!("in {}", sources.file(*f).name), MAX_DIAGNOSTICS_PER_FILE, "file")),
+    );
+    for (tally, place, limit, per) in notes {
+        let (Some(last), Hidden { errors, warnings }) = (tally.last, tally.hidden) else { continue };
+        if errors + warnings > 0 {
+            kept[last]
+                .notes
+                .push(format!("{} {place} are not shown (at most {limit} per {per})", more(errors, warnings)));
+        }
+    }
+    (kept, hidden)
 }
 
 /// File stem used to name a bare `fun ... -> ...` kernel.
@@ -69,7 +165,9 @@ fn file_stem(file_name: &str) -> String {
     }
 }
 
-/// Parses the root file and, transitively, every module it opens.
+/// Parses the root file and, transitively, every module it opens. A module is known by its name: each is parsed
+/// once, the root file included (as the module its file name makes, `k.sk` is `K`), so a module that opens itself
+/// or opens a module that opens it back is reported (`E0218`) instead of being parsed twice.
 pub fn parse_all(
     file_name: &str,
     text: &str,
@@ -82,39 +180,113 @@ pub fn parse_all(
     let root = sources.add(file_name, text);
     diagnostics.extend(parse(text, root, &mut module, &file_stem(file_name)));
     item_files.resize(module.items.len(), root);
-    let mut loaded: Vec<Name> = Vec::new();
+    // Every module named so far, with its file once it is loaded.
+    let mut loaded: Vec<(Name, Option<FileId>)> = vec![(Name::from(root_module_name(file_name).as_str()), Some(root))];
+    let mut opens: Vec<OpenEdge> = Vec::new();
     let mut next_item = 0;
     while next_item < module.items.len() {
         let item = module.items[next_item].clone();
         let importer = item_files[next_item];
         next_item += 1;
         let Item::Open(open) = item else { continue };
-        if crate::builtins::BUILTIN_MODULES.contains(&open.module.name.as_str()) || loaded.contains(&open.module.name) {
+        if crate::builtins::BUILTIN_MODULES.contains(&open.module.name.as_str()) {
             continue;
         }
-        loaded.push(open.module.name.clone());
+        if let Some((_, file)) = loaded.iter().find(|(name, _)| *name == open.module.name) {
+            if let Some(file) = *file {
+                opens.push(OpenEdge { from: importer, to: file, span: open.module.span });
+            }
+            continue;
+        }
         let importer_name = sources.file(importer).name.clone();
         match loader.load(&open.module.name, &importer_name) {
             Ok((name, text)) => {
                 let file = sources.add(name.clone(), text.clone());
+                loaded.push((open.module.name.clone(), Some(file)));
+                opens.push(OpenEdge { from: importer, to: file, span: open.module.span });
                 diagnostics.extend(parse(&text, file, &mut module, &file_stem(&name)));
                 item_files.resize(module.items.len(), file);
             }
-            Err(why) => diagnostics.push(
-                Diagnostic::error("E0211", format!("cannot open module `{}`", open.module.name))
-                    .primary(open.module.span, "module not found")
-                    .note(why),
-            ),
+            Err(why) => {
+                loaded.push((open.module.name.clone(), None));
+                diagnostics.push(
+                    Diagnostic::error("E0211", format!("cannot open module `{}`", open.module.name))
+                        .primary(open.module.span, "module not found")
+                        .note(why),
+                )
+            }
         }
     }
+    diagnostics.extend(open_cycles(&opens, &sources));
     (sources, module, item_files, diagnostics)
 }
 
-/// Regions of the items that contain a syntax error (codes E01xx): from an item's start to the next item's start
-/// (a syntax error often sits on the token after the repaired item).
+/// `open M` in file `from`, where `M` is file `to`.
+#[derive(Clone, Copy, Debug)]
+struct OpenEdge {
+    from: FileId,
+    to: FileId,
+    span: crate::source::Span,
+}
+
+/// The module a root file would be opened as: `k.sk` is `K`.
+fn root_module_name(file_name: &str) -> String {
+    let base = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
+    let stem = base.strip_suffix(".sk").unwrap_or(base);
+    let mut name = stem.to_string();
+    if let Some(first) = name.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    name
+}
+
+/// `E0218` for each `open` that closes a cycle of opens (found depth-first from the root, in source order).
+fn open_cycles(opens: &[OpenEdge], sources: &SourceMap) -> Vec<Diagnostic> {
+    let module_of = |file: FileId| root_module_name(&sources.file(file).name);
+    let mut diagnostics = Vec::new();
+    let mut done: Vec<FileId> = Vec::new();
+    // (file, index of its next open to follow, the open that led here)
+    let mut stack: Vec<(FileId, usize, Option<OpenEdge>)> = vec![(FileId(0), 0, None)];
+    while let Some((file, next, _)) = stack.last_mut() {
+        let file = *file;
+        let Some(edge) = opens.iter().filter(|e| e.from == file).nth(*next).copied() else {
+            done.push(file);
+            stack.pop();
+            continue;
+        };
+        *next += 1;
+        if let Some(start) = stack.iter().position(|(f, _, _)| *f == edge.to) {
+            let path: Vec<OpenEdge> = stack[start + 1..].iter().filter_map(|(_, _, e)| *e).chain([edge]).collect();
+            let mut names: Vec<String> = path.iter().map(|e| module_of(e.from)).collect();
+            names.push(module_of(edge.to));
+            let message = if path.len() == 1 {
+                format!("module `{}` opens itself", module_of(edge.to))
+            } else {
+                format!("modules open each other in a cycle: {}", names.join(" -> "))
+            };
+            let mut d = Diagnostic::error("E0218", message).primary(edge.span, "this `open` closes the cycle");
+            for earlier in &path[..path.len() - 1] {
+                d = d.secondary(
+                    earlier.span,
+                    format!("`{}` opens `{}` here", module_of(earlier.from), module_of(earlier.to)),
+                );
+            }
+            diagnostics
+                .push(d.help("remove the `open`: a module sees the items of the modules it opens, not the reverse"));
+        } else if !done.contains(&edge.to) {
+            stack.push((edge.to, 0, Some(edge)));
+        }
+    }
+    diagnostics
+}
+
+/// Regions of the items that contain a syntax error (codes E01xx, or E0205 for a form the parser reads but does not
+/// support): from an item's start to the next item's start (a syntax error often sits on the token after the
+/// repaired item). `diagnostics` are the parser's.
 fn items_with_syntax_errors(module: &Module, diagnostics: &[Diagnostic]) -> Vec<crate::source::Span> {
     // The common case, a file without syntax errors, must not pay for the regions (thousands of items).
-    if !diagnostics.iter().any(|d| d.code.starts_with("E01")) {
+    let is_syntax_error = |d: &Diagnostic| d.code.starts_with("E01") || d.code == "E0205";
+    if !diagnostics.iter().any(is_syntax_error) {
         return Vec::new();
     }
     let spans: Vec<crate::source::Span> = module.items.iter().map(Item::span).collect();
@@ -132,7 +304,7 @@ fn items_with_syntax_errors(module: &Module, diagnostics: &[Diagnostic]) -> Vec<
         .filter(|region| {
             diagnostics.iter().any(|d| {
                 let p = d.primary_span();
-                d.code.starts_with("E01") && p.file == region.file && p.start >= region.start && p.start <= region.end
+                is_syntax_error(d) && p.file == region.file && p.start >= region.start && p.start <= region.end
             })
         })
         .collect()
@@ -153,8 +325,12 @@ fn allowed_by_attribute(module: &Module, d: &Diagnostic) -> bool {
     })
 }
 
-/// Runs the whole front end.
+/// Runs the whole front end (on a large stack, whatever thread calls it).
 pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &CheckOptions) -> Checked {
+    crate::stack::on_large_stack(|| check_here(file_name, text, loader, options))
+}
+
+fn check_here(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &CheckOptions) -> Checked {
     let (mut sources, module, item_files, mut diagnostics) = parse_all(file_name, text, loader);
     if !options.typeck.defines.is_empty() {
         // After every module: item files keep their ids; diagnostics about a `-D` can point into this one.
@@ -162,7 +338,8 @@ pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &C
         sources.add(typeck::COMMAND_LINE, defines);
     }
     let broken = items_with_syntax_errors(&module, &diagnostics);
-    let (types, type_diagnostics) = typeck::check_module(&module, &sources, &options.typeck);
+    let (types, mut type_diagnostics) = typeck::check_module(&module, &sources, &options.typeck);
+    type_diagnostics.extend(crate::limits::check(&module, &types, options.target));
     let (uniformity, convergence_diagnostics) = convergence::analyse(&module, &types);
     let lint_diagnostics = crate::lint::run(&module, &types, &uniformity, &sources);
     // An item the parser had to repair reports only its syntax errors: what later passes say about the
@@ -179,5 +356,6 @@ pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &C
     diagnostics.retain(|d| d.is_error() || !allowed_by_attribute(&module, d));
     diagnostic::sort(&mut diagnostics);
     diagnostics.dedup();
-    Checked { sources, root: FileId(0), module, item_files, types, uniformity, diagnostics }
+    let (diagnostics, hidden) = limit_diagnostics(&module, diagnostics, &sources);
+    Checked { sources, root: FileId(0), module, item_files, types, uniformity, diagnostics, hidden }
 }

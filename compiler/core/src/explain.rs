@@ -88,7 +88,9 @@ kernel k (xs : float32 vector) (out : float32 vector) =
 ```
 
 When the condition really must decide whether the collective runs, make it warp-uniform with a vote:
-`if Gpu.any (x > 0.0) then ...`.
+`if Gpu.any (x > 0.0) then ...`. A vote changes which lanes run the branch, so keep the lane's own condition
+for the lane's own work: `if Gpu.any c then (let v = Gpu.shfl_down x 1 in if c then out.(i) <- v)`. Writing
+`if Gpu.all c` around a reduction where only some lanes have `c` (`lane_id < 16`) would make no lane do it.
 
 See "Convergence rules" in docs/language.md."#,
     },
@@ -217,13 +219,13 @@ See "Named barriers" in docs/language.md."#,
         title: "syntax error",
         body: r#"The parser expected one thing and found another; the message says both ("expected `in`, found
 `out`"). For an unclosed `(`, `[`, `{`, `begin`, `do` or `[|`, a secondary label points at the opening
-delimiter. The parser recovers at the next statement (`;` or a closing token) and at the next top-level
-item (`let`, `type`, `open`, `kernel`, `[%` or `fun` at the start of a line), so one run reports the errors of
-several items. Later errors in the same item can be consequences of the first: fix from the top.
+delimiter; for two statements on two lines without `;` between them, the error points at the end of the first
+line. The parser recovers at the next statement (`;` or a closing token) and at the next top-level item (a
+`let` or `kernel` in the first column, `fun` first on its line, `[%kernel`, `type`, `open`), so one run reports
+the errors of several items. Later errors in the same item can be consequences of the first: fix from the top.
 
-The most common causes are a `let` without `in` inside a body, a missing `done` or `end`, and an item whose
-body ends with `;` followed by a top-level `let` (after `;` the `let` is read as the next statement of the
-body, so `in` is reported missing: drop the `;`).
+The most common causes are a `let` without `in` inside a body, a missing `;` between two statements, and a
+missing `done` or `end`.
 
 Erroneous example:
 
@@ -311,17 +313,18 @@ kernel k (out : int32 vector) =
     Explanation {
         code: "E0104",
         title: "expression nested too deeply",
-        body: r#"The parser follows at most 200 levels of nesting in one expression, and reports this error instead of
-running out of stack. Every parenthesis, every operand of a right-associative operator, every `if` branch
-and every `let ... in` whose body contains the next one counts as a level, so a body made of more than
-about 200 consecutive `let ... in` bindings (typically generated code) also reaches the limit. Only the
+        body: r#"Later passes follow at most 200 levels of nesting in one expression; the parser reports this error
+(and cuts the expression off there) instead of letting them run out of stack. Every operand of a
+right-associative operator (`||`, `&&`, `**`, `<-`), every `if` branch, and every expression nested as the
+operand, argument, index or body of another counts as a level; the statements of a sequence, the body of a
+`let ... in`, the left operand of a left-associative operator (`a + b + c`) and parentheses do not. Only the
 first such error of a file is reported.
 
-Erroneous example (201 nested parentheses, abridged):
+Erroneous example (201 nested `if`s, abridged):
 
 ```text
 kernel k (out : int32 vector) =
-  out.(0) <- ((((((((((( ... 1 ... )))))))))))
+  if true then if true then ... out.(0) <- 1
 ```
 
 Fixed: split the computation into a sequence of `x := ...` updates of a mutable variable, or move parts of
@@ -523,7 +526,7 @@ kernel k (out : int32 vector) (n : int32) =
         code: "E0205",
         title: "unsupported construct",
         body: r#"The construct is valid OCaml but has no meaning in GPU code, or is not part of the `.sk` language:
-`match`, `fun` inside a body, a local function (`let f x = ... in`), `let rec`, an array literal
+`match`, `fun` inside a body, a local function (`let f x = ... in`), `let rec`, a tuple, an array literal
 `[| ... |]` anywhere but as the value of a top-level constant, and `[%ext ...]` or `let%ext` extensions other
 than `[%kernel ...]`, `[%global ...]`, `let%shared`, `let%local` and `let%superstep`. Use `if`, top-level
 device functions and constants, and loops.
@@ -830,7 +833,151 @@ kernel k (out : float32 vector) =
   out.(global_idx) <- half 1.0
 ```"#,
     },
+    Explanation {
+        code: "E0218",
+        title: "modules open each other in a cycle",
+        body: r#"`open M` makes the items of module `M` (the file `m.sk`) visible in the file that opens it. A module that
+opens itself, or opens a module that (directly or not) opens it back, is a cycle: each module of the program is
+read once, so the cycle adds nothing, and it usually means that an `open` was put in the wrong file. The root
+file counts as the module its name makes (`k.sk` is `K`). The error is reported at the `open` that closes the
+cycle, with a label at each other `open` on it.
+
+Erroneous example, `a.sk`:
+
+```text
+open A  (* error: E0218: module `A` opens itself *)
+
+kernel k (out : int32 vector) = out.(global_idx) <- 1
+```
+
+or `a.sk` opening `B` and `b.sk` opening `A`.
+
+Fixed: remove the `open` that closes the cycle; a module sees the items of the modules it opens, and the file
+that opens both sees them all."#,
+    },
+    Explanation {
+        code: "E0219",
+        title: "a type that cannot be stored where it is",
+        body: r#"Some types have no representation in memory, so nothing can hold them:
+
+- `unit` is a value with nothing in it (the result of a store or of a `unit` function): it cannot be the
+  element of an array or vector, or the contents of a `ref` cell (use the value itself, or nothing);
+- a `ref` cell is a variable, not a value: it cannot be an array element;
+- a record is a C `struct` of values, so its fields are scalars (`int32`, ..., `bool`) and records, not
+  `unit`, vectors, arrays or `ref` cells.
+
+Unit values themselves are fine: a `unit` parameter, a `let` of a `unit` value, a function returning `unit`.
+(A kernel parameter has its own rule, E0214.)
+
+Erroneous example:
+
+```sk
+type sample = { value : float32; seen : unit }  (* error: E0219 *)
+
+kernel k (out : float32 vector) =
+  out.(global_idx) <- 1.0
+```
+
+Fixed:
+
+```sk
+type sample = { value : float32; seen : bool }
+
+kernel k (out : float32 vector) =
+  out.(global_idx) <- 1.0
+```"#,
+    },
+    Explanation {
+        code: "E0220",
+        title: "a resource limit of the target architecture is exceeded",
+        body: r#"A program that checks must compile, so `skc check` holds it to the limits of the architecture it is
+compiled for: sm_90 unless `skc check --arch sm_XY` (and `skc build --arch`) names another. The limits, measured
+with NVRTC 13 (which compiles for sm_75 to sm_121):
+
+| Resource | Limit | Counted |
+|---|---|---|
+| static shared memory of a block | 49,152 bytes (every architecture) | the kernel's fixed-size shared arrays and those of every function it calls (once each), each from a 16-byte boundary |
+| constant memory of a program | 65,536 bytes (every architecture) | the top-level array constants that kernels and functions read, each from a 16-byte boundary |
+| parameters of a kernel | 32,764 bytes (every architecture) | the parameters laid out as a C struct: scalars at their size, vectors as 8-byte pointers, records by value |
+| local memory of a thread | 524,288 bytes (every architecture) | the kernel's local arrays and those of every function it calls (once each) |
+| `[@launch_bounds T B]` | `T` at most 1024; `B` at most the blocks a multiprocessor holds (16 on sm_75 and sm_86-88, 24 on sm_89 and sm_110-121, 32 otherwise); `B` blocks of `T` threads rounded up to whole warps at most the threads it holds (1024 on sm_75, 1536 on sm_86-89 and sm_110-121, 2048 otherwise) | |
+
+The error is reported at the declaration that crosses the limit (the array, the parameter, the constant, the
+attribute), with the total so far and the limit. Registers are not a hard limit: a kernel that needs more than
+its launch bounds allow spills to local memory (`skc build` reports it, W0100). Dynamic shared memory (an array
+whose size is a kernel parameter) is sized at launch and checked by the runtime.
+
+Erroneous example:
+
+```sk
+kernel k (out : float64 vector) =
+  let%shared (tile : float64) = 8192 in  (* error: E0220 *)
+  tile.(thread_idx_x) <- 1.0d;
+  Gpu.block_barrier;
+  out.(global_idx) <- tile.(thread_idx_x)
+```
+
+Fixed (a smaller tile, or a dynamic shared array sized at launch):
+
+```sk
+kernel k (out : float64 vector) (n : int32) =
+  let%shared (tile : float64) = n in
+  tile.(thread_idx_x) <- 1.0d;
+  Gpu.block_barrier;
+  out.(global_idx) <- tile.(thread_idx_x)
+```"#,
+    },
+    Explanation {
+        code: "E0221",
+        title: "float literal out of range",
+        body: r#"A float literal must be finite in its type: float32 goes up to about 3.4028235e38, float64 to about
+1.7976931348623157e308. A larger literal would silently be an infinity (an unsuffixed literal takes the float
+type its context requires, so `1e39` is an error where a float32 is expected and fine where a float64 is). Write
+`infinity` (or `neg_infinity`) if an infinity is meant, or make the value a float64 (`1e39d`). A literal that
+rounds to zero or to a subnormal is a warning instead (W0004).
+
+Erroneous example:
+
+```sk
+kernel k (out : float32 vector) =
+  out.(global_idx) <- 1e39  (* error: E0221 *)
+```
+
+Fixed:
+
+```sk
+kernel k (out : float32 vector) =
+  out.(global_idx) <- infinity
+```"#,
+    },
     // --- warnings -------------------------------------------------------------------------------------------
+    // --- building ------------------------------------------------------------------------------------------
+    Explanation {
+        code: "E0300",
+        title: "NVRTC failed on the CUDA C skc generated (an internal compiler error)",
+        body: r#"Reported by `skc build` and `skc emit --emit ptx` (not `skc check`), which exit with status 101: the
+program checked, skc generated CUDA C for it, and NVRTC (the CUDA compiler) crashed on that CUDA C or
+rejected it. Every program `skc check` accepts must compile, so this is a bug in skc (or in NVRTC), not in
+your program. NVRTC runs in a separate process, so its crash becomes this diagnostic; after a crash, skc
+compiles each kernel's CUDA C alone and reports the kernels NVRTC crashes on, at their names. A note says how
+NVRTC's process ended (for example `killed by signal 11 (SIGSEGV)`) or what NVRTC printed, and where the
+CUDA C was kept (next to the other artifacts for `skc build`, in the system's temporary folder for `skc
+emit`).
+
+Please report it with the `.sk` file and the kept CUDA C. Until it is fixed, rewriting the expression the
+kernel's CUDA C fails on (often the last one you changed) usually avoids it.
+
+Example (what the report looks like):
+
+```text
+error[E0300]: internal compiler error: NVRTC crashed on the CUDA C generated for kernel `k`
+ 4 | kernel k (o : b vector) =
+   |        ^ NVRTC crashes on this kernel's CUDA C
+   = note: NVRTC's worker process was killed by signal 11 (SIGSEGV)
+   = note: the CUDA C is kept in ./crash.cu
+   = help: this is a bug in skc: please report it with crash.sk and the CUDA C
+```"#,
+    },
     Explanation {
         code: "W0002",
         title: "unknown attribute ignored",
@@ -873,6 +1020,29 @@ Fixed:
 kernel k (counter : int32 vector) (out : int32 vector) =
   let _ = atomic_add counter 0 1 in
   out.(global_idx) <- 1
+```"#,
+    },
+    Explanation {
+        code: "W0004",
+        title: "float literal rounds to zero or to a subnormal",
+        body: r#"A nonzero float literal too small for its type becomes 0 (below about 1e-45 for float32, 5e-324 for
+float64), which is rarely what was written; one below the smallest normal value (1.1754944e-38 for float32,
+2.2250738585072014e-308 for float64) becomes a subnormal, which keeps fewer significant digits and is zero
+wherever the GPU flushes subnormals to zero (fast-math code, the `_approx` builtins). Write `0.0` if zero is
+meant, use a float64 literal (`1e-50d`) for a float64 value, or rescale the computation.
+
+Erroneous example:
+
+```sk
+kernel k (out : float32 vector) =
+  out.(global_idx) <- 1e-50  (* warning: W0004 *)
+```
+
+Fixed:
+
+```sk
+kernel k (out : float64 vector) =
+  out.(global_idx) <- 1e-50
 ```"#,
     },
     Explanation {
@@ -925,15 +1095,35 @@ condition is false too, so skc suggests it only where that provably changes noth
 - integer division or `mod` in the index or the value is only by a non-zero literal (division by zero
   is undefined where the condition is false);
 - a global vector or a shared array is written at a thread-varying index (in every context a kernel
-  reaches the code in: a device function called once with a uniform offset is not reported), which skc
-  takes to be the thread's own element (the usual layout `buf.(run * stride + k)`). Writing back the old
-  value of an element that another thread may write at the same time would lose that thread's update, so
-  a store at a uniform index (`if thread_idx_x = 0 then s.(0) <- v`) is never reported. Local arrays,
-  records held in variables and `mut` variables are private to the thread.
+  reaches the code in: a device function called once with a uniform offset is not reported) made without
+  an operation that maps several values to one (`/`, `mod`, `land`, `lor`, `lsr`, `asr`, `min`, `max`,
+  `abs`): a store at a uniform index (`if thread_idx_x = 0 then s.(0) <- v`) or at a folded one
+  (`s.(thread_idx_x / 2)`) is never reported. Local arrays, records held in variables and `mut` variables
+  are private to the thread.
 
-If threads do share elements under a thread-varying index, keep the `if` and silence the warning for one
-item with the attribute `let[@allow W0101] f ... = ...`, or for a whole run with `skc check -A W0101`
-(`--allow`).
+**When the rewrite is offered as an edit.** Where the condition is false, the rewrite writes the element's
+old value back. If another thread stores to that element meanwhile, the write-back can undo its store: with
+`let i = thread_idx_x / 2 in if thread_idx_x mod 2 = 0 then s.(i) <- old + 1`, the odd lane of each pair
+would write `old` over the even lane's `old + 1`. So the rewrite is a machine-applicable edit (the JSON
+`suggested_replacement`, the language server's quick fix) only where skc proves that each element is written
+by one thread at most:
+
+1. the memory is private to the thread (a local array, a record variable, a `mut` variable); or
+2. both branches store to the location (then every thread writes it in the original too); or
+3. in a kernel's body, the array is one of its vector parameters or a shared array it declares; the index is
+   *injective in the thread and fixed while it runs*: `global_thread_id`, plus or minus an invariant (a
+   literal, a constant, a scalar parameter of the kernel, the launch's dimensions, and for a shared array the
+   block's index), times a nonzero literal, in a signed integer type, through immutable variables; and every
+   use of the array in the kernel is a read of an element or a store at that same index (it is not passed to
+   a function, an atomic or `launch`, or aliased). Two threads then never write one element. (The rule
+   assumes, as the language does, that signed arithmetic does not overflow, and so that the grid has fewer
+   than 2^31 threads.)
+
+Elsewhere, the warning's help gives the rewrite with its condition (each element written by one thread),
+and no edit: `global_idx` is injective only in a one-dimensional launch, and a loop counter in the index lets
+threads in different iterations meet. If threads do share elements, keep the `if` and silence the warning
+for one item with the attribute `let[@allow W0101] f ... = ...`, or for a whole run with `skc check -A
+W0101` (`--allow`).
 
 Two branches that store to the same location (`if c then a.(i) <- v else a.(i) <- w`) become one store,
 `a.(i) <- select c v w`: every thread writes the location either way, so only the two values must be safe
@@ -971,6 +1161,43 @@ kernel fill (a : float32 vector) (n : int32) =
   if i < n then a.(i) <- 1.0
 ```"#,
     },
+    Explanation {
+        code: "W0102",
+        title: "misleading indentation",
+        body: r#"The branches of `if` end at the first `;` (as in OCaml): in `if c then a; b`, `b` runs whatever `c` is. A
+statement laid out as if the `if` guarded it is reported: one on the line where the `if`'s last branch ends
+(`if i < n then out.(i) <- a; out.(i + n) <- b`), or on a later line indented deeper than the line of the `if`.
+On a GPU such a store runs in every thread, often out of bounds.
+
+Not reported: a branch closed by `)` or `end` (the layout shows where it ends), a statement at the `if`'s own
+indentation, and one after a branch that ends in `return`, `break` or `continue` (it runs only where the branch
+was not taken, so it cannot be meant to be in it).
+
+If the statement belongs to the branch, wrap the branch in `begin ... end`. If it does not, put it on its own
+line at the `if`'s indentation: that is the suggested edit (the language server's quick fix), which moves the
+statement and nothing else, so it never changes what the program does.
+
+Example:
+
+```sk
+kernel k (out : float32 vector) (n : int32) =
+  let i = global_idx in
+  if i < n then
+    out.(i) <- 1.0;
+    out.(i + n) <- 2.0  (* warning: W0102 *)
+```
+
+Fixed (both guarded):
+
+```sk
+kernel k (out : float32 vector) (n : int32) =
+  let i = global_idx in
+  if i < n then begin
+    out.(i) <- 1.0;
+    out.(i + n) <- 2.0
+  end
+```"#,
+    },
 ];
 
 pub fn explain(code: &str) -> Option<&'static Explanation> {
@@ -986,6 +1213,7 @@ mod tests {
 
     const LANGUAGE_MD: &str = include_str!("../../../docs/language.md");
     const DIAGNOSTICS_MD: &str = include_str!("../../../docs/diagnostics.md");
+    const FROM_CUDA_MD: &str = include_str!("../../../docs/from-cuda.md");
 
     // --- helpers ------------------------------------------------------------------------------------------
 
@@ -1057,7 +1285,8 @@ mod tests {
         out
     }
 
-    /// Every ```sk example: the explanation pages, the language reference and the diagnostics guide.
+    /// Every ```sk example: the explanation pages, the language reference, the diagnostics guide and the page
+    /// for CUDA programmers.
     fn all_examples() -> Vec<(String, String)> {
         let mut out = Vec::new();
         for page in EXPLANATIONS {
@@ -1065,6 +1294,9 @@ mod tests {
         }
         out.extend(sk_blocks("docs/language.md", LANGUAGE_MD));
         out.extend(sk_blocks("docs/diagnostics.md", DIAGNOSTICS_MD));
+        let from_cuda = sk_blocks("docs/from-cuda.md", FROM_CUDA_MD);
+        assert!(from_cuda.len() >= 6, "found the examples of docs/from-cuda.md ({})", from_cuda.len());
+        out.extend(from_cuda);
         out
     }
 
@@ -1170,6 +1402,7 @@ mod tests {
         ("Device-side launch", "launch"),
         ("Data select", "select"),
         ("Math", "sqrt"),
+        ("Float constants", "infinity"),
         ("Conversions", "float32"),
     ];
 

@@ -1,7 +1,7 @@
 //! skc-core: the compiler of the `.sk` GPU kernel language, from source text to CUDA C.
 //!
 //! Pipeline (see ARCHITECTURE.md): `syntax` (lex, parse, never fails) -> `typeck` (names, types, constants)
-//! -> `convergence` (barriers and warp collectives only in converged control flow) -> `lint` (warnings on
+//! -> `limits` (the target's resource limits) -> `convergence` (barriers and warp collectives only in converged control flow) -> `lint` (warnings on
 //! its facts) -> `codegen` (CUDA C).
 //! `driver` runs the stages over a root file and the modules it opens; `session` is what every tool compiles
 //! through (files, the search rule for `open M`, definitions and options). This crate never links CUDA, and its
@@ -12,12 +12,16 @@ pub mod codegen;
 pub mod convergence;
 pub mod diagnostic;
 pub mod driver;
+pub mod excerpt;
 pub mod explain;
 pub(crate) mod fxhash;
+pub mod limits;
 pub mod lint;
 pub mod session;
 pub mod source;
+pub mod stack;
 pub mod syntax;
+pub mod target;
 pub mod typeck;
 pub mod types;
 

@@ -173,6 +173,13 @@ pub struct KernelInfo {
     pub dynamic_shared: Option<Type>,
 }
 
+/// Size and alignment in bytes of a C type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CLayout {
+    pub size: u64,
+    pub align: u64,
+}
+
 /// Everything the type checker learned about a module.
 #[derive(Clone, Debug, Default)]
 pub struct TypeInfo {
@@ -213,6 +220,35 @@ impl TypeInfo {
     /// The function defined by item `item`, if it is one.
     pub fn function_of_item(&self, item: usize) -> Option<FunctionId> {
         self.functions.iter().position(|f| f.item == item).map(|i| FunctionId(i as u32))
+    }
+
+    /// Size and alignment in bytes of a value of type `ty` as the emitted C stores it (a `struct` for a record,
+    /// a pointer for a vector or array parameter), or `None` for a type that is never stored (`unit`, a `ref`
+    /// cell's identity, an unresolved type).
+    pub fn c_layout(&self, ty: &Type) -> Option<CLayout> {
+        self.c_layout_at(ty, 0)
+    }
+
+    fn c_layout_at(&self, ty: &Type, depth: u32) -> Option<CLayout> {
+        let scalar = |n: u64| Some(CLayout { size: n, align: n });
+        match ty {
+            Type::Bool => scalar(1),
+            Type::Int32 | Type::UInt32 | Type::Float32 => scalar(4),
+            Type::Int64 | Type::UInt64 | Type::Float64 => scalar(8),
+            Type::Vector(_) | Type::Array { .. } | Type::ConstArray { .. } => scalar(8),
+            // A record that contains itself is an error already; the depth bound keeps this finite anyway.
+            Type::Record(id) if depth < 64 => {
+                let mut layout = CLayout { size: 0, align: 1 };
+                for (_, field) in &self.records.get(id.0 as usize)?.fields {
+                    let f = self.c_layout_at(field, depth + 1)?;
+                    layout.size = layout.size.div_ceil(f.align) * f.align + f.size;
+                    layout.align = layout.align.max(f.align);
+                }
+                layout.size = layout.size.div_ceil(layout.align) * layout.align;
+                Some(layout)
+            }
+            _ => None,
+        }
     }
 
     /// Source form of a type, as diagnostics print it (`float32 vector`, `int32 shared[256]`).

@@ -1,9 +1,12 @@
 //! Quick fixes: a diagnostic that carries a [`Suggestion`](skc_core::diagnostic::Suggestion) becomes a code action
-//! that applies its replacement, offered wherever the requested range meets the diagnostic's primary span.
+//! that applies its replacement, offered wherever the requested range meets the diagnostic's primary span. Only a
+//! machine-applicable suggestion is marked preferred (the fix an editor may apply on its own, "fix all" or
+//! "auto fix"); one that may change what the program does is offered for a person to choose.
 
 use std::collections::HashMap;
 
 use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, Url, WorkspaceEdit};
+use skc_core::diagnostic::Applicability;
 use skc_core::Checked;
 
 use crate::diagnostics;
@@ -32,7 +35,7 @@ pub fn quick_fixes(checked: &Checked, uri: &Url, requested: Range) -> Vec<CodeAc
                 changes: Some(HashMap::from([(uri.clone(), vec![edit])])),
                 ..WorkspaceEdit::default()
             }),
-            is_preferred: Some(true),
+            is_preferred: Some(suggestion.applicability == Applicability::MachineApplicable),
             ..CodeAction::default()
         }));
     }
@@ -56,7 +59,8 @@ mod tests {
         let mut checked = skc_core::check("/t.sk", text, &skc_core::NoModules, &Default::default());
         let at = text.find("lenght").unwrap();
         let span = Span::new(checked.root, at, at + 6);
-        checked.diagnostics = vec![Diagnostic::error("E0200", "unknown name `lenght`")
+        // Only the codes of SUGGESTING_CODES may carry an edit; which one does not matter here.
+        checked.diagnostics = vec![Diagnostic::warning("W0102", "unknown name `lenght`")
             .primary(span, "not found")
             .suggest("replace with `length`", span, "length")];
         let uri = Url::parse("file:///t.sk").unwrap();
@@ -69,5 +73,15 @@ mod tests {
         let edits = &fix.edit.as_ref().unwrap().changes.as_ref().unwrap()[&uri];
         assert_eq!((edits[0].range.start.character, edits[0].new_text.as_str()), (13, "length"));
         assert_eq!(fix.diagnostics.as_ref().unwrap()[0].message.lines().next(), Some("unknown name `lenght`"));
+        assert_eq!(fix.is_preferred, Some(true), "a machine-applicable suggestion is the preferred fix");
+        // One that a person must check is offered, not preferred.
+        let diagnostic = checked.diagnostics.pop().unwrap();
+        let suggestion = diagnostic.suggestion.clone().unwrap();
+        checked.diagnostics =
+            vec![diagnostic.suggest_maybe_incorrect(suggestion.message, suggestion.span, suggestion.replacement)];
+        let fixes =
+            quick_fixes(&checked, &uri, Range::new(lsp_types::Position::new(1, 14), lsp_types::Position::new(1, 14)));
+        let [CodeActionOrCommand::CodeAction(fix)] = fixes.as_slice() else { panic!("{fixes:?}") };
+        assert_eq!(fix.is_preferred, Some(false));
     }
 }

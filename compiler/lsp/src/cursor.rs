@@ -51,6 +51,7 @@ pub fn find(checked: &Checked, offset: usize) -> Option<Found> {
         .or_else(|| binder_at(checked, offset))
         .or_else(|| type_name_at(checked, offset))
         .or_else(|| callee_at(checked, offset))
+        .or_else(|| assignment_target_at(checked, offset))
         .or_else(|| expression_at(checked, offset))
 }
 
@@ -166,6 +167,18 @@ fn callee_at(checked: &Checked, offset: usize) -> Option<Found> {
         None => builtins::lookup(&callee.name.name)
             .map(|builtin| Found { target: Target::Builtin { builtin, expr: Some(id) }, span }),
     }
+}
+
+/// The variable assigned by `x := e` (the parser may leave a stray, unresolved `Var` node where the target is,
+/// as for callees, so assignments are looked at before the smallest expression).
+fn assignment_target_at(checked: &Checked, offset: usize) -> Option<Found> {
+    let module = &checked.module;
+    let assignments = module.exprs.iter().enumerate().filter_map(|(i, kind)| match kind {
+        ExprKind::Assign { target, .. } if in_root(checked, target.span(), offset) => Some((ExprId(i as u32), target)),
+        _ => None,
+    });
+    let (id, target) = assignments.min_by_key(|(id, _)| module.span(*id).len())?;
+    Some(Found { target: resolution_target(checked, id)?, span: target.span() })
 }
 
 /// The smallest expression containing `offset`, refined to the name under the cursor.

@@ -1,20 +1,15 @@
-//! The compiler's [`Diagnostic`] as LSP diagnostics: one on the primary span (code, a link to the explanation
-//! page, headline, then the primary label, help and notes on their own lines; secondary labels as related
+//! The compiler's [`Diagnostic`] as LSP diagnostics: one on the primary span (code, headline, then the primary label, help and notes on their own lines; secondary labels as related
 //! information), plus each secondary label in the same file mirrored as a hint at its own span, as
 //! rust-analyzer and Gleam do, because editors show related information poorly.
 
 use lsp_types::{
-    CodeDescription, Diagnostic as LspDiagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location,
-    NumberOrString, Range, Url,
+    Diagnostic as LspDiagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString, Range, Url,
 };
 use skc_core::syntax::ast::{Item, Open};
 use skc_core::{Checked, Diagnostic, FileId, Severity, Span};
 
 use crate::documents::uri_of;
 use crate::position::range_of;
-
-/// Base of the explanation pages: `EXPLAIN_URL` + `E0001`.
-pub const EXPLAIN_URL: &str = "https://skc.dev/explain/";
 
 /// Every diagnostic of a checked document, as published for `uri` (its root file).
 pub fn to_lsp(checked: &Checked, uri: &Url) -> Vec<LspDiagnostic> {
@@ -82,9 +77,8 @@ fn base(diagnostic: &Diagnostic, range: Range, severity: DiagnosticSeverity, mes
         range,
         severity: Some(severity),
         code: Some(NumberOrString::String(diagnostic.code.to_string())),
-        code_description: Url::parse(&format!("{EXPLAIN_URL}{}", diagnostic.code))
-            .ok()
-            .map(|href| CodeDescription { href }),
+        // No link: the explanation page is the `skc.explain` command's answer (and a hover on the code).
+        code_description: None,
         source: Some("skc".into()),
         message,
         related_information: None,

@@ -73,6 +73,11 @@ impl Documents {
         self.open.remove(uri)
     }
 
+    /// The URIs of every open document.
+    pub fn uris(&self) -> Vec<Url> {
+        self.open.keys().cloned().collect()
+    }
+
     pub fn get(&self, uri: &Url) -> Option<&Document> {
         self.open.get(uri)
     }
@@ -96,15 +101,19 @@ impl Documents {
     }
 }
 
-/// The files a check reads: an open document's text (unsaved edits included) before the file on disk.
+/// The files a check reads: a text edited in memory (a rename being tried), then an open document's text
+/// (unsaved edits included), then the file on disk.
 struct DocumentFiles<'a> {
     documents: &'a Documents,
+    /// Texts by file name that replace both the documents and the disk.
+    edited: Option<&'a HashMap<String, String>>,
     disk: DiskFiles,
 }
 
 impl Files for DocumentFiles<'_> {
     fn read(&self, path: &Path) -> std::io::Result<String> {
-        match self.documents.text_of_path(path) {
+        let edited = self.edited.and_then(|texts| texts.get(&path.display().to_string()));
+        match edited.map(String::as_str).or_else(|| self.documents.text_of_path(path)) {
             Some(text) => Ok(text.to_string()),
             None => self.disk.read(path),
         }
@@ -124,7 +133,22 @@ pub fn search_path(include_dirs: &[PathBuf]) -> SearchPath {
 /// Checks the current text of the open document `uri`, its modules read through the open documents first.
 pub fn check(documents: &Documents, search_path: &SearchPath, uri: &Url) -> Option<(i32, Checked)> {
     let document = documents.get(uri)?;
-    let files = DocumentFiles { documents, disk: DiskFiles::new() };
+    let files = DocumentFiles { documents, edited: None, disk: DiskFiles::new() };
     let session = Session::new(&files).with_search(search_path.clone());
     Some((document.version, session.check(&document.file_name, &document.text)))
+}
+
+/// [`check`] with some files' texts replaced (by file name), the document's own included: how a rename is
+/// tried before it is offered.
+pub fn check_edited(
+    documents: &Documents,
+    search_path: &SearchPath,
+    uri: &Url,
+    edited: &HashMap<String, String>,
+) -> Option<Checked> {
+    let document = documents.get(uri)?;
+    let files = DocumentFiles { documents, edited: Some(edited), disk: DiskFiles::new() };
+    let session = Session::new(&files).with_search(search_path.clone());
+    let text = edited.get(&document.file_name).unwrap_or(&document.text);
+    Some(session.check(&document.file_name, text))
 }

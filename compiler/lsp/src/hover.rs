@@ -1,6 +1,7 @@
 //! Hover: what the name or expression under the cursor is (its type or signature, in a code block) and, for
 //! values inside kernels and functions, how uniform it is and where its variation comes from, so that a user
-//! can see why a barrier under it was rejected.
+//! can see why a barrier under it was rejected. On a diagnostic code (`W0101` in `[@allow W0101]`, or in a
+//! comment), the code's explanation page.
 
 use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
 use skc_core::builtins::{Builtin, Requirement};
@@ -9,9 +10,14 @@ use skc_core::types::{ConstValue, FunctionInfo, KernelInfo, LocalId, Mutability,
 use skc_core::Checked;
 
 use crate::cursor::{self, Target};
+use crate::explain;
 use crate::position::range_of;
+use crate::uniformity::LocalLevels;
 
 pub fn hover(checked: &Checked, offset: usize) -> Option<Hover> {
+    if let Some(hover) = explain::hover_on_code(checked.sources.file(checked.root), offset) {
+        return Some(hover);
+    }
     let found = cursor::find(checked, offset)?;
     let sections = describe(checked, &found.target)?;
     let value = sections.into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join("\n\n---\n\n");
@@ -74,12 +80,22 @@ fn local_hover(checked: &Checked, local: LocalId, expr: Option<ExprId>) -> Vec<S
         (Mutability::Immutable, _) => "",
     };
     let mut sections = vec![code(&format!("{prefix}{}", typed(&info.name, &info.ty, checked)))];
-    // At a use, the value there; at a `let`, the value bound.
-    let value = expr.or_else(|| match cursor::declaring_expr(checked, local).map(|e| checked.module.expr(e)) {
-        Some(ExprKind::Let { value, .. }) => Some(*value),
-        _ => None,
-    });
-    sections.extend(value.map(|e| uniformity(checked, e)));
+    let at_assignment = expr.is_some_and(|e| matches!(checked.module.expr(e), ExprKind::Assign { .. }));
+    let value = match expr {
+        // At a read, the value read there.
+        Some(e) if !at_assignment => Some(uniformity(checked, e)),
+        // At the binder or an assignment of a variable, every value it holds (an assignment in diverged control
+        // flow makes it vary even when the value assigned does not).
+        _ if info.mutability != Mutability::Immutable => {
+            Some(uniformity_text(checked, LocalLevels::of(checked).witness(local)))
+        }
+        // At a `let`, the value bound.
+        _ => match cursor::declaring_expr(checked, local).map(|e| checked.module.expr(e)) {
+            Some(ExprKind::Let { value, .. }) => Some(uniformity(checked, *value)),
+            _ => None,
+        },
+    };
+    sections.extend(value);
     sections
 }
 
@@ -107,6 +123,14 @@ fn expression_hover(checked: &Checked, expr: ExprId) -> Option<Vec<String>> {
             sections.push(uniformity(checked, expr));
             Some(sections)
         }
+    }
+}
+
+/// [`uniformity`] of `expr`, or "uniform" when there is none.
+pub fn uniformity_text(checked: &Checked, expr: Option<ExprId>) -> String {
+    match expr {
+        Some(expr) => uniformity(checked, expr),
+        None => format!("**{}**", skc_core::convergence::Uniformity::Uniform.hover()),
     }
 }
 
@@ -141,22 +165,36 @@ fn short(text: &str) -> String {
 }
 
 fn builtin_hover(builtin: &Builtin) -> Vec<String> {
-    let requirement = match builtin.requirement {
+    vec![code(&builtin_signature(builtin)), builtin.doc.to_string(), requirement_sentence(builtin).to_string()]
+}
+
+/// What a builtin requires of convergence, as a sentence (empty when nothing).
+pub fn requirement_sentence(builtin: &Builtin) -> &'static str {
+    match builtin.requirement {
         Requirement::None => "",
         Requirement::BlockConverged => {
             "Must be reached by every thread of the block together (converged control flow)."
         }
         Requirement::WarpConverged => "Must be reached by every thread of the warp together (converged control flow).",
-    };
-    let code_text = format!("{} : {}", builtin.name, builtin.signature());
-    vec![code(&code_text), builtin.doc.to_string(), requirement.to_string()]
+    }
+}
+
+/// `shfl_down : 'word -> int32 -> 'word` (type variables named by their class, as docs/language.md prints them).
+pub fn builtin_signature(builtin: &Builtin) -> String {
+    format!("{} : {}", builtin.name, builtin.signature())
 }
 
 fn params(checked: &Checked, locals: impl Iterator<Item = LocalId>) -> String {
     locals.map(|l| checked.types.local(l)).map(|p| format!(" ({})", typed(&p.name, &p.ty, checked))).collect()
 }
 
-fn function_signature(checked: &Checked, function: &FunctionInfo) -> String {
+/// `(x : float32)`: one parameter as a signature shows it.
+pub fn param_text(checked: &Checked, local: LocalId) -> String {
+    let p = checked.types.local(local);
+    format!("({})", typed(&p.name, &p.ty, checked))
+}
+
+pub fn function_signature(checked: &Checked, function: &FunctionInfo) -> String {
     let params = params(checked, function.params.iter().copied());
     let params = if params.is_empty() { " ()".to_string() } else { params };
     match function.ret {
@@ -181,7 +219,7 @@ fn constant_signature(checked: &Checked, index: usize) -> String {
 }
 
 /// The signature of the item defined by `module.items[item]`, from the type checker's tables when it has them.
-fn item_signature(checked: &Checked, item: usize) -> Option<String> {
+pub fn item_signature(checked: &Checked, item: usize) -> Option<String> {
     let types = &checked.types;
     Some(match checked.module.items.get(item)? {
         Item::Kernel(k) => match types.kernels.iter().find(|info| info.item == item) {

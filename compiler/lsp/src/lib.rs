@@ -1,20 +1,32 @@
 //! skc-lsp: the language server behind `skc lsp`. It owns the protocol loop (on rust-analyzer's `lsp-server`
-//! scaffold), the store of open documents, and the translation of the compiler's results into LSP: diagnostics,
-//! hovers (type and uniformity of the expression under the cursor), go to definition and document symbols.
+//! scaffold), the store of open documents, and the translation of the compiler's results into LSP: diagnostics
+//! and quick fixes, hovers (type and uniformity of the expression under the cursor, explanation pages of codes),
+//! completion, signature help, go to definition, references, document highlight, rename, document symbols, the
+//! uniformity views (inlay hints, semantic tokens) and the commands `skc.explain` and `skc.showCuda`.
 //!
 //! Everything the server knows comes from one call to [`skc_core::check`] per document version; the server adds
 //! no analysis of its own. `run` takes any [`lsp_server::Connection`], so tests drive it in memory.
 
 mod code_actions;
+mod commands;
+mod completion;
 mod cursor;
 mod definition;
 mod diagnostics;
 mod documents;
+mod explain;
 mod hover;
 mod position;
+mod references;
+mod rename;
+mod requests;
+mod scope;
 mod server;
+mod settings;
+mod signature_help;
 mod symbols;
 pub mod transport;
+mod uniformity;
 
 use std::fmt;
 

@@ -9,17 +9,14 @@
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::RecvTimeoutError;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::{
-    CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability, CodeActionResponse,
-    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, DocumentSymbolParams,
-    DocumentSymbolResponse, GotoDefinitionParams, GotoDefinitionResponse, Hover, HoverParams, HoverProviderCapability,
-    InitializeParams, InitializeResult, OneOf, PublishDiagnosticsParams, ServerCapabilities, ServerInfo,
-    TextDocumentContentChangeEvent, TextDocumentSyncCapability, TextDocumentSyncKind, Url,
+    ClientCapabilities, DidChangeConfigurationParams, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams, InitializeParams, InitializeResult, PublishDiagnosticsParams, ServerInfo,
+    TextDocumentContentChangeEvent, Url,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -28,7 +25,8 @@ use skc_core::source::SourceFile;
 
 use crate::documents::{self, Documents};
 use crate::position::offset_of;
-use crate::{code_actions, definition, diagnostics, hover, symbols, ServerError};
+use crate::settings::Settings;
+use crate::{diagnostics, requests, ServerError};
 
 /// How long edits must pause before a document in a burst of edits is checked again.
 pub const DEBOUNCE: Duration = Duration::from_millis(100);
@@ -40,14 +38,19 @@ enum Phase {
     ShuttingDown,
 }
 
-struct Server<'c> {
+pub(crate) struct Server<'c> {
     connection: &'c Connection,
     phase: Phase,
-    documents: Documents,
-    search_path: SearchPath,
+    pub(crate) documents: Documents,
+    pub(crate) search_path: SearchPath,
+    pub(crate) settings: Settings,
+    /// What the client said it can do (whether it takes refresh requests).
+    client: ClientCapabilities,
     /// Documents waiting to be checked, and from when.
     pending: HashMap<Url, Instant>,
     last_edit: HashMap<Url, Instant>,
+    /// Ids of the requests the server sends (their responses are not needed and are dropped).
+    next_request: i32,
 }
 
 /// Serves one client on `connection` until it sends `exit`: `Ok` after `shutdown` then `exit`.
@@ -57,8 +60,11 @@ pub fn run(connection: Connection) -> Result<(), ServerError> {
         phase: Phase::Uninitialized,
         documents: Documents::default(),
         search_path: documents::search_path(&[]),
+        settings: Settings::default(),
+        client: ClientCapabilities::default(),
         pending: HashMap::new(),
         last_edit: HashMap::new(),
+        next_request: 0,
     };
     server.main_loop()
 }
@@ -108,12 +114,12 @@ impl Server<'_> {
                 }
                 None
             }
-            // The server sends no requests, so expects no responses.
+            // The server's requests are refreshes: their answers say nothing it needs.
             Message::Response(_) => None,
         }
     }
 
-    fn send(&self, message: Message) {
+    pub(crate) fn send(&self, message: Message) {
         // A closed connection ends the loop at the next receive; nothing to do here.
         let _ = self.connection.sender.send(message);
     }
@@ -145,22 +151,29 @@ impl Server<'_> {
     }
 
     fn dispatch(&mut self, request: Request) -> Response {
-        match request.method.as_str() {
-            "textDocument/hover" => self.on(request, Server::hover),
-            "textDocument/definition" => self.on(request, Server::definition),
-            "textDocument/documentSymbol" => self.on(request, Server::document_symbols),
-            "textDocument/codeAction" => self.on(request, Server::code_actions),
-            method => {
-                let message = format!("`{method}` is not supported by skc lsp");
-                error(request.id, ErrorCode::MethodNotFound, &message)
-            }
-        }
+        requests::dispatch(self, request)
     }
 
     /// Decodes a request's parameters and answers with what `handler` returns.
-    fn on<P: DeserializeOwned, R: Serialize>(&mut self, request: Request, handler: fn(&mut Self, P) -> R) -> Response {
+    pub(crate) fn on<P: DeserializeOwned, R: Serialize>(
+        &mut self,
+        request: Request,
+        handler: fn(&mut Self, P) -> R,
+    ) -> Response {
+        self.on_fallible(request, |server, params| Ok(handler(server, params)))
+    }
+
+    /// [`Server::on`] for a handler that may refuse (its sentence becomes a `RequestFailed` error).
+    pub(crate) fn on_fallible<P: DeserializeOwned, R: Serialize>(
+        &mut self,
+        request: Request,
+        handler: impl FnOnce(&mut Self, P) -> Result<R, String>,
+    ) -> Response {
         match serde_json::from_value::<P>(request.params) {
-            Ok(params) => Response::new_ok(request.id, handler(self, params)),
+            Ok(params) => match handler(self, params) {
+                Ok(result) => Response::new_ok(request.id, result),
+                Err(why) => error(request.id, ErrorCode::RequestFailed, &why),
+            },
             Err(e) => error(request.id, ErrorCode::InvalidParams, &format!("invalid parameters: {e}")),
         }
     }
@@ -170,13 +183,13 @@ impl Server<'_> {
             "textDocument/didOpen" => decode(notification, |p| self.did_open(p)),
             "textDocument/didChange" => decode(notification, |p| self.did_change(p)),
             "textDocument/didClose" => decode(notification, |p| self.did_close(p)),
+            "workspace/didChangeConfiguration" => decode(notification, |p| self.did_change_configuration(p)),
             // Known and nothing to do: the handshake's end, saves (the text came with the changes), cancellation
-            // (requests are answered in order, at once), configuration.
+            // (requests are answered in order, at once).
             "initialized"
             | "textDocument/didSave"
             | "$/cancelRequest"
             | "$/setTrace"
-            | "workspace/didChangeConfiguration"
             | "workspace/didChangeWatchedFiles" => {}
             _ => {}
         }
@@ -184,15 +197,46 @@ impl Server<'_> {
 
     fn initialize(&mut self, params: InitializeParams) -> InitializeResult {
         self.phase = Phase::Running;
-        let options = params.initialization_options.unwrap_or_default();
-        if let Some(paths) = options.get("includePaths").and_then(|p| p.as_array()) {
-            let include: Vec<PathBuf> = paths.iter().filter_map(|p| p.as_str()).map(PathBuf::from).collect();
-            self.search_path = documents::search_path(&include);
+        if let Some(options) = &params.initialization_options {
+            self.configure(options);
         }
+        self.client = params.capabilities;
         InitializeResult {
-            capabilities: capabilities(),
+            capabilities: requests::capabilities(),
             server_info: Some(ServerInfo { name: "skc".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
         }
+    }
+
+    fn configure(&mut self, value: &serde_json::Value) {
+        self.settings.update(value);
+        self.search_path = documents::search_path(&self.settings.include_paths);
+    }
+
+    /// New settings: modules may resolve differently (every document is checked again), and the uniformity views
+    /// are asked for again where the client can be told to.
+    fn did_change_configuration(&mut self, params: DidChangeConfigurationParams) {
+        let before = self.settings.clone();
+        self.configure(&params.settings);
+        if self.settings.include_paths != before.include_paths {
+            for uri in self.documents.uris() {
+                self.schedule(uri);
+            }
+        }
+        let workspace = self.client.workspace.as_ref();
+        let inlay_refresh = workspace.and_then(|w| w.inlay_hint.as_ref()).and_then(|c| c.refresh_support);
+        let tokens_refresh = workspace.and_then(|w| w.semantic_tokens.as_ref()).and_then(|c| c.refresh_support);
+        if self.settings.inlay_hints != before.inlay_hints && inlay_refresh == Some(true) {
+            self.send_request("workspace/inlayHint/refresh");
+        }
+        if self.settings.semantic_tokens != before.semantic_tokens && tokens_refresh == Some(true) {
+            self.send_request("workspace/semanticTokens/refresh");
+        }
+    }
+
+    fn send_request(&mut self, method: &str) {
+        self.next_request += 1;
+        let id = RequestId::from(format!("skc-{}", self.next_request));
+        self.send(Request::new(id, method.to_string(), serde_json::Value::Null).into());
     }
 
     fn did_open(&mut self, params: DidOpenTextDocumentParams) {
@@ -285,7 +329,7 @@ impl Server<'_> {
     }
 
     /// The checked current version of `uri` (checking it now if an edit is waiting) and its root file.
-    fn checked(&mut self, uri: &Url) -> Option<(&skc_core::Checked, &SourceFile)> {
+    pub(crate) fn checked(&mut self, uri: &Url) -> Option<(&skc_core::Checked, &SourceFile)> {
         let stale = self.documents.get(uri)?.current().is_none();
         if stale {
             self.check_now(uri);
@@ -293,50 +337,9 @@ impl Server<'_> {
         let checked = self.documents.get(uri)?.current()?;
         Some((checked, checked.sources.file(checked.root)))
     }
-
-    fn hover(&mut self, params: HoverParams) -> Option<Hover> {
-        let position = params.text_document_position_params;
-        let (checked, file) = self.checked(&position.text_document.uri)?;
-        hover::hover(checked, offset_of(file, position.position))
-    }
-
-    fn definition(&mut self, params: GotoDefinitionParams) -> Option<GotoDefinitionResponse> {
-        let position = params.text_document_position_params;
-        let uri = position.text_document.uri;
-        let (checked, file) = self.checked(&uri)?;
-        let location = definition::definition(checked, &uri, offset_of(file, position.position))?;
-        Some(GotoDefinitionResponse::Scalar(location))
-    }
-
-    fn document_symbols(&mut self, params: DocumentSymbolParams) -> Option<DocumentSymbolResponse> {
-        let (checked, _) = self.checked(&params.text_document.uri)?;
-        Some(DocumentSymbolResponse::Nested(symbols::document_symbols(checked)))
-    }
 }
 
-impl Server<'_> {
-    fn code_actions(&mut self, params: CodeActionParams) -> Option<CodeActionResponse> {
-        let uri = params.text_document.uri;
-        let (checked, _) = self.checked(&uri)?;
-        Some(code_actions::quick_fixes(checked, &uri, params.range))
-    }
-}
-
-fn capabilities() -> ServerCapabilities {
-    ServerCapabilities {
-        text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
-        hover_provider: Some(HoverProviderCapability::Simple(true)),
-        definition_provider: Some(OneOf::Left(true)),
-        document_symbol_provider: Some(OneOf::Left(true)),
-        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
-            ..CodeActionOptions::default()
-        })),
-        ..ServerCapabilities::default()
-    }
-}
-
-fn error(id: RequestId, code: ErrorCode, message: &str) -> Response {
+pub(crate) fn error(id: RequestId, code: ErrorCode, message: &str) -> Response {
     Response::new_err(id, code as i32, message.to_string())
 }
 

@@ -126,9 +126,10 @@ fn read_message(reader: &mut impl BufRead) -> Value {
     serde_json::from_slice(&body).unwrap()
 }
 
-#[test]
-fn garbage_on_the_wire_is_answered_and_skipped() {
-    let (server_in, mut to_server) = std::io::pipe().unwrap();
+/// A server on the byte-level transport, over pipes: (bytes to it, what it writes, its thread).
+fn piped_server(
+) -> (std::io::PipeWriter, BufReader<std::io::PipeReader>, std::thread::JoinHandle<Result<(), ServerError>>) {
+    let (server_in, to_server) = std::io::pipe().unwrap();
     let (from_server, server_out) = std::io::pipe().unwrap();
     let server = std::thread::spawn(move || {
         let (connection, threads) = skc_lsp::transport::framed(BufReader::new(server_in), server_out);
@@ -136,7 +137,12 @@ fn garbage_on_the_wire_is_answered_and_skipped() {
         threads.join().unwrap();
         result
     });
-    let mut from_server = BufReader::new(from_server);
+    (to_server, BufReader::new(from_server), server)
+}
+
+#[test]
+fn garbage_on_the_wire_is_answered_and_skipped() {
+    let (mut to_server, mut from_server, server) = piped_server();
     let mut send = |bytes: &[u8]| to_server.write_all(bytes).unwrap();
     send(b"Content-Length: 12\r\n\r\n{not json!!}");
     assert_eq!(read_message(&mut from_server)["error"]["code"], -32700);
@@ -152,6 +158,69 @@ fn garbage_on_the_wire_is_answered_and_skipped() {
     assert_eq!(reply["result"]["capabilities"]["hoverProvider"], true);
     send(&frame(&json!({ "jsonrpc": "2.0", "id": 2, "method": "shutdown" })));
     assert_eq!(read_message(&mut from_server)["id"], 2);
+    send(&frame(&json!({ "jsonrpc": "2.0", "method": "exit" })));
+    assert!(server.join().unwrap().is_ok());
+}
+
+/// A hover request frame with id `id` whose header says `length`.
+fn hover_with_length(id: &str, length: &str) -> Vec<u8> {
+    let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"textDocument/hover","params":{{}}}}"#);
+    format!("Content-Length: {length}\r\n\r\n{body}").into_bytes()
+}
+
+#[test]
+fn after_a_bad_content_length_every_later_request_is_answered() {
+    for bad_length in ["abc", "99999999999999999999999999", "4000000000", "-5", ""] {
+        let (mut to_server, mut from_server, server) = piped_server();
+        let mut send = |bytes: &[u8]| to_server.write_all(bytes).unwrap();
+        send(&frame(&json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } })));
+        assert_eq!(read_message(&mut from_server)["id"], 1);
+        // One frame with a bad length: its body cannot be delimited and is dropped...
+        send(&hover_with_length("1000", bad_length));
+        // ...and each of the 120 after it is read and answered (hover on an unknown document: null).
+        for id in 2..122 {
+            send(&frame(&json!({ "jsonrpc": "2.0", "id": id, "method": "textDocument/hover", "params": {
+                "textDocument": { "uri": "file:///nowhere.sk" }, "position": { "line": 0, "character": 0 } } })));
+            let reply = read_message(&mut from_server);
+            assert_eq!(
+                (reply["id"].clone(), reply["result"].clone()),
+                (json!(id), Value::Null),
+                "after `{bad_length}`"
+            );
+        }
+        send(&frame(&json!({ "jsonrpc": "2.0", "id": 200, "method": "shutdown" })));
+        assert_eq!(read_message(&mut from_server)["id"], 200);
+        send(&frame(&json!({ "jsonrpc": "2.0", "method": "exit" })));
+        assert!(server.join().unwrap().is_ok(), "after `{bad_length}`");
+    }
+}
+
+#[test]
+fn every_request_is_answered_even_with_an_id_the_protocol_does_not_allow() {
+    let (mut to_server, mut from_server, server) = piped_server();
+    let mut send = |bytes: &[u8]| to_server.write_all(bytes).unwrap();
+    send(&frame(&json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } })));
+    assert_eq!(read_message(&mut from_server)["id"], 1);
+    for (id, echoed) in [
+        ("4294967296", json!(4294967296u64)),
+        ("-9007199254740993", json!(-9007199254740993i64)),
+        ("2.5", json!(2.5)),
+        ("null", Value::Null),
+        ("{}", Value::Null),
+    ] {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"textDocument/hover","params":{{}}}}"#);
+        send(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
+        let reply = read_message(&mut from_server);
+        assert_eq!((reply["id"].clone(), reply["error"]["code"].clone()), (echoed, json!(-32600)), "id {id}");
+    }
+    // The largest and smallest 32-bit ids and string ids reach the server (which finds the parameters invalid).
+    for id in [json!(2147483647), json!(-2147483648), json!("req-1")] {
+        send(&frame(&json!({ "jsonrpc": "2.0", "id": id, "method": "textDocument/hover", "params": {} })));
+        let reply = read_message(&mut from_server);
+        assert_eq!((reply["id"].clone(), reply["error"]["code"].clone()), (id, json!(-32602)));
+    }
+    send(&frame(&json!({ "jsonrpc": "2.0", "id": 3, "method": "shutdown" })));
+    assert_eq!(read_message(&mut from_server)["id"], 3);
     send(&frame(&json!({ "jsonrpc": "2.0", "method": "exit" })));
     assert!(server.join().unwrap().is_ok());
 }

@@ -165,6 +165,9 @@ fn unsigned_literal(value: u64, suffix: &str, hex: bool) -> String {
 pub fn float_literal(value: f64, ty: &Type) -> String {
     let single = !matches!(ty, Type::Float64);
     let (one, zero) = if single { ("1.0f", "0.0f") } else { ("1.0", "0.0") };
+    // Rounded to the type first: a float64 value beyond float32's range is a float32 infinity, whose digits
+    // (`inf`) are no C token.
+    let value = if single { value as f32 as f64 } else { value };
     if value.is_nan() {
         return format!("({zero} / {zero})");
     }
@@ -223,5 +226,12 @@ mod tests {
         assert_eq!(float_literal(f64::INFINITY, &Type::Float32), "(1.0f / 0.0f)");
         assert_eq!(float_literal(f64::NEG_INFINITY, &Type::Float64), "(-1.0 / 0.0)");
         assert_eq!(float_literal(-2.5, &Type::Float64), "-2.5");
+        assert_eq!(float_literal(1e39, &Type::Float32), "(1.0f / 0.0f)");
+        assert_eq!(float_literal(-1e39, &Type::Float32), "(-1.0f / 0.0f)");
+        assert_eq!(float_literal(1e39, &Type::Float64), "1e39");
+        assert_eq!(float_literal(f64::NAN, &Type::Float32), "(0.0f / 0.0f)");
+        assert_eq!(float_literal(1e-50, &Type::Float32), "0.0f");
+        assert_eq!(float_literal(f64::from(f32::MAX), &Type::Float32), "3.4028235e38f");
+        assert_eq!(float_literal(f64::MAX, &Type::Float64), "1.7976931348623157e308");
     }
 }

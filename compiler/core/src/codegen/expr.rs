@@ -54,7 +54,7 @@ impl FnLowering<'_, '_> {
             }
             ExprKind::ArrayLit(ref items) => {
                 let ops: Vec<Operand> = items.iter().map(|i| Operand::value(*i)).collect();
-                let values = self.lower_operands(&ops);
+                let values = self.lower_initializer_operands(&ops);
                 let texts: Vec<String> = values.iter().map(|v| v.text.clone()).collect();
                 let parts: Vec<&CExpr> = values.iter().collect();
                 CExpr::new(format!("{{{}}}", texts.join(", ")), prec::PRIMARY).with_parts(&parts)
@@ -270,7 +270,7 @@ impl FnLowering<'_, '_> {
 
     fn lower_record(&mut self, e: ExprId, fields: &[(crate::syntax::ast::Ident, ExprId)]) -> CExpr {
         let ops: Vec<Operand> = fields.iter().map(|(_, v)| Operand::value(*v)).collect();
-        let values = self.lower_operands(&ops);
+        let values = self.lower_initializer_operands(&ops);
         let ty = self.g.ty(e).clone();
         let record_name = self.c_type(&ty);
         let declared: Vec<String> = match &ty {
@@ -400,6 +400,12 @@ impl FnLowering<'_, '_> {
     /// A builtin's CUDA template with the arguments substituted. Effectful builtins with unit results become
     /// statements here.
     pub fn apply_builtin(&mut self, e: ExprId, b: &'static Builtin, args: Vec<CExpr>) -> CExpr {
+        if let Some(constant) = b.value {
+            // A named float constant: its value as a literal of the use's type (`(1.0f / 0.0f)`, `3.4028235e38f`).
+            let ty = self.g.ty(e);
+            let value = constant.value(*ty == Type::Float32);
+            return CExpr::new(float_literal(value, ty), literal_prec(value));
+        }
         let mut args = args;
         if b.name == "select" && args.len() == 3 {
             // Both operands are evaluated (a predicated select, not a branch): anything with an effect runs first,
@@ -421,6 +427,12 @@ impl FnLowering<'_, '_> {
                 self.g.helper_overloads.borrow_mut().insert((helper.to_string(), ty));
             }
         }
+        if let Some(intrinsic) = self.float_to_integer_intrinsic(e, b) {
+            // A float to an integer: CUDA's conversion intrinsic (`cvt.rzi`, saturating, NaN to 0), where the C
+            // cast would be undefined for a value out of the type's range.
+            let text = format!("{intrinsic}({})", args.first().map(|a| a.text.as_str()).unwrap_or("0"));
+            return CExpr::new(text, prec::PRIMARY).with_parts(&args.iter().collect::<Vec<_>>());
+        }
         let float = args_float_kind(self, e);
         let text = substitute(b.cuda, &args, float);
         let parts: Vec<&CExpr> = args.iter().collect();
@@ -431,6 +443,32 @@ impl FnLowering<'_, '_> {
             return CExpr::unit();
         }
         value
+    }
+}
+
+impl FnLowering<'_, '_> {
+    /// For `int32 x`, `uint64 x`... of a float `x`: the CUDA intrinsic that converts it (`__float2int_rz`).
+    fn float_to_integer_intrinsic(&self, e: ExprId, b: &Builtin) -> Option<&'static str> {
+        let ExprKind::Call { args, .. } = self.g.kind(e) else { return None };
+        let from = self.g.ty(*args.first()?);
+        if !matches!(b.name, "int32" | "int64" | "uint32" | "uint64") || !from.is_float() {
+            return None;
+        }
+        Some(float_to_integer_intrinsic(from, self.g.ty(e)))
+    }
+}
+
+/// CUDA's round-toward-zero conversion from a float type to an integer type.
+pub fn float_to_integer_intrinsic(from: &Type, to: &Type) -> &'static str {
+    match (from, to) {
+        (Type::Float32, Type::UInt32) => "__float2uint_rz",
+        (Type::Float32, Type::Int64) => "__float2ll_rz",
+        (Type::Float32, Type::UInt64) => "__float2ull_rz",
+        (Type::Float32, _) => "__float2int_rz",
+        (_, Type::UInt32) => "__double2uint_rz",
+        (_, Type::Int64) => "__double2ll_rz",
+        (_, Type::UInt64) => "__double2ull_rz",
+        _ => "__double2int_rz",
     }
 }
 

@@ -1,12 +1,13 @@
 //! Lowering of expressions as statements: `let` (declarations, shared and local arrays), sequences, `if` with
-//! and without a value, `for` (inclusive, end bound evaluated once), `while`, `break`, `continue`, `return`,
+//! and without a value, `for` (inclusive, end bound evaluated once, never overflowing the counter: see
+//! [`FnLowering::lower_for`]), `while`, `break`, `continue`, `return`,
 //! assignments, supersteps (`{ body } __syncthreads();`) and `pragma`. A value that a construct produces is
 //! delivered to a [`Dest`]: discarded, assigned to a variable, or returned.
 
 use crate::codegen::lower::{prec, CExpr, Dest, FnLowering, Operand};
 use crate::codegen::output::{Stmt, StmtKind};
 use crate::source::Span;
-use crate::syntax::ast::{Binder, ExprId, ExprKind, MemorySpace};
+use crate::syntax::ast::{BinaryOp, Binder, ExprId, ExprKind, MemorySpace};
 use crate::types::{ArraySize, LocalId, Resolution, Type};
 
 /// Loops with constant bounds and at most this many iterations are unrolled fully (`#pragma unroll`); longer
@@ -60,7 +61,12 @@ impl FnLowering<'_, '_> {
             ExprKind::Annot { expr, .. } => self.lower_to(expr, dest),
             ExprKind::Return(value) => self.lower_return(e, value),
             ExprKind::Break => self.emit_simple("break;", self.g.span(e)),
-            ExprKind::Continue => self.emit_simple("continue;", self.g.span(e)),
+            ExprKind::Continue => {
+                if let Some(Some(exit)) = self.loop_exits.last().cloned() {
+                    self.emit_simple(exit, self.g.span(e));
+                }
+                self.emit_simple("continue;", self.g.span(e))
+            }
             ExprKind::Assign { value, .. } => self.lower_assign(e, value),
             ExprKind::IndexSet { array, index, value } if self.is_unread_array(array) => {
                 // Nothing reads this array: only the effects of the index and the value remain.
@@ -280,12 +286,19 @@ impl FnLowering<'_, '_> {
         self.emit_kind(StmtKind::If { cond: c.text, then_body, else_body }, self.g.span(e));
     }
 
+    /// `for i = a to b`: `i` takes every value from `a` to `b` (`b - a + 1` iterations, none when `a > b`), so the
+    /// counter must not step past `b` after the last one: that would overflow when `b` is the type's largest value
+    /// (signed overflow is undefined in C; the unsigned counter wraps and the loop never ends). Where `b` may be
+    /// that value, the last iteration leaves by `if (i == i_end) break;` before `i++` (and a `continue` does the
+    /// same first); where it cannot (a constant below it, or `n - c` in a signed type, whose overflow the language
+    /// leaves undefined), the loop is the plain `for (...; i <= i_end; i++)`. `downto` mirrors this at the
+    /// smallest value (`downto 0u` included).
     fn lower_for(&mut self, e: ExprId, start: ExprId, end: ExprId, downto: bool, body: ExprId) {
         let origin = self.g.span(e);
-        let pragma = self.pending_pragma.take().or_else(|| self.full_unroll(start, end, downto));
-        let bounds = self.lower_operands(&[Operand::value(start), Operand::value(end)]);
         let local = self.g.types.declared_local.get(&e).copied();
         let ty = local.map(|id| self.local_type(id)).unwrap_or(Type::Int32);
+        let pragma = self.pending_pragma.take().or_else(|| self.full_unroll(start, end, downto, &ty));
+        let bounds = self.lower_operands(&[Operand::value(start), Operand::value(end)]);
         let c_ty = if ty.is_integer() { self.c_type(&ty) } else { "int".to_string() };
         // OCaml evaluates the end bound once, before the first iteration.
         let end_text = if bounds[1].is_stable() {
@@ -304,24 +317,71 @@ impl FnLowering<'_, '_> {
         };
         let (compare, step) = if downto { (">=", "--") } else { ("<=", "++") };
         let end_operand = CExpr::new(end_text, if bounds[1].is_stable() { bounds[1].prec } else { prec::PRIMARY });
-        let header = format!(
-            "for ({c_ty} {name} = {}; {name} {compare} {}; {name}{step})",
-            bounds[0].text,
-            end_operand.at(prec::REL + 1)
-        );
-        let (body, ()) = self.in_block(|s| s.lower_to(body, Dest::Discard));
+        let extreme = self.bound_is_extreme(end, downto, &ty);
+        // Where the end bound is the extreme value itself, `i <= i_end` always holds (and NVRTC warns about an
+        // unsigned `i >= 0u`): the break alone ends the loop.
+        let condition = match extreme {
+            Some(true) => String::new(),
+            _ => format!(" {name} {compare} {}", end_operand.at(prec::REL + 1)),
+        };
+        let header = format!("for ({c_ty} {name} = {};{condition}; {name}{step})", bounds[0].text);
+        let exit = (extreme != Some(false)).then(|| format!("if ({name} == {}) break;", end_operand.at(prec::EQ + 1)));
+        self.loop_exits.push(exit.clone());
+        let (mut body, ()) = self.in_block(|s| s.lower_to(body, Dest::Discard));
+        self.loop_exits.pop();
+        let ends_in_jump = matches!(body.last().map(|s| &s.kind), Some(StmtKind::Simple(text))
+            if text.starts_with("return") || text == "break;" || text == "continue;");
+        if let (Some(exit), false) = (exit, ends_in_jump) {
+            body.push(Stmt::simple(exit, origin));
+        }
         self.names.leave_scope();
         self.emit_kind(StmtKind::Loop { pragma, header, body }, origin);
     }
 
-    /// `#pragma unroll` for a loop with compile-time constant bounds and at most `MAX_FULL_UNROLL` iterations.
-    fn full_unroll(&self, start: ExprId, end: ExprId, downto: bool) -> Option<String> {
-        if !(self.g.is_compile_time_constant(start) && self.g.is_compile_time_constant(end)) {
+    /// Is a loop's end bound the extreme value of its type (the largest for `to`, the smallest for `downto`)?
+    /// `Some(true)` or `Some(false)` when known, `None` when it may be.
+    fn bound_is_extreme(&self, end: ExprId, downto: bool, ty: &Type) -> Option<bool> {
+        let (min, max): (i128, i128) = match ty {
+            Type::Int64 => (i64::MIN.into(), i64::MAX.into()),
+            Type::UInt32 => (0, u32::MAX.into()),
+            Type::UInt64 => (0, u64::MAX.into()),
+            _ => (i32::MIN.into(), i32::MAX.into()),
+        };
+        let extreme = if downto { min } else { max };
+        if let Some(value) = self.constant_in_type(end, ty) {
+            return Some(value == extreme);
+        }
+        // `n - c` (`n + c` for downto) with a positive constant `c`, in a signed type: below the largest value
+        // unless it overflowed, which the language leaves undefined.
+        let signed = matches!(ty, Type::Int32 | Type::Int64);
+        let away = if downto { BinaryOp::Add } else { BinaryOp::Sub };
+        match self.g.kind(self.g.strip_annot(end)) {
+            ExprKind::Binary { op, rhs, .. } if signed && *op == away => {
+                self.g.constant_int(*rhs).filter(|c| *c > 0).map(|_| false)
+            }
+            _ => None,
+        }
+    }
+
+    /// The value of a compile-time constant integer read as type `ty` (`4294967295u` is not -1).
+    fn constant_in_type(&self, e: ExprId, ty: &Type) -> Option<i128> {
+        if !self.g.is_compile_time_constant(e) {
             return None;
         }
-        let (first, last) = (self.g.constant_int(start)?, self.g.constant_int(end)?);
-        let trips = if downto { first.checked_sub(last)? } else { last.checked_sub(first)? }.checked_add(1)?;
-        (1..=MAX_FULL_UNROLL).contains(&trips).then(|| "#pragma unroll".to_string())
+        let bits = self.g.constant_int(e)?;
+        Some(match ty {
+            Type::Int64 => bits.into(),
+            Type::UInt32 => (bits as u32).into(),
+            Type::UInt64 => (bits as u64).into(),
+            _ => (bits as i32).into(),
+        })
+    }
+
+    /// `#pragma unroll` for a loop with compile-time constant bounds and at most `MAX_FULL_UNROLL` iterations.
+    fn full_unroll(&self, start: ExprId, end: ExprId, downto: bool, ty: &Type) -> Option<String> {
+        let (first, last) = (self.constant_in_type(start, ty)?, self.constant_in_type(end, ty)?);
+        let trips = if downto { first - last } else { last - first } + 1;
+        (1..=i128::from(MAX_FULL_UNROLL)).contains(&trips).then(|| "#pragma unroll".to_string())
     }
 
     fn lower_while(&mut self, e: ExprId, cond: ExprId, body: ExprId) {

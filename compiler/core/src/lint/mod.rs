@@ -1,7 +1,9 @@
-//! Lints: warnings about programs that are correct but could be written better for the GPU. They run after the
+//! Lints: warnings about programs that are correct but could be written better for the GPU (W0101), or read
+//! differently from what they do (W0102). They run after the
 //! convergence analysis and read its facts; they never change a verdict (a lint only adds warnings, which
 //! `CheckOptions::allow` silences by code).
 
+pub mod misleading_indentation;
 pub mod predicated_commit;
 
 use crate::convergence::UniformityInfo;
@@ -12,5 +14,7 @@ use crate::types::TypeInfo;
 
 /// Runs every lint over the checked module.
 pub fn run(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sources: &SourceMap) -> Vec<Diagnostic> {
-    predicated_commit::check(module, types, uniformity, sources)
+    let mut out = predicated_commit::check(module, types, uniformity, sources);
+    out.extend(misleading_indentation::check(module, sources));
+    out
 }

@@ -11,9 +11,18 @@
 //!   index inside a fixed-size array: an out-of-bounds guard such as `if i < n then a.(i) <- v` is never rewritten;
 //! - integer division in the value or the index only by a non-zero literal (division by zero is undefined);
 //! - a global vector or shared array is written at an index that is thread-varying in every context a kernel
-//!   reaches it in, taken to be the thread's own element (writing back the old value of an element another thread
-//!   may write concurrently would lose its update);
+//!   reaches it in (a uniform index is surely shared with other threads), made without an operation that maps
+//!   several values to one (`thread_idx_x / 2`, `i mod n`, `i land m`: several threads likely share the element);
 //!   local arrays, records and `mut` variables are private to the thread.
+//!
+//! Writing back the old value of an element that another thread writes at the same time would lose that thread's
+//! update, so the rewrite is offered as an edit (`Diagnostic::suggestion`: the JSON `suggested_replacement`, the
+//! language server's quick fix) only where each element is provably written by one thread at most: private
+//! memory, the two-store form, or a kernel's vector or shared array whose every write in the kernel is at one
+//! index that is an injective function of the thread that does not change while it runs (`global_thread_id`,
+//! plus or minus kernel-invariant values, times nonzero literals, in a signed type: see `owned_element`).
+//! Elsewhere (`global_idx`, which repeats across the rows of a 2-D launch) the warning says on what condition the
+//! rewrite holds, without an edit.
 //!
 //! An `if` whose branches store two values to the same location (`if c then a.(i) <- v else a.(i) <- w`) becomes
 //! `a.(i) <- select c v w`: every thread writes the location either way, so only the two values must be safe to
@@ -26,6 +35,7 @@
 use crate::builtins::{Builtin, Requirement, ResultUniformity, SigType};
 use crate::convergence::{Uniformity, UniformityInfo};
 use crate::diagnostic::Diagnostic;
+use crate::fxhash::FxHashMap;
 use crate::source::SourceMap;
 use crate::syntax::ast::{BinaryOp, ExprId, ExprKind, Item, MemorySpace, Module, UnaryOp};
 use crate::types::{ArraySize, LocalId, Mutability, Resolution, Type, TypeInfo};
@@ -42,6 +52,9 @@ pub fn check(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sou
         accessed: Vec::new(),
         prefilter: true,
         stack: Vec::new(),
+        body: None,
+        kernel: None,
+        definitions: FxHashMap::default(),
         out: Vec::new(),
     };
     // Most files have no candidate: judging each thread-varying `if` (the convergence analysis lists them) as if
@@ -53,6 +66,7 @@ pub fn check(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sou
         return Vec::new();
     }
     lint.prefilter = false;
+    lint.definitions = immutable_definitions(module, types);
     // A node's children are allocated before it and items are parsed in order, so an item's body lies between the
     // previous item's last node and its root: only the items with a candidate in that range are walked.
     let mut before = 0u32;
@@ -69,6 +83,11 @@ pub fn check(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sou
         let first = candidates.partition_point(|c| c.0 < before);
         if candidates.get(first).is_some_and(|c| c.0 <= root.0) {
             lint.accessed.clear();
+            lint.body = Some(root);
+            lint.kernel = types
+                .kernels
+                .iter()
+                .position(|k| matches!(module.items.get(k.item), Some(Item::Kernel(kernel)) if kernel.body == root));
             lint.walk(root);
         }
         before = before.max(root.0 + 1);
@@ -118,6 +137,11 @@ struct Lint<'a> {
     prefilter: bool,
     /// Children of the nodes being walked (each level uses the slice it pushed).
     stack: Vec<ExprId>,
+    /// The item being walked: its body, and its index in `TypeInfo::kernels` if it is a kernel.
+    body: Option<ExprId>,
+    kernel: Option<usize>,
+    /// The value of each immutable `let` variable.
+    definitions: FxHashMap<LocalId, ExprId>,
     out: Vec<Diagnostic>,
 }
 
@@ -364,10 +388,42 @@ impl<'a> Lint<'a> {
 
     /// `array.(index)` may be read and written back by every thread: in bounds, and the thread's own.
     fn element_ok(&self, array: ExprId, index: ExprId) -> bool {
+        let shared_with_others =
+            || self.uniformity.level_in_every_context(index) != Uniformity::ThreadVarying || self.folds_threads(index);
         matches!(self.kind(array), ExprKind::Var(_))
-            && (self.private_base(array) || self.uniformity.level_in_every_context(index) == Uniformity::ThreadVarying)
+            && (self.private_base(array) || !shared_with_others())
             && self.in_bounds(array, index)
             && self.pure(index, true)
+    }
+
+    /// Does the index use an operation that maps several values to one (`/`, `mod`, `land`, `lor`, `lsr`, `asr`,
+    /// `min`, `max`, `abs`), so that several threads likely store to one element (`thread_idx_x / 2`)?
+    fn folds_threads(&self, index: ExprId) -> bool {
+        let mut stack = vec![index];
+        while let Some(e) = stack.pop() {
+            let folds = match self.kind(e) {
+                ExprKind::Binary { op, .. } => matches!(
+                    op,
+                    BinaryOp::Div | BinaryOp::Mod | BinaryOp::Land | BinaryOp::Lor | BinaryOp::Lsr | BinaryOp::Asr
+                ),
+                ExprKind::Call { .. } => matches!(
+                    self.types.resolution(e),
+                    Some(Resolution::Builtin(b)) if matches!(b.name, "min" | "max" | "abs")
+                ),
+                ExprKind::Var(_) => {
+                    if let Some(Resolution::Local(l)) = self.types.resolution(e) {
+                        stack.extend(self.definitions.get(&l));
+                    }
+                    false
+                }
+                _ => false,
+            };
+            if folds {
+                return true;
+            }
+            self.module.push_children(e, &mut stack);
+        }
+        false
     }
 
     /// A local array or record: no other thread can see it.
@@ -481,6 +537,141 @@ impl<'a> Lint<'a> {
         }
     }
 
+    // --- ownership: is each element written by one thread at most? ---------------------------------------------
+
+    /// Can the store's rewrite write back an old value without racing another thread's write of it?
+    fn owned(&self, store: &Store) -> bool {
+        match store.target {
+            Target::Local { .. } => true,
+            Target::Element { array, index } => self.private_base(array) || self.owned_element(array, index),
+            Target::Field { record } => match self.kind(record) {
+                ExprKind::Var(_) => self.private_base(record),
+                ExprKind::Index { array, index } => self.private_base(*array) || self.owned_element(*array, *index),
+                _ => false,
+            },
+        }
+    }
+
+    /// `array.(index)` in a kernel, where `array` is a vector parameter of the kernel or a shared array it declares,
+    /// `index` is injective in the thread and fixed for its lifetime, and the kernel writes `array` nowhere else
+    /// (every store to it is at the same index, and it is not passed to a function, an atomic or `launch`, nor
+    /// aliased). Then two threads never write one element: the rewrite's write-back races with nothing.
+    fn owned_element(&self, array: ExprId, index: ExprId) -> bool {
+        let (Some(kernel), Some(body)) = (self.kernel.and_then(|k| self.types.kernels.get(k)), self.body) else {
+            return false;
+        };
+        let Some(Resolution::Local(local)) = self.types.resolution(array) else { return false };
+        let info = self.types.local(local);
+        let shared = match &info.ty {
+            Type::Vector(_) if kernel.params.iter().any(|p| p.local == local) => false,
+            Type::Array { space: MemorySpace::Shared, .. } if info.param_index.is_none() => true,
+            _ => return false,
+        };
+        self.injective(index, shared, 0) && self.only_written_at(body, local, index)
+    }
+
+    /// An injective function of the thread, fixed while it runs: `global_thread_id`, plus or minus an invariant,
+    /// times a nonzero literal, in a signed type (whose overflow is undefined, so it does not wrap onto another
+    /// thread's value); through immutable variables.
+    fn injective(&self, e: ExprId, shared: bool, depth: u32) -> bool {
+        if depth > MAX_DEFINITION_DEPTH {
+            return false;
+        }
+        let signed = matches!(self.types.type_of(e), Type::Int32 | Type::Int64);
+        let injective = |x: ExprId| self.injective(x, shared, depth + 1);
+        let invariant = |x: ExprId| self.invariant(x, shared, depth + 1);
+        let nonzero = |x: ExprId| matches!(self.kind(x), ExprKind::Int { value, .. } if *value != 0);
+        match self.kind(e) {
+            ExprKind::Var(_) => match self.types.resolution(e) {
+                Some(Resolution::Builtin(b)) => b.name == "global_thread_id",
+                Some(Resolution::Local(l)) => self.definitions.get(&l).is_some_and(|value| injective(*value)),
+                _ => false,
+            },
+            ExprKind::Annot { expr, .. } => injective(*expr),
+            ExprKind::Binary { op, lhs, rhs } if signed => match op {
+                BinaryOp::Add => (injective(*lhs) && invariant(*rhs)) || (invariant(*lhs) && injective(*rhs)),
+                BinaryOp::Sub => injective(*lhs) && invariant(*rhs),
+                BinaryOp::Mul => (injective(*lhs) && nonzero(*rhs)) || (nonzero(*lhs) && injective(*rhs)),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// The same in every thread that may write the array (the grid; for a shared array, the block) for the whole
+    /// kernel: literals, constants, the kernel's scalar parameters, the launch's dimensions (and the block's
+    /// index, for a shared array), and arithmetic on them.
+    fn invariant(&self, e: ExprId, shared: bool, depth: u32) -> bool {
+        if depth > MAX_DEFINITION_DEPTH {
+            return false;
+        }
+        let invariant = |x: ExprId| self.invariant(x, shared, depth + 1);
+        match self.kind(e) {
+            ExprKind::Int { .. } | ExprKind::Global(_) => true,
+            ExprKind::Var(_) => match self.types.resolution(e) {
+                Some(Resolution::Constant(_)) => true,
+                Some(Resolution::Builtin(b)) => {
+                    LAUNCH_DIMENSIONS.contains(&b.name) || (shared && b.name.starts_with("block_idx_"))
+                }
+                Some(Resolution::Local(l)) => {
+                    let kernel_param = self
+                        .kernel
+                        .and_then(|k| self.types.kernels.get(k))
+                        .is_some_and(|k| k.params.iter().any(|p| p.local == l));
+                    (kernel_param && self.types.local(l).mutability == Mutability::Immutable)
+                        || self.definitions.get(&l).is_some_and(|value| invariant(*value))
+                }
+                _ => false,
+            },
+            ExprKind::Annot { expr, .. } | ExprKind::Unary { operand: expr, .. } => invariant(*expr),
+            ExprKind::Binary { lhs, rhs, .. } => invariant(*lhs) && invariant(*rhs),
+            _ => false,
+        }
+    }
+
+    /// Is every use of `local` in `body` a read of an element, or a store at an index `same` as `index`?
+    fn only_written_at(&self, body: ExprId, local: LocalId, index: ExprId) -> bool {
+        let names_local = |e: ExprId| {
+            matches!(self.kind(e), ExprKind::Var(_))
+                && matches!(self.types.resolution(e), Some(Resolution::Local(l)) if l == local)
+        };
+        let (mut uses, mut accounted) = (0usize, 0usize);
+        let mut stack = vec![body];
+        while let Some(e) = stack.pop() {
+            match self.kind(e) {
+                ExprKind::Var(_) if names_local(e) => uses += 1,
+                ExprKind::Index { array, .. } if names_local(*array) => accounted += 1,
+                ExprKind::IndexSet { array, index: at, .. } if names_local(*array) => {
+                    if !self.same(*at, index) {
+                        return false;
+                    }
+                    accounted += 1;
+                }
+                ExprKind::FieldSet { record, .. } => {
+                    if let Some((array, at)) = self.element_under(*record) {
+                        if names_local(array) && !self.same(at, index) {
+                            return false;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            self.module.push_children(e, &mut stack);
+        }
+        uses == accounted
+    }
+
+    /// The element `a.(i)` a field place `a.(i).f.g` belongs to.
+    fn element_under(&self, mut place: ExprId) -> Option<(ExprId, ExprId)> {
+        loop {
+            match self.kind(place) {
+                ExprKind::Index { array, index } => return Some((*array, *index)),
+                ExprKind::Field { record, .. } | ExprKind::Annot { expr: record, .. } => place = *record,
+                _ => return None,
+            }
+        }
+    }
+
     // --- the diagnostic ----------------------------------------------------------------------------------------------
 
     fn diagnostic(&self, if_expr: ExprId, cond: ExprId, stores: &[Store], other: Other) -> Diagnostic {
@@ -508,12 +699,24 @@ impl<'a> Lint<'a> {
             Other::Value(_) => "both branches store to the same location",
             _ => "the other branch keeps the old value",
         };
-        d.note(format!(
+        d = d.note(format!(
             "{why}, so an unconditional store of a `select` writes the same values without splitting the warp (a \
              predicated commit)"
-        ))
-        .help(format!("write `{replacement}`"))
-        .suggest("commit with `select`", self.module.span(if_expr), replacement)
+        ));
+        let proven = matches!(other, Other::Value(_)) || stores.iter().all(|store| self.owned(store));
+        if proven {
+            return d.help(format!("write `{replacement}`")).suggest(
+                "commit with `select`",
+                self.module.span(if_expr),
+                replacement,
+            );
+        }
+        d.note(
+            "the rewrite also writes the old value back where the condition is false: that is safe only if no other \
+             thread writes these elements meanwhile, which skc cannot prove here (`skc explain W0101`), so it offers \
+             no automatic edit",
+        )
+        .help(format!("if each element is written by one thread only, write `{replacement}`"))
     }
 
     /// The `select` form of the `if`.
@@ -610,6 +813,27 @@ impl<'a> Lint<'a> {
         }
         name
     }
+}
+
+/// How many immutable variables the ownership proof follows through their definitions.
+const MAX_DEFINITION_DEPTH: u32 = 64;
+
+/// The builtins that are the same in every thread of a launch and never change.
+const LAUNCH_DIMENSIONS: [&str; 7] =
+    ["block_dim_x", "block_dim_y", "block_dim_z", "grid_dim_x", "grid_dim_y", "grid_dim_z", "warp_size"];
+
+/// The value of each immutable `let` variable of the module (`let i = global_thread_id in`).
+fn immutable_definitions(module: &Module, types: &TypeInfo) -> FxHashMap<LocalId, ExprId> {
+    let mut out = FxHashMap::default();
+    for (index, kind) in module.exprs.iter().enumerate() {
+        let ExprKind::Let { value, .. } = kind else { continue };
+        if let Some(local) = types.declared_local.get(&ExprId(index as u32)) {
+            if types.local(*local).mutability == Mutability::Immutable {
+                out.insert(*local, *value);
+            }
+        }
+    }
+    out
 }
 
 /// A builtin without effects whose value does not depend on which threads run it (not `activemask`: under the

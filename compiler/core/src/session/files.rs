@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// Reads source files. Implementations decide what a path means (the disk, an editor's buffers, a map).
-pub trait Files {
+/// Reads source files. Implementations decide what a path means (the disk, an editor's buffers, a map). `Sync`,
+/// because the front end runs on a thread of its own and reads modules from there (see [`crate::stack`]).
+pub trait Files: Sync {
     /// The text of the file at `path`.
     fn read(&self, path: &Path) -> io::Result<String>;
 

@@ -1,8 +1,8 @@
 //! A compilation session: everything that decides what a `.sk` program means besides its own text, in one value
 //! that every tool builds and passes to [`Session::check`] or [`Session::compile`]: where its text comes from
 //! ([`Files`]), where `open M` looks ([`SearchPath`], the rule in [`search`]), modules held in memory (generated
-//! by a host), `-D` definitions, allowed warnings and emit options. The CLI, the language server, skc-runtime,
-//! skc-build, the host libraries and the tests all compile through it.
+//! by a host), `-D` definitions, allowed warnings, the target whose resource limits apply and emit options. The
+//! CLI, the language server, skc-runtime, skc-build, the host libraries and the tests all compile through it.
 //!
 //! ```ignore
 //! let files = DiskFiles::new();
@@ -105,6 +105,12 @@ impl<'f> Session<'f> {
     /// `-A code`: the warning `code` is not reported.
     pub fn with_allowed(mut self, code: impl Into<String>) -> Session<'f> {
         self.check.allow.push(code.into());
+        self
+    }
+
+    /// The architecture whose resource limits the program must fit (`--arch`; sm_90 by default).
+    pub fn with_target(mut self, target: crate::target::Target) -> Session<'f> {
+        self.check.target = target;
         self
     }
 

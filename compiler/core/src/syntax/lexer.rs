@@ -216,6 +216,25 @@ pub enum Token {
 
     /// Anything logos could not match, or an unterminated comment.
     Error,
+
+    // Contextual keywords: never produced by logos, but by `syntax::tokens` from an `Ident` (or `let`, `fun`,
+    // `[%`) in the one position where the word is a keyword.
+    /// `let` in the first column: a top-level item.
+    ItemLet,
+    /// `fun` first on its line: a bare kernel item.
+    ItemFun,
+    /// `kernel` in the first column followed by a name or `[@`: a native kernel item.
+    ItemKernel,
+    /// `[%kernel` (one token made of `[%` and `kernel`).
+    KernelExtension,
+    /// `mut` right after `let x =`.
+    Mut,
+    /// `create_array` right after `let x =`.
+    CreateArray,
+    /// `ref` before an argument.
+    Ref,
+    /// `pragma` before `[`.
+    Pragma,
     /// End of input (added by [`lex`]).
     Eof,
 }
@@ -232,6 +251,14 @@ impl Token {
             String => "a string",
             Eof => "end of file",
             Error => "an invalid character",
+            ItemLet => "`let`",
+            ItemFun => "`fun`",
+            ItemKernel => "`kernel`",
+            KernelExtension => "`[%kernel`",
+            Mut => "`mut`",
+            CreateArray => "`create_array`",
+            Ref => "`ref`",
+            Pragma => "`pragma`",
             Comment => "a comment",
             Let => "`let`",
             In => "`in`",

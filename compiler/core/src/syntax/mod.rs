@@ -2,9 +2,18 @@
 //! `ExprKind::Error` nodes where it recovered, and the syntax diagnostics.
 
 pub mod ast;
+mod builder;
+mod depth;
+mod errors;
 pub mod expr_map;
+#[allow(clippy::all, unused_parens, unused_imports, dead_code)]
+#[rustfmt::skip]
+mod grammar;
+pub mod item_attributes;
 pub mod lexer;
+mod literals;
 pub mod name;
 pub mod parser;
+pub mod tokens;
 
 pub use parser::parse;

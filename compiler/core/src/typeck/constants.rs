@@ -14,7 +14,7 @@ use crate::types::{ConstantId, Type};
 use super::consts::{parse_define, EvalError};
 use super::report::Because;
 use super::scope::{is_bogus_name, ValueItem};
-use super::{suggest, BodyContext, Checker, Owner};
+use super::{BodyContext, Checker, Owner};
 
 /// Most expressions walked when looking for a constant's dependencies (defence against huge inputs).
 const MAX_WALK: usize = 100_000;
@@ -142,6 +142,9 @@ impl<'a> Checker<'a> {
         };
         self.vars.default_all(Type::Error);
         let ty = self.vars.zonk(&ty);
+        if self.error_count() == before && is_unit_constant(&ty) {
+            self.report_unit_constant(constant, &ty);
+        }
         if let Some(info) = self.info.constants.get_mut(c.0 as usize) {
             info.ty = ty;
         }
@@ -151,6 +154,15 @@ impl<'a> Checker<'a> {
             self.evaluate_constant(c, constant);
         }
         self.apply_define(c);
+    }
+
+    fn report_unit_constant(&mut self, constant: &Constant, ty: &Type) {
+        let shown = self.info.display(ty);
+        self.diagnostics.push(
+            Diagnostic::error("E0219", format!("the constant `{}` has type {shown}", constant.name.name))
+                .primary(constant.name.span, "this type has no representation in memory")
+                .note("`unit` is a value with nothing to store: a constant (or a constant array) cannot hold it"),
+        );
     }
 
     /// The declared type of a constant; `T array` on an array literal means a constant array.
@@ -267,12 +279,17 @@ impl<'a> Checker<'a> {
             let mut d = Diagnostic::error("E0215", format!("cannot override `{name}`: {what}"))
                 .primary(span, label)
                 .note("`-D NAME=VALUE` replaces the value of a top-level constant");
-            if let Some(s) = suggest::closest(name, constants) {
+            if let Some(s) = self.closest(name, constants) {
                 d = d.help(format!("did you mean `{s}`?"));
             }
             self.diagnostics.push(d);
         }
     }
+}
+
+/// `unit`, or an array of it: a constant with nothing to store (E0219, as an array or a field of `unit` is).
+fn is_unit_constant(ty: &Type) -> bool {
+    matches!(ty, Type::Unit) || matches!(ty, Type::ConstArray { elem, .. } if **elem == Type::Unit)
 }
 
 /// The name of the pseudo-file that holds the command line's `-D` definitions, so a diagnostic about one can

@@ -73,6 +73,9 @@ impl Checker<'_> {
                 }
                 self.info.constants.get(index).map(|c| c.value.clone()).ok_or(EvalError::Poisoned)
             }
+            Some(Resolution::Builtin(builtin)) => {
+                builtin_constant(builtin, &self.concrete_type(id)).ok_or(EvalError::NotConstant(id))
+            }
             None if self.type_of(id) == Type::Error => Err(EvalError::Poisoned),
             _ => Err(EvalError::NotConstant(id)),
         }
@@ -108,6 +111,9 @@ impl Checker<'_> {
         let Some(Resolution::Builtin(builtin)) = self.info.resolution(id) else {
             return Err(EvalError::NotConstant(id));
         };
+        if builtin.value.is_some() {
+            return builtin_constant(builtin, &self.concrete_type(id)).ok_or(EvalError::NotConstant(id));
+        }
         if builtin.params.is_empty() || builtin.params.len() != args.len() {
             return Err(EvalError::NotConstant(id));
         }
@@ -250,6 +256,12 @@ fn bool_binary(op: BinaryOp, a: bool, b: bool) -> Option<ConstValue> {
     }
 }
 
+/// The value of a named float constant (`infinity`, `max_float32`...) in its type.
+fn builtin_constant(builtin: &Builtin, ty: &Type) -> Option<ConstValue> {
+    let value = builtin.value?.value(*ty == Type::Float32);
+    Some(ConstValue::Float(value))
+}
+
 /// `select`, the conversions, `min`, `max` and `abs` on constant arguments.
 fn eval_builtin(builtin: &Builtin, args: &[ConstValue], arg_ty: &Type, result_ty: &Type) -> Option<ConstValue> {
     match (builtin.name, args) {
@@ -272,7 +284,18 @@ fn convert(value: &ConstValue, from: &Type, to: &Type) -> Option<ConstValue> {
     if to.is_float() {
         Some(ConstValue::Float(round_float(wide, to)))
     } else {
-        Some(ConstValue::Int(wrap_int(wide.trunc() as i128, to)))
+        Some(ConstValue::Int(float_to_integer(wide, to)))
+    }
+}
+
+/// A float converted to an integer type as CUDA converts it at run time (`cvt.rzi`, `__float2int_rz`): truncated
+/// toward zero, saturated to the type's range, NaN to 0. (Rust's `as` from a float has exactly these semantics.)
+pub(crate) fn float_to_integer(value: f64, to: &Type) -> i64 {
+    match to {
+        Type::UInt32 => i64::from(value as u32),
+        Type::UInt64 => value as u64 as i64,
+        Type::Int64 => value as i64,
+        _ => i64::from(value as i32),
     }
 }
 
@@ -301,7 +324,14 @@ pub(crate) fn parse_define(text: &str, ty: &Type) -> Result<ConstValue, String> 
         t if t.is_float() => {
             let digits = text.trim_end_matches(['f', 'd']).replace('_', "");
             let v: f64 = digits.parse().map_err(|_| "expected a float literal".to_string())?;
-            Ok(ConstValue::Float(round_float(v, t)))
+            let rounded = round_float(v, t);
+            if !digits.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+' || c == '.') {
+                return Err("expected a float literal".to_string());
+            }
+            if !rounded.is_finite() {
+                return Err(format!("{text} is out of range for this type"));
+            }
+            Ok(ConstValue::Float(rounded))
         }
         t if t.is_integer() => parse_integer(text, t).map(ConstValue::Int),
         _ => Err("only numbers and booleans can be overridden".to_string()),
@@ -353,12 +383,27 @@ mod tests {
     }
 
     #[test]
+    fn float_to_integer_saturates() {
+        assert_eq!(float_to_integer(3.9e9, &Type::Int32), i64::from(i32::MAX));
+        assert_eq!(float_to_integer(-3.9e9, &Type::Int32), i64::from(i32::MIN));
+        assert_eq!(float_to_integer(-1.5, &Type::UInt32), 0);
+        assert_eq!(float_to_integer(1e30, &Type::Int64), i64::MAX);
+        assert_eq!(float_to_integer(f64::NAN, &Type::Int64), 0);
+        assert_eq!(float_to_integer(-2.9, &Type::Int32), -2);
+        assert_eq!(float_to_integer(1e30, &Type::UInt64) as u64, u64::MAX);
+    }
+
+    #[test]
     fn defines_parse_by_type() {
         assert_eq!(parse_define("42", &Type::Int32), Ok(ConstValue::Int(42)));
         assert_eq!(parse_define("-3L", &Type::Int64), Ok(ConstValue::Int(-3)));
         assert!(parse_define("-1", &Type::UInt32).is_err());
         assert!(parse_define("1.5", &Type::Int32).is_err());
         assert_eq!(parse_define("0.5", &Type::Float64), Ok(ConstValue::Float(0.5)));
+        assert!(parse_define("1e39", &Type::Float32).is_err());
+        assert_eq!(parse_define("1e39", &Type::Float64), Ok(ConstValue::Float(1e39)));
+        assert!(parse_define("inf", &Type::Float64).is_err());
+        assert!(parse_define("nan", &Type::Float32).is_err());
         assert_eq!(parse_define("true", &Type::Bool), Ok(ConstValue::Bool(true)));
         assert!(parse_define("yes", &Type::Bool).is_err());
     }

@@ -21,6 +21,8 @@ impl Checker<'_> {
         self.propagate_writes();
         self.run_deferred();
         self.check_kernel_params();
+        self.check_stored_types();
+        self.check_float_literals();
         self.type_orphans();
         self.substitute_all();
         (self.info, self.diagnostics)

@@ -13,7 +13,8 @@
 //! bad array size, `E0204` write to something read-only, `E0205` array literal outside a constant, `E0206`
 //! recursion, `E0207` duplicate definition, `E0208` record field errors, `E0209` type cannot be inferred, `E0210`
 //! not a function / not an array, `E0212` constant not computable, `E0213` `break`/`continue` outside a loop,
-//! `E0214` bad kernel parameter type, `E0215` bad `-D` override, `W0003` discarded value (and `E0104` for
+//! `E0214` bad kernel parameter type, `E0215` bad `-D` override, `E0219` a type that cannot be stored where it is,
+//! `W0003` discarded value (and `E0104` for
 //! expressions nested too deeply to check).
 //!
 //! Invariants at the boundary: `expr_types` has one entry per expression and contains no `Type::Var`; an
@@ -31,8 +32,10 @@ mod expr;
 mod finish;
 mod infer;
 mod items;
+mod literals;
 mod report;
 mod scope;
+mod storage;
 mod suggest;
 #[cfg(test)]
 mod tests;
@@ -146,6 +149,8 @@ pub(crate) struct Checker<'a> {
     pub(crate) seq_statements: Vec<ExprId>,
     pub(crate) seq_nodes: Vec<(ExprId, ExprId)>,
     pub(crate) seq_pending: Vec<ExprId>,
+    /// How many more "did you mean" searches this check may run (see `suggest`).
+    pub(crate) suggestions_left: std::cell::Cell<usize>,
 }
 
 impl<'a> Checker<'a> {
@@ -176,6 +181,7 @@ impl<'a> Checker<'a> {
             seq_statements: Vec::new(),
             seq_nodes: Vec::new(),
             seq_pending: Vec::new(),
+            suggestions_left: std::cell::Cell::new(suggest::MAX_SEARCHES),
         }
     }
 

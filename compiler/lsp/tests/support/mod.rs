@@ -21,6 +21,8 @@ pub struct Client {
     next_id: i32,
     /// Notifications received while waiting for a response.
     pub notifications: VecDeque<Notification>,
+    /// Requests the server sent (refreshes) while the client waited for a response.
+    pub server_requests: VecDeque<Request>,
 }
 
 pub fn uri(name: &str) -> Url {
@@ -38,7 +40,14 @@ impl Client {
     /// A client whose messages queue up until [`Client::run_server`] (so the server sees them all at once).
     pub fn unstarted() -> Client {
         let (client, server) = Connection::memory();
-        Client { connection: client, server: None, unstarted: Some(server), next_id: 0, notifications: VecDeque::new() }
+        Client {
+            connection: client,
+            server: None,
+            unstarted: Some(server),
+            next_id: 0,
+            notifications: VecDeque::new(),
+            server_requests: VecDeque::new(),
+        }
     }
 
     pub fn run_server(&mut self) {
@@ -73,6 +82,7 @@ impl Client {
             match self.connection.receiver.recv_deadline(deadline).expect("no response from the server") {
                 Message::Response(response) if &response.id == id => return response,
                 Message::Notification(notification) => self.notifications.push_back(notification),
+                Message::Request(request) => self.server_requests.push_back(request),
                 other => panic!("unexpected message {other:?}"),
             }
         }
@@ -123,6 +133,23 @@ impl Client {
         response.result.unwrap_or(Value::Null)
     }
 
+    /// `method` at the first `needle` in `text` (plus `shift` characters), with more parameters merged in.
+    pub fn at_with(
+        &mut self,
+        method: &str,
+        name: &str,
+        text: &str,
+        needle: &str,
+        shift: usize,
+        more: Value,
+    ) -> Response {
+        let mut params = json!({ "textDocument": { "uri": uri(name) }, "position": position_of(text, needle, shift) });
+        if let (Some(params), Value::Object(more)) = (params.as_object_mut(), more) {
+            params.extend(more);
+        }
+        self.request(method, params)
+    }
+
     /// `shutdown` then `exit`; returns how the server loop ended.
     pub fn shutdown(mut self) -> Result<(), ServerError> {
         let response = self.request("shutdown", Value::Null);
@@ -162,7 +189,7 @@ pub fn range_text(text: &str, range: &lsp_types::Range) -> String {
     text[offset(range.start)..offset(range.end)].to_string()
 }
 
-fn range_label(text: &str, range: &lsp_types::Range) -> String {
+pub fn range_label(text: &str, range: &lsp_types::Range) -> String {
     let (s, e) = (range.start, range.end);
     format!("{}:{}-{}:{} `{}`", s.line + 1, s.character + 1, e.line + 1, e.character + 1, range_text(text, range))
 }

@@ -1,0 +1,258 @@
+//! The target's resource limits (`crate::target`), checked on the final types so that a program `skc check`
+//! accepts also builds: a kernel's parameters (`PARAMETER_BYTES`), the static shared memory of a block and the
+//! local memory of a thread (a kernel's own arrays and those of every function it calls, each counted once), the
+//! program's constant arrays (`CONSTANT_BYTES`), and what `[@launch_bounds]` may promise on the target. Each
+//! violation is `E0220`, reported at the declaration that crosses the limit, with the limit and the architecture.
+
+use crate::diagnostic::Diagnostic;
+use crate::fxhash::FxHashSet;
+use crate::source::Span;
+use crate::syntax::ast::{ExprId, ExprKind, Item, Kernel, LaunchBounds, MemorySpace, Module};
+use crate::target::{self, grouped, Target};
+use crate::types::{ArraySize, ConstantId, FunctionId, Resolution, Type, TypeInfo};
+
+/// A fixed-size shared or local array declared in a body.
+struct ArrayDecl {
+    space: MemorySpace,
+    bytes: u64,
+    span: Span,
+}
+
+/// What one body declares and uses, gathered in one walk.
+#[derive(Default)]
+struct BodyFacts {
+    arrays: Vec<ArrayDecl>,
+    callees: Vec<FunctionId>,
+    constants: Vec<ConstantId>,
+}
+
+struct Limits<'a> {
+    module: &'a Module,
+    info: &'a TypeInfo,
+    target: Target,
+    diagnostics: Vec<Diagnostic>,
+    /// Declarations already reported (a function's array is reached from several kernels).
+    reported: FxHashSet<Span>,
+}
+
+/// `E0220` for every resource limit of `target` the program crosses.
+pub fn check(module: &Module, info: &TypeInfo, target: Target) -> Vec<Diagnostic> {
+    let mut limits = Limits { module, info, target, diagnostics: Vec::new(), reported: FxHashSet::default() };
+    let mut items = limits.item_facts();
+    let mut used_constants = Vec::new();
+    for facts in &items {
+        used_constants.extend(facts.constants.iter().copied());
+    }
+    let functions: Vec<BodyFacts> =
+        info.functions.iter().map(|f| items.get_mut(f.item).map(std::mem::take).unwrap_or_default()).collect();
+    for (index, kernel_info) in info.kernels.iter().enumerate() {
+        let Some(Item::Kernel(kernel)) = module.items.get(kernel_info.item) else { continue };
+        let facts = items.get(kernel_info.item).map(|f| f as &BodyFacts).unwrap_or(&EMPTY);
+        limits.check_parameters(index, kernel);
+        limits.check_launch_bounds(kernel);
+        let reached = reachable(facts, &functions);
+        for space in [MemorySpace::Shared, MemorySpace::Local] {
+            let arrays = facts.arrays.iter().chain(reached.iter().flat_map(|f| &functions[f.0 as usize].arrays));
+            limits.check_arrays(kernel, space, arrays.filter(|a| a.space == space));
+        }
+    }
+    limits.check_constant_arrays(used_constants);
+    limits.diagnostics
+}
+
+static EMPTY: BodyFacts = BodyFacts { arrays: Vec::new(), callees: Vec::new(), constants: Vec::new() };
+
+/// The functions a body calls, directly or not, each once.
+fn reachable(root: &BodyFacts, functions: &[BodyFacts]) -> Vec<FunctionId> {
+    let mut seen = FxHashSet::default();
+    let mut order = Vec::new();
+    let mut stack: Vec<FunctionId> = root.callees.iter().rev().copied().collect();
+    while let Some(f) = stack.pop() {
+        if !seen.insert(f) {
+            continue;
+        }
+        order.push(f);
+        if let Some(facts) = functions.get(f.0 as usize) {
+            stack.extend(facts.callees.iter().rev().copied());
+        }
+    }
+    order
+}
+
+impl Limits<'_> {
+    /// What each item's body declares and uses, by item index, in one pass over the arena: a node's children are
+    /// allocated before it and items are parsed in order, so an item's body is the range of nodes after the
+    /// previous item's and up to its root. A constant's value (folded at compile time) counts for no item.
+    fn item_facts(&self) -> Vec<BodyFacts> {
+        let module = self.module;
+        let mut out: Vec<BodyFacts> = module.items.iter().map(|_| BodyFacts::default()).collect();
+        let mut start = 0usize;
+        for (index, item) in module.items.iter().enumerate() {
+            let root = match item {
+                Item::Kernel(kernel) => kernel.body,
+                Item::Function(function) => function.body,
+                Item::Constant(constant) => {
+                    start = start.max(constant.value.index() + 1);
+                    continue;
+                }
+                _ => continue,
+            };
+            let end = root.index().min(module.exprs.len().saturating_sub(1));
+            let facts = &mut out[index];
+            for e in (start..=end).map(|e| ExprId(e as u32)) {
+                match (module.expr(e), self.info.resolution(e)) {
+                    (ExprKind::LetArray { .. }, _) => facts.arrays.extend(self.array_decl(e)),
+                    (_, Some(Resolution::Function(f))) => facts.callees.push(f),
+                    (_, Some(Resolution::Constant(c))) => facts.constants.push(c),
+                    _ => {}
+                }
+            }
+            // Source order (a `let`'s node comes after its body's), each callee once.
+            facts.arrays.sort_by_key(|a| (a.span.file, a.span.start));
+            facts.callees.sort_unstable();
+            facts.callees.dedup();
+            start = start.max(end + 1);
+        }
+        out
+    }
+
+    fn array_decl(&self, e: ExprId) -> Option<ArrayDecl> {
+        let local = self.info.declared_local.get(&e)?;
+        let local = self.info.locals.get(local.0 as usize)?;
+        let Type::Array { elem, space, size: ArraySize::Const(n) } = &local.ty else { return None };
+        let layout = self.info.c_layout(elem)?;
+        Some(ArrayDecl { space: *space, bytes: layout.size.saturating_mul(u64::from(*n)), span: local.span })
+    }
+
+    /// The parameters as NVRTC lays them out (each at its alignment, in order); unit parameters are not passed.
+    fn check_parameters(&mut self, index: usize, kernel: &Kernel) {
+        let mut bytes = 0u64;
+        for (param, decl) in self.info.kernels[index].params.iter().zip(&kernel.params) {
+            let Some(layout) = self.info.c_layout(&param.ty) else { continue };
+            bytes = bytes.div_ceil(layout.align) * layout.align + layout.size;
+            if bytes > target::PARAMETER_BYTES {
+                let d = self
+                    .error(format!(
+                        "the parameters of kernel `{}` take more than the parameter space",
+                        kernel.name.name
+                    ))
+                    .primary(decl.span, format!("the parameters up to this one take {} bytes", grouped(bytes)))
+                    .note(format!(
+                        "a kernel's parameters may take at most {} bytes on {} (and on every architecture NVRTC 13 \
+                         compiles for)",
+                        grouped(target::PARAMETER_BYTES),
+                        self.target
+                    ))
+                    .help("pass large data in a vector");
+                self.diagnostics.push(d);
+                return;
+            }
+        }
+    }
+
+    fn check_launch_bounds(&mut self, kernel: &Kernel) {
+        let Some(LaunchBounds { max_threads, min_blocks, span }) = kernel.launch_bounds else { return };
+        let threads = u64::from(max_threads);
+        let blocks = u64::from(min_blocks.unwrap_or(1));
+        let arch = self.target;
+        let (label, note) = if threads > target::MAX_THREADS_PER_BLOCK {
+            (
+                format!("{threads} threads per block"),
+                format!("a block has at most {} threads", target::MAX_THREADS_PER_BLOCK),
+            )
+        } else if blocks > arch.max_blocks_per_sm() {
+            (
+                format!("{blocks} blocks per multiprocessor"),
+                format!("{arch} keeps at most {} blocks on a multiprocessor", arch.max_blocks_per_sm()),
+            )
+        } else if threads.div_ceil(32) * 32 * blocks > arch.max_threads_per_sm() {
+            (
+                format!("{blocks} blocks of {} threads (whole warps) per multiprocessor", threads.div_ceil(32) * 32),
+                format!("{arch} keeps at most {} threads on a multiprocessor", grouped(arch.max_threads_per_sm())),
+            )
+        } else {
+            return;
+        };
+        let d = self
+            .error(format!("the launch bounds of kernel `{}` cannot be met on {arch}", kernel.name.name))
+            .primary(span, label)
+            .note(note)
+            .help("lower the bounds, or check for another architecture with `--arch`; ptxas would ignore them");
+        self.diagnostics.push(d);
+    }
+
+    fn check_arrays<'b>(&mut self, kernel: &Kernel, space: MemorySpace, arrays: impl Iterator<Item = &'b ArrayDecl>) {
+        let (limit, what, help) = match space {
+            MemorySpace::Shared => (
+                target::STATIC_SHARED_BYTES,
+                "static shared memory of a block",
+                "use smaller tiles, or one dynamic shared array (its size a kernel parameter) for more",
+            ),
+            MemorySpace::Local => {
+                (target::LOCAL_BYTES_PER_THREAD, "local memory of a thread", "keep large per-thread data in a vector")
+            }
+        };
+        let mut bytes = 0u64;
+        for array in arrays {
+            // Each array at a 16-byte boundary: an upper bound of the padding ptxas may add between them.
+            bytes = bytes.div_ceil(16) * 16 + array.bytes;
+            if bytes > limit {
+                if self.reported.insert(array.span) {
+                    let d = self
+                        .error(format!("kernel `{}` needs more {what} than {} has", kernel.name.name, self.target))
+                        .primary(array.span, format!("the arrays up to this one take {} bytes", grouped(bytes)))
+                        .secondary(kernel.name.span, "in this kernel (its own arrays, then those of its callees)")
+                        .note(format!(
+                            "the {what} is at most {} bytes on {} (and on every architecture NVRTC 13 compiles for)",
+                            grouped(limit),
+                            self.target
+                        ))
+                        .help(help);
+                    self.diagnostics.push(d);
+                }
+                return;
+            }
+        }
+    }
+
+    /// Every constant array a function or kernel reads is one `__constant__` array of the program.
+    fn check_constant_arrays(&mut self, used: Vec<ConstantId>) {
+        let used: FxHashSet<ConstantId> = used.into_iter().collect();
+        let mut arrays: Vec<(usize, u64, Span)> = used
+            .iter()
+            .filter_map(|c| {
+                let info = self.info.constants.get(c.0 as usize)?;
+                let Type::ConstArray { elem, size } = &info.ty else { return None };
+                let bytes = self.info.c_layout(elem)?.size.saturating_mul(u64::from(*size));
+                let span = match self.module.items.get(info.item) {
+                    Some(Item::Constant(constant)) => constant.name.span,
+                    _ => info.span,
+                };
+                Some((info.item, bytes, span))
+            })
+            .collect();
+        arrays.sort_unstable();
+        let mut bytes = 0u64;
+        for (_, size, span) in arrays {
+            bytes = bytes.div_ceil(16) * 16 + size;
+            if bytes > target::CONSTANT_BYTES {
+                let d = self
+                    .error(format!("the program's constant arrays need more constant memory than {} has", self.target))
+                    .primary(span, format!("the constant arrays up to this one take {} bytes", grouped(bytes)))
+                    .note(format!(
+                        "the constant arrays that kernels and functions read share {} bytes of constant memory on {} \
+                         (and on every architecture NVRTC 13 compiles for)",
+                        grouped(target::CONSTANT_BYTES),
+                        self.target
+                    ))
+                    .help("put large tables in a vector, passed as a kernel parameter");
+                self.diagnostics.push(d);
+                return;
+            }
+        }
+    }
+
+    fn error(&self, message: String) -> Diagnostic {
+        Diagnostic::error("E0220", message)
+    }
+}

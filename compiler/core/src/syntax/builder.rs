@@ -1,0 +1,738 @@
+//! The AST builder the grammar's actions call: it allocates nodes in the module's arena, turns literals and
+//! names into values, desugars Sarek's forms into the native ones (`let%superstep`, `create_array`,
+//! `let open`), reads attributes, and reports what the grammar accepts but the language does not (E0205 for
+//! recursion, local functions, tuples and unknown extensions; E0102 for literals; E0105 for assignments).
+
+use lalrpop_util::ErrorRecovery;
+
+use crate::diagnostic::Diagnostic;
+use crate::source::{FileId, Span};
+use crate::syntax::ast::*;
+use crate::syntax::lexer::Lexeme;
+use crate::syntax::literals;
+
+/// Parameters as written; `written` is set by `()` too (`let f () = ...` is a function without parameters).
+#[derive(Default)]
+pub struct ParamList {
+    pub params: Vec<Param>,
+    pub written: bool,
+    /// The first parameter's span (where a local function is reported).
+    pub first: Option<Span>,
+}
+
+/// `[@name payload]` or `[@@name payload]`.
+pub struct Attribute {
+    pub name: Span,
+    pub payload: Vec<Lexeme>,
+}
+
+/// What follows `let` and its attributes at top level.
+pub enum LetItemBody {
+    Value(Lexeme, Option<Box<TypeExpr>>, ExprId),
+    Function(Lexeme, ParamList, Option<Box<TypeExpr>>, ExprId),
+    Kernel(Lexeme, (ParamList, ExprId)),
+    /// Already reported (an unsupported form).
+    Error,
+}
+
+/// The value of a local `let`.
+pub enum LetValue {
+    Plain(ExprId),
+    Mutable(ExprId),
+    CreateArray(ExprId, Lexeme),
+}
+
+/// A local `let` up to its `in`.
+pub struct LetHead {
+    binder: Binder,
+    ty: Option<Box<TypeExpr>>,
+    value: LetValue,
+}
+
+pub type Recovery = ErrorRecovery<u32, Lexeme, ()>;
+
+pub struct Builder<'s> {
+    text: &'s str,
+    file: FileId,
+    pub module: &'s mut Module,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Errors in attributes of items that parsed well.
+    pub attribute_errors: Vec<Diagnostic>,
+    /// Where the parser recovered, in order; worded by `syntax::errors`.
+    pub recoveries: Vec<Recovery>,
+    default_kernel_name: String,
+    bare_kernels: u32,
+    /// Integer literals that fit only when negated (`2147483648` in `-2147483648`): reported unless a unary
+    /// minus claims them.
+    pending_literals: Vec<(ExprId, Diagnostic)>,
+}
+
+impl<'s> Builder<'s> {
+    pub fn new(text: &'s str, file: FileId, module: &'s mut Module, default_kernel_name: &str) -> Builder<'s> {
+        Builder {
+            text,
+            file,
+            module,
+            diagnostics: Vec::new(),
+            attribute_errors: Vec::new(),
+            recoveries: Vec::new(),
+            default_kernel_name: default_kernel_name.to_string(),
+            bare_kernels: 0,
+            pending_literals: Vec::new(),
+        }
+    }
+
+    /// Diagnostics of the actions, with the literals no minus claimed.
+    pub fn finish(mut self) -> (Vec<Diagnostic>, Vec<Recovery>) {
+        for (id, d) in std::mem::take(&mut self.pending_literals) {
+            self.module.exprs[id.index()] = ExprKind::Error;
+            self.diagnostics.push(d);
+        }
+        self.diagnostics.append(&mut self.attribute_errors);
+        (self.diagnostics, self.recoveries)
+    }
+
+    // --- spans and names --------------------------------------------------------------------------------
+
+    fn span(&self, l: u32, r: u32) -> Span {
+        Span { file: self.file, start: l, end: r.max(l) }
+    }
+
+    fn lexeme_span(&self, lexeme: Lexeme) -> Span {
+        self.span(lexeme.start, lexeme.end)
+    }
+
+    fn text_of(&self, lexeme: Lexeme) -> &'s str {
+        &self.text[lexeme.start as usize..lexeme.end as usize]
+    }
+
+    fn ident(&self, lexeme: Lexeme) -> Ident {
+        Ident { name: Name::new(self.text_of(lexeme)), span: self.lexeme_span(lexeme) }
+    }
+
+    fn alloc(&mut self, kind: ExprKind, l: u32, r: u32) -> ExprId {
+        let span = self.span(l, r);
+        self.module.alloc(kind, span)
+    }
+
+    fn unsupported(&mut self, span: Span, what: &str, help: &str) {
+        self.diagnostics
+            .push(Diagnostic::error("E0205", format!("{what} is not supported")).primary(span, what).help(help));
+    }
+
+    pub fn push<T>(&mut self, mut list: Vec<T>, last: T) -> Vec<T> {
+        list.push(last);
+        list
+    }
+
+    /// A statement or item the parser skipped: the error is worded after parsing.
+    pub fn recovered(&mut self, recovery: Recovery) {
+        self.recoveries.push(recovery);
+    }
+
+    pub fn error_statement(&mut self, recovery: Recovery, l: u32, r: u32) -> ExprId {
+        self.recovered(recovery);
+        self.alloc(ExprKind::Error, l.min(r), r.max(l))
+    }
+
+    // --- literals and names -----------------------------------------------------------------------------
+
+    pub fn int(&mut self, lexeme: Lexeme) -> ExprId {
+        let span = self.lexeme_span(lexeme);
+        match literals::int(self.text_of(lexeme)) {
+            literals::IntLiteral::Fits(kind) => self.module.alloc(kind, span),
+            literals::IntLiteral::OnlyNegated(kind) => {
+                let id = self.module.alloc(kind, span);
+                self.pending_literals.push((id, literals::out_of_range(span)));
+                id
+            }
+            literals::IntLiteral::OutOfRange => {
+                self.diagnostics.push(literals::out_of_range(span));
+                self.module.alloc(ExprKind::Error, span)
+            }
+        }
+    }
+
+    pub fn float(&mut self, lexeme: Lexeme) -> ExprId {
+        let span = self.lexeme_span(lexeme);
+        let kind = literals::float(self.text_of(lexeme)).unwrap_or_else(|| {
+            self.diagnostics.push(Diagnostic::error("E0102", "invalid float literal").primary(span, "here"));
+            ExprKind::Error
+        });
+        self.module.alloc(kind, span)
+    }
+
+    pub fn bool(&mut self, value: bool, l: u32, r: u32) -> ExprId {
+        self.alloc(ExprKind::Bool(value), l, r)
+    }
+
+    pub fn unit(&mut self, l: u32, r: u32) -> ExprId {
+        self.alloc(ExprKind::Unit, l, r)
+    }
+
+    pub fn var(&mut self, (module, name): (Option<Lexeme>, Lexeme)) -> ExprId {
+        let path = self.path(module, name);
+        let span = path.span();
+        self.module.alloc(ExprKind::Var(path), span)
+    }
+
+    fn path(&self, module: Option<Lexeme>, name: Lexeme) -> Path {
+        Path { module: module.map(|m| Box::new(self.ident(m))), name: self.ident(name) }
+    }
+
+    /// A bare `Shared`, `Local` or other capitalised name.
+    pub fn constructor(&mut self, name: Lexeme) -> ExprId {
+        self.var((None, name))
+    }
+
+    pub fn global(&mut self, extension: Lexeme, name: Lexeme, l: u32, r: u32) -> ExprId {
+        if self.text_of(extension) != "global" {
+            let span = self.lexeme_span(extension);
+            self.unsupported(span, "this extension inside an expression", "`[%global name]` names a constant");
+            return self.alloc(ExprKind::Error, l, r);
+        }
+        let name = self.ident(name);
+        self.alloc(ExprKind::Global(name), l, r)
+    }
+
+    // --- operators --------------------------------------------------------------------------------------
+
+    pub fn binary(&mut self, op: BinaryOp, lhs: ExprId, rhs: ExprId, l: u32, r: u32) -> ExprId {
+        self.alloc(ExprKind::Binary { op, lhs, rhs }, l, r)
+    }
+
+    pub fn unary(&mut self, op: UnaryOp, operand: ExprId, l: u32, r: u32) -> ExprId {
+        if op == UnaryOp::Neg {
+            // `-2147483648`: the magnitude of a negated literal may be one past the positive maximum.
+            self.pending_literals.retain(|(id, _)| *id != operand);
+        }
+        self.alloc(ExprKind::Unary { op, operand }, l, r)
+    }
+
+    pub fn assign(&mut self, op: Lexeme, target: ExprId, value: ExprId, l: u32, r: u32) -> ExprId {
+        let is_arrow = self.text_of(op) == "<-";
+        let kind = match (is_arrow, self.module.expr(target).clone()) {
+            (true, ExprKind::Index { array, index }) => ExprKind::IndexSet { array, index, value },
+            (true, ExprKind::Field { record, field }) => ExprKind::FieldSet { record, field, value },
+            (false, ExprKind::Var(path)) => ExprKind::Assign { target: path, value },
+            (_, ExprKind::Error) => ExprKind::Error,
+            (true, _) => {
+                let d = Diagnostic::error("E0105", "`<-` needs an array element or a record field on its left")
+                    .primary(self.module.span(target), "not `a.(i)` or `r.f`")
+                    .help("write `a.(i) <- v`; to change a variable use `x := v`");
+                self.diagnostics.push(d);
+                ExprKind::Error
+            }
+            (false, _) => {
+                let d = Diagnostic::error("E0105", "`:=` needs a variable on its left")
+                    .primary(self.module.span(target), "not a variable")
+                    .help("declare it with `let x = mut e in` or `let x = ref e in`, then write `x := v`");
+                self.diagnostics.push(d);
+                ExprKind::Error
+            }
+        };
+        self.alloc(kind, l, r)
+    }
+
+    // --- applications and postfixes ---------------------------------------------------------------------
+
+    pub fn call(&mut self, (module, name): (Option<Lexeme>, Lexeme), args: Vec<ExprId>, l: u32, r: u32) -> ExprId {
+        let callee = self.path(module, name);
+        self.alloc(ExprKind::Call { callee, args }, l, r)
+    }
+
+    pub fn reference(&mut self, operand: ExprId, l: u32, r: u32) -> ExprId {
+        self.alloc(ExprKind::Ref(operand), l, r)
+    }
+
+    pub fn index(&mut self, array: ExprId, index: ExprId, l: u32, r: u32) -> ExprId {
+        self.alloc(ExprKind::Index { array, index }, l, r)
+    }
+
+    pub fn field(&mut self, record: ExprId, field: Lexeme, l: u32, r: u32) -> ExprId {
+        let field = self.ident(field);
+        self.alloc(ExprKind::Field { record, field }, l, r)
+    }
+
+    pub fn annotation(&mut self, expr: ExprId, ty: Box<TypeExpr>, l: u32, r: u32) -> ExprId {
+        self.alloc(ExprKind::Annot { expr, ty }, l, r)
+    }
+
+    pub fn tuple(&mut self, l: u32, r: u32) -> ExprId {
+        let span = self.span(l, r);
+        self.unsupported(span, "a tuple", "pass or bind each component on its own");
+        self.alloc(ExprKind::Error, l, r)
+    }
+
+    pub fn array_literal(&mut self, items: Vec<ExprId>, l: u32, r: u32) -> ExprId {
+        self.alloc(ExprKind::ArrayLit(items), l, r)
+    }
+
+    pub fn record_literal(&mut self, fields: Vec<(Lexeme, ExprId)>, l: u32, r: u32) -> ExprId {
+        let fields = fields.into_iter().map(|(name, value)| (self.ident(name), value)).collect();
+        self.alloc(ExprKind::Record(fields), l, r)
+    }
+
+    // --- control flow -----------------------------------------------------------------------------------
+
+    /// Sequences nest to the right (`a; (b; c)`) so walkers can follow the spine in a loop.
+    pub fn seq(&mut self, first: ExprId, rest: ExprId) -> ExprId {
+        let span = self.module.span(first).to(self.module.span(rest));
+        self.module.alloc(ExprKind::Seq(first, rest), span)
+    }
+
+    pub fn if_(&mut self, cond: ExprId, then_branch: ExprId, else_branch: Option<ExprId>, l: u32, r: u32) -> ExprId {
+        self.alloc(ExprKind::If { cond, then_branch, else_branch }, l, r)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn for_loop(
+        &mut self,
+        var: Lexeme,
+        start: ExprId,
+        downto: bool,
+        end: ExprId,
+        body: ExprId,
+        l: u32,
+        r: u32,
+    ) -> ExprId {
+        let var = self.ident(var);
+        self.alloc(ExprKind::For { var, start, end, downto, body }, l, r)
+    }
+
+    pub fn while_loop(&mut self, cond: ExprId, body: ExprId, l: u32, r: u32) -> ExprId {
+        self.alloc(ExprKind::While { cond, body }, l, r)
+    }
+
+    pub fn return_(&mut self, value: Option<ExprId>, l: u32, r: u32) -> ExprId {
+        self.alloc(ExprKind::Return(value), l, r)
+    }
+
+    pub fn break_(&mut self, l: u32, r: u32) -> ExprId {
+        self.alloc(ExprKind::Break, l, r)
+    }
+
+    pub fn continue_(&mut self, l: u32, r: u32) -> ExprId {
+        self.alloc(ExprKind::Continue, l, r)
+    }
+
+    pub fn pragma(&mut self, options: Vec<Lexeme>, body: ExprId, l: u32, r: u32) -> ExprId {
+        let options = options.into_iter().map(|o| self.text_of(o).trim_matches('"').to_string()).collect();
+        self.alloc(ExprKind::Pragma { options, body }, l, r)
+    }
+
+    /// `superstep ~divergent { body }`.
+    pub fn superstep(
+        &mut self,
+        attributes: Vec<Lexeme>,
+        body: Option<ExprId>,
+        close: Lexeme,
+        l: u32,
+        r: u32,
+    ) -> ExprId {
+        let mut divergent = false;
+        for attribute in attributes {
+            let attribute = self.ident(attribute);
+            divergent |= self.superstep_attribute(attribute.name.as_str(), attribute.span);
+        }
+        let body = body.unwrap_or_else(|| self.alloc(ExprKind::Unit, close.start, close.end));
+        self.alloc(ExprKind::Superstep { name: None, divergent, body }, l, r)
+    }
+
+    /// Whether the attribute is `divergent`; anything else is an error (never silently ignored).
+    fn superstep_attribute(&mut self, name: &str, span: Span) -> bool {
+        if name == "divergent" {
+            return true;
+        }
+        let d = Diagnostic::error("E0005", format!("unknown superstep attribute `{name}`"))
+            .primary(span, "not a superstep attribute")
+            .help("the only superstep attribute is `divergent`");
+        self.diagnostics.push(d);
+        false
+    }
+
+    // --- let forms --------------------------------------------------------------------------------------
+
+    pub fn binder(&mut self, name: Lexeme) -> (Binder, Option<Box<TypeExpr>>) {
+        let ident = self.ident(name);
+        if ident.name == "_" {
+            return (Binder::Wildcard(ident.span), None);
+        }
+        (Binder::Name(ident), None)
+    }
+
+    pub fn unit_binder(&mut self, l: u32, r: u32) -> (Binder, Option<Box<TypeExpr>>) {
+        (Binder::Unit(self.span(l, r)), None)
+    }
+
+    pub fn annotated_binder(
+        &mut self,
+        (binder, inner): (Binder, Option<Box<TypeExpr>>),
+        ty: Option<Box<TypeExpr>>,
+    ) -> (Binder, Option<Box<TypeExpr>>) {
+        (binder, ty.or(inner))
+    }
+
+    pub fn tuple_binder(&mut self, l: u32, r: u32) -> (Binder, Option<Box<TypeExpr>>) {
+        let span = self.span(l, r);
+        self.unsupported(span, "a tuple", "bind each component with its own `let`");
+        (Binder::Wildcard(span), None)
+    }
+
+    /// `let [rec] binder [params] [: T] = value`: recursion and local functions are reported (E0205) and the
+    /// binding is kept without its parameters.
+    pub fn let_head(
+        &mut self,
+        rec: Option<Lexeme>,
+        (binder, binder_ty): (Binder, Option<Box<TypeExpr>>),
+        params: Option<ParamList>,
+        ty: Option<Box<TypeExpr>>,
+        value: LetValue,
+    ) -> Box<LetHead> {
+        if let Some(rec) = rec {
+            let span = self.lexeme_span(rec);
+            self.unsupported(span, "recursion", "GPU code cannot recurse here; write a loop");
+        }
+        if let Some(first) = params.and_then(|p| p.first) {
+            self.unsupported(first, "a local function", "define the function at top level");
+        }
+        Box::new(LetHead { binder, ty: binder_ty.or(ty), value })
+    }
+
+    /// `head` comes boxed from the grammar, whose every stack slot is as wide as its widest symbol.
+    #[allow(clippy::boxed_local)]
+    pub fn let_(&mut self, head: Box<LetHead>, body: ExprId, l: u32, r: u32) -> ExprId {
+        let LetHead { binder, ty, value } = *head;
+        let (kind, value) = match value {
+            LetValue::Plain(value) => (LetKind::Immutable, value),
+            LetValue::Mutable(value) => (LetKind::Mutable, value),
+            LetValue::CreateArray(size, space) => return self.create_array(binder, ty, size, space, body, l, r),
+        };
+        self.alloc(ExprKind::Let { binder, ty, kind, value, body }, l, r)
+    }
+
+    /// `let a = create_array n Shared in` (Sarek): a shared or local array.
+    #[allow(clippy::too_many_arguments)]
+    fn create_array(
+        &mut self,
+        binder: Binder,
+        ty: Option<Box<TypeExpr>>,
+        size: ExprId,
+        space: Lexeme,
+        body: ExprId,
+        l: u32,
+        r: u32,
+    ) -> ExprId {
+        let space = match self.text_of(space) {
+            "Shared" => MemorySpace::Shared,
+            "Local" => MemorySpace::Local,
+            other => {
+                let d = Diagnostic::error("E0100", format!("expected `Shared` or `Local`, found `{other}`"))
+                    .primary(self.lexeme_span(space), "expected `Shared` or `Local`");
+                self.diagnostics.push(d);
+                MemorySpace::Local
+            }
+        };
+        let name = binder.name().cloned().unwrap_or(Ident { name: "_".into(), span: binder.span() });
+        let elem = ty.map(|t| match *t {
+            TypeExpr::Apply { arg, constructor } if constructor.name == "array" => arg,
+            other => Box::new(other),
+        });
+        self.alloc(ExprKind::LetArray { name, elem, space, size, body }, l, r)
+    }
+
+    /// `let%shared (t : T) = n in`, `let%local (t : T) = n in`; other extensions are E0205.
+    pub fn let_array_extension(
+        &mut self,
+        extension: Lexeme,
+        (binder, ty): (Binder, Option<Box<TypeExpr>>),
+        size: ExprId,
+        body: ExprId,
+        l: u32,
+        r: u32,
+    ) -> ExprId {
+        let space = match self.text_of(extension) {
+            "shared" => MemorySpace::Shared,
+            "local" => MemorySpace::Local,
+            other => {
+                let what = format!("the extension `let%{other}`");
+                let span = self.lexeme_span(extension);
+                self.unsupported(span, &what, "known: `let%shared`, `let%local`, `let%superstep`");
+                return self.alloc(ExprKind::Error, l, r);
+            }
+        };
+        let name = binder.name().cloned().unwrap_or(Ident { name: "_".into(), span: binder.span() });
+        self.alloc(ExprKind::LetArray { name, elem: ty, space, size, body }, l, r)
+    }
+
+    /// `let%superstep[@divergent] name = step in rest` is `superstep ~divergent { step }; rest` (and
+    /// `superstep ~divergent { step }` when nothing follows `in` before a closing token).
+    #[allow(clippy::too_many_arguments)]
+    pub fn let_superstep(
+        &mut self,
+        attributes: Vec<Attribute>,
+        name: Lexeme,
+        step: ExprId,
+        step_end: u32,
+        rest: Option<ExprId>,
+        l: u32,
+        r: u32,
+    ) -> ExprId {
+        let mut divergent = false;
+        for attribute in &attributes {
+            let text = &self.text[attribute.name.range()];
+            divergent |= self.superstep_attribute(text, attribute.name);
+        }
+        let name = Some(self.ident(name));
+        let step = self.alloc(ExprKind::Superstep { name, divergent, body: step }, l, step_end);
+        match rest {
+            Some(rest) => self.alloc(ExprKind::Seq(step, rest), l, r),
+            None => step,
+        }
+    }
+
+    /// `let open Std in body`: builtin modules are always open; other modules must be opened at top level.
+    pub fn let_open(&mut self, module: Lexeme, body: ExprId) -> ExprId {
+        let module = self.ident(module);
+        if !crate::builtins::BUILTIN_MODULES.contains(&module.name.as_str()) {
+            let span = module.span;
+            self.module.items.push(Item::Open(Open { module, span }));
+        }
+        body
+    }
+
+    // --- types ------------------------------------------------------------------------------------------
+
+    pub fn named_type(&mut self, name: Lexeme) -> Box<TypeExpr> {
+        Box::new(TypeExpr::Named(self.ident(name)))
+    }
+
+    pub fn applied_type(&mut self, arg: Box<TypeExpr>, constructor: Lexeme) -> Box<TypeExpr> {
+        Box::new(TypeExpr::Apply { arg, constructor: self.ident(constructor) })
+    }
+
+    pub fn sized_type(&mut self, elem: Box<TypeExpr>, size: ExprId, close: Lexeme) -> Box<TypeExpr> {
+        let span = elem.span().to(self.lexeme_span(close));
+        Box::new(TypeExpr::Sized { elem, size, span })
+    }
+
+    // --- parameters -------------------------------------------------------------------------------------
+
+    pub fn param(&mut self, mut list: ParamList, name: Lexeme) -> ParamList {
+        let name = self.ident(name);
+        list.first = list.first.or(Some(name.span));
+        list.written = true;
+        list.params.push(Param { span: name.span, name, ty: None });
+        list
+    }
+
+    pub fn param_in_parentheses(
+        &mut self,
+        mut list: ParamList,
+        name: Lexeme,
+        ty: Option<Box<TypeExpr>>,
+        l: u32,
+        r: u32,
+    ) -> ParamList {
+        let span = self.span(l, r);
+        list.first = list.first.or(Some(span));
+        list.written = true;
+        list.params.push(Param { name: self.ident(name), ty: ty.map(|t| *t), span });
+        list
+    }
+
+    pub fn unit_param(&mut self, mut list: ParamList, l: u32, r: u32) -> ParamList {
+        list.first = list.first.or(Some(self.span(l, r)));
+        list.written = true;
+        list
+    }
+
+    // --- items ------------------------------------------------------------------------------------------
+
+    pub fn attribute(&mut self, open: Lexeme, (l, r): (u32, u32), payload: Vec<Lexeme>, close: Lexeme) -> Attribute {
+        let _ = (open, close);
+        Attribute { name: self.span(l, r), payload }
+    }
+
+    pub fn mutable_field(&mut self, word: Lexeme, name: Lexeme, ty: Box<TypeExpr>) -> (Lexeme, Box<TypeExpr>) {
+        if self.text_of(word) != "mutable" {
+            let d = Diagnostic::error("E0100", format!("expected `:`, found `{}`", self.text_of(name)))
+                .primary(self.lexeme_span(name), "expected `:`");
+            self.diagnostics.push(d);
+        }
+        (name, ty)
+    }
+
+    pub fn unsupported_rec(&mut self, rec: Lexeme, item: LetItemBody) -> LetItemBody {
+        let span = self.lexeme_span(rec);
+        self.unsupported(span, "recursion", "GPU device functions cannot recurse here; write a loop");
+        item
+    }
+
+    /// `let%ext ...` at top level: reported, and the item skipped.
+    pub fn unsupported_item_extension(&mut self, percent: Lexeme, skipped: Recovery) -> LetItemBody {
+        let _ = skipped;
+        let span = self.lexeme_span(percent);
+        self.unsupported(span, "this extension at top level", "use `let name = [%kernel fun ... -> ...]`");
+        LetItemBody::Error
+    }
+
+    pub fn let_item(&mut self, attributes: Vec<Attribute>, body: LetItemBody, l: u32, r: u32) {
+        let launch_bounds = self.let_item_attributes(&attributes);
+        let span = self.span(l, r);
+        let item = match body {
+            LetItemBody::Value(name, ty, value) => {
+                Item::Constant(Constant { name: self.ident(name), ty: ty.map(|t| *t), value, span })
+            }
+            LetItemBody::Function(name, params, ret, body) => Item::Function(Function {
+                name: self.ident(name),
+                params: params.params,
+                ret: ret.map(|t| *t),
+                body,
+                span,
+            }),
+            LetItemBody::Kernel(name, (params, body)) => {
+                let name = self.ident(name);
+                self.module.items.push(Item::Kernel(Kernel { name, params: params.params, body, span, launch_bounds }));
+                return;
+            }
+            LetItemBody::Error => return,
+        };
+        self.module.items.push(item);
+        if let Some(bounds) = launch_bounds {
+            self.attribute_errors.push(
+                Diagnostic::error("E0106", "`launch_bounds` applies to kernels only")
+                    .primary(bounds.span, "this item is not a kernel"),
+            );
+        }
+    }
+
+    /// Attributes accepted on `let` items: `[@sarek.module]` (a device function), `[@inline]`-style hints,
+    /// `[@launch_bounds ...]` (kept for a kernel the item defines) and `[@allow CODE ...]` (silences those
+    /// warnings inside the item).
+    fn let_item_attributes(&mut self, attributes: &[Attribute]) -> Option<LaunchBounds> {
+        let mut bounds = None;
+        for attribute in attributes {
+            let name = &self.text[attribute.name.range()];
+            match name {
+                "launch_bounds" => bounds = self.launch_bounds(attribute).or(bounds),
+                "allow" => self.allow(attribute),
+                "sarek.module" | "sarek.kernel" | "inline" | "noinline" | "device" => {}
+                _ => self.unknown_attribute(attribute),
+            }
+        }
+        bounds
+    }
+
+    fn unknown_attribute(&mut self, attribute: &Attribute) {
+        let name = &self.text[attribute.name.range()];
+        self.diagnostics.push(
+            Diagnostic::warning("W0002", format!("unknown attribute `{name}` is ignored"))
+                .primary(attribute.name, "not an attribute skc knows"),
+        );
+    }
+
+    /// `[@launch_bounds MAX_THREADS]` or `[@launch_bounds MAX_THREADS MIN_BLOCKS]`: positive integer literals
+    /// (E0106 otherwise).
+    fn launch_bounds(&mut self, attribute: &Attribute) -> Option<LaunchBounds> {
+        let mut numbers = Vec::new();
+        let mut bad = None;
+        for &word in &attribute.payload {
+            let value = match literals::int(self.text_of(word)) {
+                literals::IntLiteral::Fits(ExprKind::Int { value, .. })
+                    if word.token == crate::syntax::lexer::Token::Int =>
+                {
+                    u32::try_from(value).ok().filter(|&v| v > 0)
+                }
+                _ => None,
+            };
+            match value {
+                Some(n) => numbers.push(n),
+                None => bad = bad.or(Some(self.lexeme_span(word))),
+            }
+        }
+        let end = attribute.payload.last().map(|w| w.end).unwrap_or(attribute.name.end);
+        let span = self.span(attribute.name.start, end);
+        if bad.is_none() && (1..=2).contains(&numbers.len()) {
+            return Some(LaunchBounds { max_threads: numbers[0], min_blocks: numbers.get(1).copied(), span });
+        }
+        self.attribute_errors.push(
+            Diagnostic::error("E0106", "malformed `launch_bounds` attribute")
+                .primary(bad.unwrap_or(span), "expected one or two positive integer literals")
+                .help("write `[@launch_bounds 1024]` (threads per block) or `[@launch_bounds 1024 1]` (and blocks per multiprocessor)"),
+        );
+        None
+    }
+
+    /// `[@allow W0101 W0003]` (or `[@allow "W0101"]`).
+    fn allow(&mut self, attribute: &Attribute) {
+        for &word in &attribute.payload {
+            let (text, mut span) = (self.text_of(word), self.lexeme_span(word));
+            let text = match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+                Some(inner) => {
+                    span = Span { start: span.start + 1, end: span.end - 1, ..span };
+                    inner
+                }
+                None => text,
+            };
+            let code = Ident { name: Name::new(text), span };
+            let known = crate::explain::explain(code.name.as_str()).is_some_and(|e| e.code.starts_with('W'));
+            if !known {
+                self.diagnostics.push(
+                    Diagnostic::warning("W0002", format!("`allow` names `{}`, which is not a warning code", code.name))
+                        .primary(code.span, "not a warning of skc (`skc explain` lists the codes)"),
+                );
+            }
+            self.module.allows.push(code);
+        }
+    }
+
+    /// `kernel[@launch_bounds 256 2] name (a : T) b = body`.
+    pub fn native_kernel(
+        &mut self,
+        attributes: Vec<Attribute>,
+        name: Lexeme,
+        params: ParamList,
+        body: ExprId,
+        l: u32,
+        r: u32,
+    ) {
+        let mut launch_bounds = None;
+        for attribute in &attributes {
+            match &self.text[attribute.name.range()] {
+                "launch_bounds" => launch_bounds = self.launch_bounds(attribute).or(launch_bounds),
+                "allow" => self.allow(attribute),
+                _ => self.unknown_attribute(attribute),
+            }
+        }
+        let span = self.span(l, r);
+        let name = self.ident(name);
+        self.module.items.push(Item::Kernel(Kernel { name, params: params.params, body, span, launch_bounds }));
+    }
+
+    /// A bare `[%kernel fun ... -> ...]` or `fun ... -> ...`, named after the file (`saxpy`, `saxpy_1`, ...).
+    pub fn bare_kernel(&mut self, (params, body): (ParamList, ExprId), l: u32, r: u32) {
+        let name = if self.bare_kernels == 0 {
+            self.default_kernel_name.clone()
+        } else {
+            format!("{}_{}", self.default_kernel_name, self.bare_kernels)
+        };
+        self.bare_kernels += 1;
+        let name = Ident { name: name.into(), span: self.span(l, l) };
+        let span = self.span(l, r);
+        self.module.items.push(Item::Kernel(Kernel { name, params: params.params, body, span, launch_bounds: None }));
+    }
+
+    pub fn record(&mut self, name: Lexeme, fields: Vec<(Lexeme, Box<TypeExpr>)>, l: u32, r: u32) {
+        let fields = fields.into_iter().map(|(field, ty)| (self.ident(field), *ty)).collect();
+        let span = self.span(l, r);
+        let name = self.ident(name);
+        self.module.items.push(Item::Record(RecordDecl { name, fields, span }));
+    }
+
+    pub fn open(&mut self, module: Lexeme, l: u32, r: u32) {
+        let span = self.span(l, r);
+        let module = self.ident(module);
+        self.module.items.push(Item::Open(Open { module, span }));
+    }
+}

@@ -1,0 +1,96 @@
+//! The token stream the grammar reads: the lexer's tokens with the few decisions an LR(1) grammar cannot make
+//! from one token of lookahead, taken here where the source text is at hand.
+//!
+//! - **Contextual keywords.** `kernel`, `mut`, `create_array`, `ref` and `pragma` are ordinary names except in one
+//!   position each (see docs/language.md, "Lexical structure"); there they become keyword tokens.
+//! - **The first column.** Items start in the first column: `let` there is `ItemLet` (a top-level item, while an
+//!   indented `let` is local), `kernel` there (or first in the file, or after `;;`) followed by a name or `[@` is
+//!   `ItemKernel`, and `fun` first on its
+//!   line is `ItemFun` (a bare kernel). `[%kernel` is one token, so a kernel extension and `[%global x]` differ
+//!   in their first token.
+//! - **A trailing `;`** (before a closing token or the start of an item) is dropped, so the grammar's sequences
+//!   need no production for it (one that would collide with statement-level error recovery).
+//! - The end-of-file token is dropped: the parser sees the end of the iterator.
+
+use crate::syntax::lexer::{Lexeme, Token};
+
+/// Rewrites `lexemes` (ending with `Eof`, as [`crate::syntax::lexer::lex`] returns them) into the grammar's tokens.
+pub fn contextualize(text: &str, lexemes: &[Lexeme]) -> Vec<Lexeme> {
+    let mut out: Vec<Lexeme> = Vec::with_capacity(lexemes.len());
+    let mut i = 0;
+    while i < lexemes.len() {
+        let lexeme = lexemes[i];
+        let next = lexemes.get(i + 1).map(|l| l.token).unwrap_or(Token::Eof);
+        let previous = out.last().map(|l| l.token);
+        let token = match lexeme.token {
+            Token::Eof => break,
+            Token::Let if in_first_column(text, lexeme) => Token::ItemLet,
+            Token::Fun if first_on_line(text, lexeme) => Token::ItemFun,
+            Token::LExtension if next == Token::Ident && text_of(text, lexemes[i + 1]) == "kernel" => {
+                out.push(Lexeme { token: Token::KernelExtension, start: lexeme.start, end: lexemes[i + 1].end });
+                i += 2;
+                continue;
+            }
+            Token::Ident => contextual_keyword(text, lexeme, previous, next),
+            other => other,
+        };
+        if (closes_sequence(token) || starts_item(token)) && previous == Some(Token::Semi) {
+            out.pop();
+        }
+        out.push(Lexeme { token, ..lexeme });
+        i += 1;
+    }
+    if out.last().map(|l| l.token) == Some(Token::Semi) {
+        out.pop();
+    }
+    out
+}
+
+/// `kernel`, `mut`, `create_array`, `ref`, `pragma` in their keyword positions; any other name stays `Ident`.
+fn contextual_keyword(text: &str, lexeme: Lexeme, previous: Option<Token>, next: Token) -> Token {
+    match text_of(text, lexeme) {
+        "kernel"
+            if (in_first_column(text, lexeme) || matches!(previous, None | Some(Token::SemiSemi)))
+                && matches!(next, Token::Ident | Token::LAttribute) =>
+        {
+            Token::ItemKernel
+        }
+        "mut" if previous == Some(Token::Eq) && next != Token::In => Token::Mut,
+        "create_array" if previous == Some(Token::Eq) => Token::CreateArray,
+        "ref" if starts_argument(next) => Token::Ref,
+        "pragma" if next == Token::LBracket => Token::Pragma,
+        _ => Token::Ident,
+    }
+}
+
+fn text_of(text: &str, lexeme: Lexeme) -> &str {
+    &text[lexeme.start as usize..lexeme.end as usize]
+}
+
+fn in_first_column(text: &str, lexeme: Lexeme) -> bool {
+    lexeme.start == 0 || text.as_bytes()[lexeme.start as usize - 1] == b'\n'
+}
+
+/// Only blanks between the start of the line and the token.
+fn first_on_line(text: &str, lexeme: Lexeme) -> bool {
+    let before = &text[..lexeme.start as usize];
+    before.rsplit('\n').next().unwrap_or("").trim().is_empty()
+}
+
+/// Tokens that can start an argument of an application (an atom, `!`).
+pub fn starts_argument(token: Token) -> bool {
+    use Token::*;
+    matches!(token, Ident | UIdent | Int | Float | True | False | LParen | LArray | LExtension | Bang | Begin | LBrace)
+}
+
+/// Tokens that end a sequence: a `;` before one of them is a trailing `;`.
+fn closes_sequence(token: Token) -> bool {
+    use Token::*;
+    matches!(token, RParen | RBrace | RBracket | RArray | End | Done | In | Then | Else | Do | To | Downto | SemiSemi)
+}
+
+/// Tokens that start a top-level item.
+pub fn starts_item(token: Token) -> bool {
+    use Token::*;
+    matches!(token, ItemLet | ItemKernel | ItemFun | KernelExtension | Type | Open)
+}

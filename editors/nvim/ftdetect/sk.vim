@@ -1,0 +1,2 @@
+" .sk files are skc GPU kernels.
+autocmd BufRead,BufNewFile *.sk setfiletype sk
