@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Args;
 use skc_core::session::{DiskFiles, SearchPath, Session};
 use skc_core::target::Target;
-use skc_core::Checked;
+use skc_core::{Checked, Severity};
 
 use crate::output::{print_diagnostics, print_summary};
 use crate::FrontendArgs;
@@ -41,8 +41,8 @@ pub fn parse_allow(codes: &[String]) -> Result<Vec<String>, String> {
         .iter()
         .map(|code| {
             let code = code.trim().to_ascii_uppercase();
-            match skc_core::explain::explain(&code) {
-                Some(_) if code.starts_with('W') => Ok(code),
+            match skc_core::codes::lookup(&code) {
+                Some(known) if known.severity == Severity::Warning => Ok(code),
                 Some(_) => Err(format!("`-A {code}`: only warnings can be allowed; {code} is an error")),
                 None => Err(format!("`-A {code}`: no diagnostic has this code (see `skc explain`)")),
             }

@@ -1208,6 +1208,8 @@ pub fn explain(code: &str) -> Option<&'static Explanation> {
 mod tests {
     use super::*;
     use crate::builtins::{Requirement, ResultUniformity, BUILTINS};
+    use crate::codes::CODES;
+    use crate::diagnostic::Severity;
     use std::collections::BTreeSet;
     use std::path::Path;
 
@@ -1342,7 +1344,7 @@ mod tests {
         assert!(sources.iter().any(|p| p.ends_with("convergence/walk.rs")), "scanned the compiler sources");
         let mut used = BTreeSet::new();
         for path in &sources {
-            if path.ends_with("core/src/explain.rs") {
+            if path.ends_with("core/src/explain.rs") || path.ends_with("core/src/codes.rs") {
                 continue;
             }
             let text = std::fs::read_to_string(path).expect("readable source");
@@ -1361,11 +1363,49 @@ mod tests {
         assert!(missing.is_empty(), "codes without an explanation page: {missing:?}");
     }
 
+    /// The pages are the codes of the table (`codes::CODES`), in its order.
     #[test]
-    fn diagnostics_md_lists_every_code() {
-        for page in EXPLANATIONS {
-            let row = format!("| `{}` |", page.code);
-            assert!(DIAGNOSTICS_MD.contains(&row), "docs/diagnostics.md has no row `{row}`");
+    fn every_code_of_the_table_has_a_page_and_no_page_is_without_one() {
+        let pages: Vec<&str> = EXPLANATIONS.iter().map(|e| e.code).collect();
+        let table: Vec<&str> = CODES.iter().map(|c| c.code).collect();
+        assert_eq!(pages, table, "explain.rs's pages and codes::CODES");
+    }
+
+    /// docs/diagnostics.md's table has one row per code, with the severity and stages of `codes::CODES`, in its
+    /// order.
+    #[test]
+    fn diagnostics_md_lists_every_code_as_the_table_describes_it() {
+        let rows: Vec<&str> =
+            DIAGNOSTICS_MD.lines().filter(|l| l.starts_with("| `E") || l.starts_with("| `W")).collect();
+        assert_eq!(rows.len(), CODES.len(), "docs/diagnostics.md has one row per code");
+        for (row, code) in rows.iter().zip(CODES) {
+            let stages: Vec<&str> = code.stages.iter().map(|s| s.doc_name()).collect();
+            let expected = format!("| `{}` | {} | {} |", code.code, code.severity.as_str(), stages.join(", "));
+            assert!(
+                row.starts_with(&expected),
+                "docs/diagnostics.md: expected a row starting `{expected}`, found `{row}`"
+            );
+        }
+    }
+
+    /// Every code a UI test expects is in the table with the severity the test names.
+    #[test]
+    fn ui_expectations_name_codes_of_the_table() {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut ui = Vec::new();
+        visit(&manifest.join("../../tests/ui"), "sk", &mut ui);
+        assert!(ui.len() > 100, "scanned the UI tests");
+        for path in &ui {
+            let text = std::fs::read_to_string(path).expect("readable test");
+            for line in text.lines() {
+                for (marker, severity) in [("(* error: ", Severity::Error), ("(* warning: ", Severity::Warning)] {
+                    for (i, _) in line.match_indices(marker) {
+                        let code = &line[i + marker.len()..].get(..5).unwrap_or("");
+                        let known = crate::codes::lookup(code).map(|c| c.severity);
+                        assert_eq!(known, Some(severity), "{}: `{line}`", path.display());
+                    }
+                }
+            }
         }
     }
 

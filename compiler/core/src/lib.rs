@@ -9,6 +9,7 @@
 
 pub mod builtins;
 pub mod codegen;
+pub mod codes;
 pub mod convergence;
 pub mod diagnostic;
 pub mod driver;
