@@ -3,6 +3,7 @@
 //! `(* error: E0001 *)` or `(* warning: W0003 *)` on the line the diagnostic's primary label starts on.
 //! `host` runs emitted CUDA C on the host with a C++ compiler.
 
+pub mod editor;
 pub mod host;
 
 pub mod generator;

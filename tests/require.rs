@@ -1,6 +1,7 @@
-//! "Skip unless required": a test that needs a tool this machine may lack (NVRTC, a C++ compiler, Neovim) runs
-//! when the tool is there; otherwise it says so and passes, unless `SKC_REQUIRE_<TOOL>=1` is set
-//! (`scripts/test.sh` sets it for NVRTC, `.ci/run` for all three), where it fails.
+//! "Skip unless required": a test that needs a tool this machine may lack (NVRTC, a C++ compiler, Neovim, Emacs
+//! with eglot, the packaged VS Code extension and Node) runs when the tool is there; otherwise it says so and
+//! passes, unless `SKC_REQUIRE_<TOOL>=1` is set (`scripts/test.sh` sets it for NVRTC, `.ci/run` for all), where
+//! it fails.
 
 use std::process::Command;
 
@@ -10,6 +11,8 @@ pub enum Tool {
     Nvrtc,
     Cxx,
     Nvim,
+    Emacs,
+    Vscode,
 }
 
 impl Tool {
@@ -19,6 +22,8 @@ impl Tool {
             Tool::Nvrtc => "SKC_REQUIRE_NVRTC",
             Tool::Cxx => "SKC_REQUIRE_CXX",
             Tool::Nvim => "SKC_REQUIRE_NVIM",
+            Tool::Emacs => "SKC_REQUIRE_EMACS",
+            Tool::Vscode => "SKC_REQUIRE_VSCODE",
         }
     }
 }
