@@ -5,8 +5,8 @@
 //!
 //! The borrow checker adds one more guarantee: a written vector is lent `&mut`, so it cannot also be passed as
 //! another argument, which is what the `__restrict__` on every emitted vector parameter promises NVRTC. A buffer
-//! type of the caller's own (a [`RawBuffer`] view into another allocation) escapes it, so the launch also
-//! compares the device ranges: a vector the kernel only reads may not overlap one it writes (`check_aliasing`,
+//! type of the caller's own (a [`RawBuffer`] view into another allocation) and untracked memory (lent by shared
+//! reference) escape it, so the launch also compares the device ranges: a vector the kernel only reads may not overlap one it writes (`check_aliasing`,
 //! the memory rule's assumption).
 
 use std::ffi::c_void;
@@ -245,12 +245,15 @@ impl Kernel {
         let mut ranges: SmallVec<[Option<check::DeviceRange>; 8]> = args
             .iter()
             .map(|arg| {
-                let buffer: &dyn RawBuffer = match arg {
-                    Arg::Buffer(b) => *b,
-                    Arg::BufferMut(b) => &**b,
-                    _ => return None,
+                let (len, elem) = match arg {
+                    Arg::Buffer(b) => (b.raw_len(), b.raw_elem()),
+                    Arg::BufferMut(b) => (b.raw_len(), b.raw_elem()),
+                    // Lent through a shared reference: the borrow checker does not keep it from standing for a
+                    // read-only vector and a written one at once, so its range is compared too.
+                    Arg::Untracked { elem, len, .. } => (*len, elem.clone()),
+                    Arg::Scalar(_) | Arg::Record { .. } => return None,
                 };
-                let bytes = (buffer.raw_len() as u64).saturating_mul(buffer.raw_elem().size() as u64);
+                let bytes = (len as u64).saturating_mul(elem.size() as u64);
                 Some(check::DeviceRange { address: 0, bytes })
             })
             .collect();
