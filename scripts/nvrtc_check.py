@@ -1,22 +1,24 @@
 #!/usr/bin/env python3
 """Compiles CUDA C files with NVRTC (sm_90, C++17) and fails on any error or warning.
 
-Usage: scripts/nvrtc_check.py [--lib PATH] [--ptxas] FILE.cu...   (a directory stands for its *.cu files)
+Usage: scripts/nvrtc_check.py [--lib PATH] [--ptxas] [--cubin-dir DIR] FILE.cu...   (a directory stands for its
+*.cu files)
 
-NVRTC comes from the `nvidia-cuda-nvrtc` wheel, installed with
-`python3 -m pip install --target /work/helpers/nvrtc-wheel nvidia-cuda-nvrtc==13.0.88`; `--lib` or $SKC_NVRTC_LIB
-names another libnvrtc.so. Prints one line per file (`ok`, or the program log) and exits 1 if any file failed or
+NVRTC is the one `bash scripts/install-nvrtc.sh` installs into .nvrtc/ of this checkout; `--lib` or
+$SKC_NVRTC_PATH (the folder of libnvrtc.so.13, or the file) names another. Prints one line per file (`ok`, or the program log) and exits 1 if any file failed or
 produced a warning.
 """
 import ctypes
 import os
 import sys
 
-DEFAULT_LIB = "/work/helpers/nvrtc-wheel/nvidia/cu13/lib/libnvrtc.so.13"
+DEFAULT_LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".nvrtc", "nvidia", "cu13", "lib")
 OPTIONS = ["--gpu-architecture=sm_90", "-std=c++17"]
 
 
 def load(path):
+    if os.path.isdir(path):
+        path = os.path.join(path, "libnvrtc.so.13")
     # libnvrtc dlopens libnvrtc-builtins by name: load it first from the same folder so no LD_LIBRARY_PATH is needed.
     folder = os.path.dirname(path)
     for name in sorted(os.listdir(folder or ".")):
@@ -58,7 +60,7 @@ def compile_source(lib, source, name, options, cubin_out=None):
 
 
 def main(argv):
-    lib_path = os.environ.get("SKC_NVRTC_LIB", DEFAULT_LIB)
+    lib_path = os.environ.get("SKC_NVRTC_PATH", DEFAULT_LIB)
     options = list(OPTIONS)
     cubin_dir = None
     files = []
@@ -86,7 +88,9 @@ def main(argv):
         if cubin_dir:
             os.makedirs(cubin_dir, exist_ok=True)
             cubin = os.path.join(cubin_dir, os.path.basename(path)[:-3] + ".cubin")
-        status, log = compile_source(lib, source, os.path.basename(path), options, cubin)
+        # A program that launches kernels from the device compiles only as relocatable device code.
+        relocatable = ["--relocatable-device-code=true"] if "<<<" in source else []
+        status, log = compile_source(lib, source, os.path.basename(path), options + relocatable, cubin)
         verbose_only = "--ptxas-options=-v" in options
         noisy = log and not (verbose_only and all(
             l.startswith(("ptxas info", "ptxas  info", "    ", "ptxas info    :")) or not l.strip()

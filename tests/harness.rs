@@ -1,37 +1,25 @@
-//! Shared test helpers: check a `.sk` file the way the CLI does (modules found next to it), render its
+//! Shared test helpers: check a `.sk` file (modules found next to it), render its
 //! diagnostics as plain ASCII, and compare them with the expectations written inline in the source:
 //! `(* error: E0001 *)` or `(* warning: W0003 *)` on the line the diagnostic's primary label starts on.
 //! `host` runs emitted CUDA C on the host with a C++ compiler.
 
+pub mod editor;
 pub mod host;
 
 pub mod generator;
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use skc_core::diagnostic::{render, ColorChoice};
-use skc_core::driver::CheckOptions;
-use skc_core::{Checked, ModuleLoader, Severity};
+use skc_core::session::{DiskFiles, Session};
+use skc_core::{Checked, Severity};
 
-/// Loads `open M` modules from the directory of the importing file.
-pub struct DirLoader;
+pub mod require;
 
-impl ModuleLoader for DirLoader {
-    fn load(&self, module: &str, importer: &str) -> Result<(String, String), String> {
-        // Importers are named from the repository root (see `display_name`).
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let dir = repo.join(Path::new(importer).parent().unwrap_or(Path::new(".")));
-        let mut lower = module.to_string();
-        lower[..1].make_ascii_lowercase();
-        for name in [format!("{lower}.sk"), format!("{module}.sk")] {
-            let path = dir.join(&name);
-            if let Ok(text) = std::fs::read_to_string(&path) {
-                return Ok((display_name(&path), text));
-            }
-        }
-        Err(format!("no {lower}.sk next to {importer}"))
-    }
+/// The repository's root: files are named from it (see [`display_name`]).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 /// A stable, machine-independent file name for snapshots: the path from the `tests/` folder on.
@@ -43,9 +31,16 @@ pub fn display_name(path: &Path) -> String {
     }
 }
 
+/// Checks a test input with `open M` looking only next to it (a session with an empty search path).
 pub fn check_path(path: &Path) -> Checked {
-    let text = std::fs::read_to_string(path).expect("test input is readable");
-    skc_core::check(&display_name(path), &text, &DirLoader, &CheckOptions::default())
+    let files = DiskFiles::rooted(repo_root());
+    Session::new(&files).check_file(Path::new(&display_name(path))).expect("test input is readable")
+}
+
+/// [`check_path`] of `text` named `name` (a path from the repository root), with `-D` definitions.
+pub fn check_text(name: &str, text: &str, defines: Vec<(String, String)>) -> Checked {
+    let files = DiskFiles::rooted(repo_root());
+    Session::new(&files).with_defines(defines).check(name, text)
 }
 
 /// Every diagnostic rendered without colour, in order.

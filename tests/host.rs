@@ -77,21 +77,10 @@ pub fn host_source(cuda: &str) -> String {
     lines.join("\n")
 }
 
-/// A C++ compiler for the host-emulation tests, or None with a note that `what` is skipped; with
-/// `SKC_REQUIRE_CXX=1` (CI sets it) a missing compiler fails the test instead.
+/// A C++ compiler for the host-emulation tests, or None with a note that `what` is skipped
+/// ([`crate::require::cxx`]: with `SKC_REQUIRE_CXX=1` a missing compiler fails the test instead).
 pub fn cxx_compiler(what: &str) -> Option<String> {
-    let candidates =
-        std::env::var("CXX").ok().into_iter().chain(["c++".to_string(), "g++".to_string(), "clang++".to_string()]);
-    for cxx in candidates {
-        let works = Command::new(&cxx).arg("--version").output().map(|o| o.status.success());
-        if works.unwrap_or(false) {
-            return Some(cxx);
-        }
-    }
-    let required = std::env::var("SKC_REQUIRE_CXX").map(|v| v == "1").unwrap_or(false);
-    assert!(!required, "SKC_REQUIRE_CXX=1 but no C++ compiler was found");
-    eprintln!("note: no C++ compiler, {what} skipped");
-    None
+    crate::require::cxx(what)
 }
 
 /// A per-process scratch folder `{prefix}-{pid}` under the system's temporary folder.

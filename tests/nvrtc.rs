@@ -1,26 +1,34 @@
-//! Every program `skc check` accepts compiles through NVRTC: all accepted UI inputs, every codegen input, every
-//! example and every standard-library module, and generated programs at, below and above each resource limit.
-//! Also holds register and spill budgets for representative kernels.
-//! Needs NVRTC (no GPU): with `SKC_REQUIRE_NVRTC=1` (set by scripts/test.sh) a missing NVRTC is a failure.
+//! The corpus of accepted programs: every `.sk` file of `tests/ui` (but the inputs that expect an error),
+//! `tests/codegen`, `examples`, `stdlib`, `libs` and `bench` (but the modules only a host's program can check)
+//! passes the front end, and compiles through NVRTC exactly as skc-runtime compiles it. A corpus file that stops
+//! checking fails the first test; it is never dropped from the second. Generated programs at, below and above each
+//! resource limit compile too. Also holds register and spill budgets for representative kernels. Needs NVRTC (no
+//! GPU) for all but the first test: with `SKC_REQUIRE_NVRTC=1` (set by scripts/test.sh) a missing NVRTC is a failure.
 
 use std::path::{Path, PathBuf};
 
-use skc_core::codegen::{emit_cuda, EmitOptions};
-use skc_nvrtc::{CompileOptions, CompileOutput, NvrtcError};
-use skc_tests::check_path;
+use skc_core::session::{DiskFiles, MemoryFiles, Session};
+use skc_nvrtc::{CompileOptions, CompileOutput};
+use skc_runtime::{Program, RuntimeError};
+use skc_tests::{expected, repo_root, require};
 
-/// Loads NVRTC once; `None` (after a note) when it is missing and not required.
-fn nvrtc_available() -> bool {
-    match skc_nvrtc::load_nvrtc(&skc_nvrtc::LibrarySearch::from_env()) {
-        Ok(_) => true,
-        Err(error) => {
-            let required = std::env::var("SKC_REQUIRE_NVRTC").map(|v| v == "1").unwrap_or(false);
-            assert!(!required, "SKC_REQUIRE_NVRTC=1 but NVRTC cannot be loaded: {error}");
-            eprintln!("note: NVRTC not found, NVRTC tests skipped ({error})");
-            false
-        }
-    }
-}
+/// Modules that use the names of a module a host generates, of a system the user supplies or of the precision
+/// module the solver opens (`to_real`), so they check only inside a program a host builds (skc-ode's solver
+/// programs, whose own tests compile them).
+const HOST_BUILT: &[&str] = &[
+    "libs/ode/systems/fsal_probe.sk",
+    "libs/ode/systems/kepler.sk",
+    "libs/ode/systems/lorenz96.sk",
+    "stdlib/metrics/metrics.sk",
+    "stdlib/metrics/summaries.sk",
+    "stdlib/metrics/summary_probe.sk",
+    "stdlib/ode/ode_dirk.sk",
+    "stdlib/ode/ode_erk.sk",
+    "stdlib/ode/ode_f32.sk",
+    "stdlib/ode/ode_f64.sk",
+    "stdlib/ode/ode_no_jacobian.sk",
+    "stdlib/ode/ode_solve.sk",
+];
 
 fn sk_files(root: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(root) else { return };
@@ -28,53 +36,96 @@ fn sk_files(root: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.path();
         if path.is_dir() {
             sk_files(&path, out);
-        } else if path.extension().map(|e| e == "sk").unwrap_or(false) {
+        } else if path.extension().is_some_and(|e| e == "sk") {
             out.push(path);
         }
     }
 }
 
-/// Every `.sk` file of the corpus that the front end accepts.
-fn accepted_programs() -> Vec<PathBuf> {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+/// The corpus, as paths from the repository root.
+fn corpus() -> Vec<PathBuf> {
+    let repo = repo_root();
     let mut files = Vec::new();
-    for dir in ["tests/ui", "tests/codegen", "examples", "stdlib"] {
+    for dir in ["tests/ui", "tests/codegen", "examples", "stdlib", "libs", "bench"] {
         sk_files(&repo.join(dir), &mut files);
     }
-    files.sort();
-    files.into_iter().filter(|f| !check_path(f).has_errors()).collect()
+    let mut corpus: Vec<PathBuf> = files
+        .into_iter()
+        .map(|f| f.strip_prefix(&repo).expect("found under the repository").to_path_buf())
+        .filter(|f| !HOST_BUILT.iter().any(|h| Path::new(h) == f))
+        .filter(|f| {
+            let text = std::fs::read_to_string(repo.join(f)).expect("corpus file is readable");
+            !expected(&text).iter().any(|(_, kind, _)| kind == "error")
+        })
+        .collect();
+    corpus.sort();
+    corpus
 }
 
-/// Compiles an accepted program as the runtime would: relocatable device code when it launches kernels from the
-/// device (NVRTC rejects `<<<...>>>` in device code otherwise).
-fn compile(path: &Path) -> Result<CompileOutput, NvrtcError> {
-    let checked = check_path(path);
-    let cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
-    let name = format!("{}.cu", path.file_stem().unwrap_or_default().to_string_lossy());
-    let options =
-        CompileOptions { include_cubin: false, relocatable: cuda.needs_device_runtime, ..CompileOptions::default() };
-    skc_nvrtc::compile(&cuda.source, &name, &options)
+/// The standard session (next to the file, then the standard library) over the repository.
+fn session(files: &DiskFiles) -> Session<'_> {
+    Session::standard(files)
+}
+
+/// Compiles a corpus file as skc-runtime does (CUDA C for sm_90, relocatable device code when it launches kernels
+/// from the device, through the compile cache).
+fn compile(path: &Path) -> Result<CompileOutput, RuntimeError> {
+    let files = DiskFiles::rooted(repo_root());
+    Program::from_session_file(&session(&files), path)?.compile("sm_90")
+}
+
+#[test]
+fn every_corpus_file_checks_and_host_built_modules_do_not_alone() {
+    let corpus = corpus();
+    assert!(corpus.len() >= 50, "expected the whole corpus, found {} files", corpus.len());
+    let files = DiskFiles::rooted(repo_root());
+    let session = session(&files);
+    let failures: Vec<String> =
+        corpus.iter().filter_map(|path| session.compile_file(path).err().map(|e| e.to_string())).collect();
+    assert!(failures.is_empty(), "{} corpus files do not check:\n{}", failures.len(), failures.join("\n"));
+    for module in HOST_BUILT {
+        let alone = session.check_file(Path::new(module)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(alone.has_errors(), "{module} checks alone: it belongs in the corpus, not in HOST_BUILT");
+    }
+}
+
+#[test]
+fn every_corpus_file_compiles_with_nvrtc() {
+    if !require::nvrtc("the NVRTC corpus") {
+        return;
+    }
+    let corpus = corpus();
+    let mut failures = Vec::new();
+    for path in &corpus {
+        match compile(path) {
+            Ok(out) if out.log.contains("warning") => {
+                failures.push(format!("{}: warnings:\n{}", path.display(), out.log))
+            }
+            Ok(_) => {}
+            Err(error) => failures.push(format!("{}: {error}", path.display())),
+        }
+    }
+    eprintln!("compiled {} corpus files with NVRTC", corpus.len());
+    assert!(failures.is_empty(), "{} of {} programs failed:\n{}", failures.len(), corpus.len(), failures.join("\n"));
 }
 
 /// Device-side launches compile only as relocatable code, which calls the device runtime (linked at load time);
 /// ordered atomics and named barriers become the PTX instructions they promise.
 #[test]
 fn scheduler_builtins_lower_to_the_expected_ptx() {
-    if !nvrtc_available() {
+    if !require::nvrtc("the scheduler builtins' PTX") {
         return;
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let launch = root.join("ui/sched/ok_launch.sk");
-    let checked = check_path(&launch);
-    let cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
+    let launch = Path::new("tests/ui/sched/ok_launch.sk");
+    let cuda = &session(&DiskFiles::rooted(repo_root())).compile_file(launch).unwrap_or_else(|e| panic!("{e}")).cuda;
     assert!(cuda.needs_device_runtime, "a program with `launch` needs the device runtime");
     let plain = CompileOptions { include_cubin: false, ..CompileOptions::default() };
     assert!(skc_nvrtc::compile(&cuda.source, "ok_launch.cu", &plain).is_err(), "launches need relocatable code");
-    let out = compile(&launch).unwrap_or_else(|e| panic!("{e}"));
+    let out = compile(launch).unwrap_or_else(|e| panic!("{e}"));
     assert!(out.ptx.contains("__cudaCDP2LaunchDeviceV2"), "device launch through the device runtime:\n{}", out.ptx);
     assert!(out.resources.iter().any(|r| r.is_entry && r.name == "parent"), "ptxas report of a relocatable build");
 
-    let atomics = compile(&root.join("ui/sched/ok_ordered_atomics.sk")).unwrap_or_else(|e| panic!("{e}"));
+    let atomics = compile(Path::new("tests/ui/sched/ok_ordered_atomics.sk")).unwrap_or_else(|e| panic!("{e}"));
     for instruction in [
         "ld.acquire.sys.b32",
         "ld.relaxed.cta.b32",
@@ -92,50 +143,28 @@ fn scheduler_builtins_lower_to_the_expected_ptx() {
     ] {
         assert!(atomics.ptx.contains(instruction), "no `{instruction}` in the PTX of ok_ordered_atomics.sk");
     }
-    let specialised = compile(&root.join("ui/sched/ok_warp_specialised.sk")).unwrap_or_else(|e| panic!("{e}"));
+    let specialised = compile(Path::new("tests/ui/sched/ok_warp_specialised.sk")).unwrap_or_else(|e| panic!("{e}"));
     assert!(specialised.ptx.contains("bar.sync"), "named barrier");
     assert!(specialised.ptx.contains(".maxntid 256, 1, 1") && specialised.ptx.contains(".minnctapersm 1"));
 }
 
-#[test]
-fn every_accepted_program_compiles_with_nvrtc() {
-    if !nvrtc_available() {
-        return;
-    }
-    let programs = accepted_programs();
-    assert!(programs.len() >= 50, "expected the whole corpus, found {} accepted programs", programs.len());
-    let mut failures = Vec::new();
-    for path in &programs {
-        match compile(path) {
-            Ok(out) if out.log.contains("warning") => {
-                failures.push(format!("{}: warnings:\n{}", path.display(), out.log))
-            }
-            Ok(_) => {}
-            Err(error) => failures.push(format!("{}: {error}", path.display())),
-        }
-    }
-    eprintln!("compiled {} accepted programs with NVRTC", programs.len());
-    assert!(failures.is_empty(), "{} of {} programs failed:\n{}", failures.len(), programs.len(), failures.join("\n"));
-}
-
 /// (file, kernel, most registers, spill bytes allowed) on sm_90.
 const BUDGETS: &[(&str, &str, u32, u32)] = &[
-    ("ui/seed/reduce.sk", "reduce", 24, 0),
-    ("codegen/warp_reduce.sk", "", 32, 0),
-    ("codegen/matmul.sk", "", 64, 0),
-    ("codegen/transpose.sk", "", 32, 0),
-    ("codegen/scan.sk", "", 32, 0),
+    ("tests/ui/seed/reduce.sk", "reduce", 24, 0),
+    ("tests/codegen/warp_reduce.sk", "", 32, 0),
+    ("tests/codegen/matmul.sk", "", 64, 0),
+    ("tests/codegen/transpose.sk", "", 32, 0),
+    ("tests/codegen/scan.sk", "", 32, 0),
 ];
 
 #[test]
 fn register_and_spill_budgets_hold() {
-    if !nvrtc_available() {
+    if !require::nvrtc("the register budgets") {
         return;
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut report = Vec::new();
     for (file, kernel, max_registers, max_spill) in BUDGETS {
-        let out = compile(&root.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let out = compile(Path::new(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
         let entries: Vec<_> =
             out.resources.iter().filter(|r| r.is_entry && (kernel.is_empty() || r.name == *kernel)).collect();
         assert!(!entries.is_empty(), "{file}: no kernel `{kernel}` in the ptxas report:\n{}", out.log);
@@ -267,15 +296,16 @@ fn limit_cases() -> Vec<LimitCase> {
 
 #[test]
 fn programs_at_each_resource_limit_build_and_beyond_it_are_rejected() {
-    if !nvrtc_available() {
+    if !require::nvrtc("the resource-limit programs") {
         return;
     }
     let mut failures = Vec::new();
     let cases = limit_cases();
+    let files = MemoryFiles::new();
     for case in &cases {
         let target = skc_core::target::Target::parse(case.arch).unwrap();
-        let options = skc_core::driver::CheckOptions { target, ..Default::default() };
-        let checked = skc_core::check("limit.sk", &case.source, &skc_core::NoModules, &options);
+        let session = Session::new(&files).with_target(target);
+        let checked = session.check("limit.sk", &case.source);
         let codes: Vec<&str> = checked.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.code).collect();
         let expected: &[&str] = if case.fits { &[] } else { &["E0220"] };
         if codes != expected {
@@ -285,7 +315,7 @@ fn programs_at_each_resource_limit_build_and_beyond_it_are_rejected() {
         if !case.fits && !case.nvrtc_enforces {
             continue;
         }
-        let cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
+        let cuda = session.emit(&checked);
         let options = CompileOptions { include_cubin: false, arch: case.arch.to_string(), ..CompileOptions::default() };
         let refused = match skc_nvrtc::compile(&cuda.source, "limit.cu", &options) {
             Ok(out) => out.log.contains("warning"),

@@ -145,9 +145,7 @@ fn doubling_tree(depth: usize) -> String {
 
 #[test]
 fn a_doubling_call_tree_with_noinline_compiles_in_linear_time() {
-    if let Err(error) = skc_nvrtc::load_nvrtc(&skc_nvrtc::LibrarySearch::from_env()) {
-        assert!(std::env::var("SKC_REQUIRE_NVRTC").as_deref() != Ok("1"), "SKC_REQUIRE_NVRTC=1: {error}");
-        eprintln!("note: NVRTC not found, skipped ({error})");
+    if !skc_tests::require::nvrtc("the noinline call tree's NVRTC build") {
         return;
     }
     let compile = |text: &str| {

@@ -12,7 +12,7 @@ use skc_core::codegen::{emit_cuda, CudaOutput, ElemType, EmitOptions, ParamKind,
 use skc_core::diagnostic::SUGGESTING_CODES;
 use skc_core::Checked;
 use skc_tests::host::{compile_and_run, cxx_compiler, host_source, work_dir, CUDA_HOST_SHIM};
-use skc_tests::{check_path, display_name, DirLoader};
+use skc_tests::{check_path, check_text, display_name};
 
 /// An edit applied to its file.
 struct Applied {
@@ -45,7 +45,7 @@ fn applied_suggestions() -> Vec<Applied> {
             let mut text = original.clone();
             text.replace_range(suggestion.span.range(), &suggestion.replacement);
             let name = display_name(path);
-            let after = skc_core::check(&name, &text, &DirLoader, &Default::default());
+            let after = check_text(&name, &text, Vec::new());
             out.push(Applied { code, file: name, before: check_path(path), after, text });
         }
     });

@@ -25,8 +25,6 @@ fn ui() {
 #[test]
 fn memoized_calls_give_the_same_analysis() {
     use skc_core::convergence::analyse_with;
-    use skc_core::driver::CheckOptions;
-    use skc_core::typeck::TypeckOptions;
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut inputs: Vec<(std::path::PathBuf, Vec<(String, String)>)> = Vec::new();
     insta::glob!("ui/**/*.sk", |path| inputs.push((path.to_path_buf(), Vec::new())));
@@ -37,8 +35,7 @@ fn memoized_calls_give_the_same_analysis() {
     let mut programs = 0;
     for (path, defines) in inputs {
         let text = std::fs::read_to_string(&path).unwrap();
-        let options = CheckOptions { typeck: TypeckOptions { defines }, ..CheckOptions::default() };
-        let checked = skc_core::check(&skc_tests::display_name(&path), &text, &skc_tests::DirLoader, &options);
+        let checked = skc_tests::check_text(&skc_tests::display_name(&path), &text, defines);
         let (fresh_info, fresh) = analyse_with(&checked.module, &checked.types, false);
         let (memo_info, memo) = analyse_with(&checked.module, &checked.types, true);
         let render = |ds: &[skc_core::Diagnostic]| -> Vec<String> {

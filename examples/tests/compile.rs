@@ -1,31 +1,23 @@
 //! Every example kernel through the front end, the emitter and NVRTC for sm_90, with no GPU: the signatures the
 //! runtime will check, and ptxas' report (no register spills in the kernels the benchmarks time).
-//! Skips when NVRTC is missing unless `SKC_REQUIRE_NVRTC=1` (as the other NVRTC tests of the workspace).
+//! Skips when NVRTC is missing unless `SKC_REQUIRE_NVRTC=1` (`skc_tests::require`).
 
 use skc_examples::kernels::{self, KernelSource};
-use skc_nvrtc::NvrtcError;
 use skc_runtime::{ElemType, ParamType, Program, RuntimeError, ScalarType};
 
 fn front_end(source: &KernelSource) -> Program {
     source.program().unwrap_or_else(|e| panic!("{}: {e}", source.file))
 }
 
-fn nvrtc_required() -> bool {
-    std::env::var("SKC_REQUIRE_NVRTC").is_ok_and(|v| v == "1")
-}
-
 #[test]
 fn every_example_compiles_for_sm_90_without_spills() {
+    if !skc_tests::require::nvrtc("the examples' NVRTC test") {
+        return;
+    }
     for source in kernels::ALL.into_iter().chain(kernels::BENCH_VARIANTS) {
         let program = front_end(&source);
-        let output = match program.compile("sm_90") {
-            Ok(output) => output,
-            Err(RuntimeError::Nvrtc { source: NvrtcError::LibraryNotFound { .. }, .. }) if !nvrtc_required() => {
-                eprintln!("skipped: NVRTC not found (set SKC_NVRTC_PATH, or SKC_REQUIRE_NVRTC=1 to fail)");
-                return;
-            }
-            Err(e) => panic!("{}: {e}\n{}", source.file, program.cuda_source),
-        };
+        let output =
+            program.compile("sm_90").unwrap_or_else(|e| panic!("{}: {e}\n{}", source.file, program.cuda_source));
         for kernel in &program.kernels {
             assert!(
                 output.ptx.contains(&format!(".entry {}(", kernel.symbol)),

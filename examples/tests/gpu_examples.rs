@@ -8,7 +8,7 @@ fn gpu() -> Context {
     Context::new(0).unwrap_or_else(|e| {
         panic!(
             "the gpu-tests need a CUDA GPU and its driver, and this machine has none usable: {e}. \
-             Run them on a GPU machine (scripts/gpu_check.sh), or run `cargo test` without `--features gpu-tests`."
+             Run them on a GPU machine (scripts/gpu.sh), or run `cargo test` without `--features gpu-tests`."
         )
     })
 }

@@ -95,15 +95,6 @@ impl<T: DeviceElem> DeviceBuffer<T> {
         unsafe { cudarc::driver::result::memset_d8_async(ptr, 0, bytes, stream.cu_stream()) }
             .map_err(|e| self.ctx.error("cuMemsetD8", e))
     }
-
-    /// The cudarc slice, for code that needs the raw driver API.
-    pub fn cuda_slice(&self) -> &CudaSlice<T> {
-        &self.slice
-    }
-
-    pub fn cuda_slice_mut(&mut self) -> &mut CudaSlice<T> {
-        &mut self.slice
-    }
 }
 
 fn check_len(operation: &'static str, device_len: usize, other_len: usize) -> Result<()> {

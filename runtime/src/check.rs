@@ -241,7 +241,7 @@ fn check_shared(sig: &KernelSignature, config: &LaunchConfig, limits: &Limits) -
                 "the kernel has a dynamic shared array of {elem}: give its size with `LaunchConfig::with_shared_elems`"
             ))
         }
-        Some(elem) if !(bytes as usize).is_multiple_of(elem.size()) => {
+        Some(elem) if !(bytes as usize).is_multiple_of(elem.size() as usize) => {
             return fail(format!("{bytes} bytes of dynamic shared memory is not a whole number of {elem} elements"))
         }
         _ => {}

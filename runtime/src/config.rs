@@ -74,7 +74,7 @@ impl LaunchConfig {
 
     /// Dynamic shared memory for `n` elements of `T`.
     pub fn with_shared_elems<T: DeviceScalar>(mut self, n: usize) -> Self {
-        let bytes = n.saturating_mul(T::TYPE.size());
+        let bytes = n.saturating_mul(T::TYPE.size() as usize);
         self.dynamic_shared_bytes = u32::try_from(bytes).unwrap_or(u32::MAX);
         self
     }

@@ -8,7 +8,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags};
+use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUlimit, CUresult};
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream, DriverError};
 
 use crate::error::{Result, RuntimeError};
@@ -23,6 +23,10 @@ pub struct DeviceInfo {
     /// The NVRTC architecture kernels are compiled for: the device's own (`sm_90`), loaded as CUBIN.
     pub arch: String,
     pub multiprocessors: u32,
+    /// 32-bit registers of one multiprocessor (65,536 on an H100).
+    pub registers_per_sm: u32,
+    /// The multiprocessors' peak clock, in kHz.
+    pub clock_khz: u32,
     pub max_threads_per_block: u32,
     pub max_block_dim: [u32; 3],
     pub max_grid_dim: [u32; 3],
@@ -103,9 +107,24 @@ impl Context {
         self.check_deferred()
     }
 
-    /// The cudarc context, for code that needs the raw driver API (benchmarks compare against it).
-    pub fn cuda(&self) -> &Arc<CudaContext> {
+    /// The cudarc context.
+    pub(crate) fn cuda(&self) -> &Arc<CudaContext> {
         &self.inner.cuda
+    }
+
+    /// Makes this context current on the calling thread (driver calls act on the current context).
+    pub(crate) fn bind(&self) -> Result<()> {
+        self.inner.cuda.bind_to_thread().map_err(|e| self.error("cuCtxSetCurrent", e))
+    }
+
+    /// Sets `cudaLimitDevRuntimePendingLaunchCount`: device launches that may wait for a free slot (2048 by
+    /// default; past it a device launch fails). Call it before launching a kernel that launches children.
+    pub fn set_pending_launch_limit(&self, launches: usize) -> Result<()> {
+        self.bind()?;
+        // SAFETY: sets a context limit.
+        unsafe { cudarc::driver::sys::cuCtxSetLimit(CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, launches) }
+            .result()
+            .map_err(|e| self.error("cuCtxSetLimit", e))
     }
 
     pub(crate) fn cuda_stream(&self) -> &Arc<CudaStream> {
@@ -147,6 +166,18 @@ impl Stream {
         &self.ctx
     }
 
+    /// Whether every launch and copy queued on this stream has finished (`cuStreamQuery`): never blocks, so a
+    /// kernel that does not finish can be waited for with a timeout.
+    pub fn is_idle(&self) -> Result<bool> {
+        self.ctx.bind()?;
+        // SAFETY: a live stream of this context.
+        match unsafe { cudarc::driver::sys::cuStreamQuery(self.cuda.cu_stream()) } {
+            CUresult::CUDA_SUCCESS => Ok(true),
+            CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            other => Err(self.ctx.error("cuStreamQuery", other.result().unwrap_err())),
+        }
+    }
+
     /// Waits for the work queued on this stream; a fault of a kernel launched earlier is reported here.
     pub fn synchronize(&self) -> Result<()> {
         self.cuda.synchronize().map_err(|e| self.ctx.error("cuStreamSynchronize", e))?;
@@ -168,8 +199,39 @@ impl Stream {
             .map_err(|e| self.ctx.error("cuEventCreate", e))
     }
 
-    pub fn cuda(&self) -> &Arc<CudaStream> {
+    pub(crate) fn cuda(&self) -> &Arc<CudaStream> {
         &self.cuda
+    }
+
+    /// Records what `work` queues on this stream (launches on this stream, not run now) into a CUDA graph, which
+    /// [`Graph::launch`] replays as one unit. The stream must be one of [`Context::new_stream`]'s: the legacy
+    /// default stream cannot be captured.
+    pub fn capture(&self, work: impl FnOnce() -> Result<()>) -> Result<Graph> {
+        let mode = cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
+        self.cuda.begin_capture(mode).map_err(|e| self.ctx.error("cuStreamBeginCapture", e))?;
+        let recorded = work();
+        let ended = self
+            .cuda
+            .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))
+            .map_err(|e| self.ctx.error("cuStreamEndCapture", e));
+        recorded?;
+        match ended? {
+            Some(graph) => Ok(Graph { graph, ctx: self.ctx.clone() }),
+            None => Err(RuntimeError::LaunchConfig { kernel: "(graph)".into(), reason: "nothing was captured".into() }),
+        }
+    }
+}
+
+/// Launches captured on a stream by [`Stream::capture`], replayed on that stream.
+pub struct Graph {
+    graph: cudarc::driver::CudaGraph,
+    ctx: Context,
+}
+
+impl Graph {
+    /// Queues one replay of every captured launch on the stream it was captured on.
+    pub fn launch(&self) -> Result<()> {
+        self.graph.launch().map_err(|e| self.ctx.error("cuGraphLaunch", e))
     }
 }
 
@@ -182,11 +244,18 @@ pub struct GpuTimer {
 impl GpuTimer {
     /// Stops the timer, waits for the timed work, and returns its duration in milliseconds.
     pub fn stop(self) -> Result<f32> {
+        self.stop_after(|| Ok::<(), RuntimeError>(()))
+    }
+
+    /// Stops the timer, then lets `wait` wait for the timed work its own way (polling [`Stream::is_idle`] with a
+    /// timeout, for work that may hang), and returns the duration in milliseconds.
+    pub fn stop_after<E: From<RuntimeError>>(self, wait: impl FnOnce() -> Result<(), E>) -> Result<f32, E> {
         let end = self.stream.timing_event()?;
         let ctx = &self.stream.ctx;
         end.record(&self.stream.cuda).map_err(|e| ctx.error("cuEventRecord", e))?;
+        wait()?;
         end.synchronize().map_err(|e| ctx.error("cuEventSynchronize", e))?;
-        self.start.elapsed_ms(&end).map_err(|e| ctx.error("cuEventElapsedTime", e))
+        Ok(self.start.elapsed_ms(&end).map_err(|e| ctx.error("cuEventElapsedTime", e))?)
     }
 }
 
@@ -215,6 +284,8 @@ fn device_info(cuda: &Arc<CudaContext>) -> Result<DeviceInfo, DriverError> {
         compute_capability,
         arch: format!("sm_{}{}", compute_capability.0, compute_capability.1),
         multiprocessors: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        registers_per_sm: attr(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)?,
+        clock_khz: attr(A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?,
         max_threads_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
         max_block_dim: [
             attr(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,

@@ -177,6 +177,18 @@ impl fmt::Display for RuntimeError {
     }
 }
 
+impl From<skc_core::session::CompileError> for RuntimeError {
+    fn from(e: skc_core::session::CompileError) -> Self {
+        use skc_core::session::CompileError;
+        match e {
+            CompileError::Read { path, reason } => RuntimeError::Io { path, source: std::io::Error::other(reason) },
+            CompileError::Errors { file, error_count, rendered } => {
+                RuntimeError::Frontend { file, error_count, rendered }
+            }
+        }
+    }
+}
+
 impl std::error::Error for RuntimeError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {

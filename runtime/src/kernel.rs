@@ -5,8 +5,8 @@
 //!
 //! The borrow checker adds one more guarantee: a written vector is lent `&mut`, so it cannot also be passed as
 //! another argument, which is what the `__restrict__` on every emitted vector parameter promises NVRTC. A buffer
-//! type of the caller's own (a [`RawBuffer`] view into another allocation) escapes it, so the launch also
-//! compares the device ranges: a vector the kernel only reads may not overlap one it writes (`check_aliasing`,
+//! type of the caller's own (a [`RawBuffer`] view into another allocation) and untracked memory (lent by shared
+//! reference) escape it, so the launch also compares the device ranges: a vector the kernel only reads may not overlap one it writes (`check_aliasing`,
 //! the memory rule's assumption).
 
 use std::ffi::c_void;
@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use cudarc::driver::sys::CUfunction_attribute;
-use cudarc::driver::{CudaFunction, CudaStream};
+use cudarc::driver::{result, CudaFunction, CudaStream};
 use smallvec::SmallVec;
 
 use crate::buffer::{DeviceBuffer, RawBuffer};
@@ -36,6 +36,9 @@ pub enum Arg<'a> {
     BufferMut(&'a mut dyn RawBuffer),
     /// A record by value (see [`Arg::record`]).
     Record { elem: ElemType, bytes: &'a [u8] },
+    /// Memory without event tracking ([`HostMapped`](crate::HostMapped), [`DeviceArray`](crate::DeviceArray)),
+    /// lent writable through a shared reference: the caller orders its accesses with the kernel's itself.
+    Untracked { elem: ElemType, len: usize, ptr: u64, context: &'a crate::Context },
 }
 
 impl<'a> Arg<'a> {
@@ -52,6 +55,7 @@ impl<'a> Arg<'a> {
             Arg::Buffer(b) => ArgInfo::Buffer { elem: b.raw_elem(), len: b.raw_len(), writable: false },
             Arg::BufferMut(b) => ArgInfo::Buffer { elem: b.raw_elem(), len: b.raw_len(), writable: true },
             Arg::Record { elem, .. } => ArgInfo::Record(elem.clone()),
+            Arg::Untracked { elem, len, .. } => ArgInfo::Buffer { elem: elem.clone(), len: *len, writable: true },
         }
     }
 }
@@ -108,12 +112,6 @@ impl Kernel {
         Kernel { module, signature, function, limits, rules: Vec::new(), shared_allowed, name_id }
     }
 
-    /// The cudarc function, for launches the checked path does not cover (a cooperative launch of a persistent
-    /// kernel with raw pointers, as `skc-sched` does). Such launches bypass every check of this crate.
-    pub fn cuda_function(&self) -> &CudaFunction {
-        &self.function
-    }
-
     pub fn signature(&self) -> &KernelSignature {
         &self.signature
     }
@@ -164,7 +162,7 @@ impl Kernel {
 
     /// Checks and launches on the context's stream. Returns once the launch is queued.
     pub fn launch<'a>(&self, config: &LaunchConfig, mut args: impl AsMut<[Arg<'a>]>) -> Result<()> {
-        self.launch_inner(self.module.ctx.cuda_stream(), config, args.as_mut())
+        self.launch_inner(self.module.ctx.cuda_stream(), config, args.as_mut(), Launch::Plain)
     }
 
     /// Checks and launches on `stream`.
@@ -172,10 +170,26 @@ impl Kernel {
         if !stream.context().same(&self.module.ctx) {
             return Err(self.foreign_context());
         }
-        self.launch_inner(stream.cuda(), config, args)
+        self.launch_inner(stream.cuda(), config, args, Launch::Plain)
     }
 
-    fn launch_inner(&self, stream: &CudaStream, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Result<()> {
+    /// Checks and launches on `stream` as a cooperative launch (`cuLaunchCooperativeKernel`): the driver starts
+    /// every block at once or refuses the launch, so the kernel's blocks may wait on each other. The driver also
+    /// refuses it for code that launches kernels from the device.
+    pub fn launch_cooperative_on(&self, stream: &Stream, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Result<()> {
+        if !stream.context().same(&self.module.ctx) {
+            return Err(self.foreign_context());
+        }
+        self.launch_inner(stream.cuda(), config, args, Launch::Cooperative)
+    }
+
+    fn launch_inner(
+        &self,
+        stream: &CudaStream,
+        config: &LaunchConfig,
+        args: &mut [Arg<'_>],
+        how: Launch,
+    ) -> Result<()> {
         let infos: SmallVec<[ArgInfo; 8]> = args.iter().map(Arg::info).collect();
         check::check_arguments(&self.signature, &infos)?;
         check::check_config(&self.signature, config, &self.limits)?;
@@ -183,7 +197,7 @@ impl Kernel {
         self.check_contexts(args)?;
         self.allow_shared(config.dynamic_shared_bytes)?;
         self.module.ctx.cuda().bind_to_thread().map_err(|e| self.error("cuCtxSetCurrent", e))?;
-        self.launch_checked(stream, config, args)
+        self.launch_checked(stream, config, args, how)
     }
 
     fn foreign_context(&self) -> RuntimeError {
@@ -199,6 +213,7 @@ impl Kernel {
         let wrong = args.iter().any(|a| match a {
             Arg::Buffer(b) => foreign(b.raw_context()),
             Arg::BufferMut(b) => foreign(b.raw_context()),
+            Arg::Untracked { context, .. } => foreign(context),
             _ => false,
         });
         if wrong {
@@ -218,18 +233,27 @@ impl Kernel {
         Ok(())
     }
 
-    fn launch_checked(&self, cuda_stream: &CudaStream, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Result<()> {
+    fn launch_checked(
+        &self,
+        cuda_stream: &CudaStream,
+        config: &LaunchConfig,
+        args: &mut [Arg<'_>],
+        how: Launch,
+    ) -> Result<()> {
         let mut slots: SmallVec<[u64; 8]> = SmallVec::with_capacity(args.len());
         // Where each buffer lies, for the aliasing rule: sizes now, addresses once they are taken below.
         let mut ranges: SmallVec<[Option<check::DeviceRange>; 8]> = args
             .iter()
             .map(|arg| {
-                let buffer: &dyn RawBuffer = match arg {
-                    Arg::Buffer(b) => *b,
-                    Arg::BufferMut(b) => &**b,
-                    _ => return None,
+                let (len, elem) = match arg {
+                    Arg::Buffer(b) => (b.raw_len(), b.raw_elem()),
+                    Arg::BufferMut(b) => (b.raw_len(), b.raw_elem()),
+                    // Lent through a shared reference: the borrow checker does not keep it from standing for a
+                    // read-only vector and a written one at once, so its range is compared too.
+                    Arg::Untracked { elem, len, .. } => (*len, elem.clone()),
+                    Arg::Scalar(_) | Arg::Record { .. } => return None,
                 };
-                let bytes = (buffer.raw_len() as u64).saturating_mul(buffer.raw_elem().size() as u64);
+                let bytes = (len as u64).saturating_mul(elem.size() as u64);
                 Some(check::DeviceRange { address: 0, bytes })
             })
             .collect();
@@ -252,6 +276,7 @@ impl Kernel {
                     slots.push(0);
                     records.push((index, bytes.as_ptr()));
                 }
+                Arg::Untracked { ptr, .. } => slots.push(*ptr),
             }
         }
         for (range, address) in ranges.iter_mut().zip(&slots) {
@@ -268,24 +293,35 @@ impl Kernel {
         // SAFETY: the arguments were checked against the kernel's signature: one parameter pointer per parameter,
         // each pointing at a value of the parameter's size (scalars in little-endian 8-byte slots, device
         // addresses of live buffers of the right element type, record bytes), all alive until the call returns.
-        let launched = unsafe {
-            cudarc::driver::result::launch_kernel(
-                self.function.cu_function(),
-                (grid.x, grid.y, grid.z),
-                (block.x, block.y, block.z),
-                config.dynamic_shared_bytes,
-                cuda_stream.cu_stream(),
-                &mut params,
-            )
+        let (f, grid, block) = (self.function.cu_function(), (grid.x, grid.y, grid.z), (block.x, block.y, block.z));
+        let (shared, stream) = (config.dynamic_shared_bytes, cuda_stream.cu_stream());
+        let launched = match how {
+            // SAFETY: as above.
+            Launch::Plain => unsafe { result::launch_kernel(f, grid, block, shared, stream, &mut params) },
+            // SAFETY: as above.
+            Launch::Cooperative => unsafe {
+                result::launch_cooperative_kernel(f, grid, block, shared, stream, &mut params)
+            },
         };
         drop(guards);
         self.module.ctx.set_last_kernel(self.name_id);
-        launched.map_err(|e| self.error("cuLaunchKernel", e))
+        let call = match how {
+            Launch::Plain => "cuLaunchKernel",
+            Launch::Cooperative => "cuLaunchCooperativeKernel",
+        };
+        launched.map_err(|e| self.error(call, e))
     }
 
     fn error(&self, call: &'static str, e: cudarc::driver::DriverError) -> RuntimeError {
         RuntimeError::driver(call, e, Some(self.signature.name.clone()))
     }
+}
+
+/// How a checked launch is issued.
+#[derive(Clone, Copy)]
+enum Launch {
+    Plain,
+    Cooperative,
 }
 
 /// A launch being assembled argument by argument.
@@ -309,7 +345,9 @@ impl<'k, 'a> Call<'k, 'a> {
     pub fn launch(mut self, config: &LaunchConfig) -> Result<()> {
         match self.stream {
             Some(stream) => self.kernel.launch_on(stream, config, &mut self.args),
-            None => self.kernel.launch_inner(self.kernel.module.ctx.cuda_stream(), config, &mut self.args),
+            None => {
+                self.kernel.launch_inner(self.kernel.module.ctx.cuda_stream(), config, &mut self.args, Launch::Plain)
+            }
         }
     }
 }

@@ -11,11 +11,15 @@
 //! let sum = c.download()?;
 //! ```
 //!
-//! Layout: `context` (device, streams, timers), `buffer` (device memory and copies), `program` (front end,
-//! emitter and NVRTC, no GPU needed), `module` (loading), `kernel` (arguments and launches), `check` (the launch
-//! checks, pure), `link` (linking programs that launch kernels from the device with the device runtime), `config`
-//! (geometry and declared lengths), `signature` and `scalar` (the launch interface),
-//! `error` (the one error type).
+//! Layout: `context` (device, streams, graphs, timers), `buffer` (device memory and copies), `untracked` (mapped
+//! host memory and device memory without event tracking, for kernels that run while the host works), `program`
+//! (front end and emitter through a session, NVRTC; no GPU needed), `module` (loading, from a program or a prebuilt
+//! CUBIN), `kernel` (arguments and launches, plain or cooperative), `check` (the launch checks, pure), `link`
+//! (linking programs that launch kernels from the device with the device runtime), `config` (geometry and declared
+//! lengths), `signature` and `scalar` (the launch interface), `error` (the one error type).
+//!
+//! This is the only crate of skc that talks to the CUDA driver: the others launch, allocate and time through it
+//! (`tests/architecture.rs` of skc-tests fails the build otherwise).
 
 mod buffer;
 mod check;
@@ -28,10 +32,11 @@ mod module;
 mod program;
 mod scalar;
 mod signature;
+mod untracked;
 
 pub use buffer::{DeviceBuffer, RawBuffer};
 pub use config::{Dim3, Extent, LaunchConfig};
-pub use context::{Context, DeviceInfo, GpuTimer, Stream};
+pub use context::{Context, DeviceInfo, GpuTimer, Graph, Stream};
 pub use error::{Result, RuntimeError};
 pub use kernel::{Arg, Call, Kernel};
 pub use link::LinkInput;
@@ -39,6 +44,10 @@ pub use module::{CompileReport, Module};
 pub use program::{Program, COMPILER_VERSION};
 pub use scalar::{DeviceScalar, ScalarType, ScalarValue};
 pub use signature::{DeviceElem, ElemType, KernelSignature, ParamSignature, ParamType};
+pub use untracked::{DeviceArray, HostMapped};
 
-/// The cudarc this crate is built on, for raw driver calls next to checked ones.
-pub use cudarc;
+/// What [`sk_record!`] expands to; not an API.
+#[doc(hidden)]
+pub mod __private {
+    pub use cudarc::driver::DeviceRepr;
+}

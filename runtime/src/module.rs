@@ -70,16 +70,6 @@ impl Module {
     pub fn from_program(ctx: &Context, program: Program) -> Result<Module> {
         let arch = ctx.device().arch.clone();
         let output = program.compile(&arch)?;
-        let (image, device_runtime) = if program.needs_device_runtime {
-            let devrt = crate::link::find_device_runtime(&program.name, &skc_nvrtc::devrt_candidates())?;
-            ctx.cuda().bind_to_thread().map_err(|e| ctx.error("cuCtxSetCurrent", e))?;
-            let (image, input) =
-                crate::link::link_with_device_runtime(&program.name, &output.cubin, &output.ptx, &devrt)?;
-            (image, Some((devrt, input)))
-        } else {
-            (output.cubin, None)
-        };
-        let cuda = ctx.cuda().load_module(Ptx::from_binary(image)).map_err(|e| ctx.error("cuModuleLoadData", e))?;
         let report = CompileReport {
             arch,
             cache_hit: output.cache_hit,
@@ -87,8 +77,39 @@ impl Module {
             log: output.log,
             resources: output.resources,
             ptx: output.ptx,
-            device_runtime,
+            device_runtime: None,
         };
+        Module::load(ctx, program, output.cubin, report)
+    }
+
+    /// Loads a CUBIN built earlier from `program` for this device's architecture (by `Program::compile`, on a
+    /// machine with NVRTC: a prebuilt bundle), with the program's kernel signatures. The report says nothing of
+    /// how the CUBIN was compiled.
+    pub fn from_cubin(ctx: &Context, program: Program, cubin: Vec<u8>) -> Result<Module> {
+        let report = CompileReport {
+            arch: ctx.device().arch.clone(),
+            cache_hit: true,
+            elapsed: Duration::ZERO,
+            log: String::new(),
+            resources: Vec::new(),
+            ptx: String::new(),
+            device_runtime: None,
+        };
+        Module::load(ctx, program, cubin, report)
+    }
+
+    /// Links `cubin` with the device runtime when the program needs it, and loads it.
+    fn load(ctx: &Context, program: Program, cubin: Vec<u8>, mut report: CompileReport) -> Result<Module> {
+        let image = if program.needs_device_runtime {
+            let devrt = crate::link::find_device_runtime(&program.name, &skc_nvrtc::devrt_candidates())?;
+            ctx.bind()?;
+            let (image, input) = crate::link::link_with_device_runtime(&program.name, &cubin, &report.ptx, &devrt)?;
+            report.device_runtime = Some((devrt, input));
+            image
+        } else {
+            cubin
+        };
+        let cuda = ctx.cuda().load_module(Ptx::from_binary(image)).map_err(|e| ctx.error("cuModuleLoadData", e))?;
         Ok(Module { inner: Arc::new(ModuleInner { ctx: ctx.clone(), program, cuda, report }) })
     }
 

@@ -1,11 +1,11 @@
-//! From `.sk` text to what the device loads, without touching a GPU: the front end (diagnostics rendered as
-//! `skc check` prints them), the CUDA C emitter with each kernel's [`KernelSignature`], and NVRTC through the
-//! shared on-disk cache, for a given architecture.
+//! From `.sk` text to what the device loads, without touching a GPU: the front end and the CUDA C emitter through
+//! a [`Session`] (diagnostics rendered as `skc check` prints them), each kernel's [`KernelSignature`], and NVRTC
+//! through the shared on-disk cache, for a given architecture.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use skc_core::diagnostic::{self, ColorChoice};
-use skc_core::ModuleLoader;
+use skc_core::codegen::CudaOutput;
+use skc_core::session::{Compiled, DiskFiles, Session};
 use skc_nvrtc::{Cache, CompileOptions, CompileOutput, Runner};
 
 use crate::error::{Result, RuntimeError};
@@ -27,40 +27,44 @@ pub struct Program {
 }
 
 impl Program {
-    /// Runs the front end and the emitter over `text`; `name` is its file name (opened modules are looked up
-    /// next to it, then in `$SKC_STDLIB`).
-    pub fn from_source(name: &str, text: &str) -> Result<Program> {
-        Program::from_source_with_defines(name, text, &[])
+    /// Runs the front end and the emitter over `text` through `session` (its files, search path, definitions,
+    /// allowed warnings and emit options); `name` is the text's file name (opened modules are looked up next to it
+    /// first).
+    pub fn from_session(session: &Session, name: &str, text: &str) -> Result<Program> {
+        Ok(Program::from_compiled(name, &session.compile(name, text)?))
     }
 
-    /// [`from_source`](Self::from_source) with `-D NAME=VALUE` overrides of top-level constants (as `skc check -D`):
-    /// how a library selects its compile-time variants.
-    pub fn from_source_with_defines(name: &str, text: &str, defines: &[(String, String)]) -> Result<Program> {
-        let options = skc_core::driver::CheckOptions {
-            typeck: skc_core::typeck::TypeckOptions { defines: defines.to_vec() },
-            ..Default::default()
-        };
-        let checked = skc_core::check(name, text, &FileLoader, &options);
-        if checked.has_errors() {
-            let rendered: Vec<String> = checked
-                .diagnostics
-                .iter()
-                .map(|d| diagnostic::render(d, &checked.sources, ColorChoice::Never))
-                .collect();
-            return Err(RuntimeError::Frontend {
-                file: name.to_string(),
-                error_count: checked.error_count(),
-                rendered: rendered.join("\n"),
-            });
+    /// [`from_session`](Self::from_session) of a file read through the session.
+    pub fn from_session_file(session: &Session, path: impl AsRef<Path>) -> Result<Program> {
+        let path = path.as_ref();
+        Ok(Program::from_compiled(&path.display().to_string(), &session.compile_file(path)?))
+    }
+
+    /// The program of what a session compiled.
+    pub fn from_compiled(name: &str, compiled: &Compiled) -> Program {
+        Program::from_output(name, &compiled.cuda)
+    }
+
+    /// The program of the emitter's output (for hosts that keep the checked program apart: its constants).
+    pub fn from_output(name: &str, output: &CudaOutput) -> Program {
+        let kernels = output.kernels.iter().map(|k| crate::signature::from_codegen(k, &output.records)).collect();
+        Program {
+            name: name.to_string(),
+            cuda_source: output.source.clone(),
+            kernels,
+            needs_device_runtime: output.needs_device_runtime,
         }
-        emit(name, &checked)
+    }
+
+    /// [`from_session`](Self::from_session) with the standard session: files from the disk, `open M` next to the
+    /// file and in the standard library.
+    pub fn from_source(name: &str, text: &str) -> Result<Program> {
+        Program::from_session(&Session::standard(&DiskFiles::new()), name, text)
     }
 
     /// [`from_source`](Self::from_source) of a file.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Program> {
-        let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| RuntimeError::Io { path: path.into(), source })?;
-        Program::from_source(&path.display().to_string(), &text)
+        Program::from_session_file(&Session::standard(&DiskFiles::new()), path)
     }
 
     /// Hand-written CUDA C with the signatures of its `extern "C"` kernels.
@@ -82,11 +86,12 @@ impl Program {
     /// `SKC_NVRTC_WORKER`, or `skc-nvrtc-worker` next to the executable), so that its crash is an error here
     /// (`NvrtcError::Crashed`), not the end of the program; otherwise in this process.
     pub fn compile(&self, arch: &str) -> Result<CompileOutput> {
-        let options = CompileOptions {
-            line_info: true,
-            relocatable: self.needs_device_runtime,
-            ..CompileOptions::for_arch(arch)
-        };
+        self.compile_with(CompileOptions { line_info: true, ..CompileOptions::for_arch(arch) })
+    }
+
+    /// [`compile`](Self::compile) with other NVRTC options (`relocatable` follows the program).
+    pub fn compile_with(&self, options: CompileOptions) -> Result<CompileOutput> {
+        let options = CompileOptions { relocatable: self.needs_device_runtime, ..options };
         let cache = Cache::from_env();
         Runner::from_env()
             .compile_cached(&self.cuda_source, &self.name, &options, cache.as_ref(), COMPILER_VERSION)
@@ -95,44 +100,5 @@ impl Program {
 
     pub fn kernel(&self, name: &str) -> Option<&KernelSignature> {
         self.kernels.iter().find(|k| k.name == name)
-    }
-}
-
-fn emit(name: &str, checked: &skc_core::Checked) -> Result<Program> {
-    use skc_core::codegen::{emit_cuda, EmitOptions};
-    let output = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
-    let kernels = output.kernels.iter().map(|k| crate::signature::from_codegen(k, &output.records)).collect();
-    Ok(Program {
-        name: name.to_string(),
-        cuda_source: output.source,
-        kernels,
-        needs_device_runtime: output.needs_device_runtime,
-    })
-}
-
-/// Finds opened modules: `m.sk` or `M.sk` next to the importing file, then in `$SKC_STDLIB`.
-struct FileLoader;
-
-impl ModuleLoader for FileLoader {
-    fn load(&self, module: &str, importer: &str) -> Result<(String, String), String> {
-        let mut dirs: Vec<PathBuf> = vec![Path::new(importer).parent().map(Path::to_path_buf).unwrap_or_default()];
-        if let Some(stdlib) = std::env::var_os("SKC_STDLIB") {
-            dirs.push(PathBuf::from(stdlib));
-        }
-        let mut lower = module.to_string();
-        if let Some(first) = lower.get_mut(0..1) {
-            first.make_ascii_lowercase();
-        }
-        let mut searched = Vec::new();
-        for dir in &dirs {
-            for file in [format!("{lower}.sk"), format!("{module}.sk")] {
-                let path = dir.join(file);
-                if let Ok(text) = std::fs::read_to_string(&path) {
-                    return Ok((path.display().to_string(), text));
-                }
-                searched.push(path.display().to_string());
-            }
-        }
-        Err(format!("looked for {}", searched.join(", ")))
     }
 }

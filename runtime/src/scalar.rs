@@ -1,69 +1,13 @@
 //! The scalar types that cross the host/device boundary: kernel scalar parameters, vector elements and dynamic
-//! shared arrays. [`ScalarType`] names them (it mirrors the compiler's `ScalarKind`); [`DeviceScalar`] ties each to
-//! its Rust type, so a `DeviceBuffer<f32>` is known to be a `float32 vector`.
+//! shared arrays. [`ScalarType`] names them (it is the compiler's `ScalarKind`); [`DeviceScalar`] ties each to its
+//! Rust type, so a `DeviceBuffer<f32>` is known to be a `float32 vector`.
 
 use std::fmt;
 
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 
-/// A scalar type of the `.sk` language, as laid out in CUDA C.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ScalarType {
-    Int32,
-    Int64,
-    UInt32,
-    UInt64,
-    Float32,
-    Float64,
-    Bool,
-}
-
-impl ScalarType {
-    /// The `.sk` spelling (`float32`), as diagnostics and errors print it.
-    pub fn sk_name(self) -> &'static str {
-        match self {
-            ScalarType::Int32 => "int32",
-            ScalarType::Int64 => "int64",
-            ScalarType::UInt32 => "uint32",
-            ScalarType::UInt64 => "uint64",
-            ScalarType::Float32 => "float32",
-            ScalarType::Float64 => "float64",
-            ScalarType::Bool => "bool",
-        }
-    }
-
-    /// The Rust type that carries it (`f32`).
-    pub fn rust_name(self) -> &'static str {
-        match self {
-            ScalarType::Int32 => "i32",
-            ScalarType::Int64 => "i64",
-            ScalarType::UInt32 => "u32",
-            ScalarType::UInt64 => "u64",
-            ScalarType::Float32 => "f32",
-            ScalarType::Float64 => "f64",
-            ScalarType::Bool => "bool",
-        }
-    }
-
-    /// Size in bytes (also the alignment).
-    pub fn size(self) -> usize {
-        match self {
-            ScalarType::Bool => 1,
-            ScalarType::Int32 | ScalarType::UInt32 | ScalarType::Float32 => 4,
-            ScalarType::Int64 | ScalarType::UInt64 | ScalarType::Float64 => 8,
-        }
-    }
-
-    pub fn is_integer(self) -> bool {
-        matches!(self, ScalarType::Int32 | ScalarType::Int64 | ScalarType::UInt32 | ScalarType::UInt64)
-    }
-}
-
-impl fmt::Display for ScalarType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.sk_name())
-    }
-}
+/// A scalar type of the `.sk` language, as laid out in CUDA C: the compiler's own description, shared.
+pub use skc_core::codegen::ScalarKind as ScalarType;
 
 /// A Rust type with the size, alignment and meaning of a `.sk` scalar.
 ///
@@ -187,6 +131,14 @@ mod tests {
     fn rust_types_name_their_sk_types() {
         assert_eq!(<f32 as DeviceScalar>::TYPE, ScalarType::Float32);
         assert_eq!(<u64 as DeviceScalar>::TYPE.sk_name(), "uint64");
-        assert_eq!(ScalarType::Float64.size(), std::mem::size_of::<f64>());
+        // Every scalar's Rust carrier has the size the compiler lays the C type out with.
+        fn size_of<T: DeviceScalar>() -> (u32, usize, &'static str) {
+            (T::TYPE.size(), std::mem::size_of::<T>(), T::TYPE.rust_name())
+        }
+        let all = [size_of::<i32>(), size_of::<i64>(), size_of::<u32>(), size_of::<u64>()];
+        let all = all.into_iter().chain([size_of::<f32>(), size_of::<f64>(), size_of::<bool>()]);
+        for (sk, rust, name) in all {
+            assert_eq!(sk as usize, rust, "{name}");
+        }
     }
 }

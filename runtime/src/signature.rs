@@ -20,7 +20,7 @@ pub enum ElemType {
 impl ElemType {
     pub fn size(&self) -> usize {
         match self {
-            ElemType::Scalar(s) => s.size(),
+            ElemType::Scalar(s) => s.size() as usize,
             ElemType::Record { size, .. } => *size,
         }
     }
@@ -136,7 +136,7 @@ unsafe impl<T: DeviceScalar> DeviceElem for T {
 macro_rules! sk_record {
     ($rust:ty = $c_name:literal) => {
         // SAFETY: the user declares `$rust` as `#[repr(C)]` with the record's fields in order.
-        unsafe impl $crate::cudarc::driver::DeviceRepr for $rust {}
+        unsafe impl $crate::__private::DeviceRepr for $rust {}
         // SAFETY: as above; the launch still compares name and size.
         unsafe impl $crate::DeviceElem for $rust {
             fn elem_type() -> $crate::ElemType {
@@ -157,7 +157,7 @@ pub(crate) fn from_codegen(
         size: records.iter().find(|r| r.c_name == name).map(|r| r.size as usize).unwrap_or(0),
     };
     let elem = |e: &CElem| match e {
-        CElem::Scalar(s) => ElemType::Scalar(scalar_from_codegen(*s)),
+        CElem::Scalar(s) => ElemType::Scalar(*s),
         CElem::Record(name) => record(name),
     };
     let params = kernel
@@ -166,7 +166,7 @@ pub(crate) fn from_codegen(
         .map(|p| ParamSignature {
             name: p.name.clone(),
             ty: match &p.kind {
-                ParamKind::Scalar(s) => ParamType::Scalar(scalar_from_codegen(*s)),
+                ParamKind::Scalar(s) => ParamType::Scalar(*s),
                 ParamKind::Vector { elem: e, writable } => ParamType::Vector { elem: elem(e), writable: *writable },
                 ParamKind::Record(name) => match record(name) {
                     ElemType::Record { name, size } => ParamType::Record { name, size },
@@ -179,20 +179,7 @@ pub(crate) fn from_codegen(
         name: kernel.name.clone(),
         symbol: kernel.symbol.clone(),
         params,
-        dynamic_shared_elem: kernel.dynamic_shared_elem.map(scalar_from_codegen),
-    }
-}
-
-fn scalar_from_codegen(kind: skc_core::codegen::ScalarKind) -> ScalarType {
-    use skc_core::codegen::ScalarKind as K;
-    match kind {
-        K::Int32 => ScalarType::Int32,
-        K::Int64 => ScalarType::Int64,
-        K::UInt32 => ScalarType::UInt32,
-        K::UInt64 => ScalarType::UInt64,
-        K::Float32 => ScalarType::Float32,
-        K::Float64 => ScalarType::Float64,
-        K::Bool => ScalarType::Bool,
+        dynamic_shared_elem: kernel.dynamic_shared_elem,
     }
 }
 

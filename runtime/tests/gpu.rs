@@ -14,7 +14,7 @@ fn gpu() -> Context {
     Context::new(0).unwrap_or_else(|e| {
         panic!(
             "the gpu-tests need a CUDA GPU and its driver, and this machine has none usable: {e}. \
-             Run them on a GPU machine (scripts/gpu_check.sh), or run `cargo test` without `--features gpu-tests`."
+             Run them on a GPU machine (scripts/gpu.sh), or run `cargo test` without `--features gpu-tests`."
         )
     })
 }
@@ -87,7 +87,7 @@ impl skc_runtime::RawBuffer for View<'_> {
         self.base.context()
     }
     fn raw_ptr<'s>(&'s self, stream: &'s cudarc::driver::CudaStream) -> (u64, cudarc::driver::SyncOnDrop<'s>) {
-        let (ptr, guard) = cudarc::driver::DevicePtr::device_ptr(self.base.cuda_slice(), stream);
+        let (ptr, guard) = skc_runtime::RawBuffer::raw_ptr(self.base, stream);
         (ptr + (self.offset * 4) as u64, guard)
     }
     fn raw_ptr_mut<'s>(&'s mut self, stream: &'s cudarc::driver::CudaStream) -> (u64, cudarc::driver::SyncOnDrop<'s>) {

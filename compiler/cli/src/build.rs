@@ -2,15 +2,16 @@
 //! `nvrtc`), write the artifacts and print each kernel's resources. A kernel that spills gets a warning (W0100)
 //! naming it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use skc_core::codegen::{emit_cuda, CudaOutput, EmitOptions};
+use skc_core::codegen::{CudaOutput, EmitOptions};
+use skc_core::session::{DiskFiles, Session};
 use skc_core::{Checked, Diagnostic};
 use skc_nvrtc::{CompileOutput, KernelResources};
 
-use crate::check::{check_file, report};
+use crate::check::{report, session};
 use crate::nvrtc::{file_stem, Job};
 use crate::output::print_diagnostics;
 use crate::{FrontendArgs, MessageFormat};
@@ -83,32 +84,51 @@ pub struct Built {
     pub compiled: CompileOutput,
 }
 
-/// Front end and CUDA C; `Err(exit code)` after printing what went wrong.
-fn front_end(
-    file: &PathBuf,
+/// The session of a build: the front-end arguments, `--arch` and the emit options; `Err(exit code)` after printing
+/// what went wrong.
+fn build_session<'f>(
+    files: &'f DiskFiles,
     codegen: &CodegenArgs,
     frontend: &FrontendArgs,
-) -> Result<(Checked, CudaOutput), ExitCode> {
-    let checked = check_file(file, &codegen.arch, frontend).map_err(|message| {
-        errln!("error: {message}");
-        ExitCode::from(2)
-    })?;
+) -> Result<Session<'f>, ExitCode> {
+    let emit = EmitOptions { line_directives: !codegen.no_line_directives, ..EmitOptions::default() };
+    match session(files, &codegen.arch, frontend) {
+        Ok(session) => Ok(session.with_emit(emit)),
+        Err(message) => Err(usage_error(message)),
+    }
+}
+
+fn usage_error(message: String) -> ExitCode {
+    errln!("error: {message}");
+    ExitCode::from(2)
+}
+
+/// The session, the checked program and its CUDA C; `Err(exit code)` after printing what went wrong.
+fn front_end<'f>(
+    files: &'f DiskFiles,
+    file: &Path,
+    codegen: &CodegenArgs,
+    frontend: &FrontendArgs,
+) -> Result<(Session<'f>, Checked, CudaOutput), ExitCode> {
+    let session = build_session(files, codegen, frontend)?;
+    let checked = session.check_file(file).map_err(|e| usage_error(e.to_string()))?;
     if report(&checked, frontend) {
         return Err(ExitCode::from(1));
     }
-    let options = EmitOptions { line_directives: !codegen.no_line_directives, ..EmitOptions::default() };
-    let cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &options);
-    Ok((checked, cuda))
+    let cuda = session.emit(&checked);
+    Ok((session, checked, cuda))
 }
 
 pub fn build(args: &BuildArgs) -> ExitCode {
-    let (checked, cuda) = match front_end(&args.file, &args.codegen, &args.frontend) {
+    let files = DiskFiles::new();
+    let (session, checked, cuda) = match front_end(&files, &args.file, &args.codegen, &args.frontend) {
         Ok(x) => x,
         Err(code) => return code,
     };
     // The resource report needs ptxas, so NVRTC runs even when only CUDA C is written.
     let out_dir = args.out_dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let job = Job {
+        session: &session,
         checked: &checked,
         file: &args.file,
         codegen: &args.codegen,
@@ -140,11 +160,13 @@ pub fn build(args: &BuildArgs) -> ExitCode {
 }
 
 pub fn emit(args: &EmitArgs) -> ExitCode {
-    let (checked, cuda) = match front_end(&args.file, &args.codegen, &args.frontend) {
+    let files = DiskFiles::new();
+    let (session, checked, cuda) = match front_end(&files, &args.file, &args.codegen, &args.frontend) {
         Ok(x) => x,
         Err(code) => return code,
     };
     let job = Job {
+        session: &session,
         checked: &checked,
         file: &args.file,
         codegen: &args.codegen,

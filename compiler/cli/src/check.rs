@@ -1,14 +1,13 @@
 //! `skc check FILE...`: the front end only (no CUDA needed).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use skc_core::driver::CheckOptions;
-use skc_core::typeck::TypeckOptions;
-use skc_core::Checked;
+use skc_core::session::{DiskFiles, SearchPath, Session};
+use skc_core::target::Target;
+use skc_core::{Checked, Severity};
 
-use crate::loader::FileLoader;
 use crate::output::{print_diagnostics, print_summary};
 use crate::FrontendArgs;
 
@@ -42,8 +41,8 @@ pub fn parse_allow(codes: &[String]) -> Result<Vec<String>, String> {
         .iter()
         .map(|code| {
             let code = code.trim().to_ascii_uppercase();
-            match skc_core::explain::explain(&code) {
-                Some(_) if code.starts_with('W') => Ok(code),
+            match skc_core::codes::lookup(&code) {
+                Some(known) if known.severity == Severity::Warning => Ok(code),
                 Some(_) => Err(format!("`-A {code}`: only warnings can be allowed; {code} is an error")),
                 None => Err(format!("`-A {code}`: no diagnostic has this code (see `skc explain`)")),
             }
@@ -51,16 +50,24 @@ pub fn parse_allow(codes: &[String]) -> Result<Vec<String>, String> {
         .collect()
 }
 
+/// The session the front-end arguments describe: `-I` folders before the standard library, `-D`, `-A` and the
+/// target whose resource limits the program must fit (`--arch`).
+pub fn session<'f>(files: &'f DiskFiles, arch: &str, frontend: &FrontendArgs) -> Result<Session<'f>, String> {
+    let target = Target::parse(arch).map_err(|why| format!("`--arch {arch}`: {why}"))?;
+    let mut session = Session::new(files)
+        .with_search(SearchPath::standard(&frontend.include, files))
+        .with_target(target)
+        .with_defines(parse_defines(&frontend.defines)?);
+    for code in parse_allow(&frontend.allow)? {
+        session = session.with_allowed(code);
+    }
+    Ok(session)
+}
+
 /// Reads and checks one file; `Err` is an I/O or usage problem (exit 2).
-pub fn check_file(path: &PathBuf, arch: &str, frontend: &FrontendArgs) -> Result<Checked, String> {
-    let target = skc_core::target::Target::parse(arch).map_err(|why| format!("`--arch {arch}`: {why}"))?;
-    let text = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let text = String::from_utf8(text).map_err(|_| format!("{} is not valid UTF-8", path.display()))?;
-    let defines = parse_defines(&frontend.defines)?;
-    let allow = parse_allow(&frontend.allow)?;
-    let options = CheckOptions { typeck: TypeckOptions { defines }, allow, target };
-    let loader = FileLoader::new(frontend.include.clone());
-    Ok(skc_core::check(&path.display().to_string(), &text, &loader, &options))
+pub fn check_file(path: &Path, arch: &str, frontend: &FrontendArgs) -> Result<Checked, String> {
+    let files = DiskFiles::new();
+    session(&files, arch, frontend)?.check_file(path).map_err(|e| e.to_string())
 }
 
 /// Prints a checked file's diagnostics; returns whether it counts as failed.

@@ -19,7 +19,6 @@ macro_rules! errln {
 
 mod build;
 mod check;
-mod loader;
 mod nvrtc;
 mod output;
 mod run;

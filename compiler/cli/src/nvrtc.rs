@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use skc_core::codegen::{emit_cuda, CudaOutput, EmitOptions};
+use skc_core::codegen::{CudaOutput, EmitOptions};
+use skc_core::session::Session;
 use skc_core::{Checked, Diagnostic};
 use skc_nvrtc::{Cache, CompileOptions, CompileOutput, Isolation, NvrtcError, Runner, WorkerCommand, WORKER_ENV};
 
@@ -44,6 +45,8 @@ pub fn file_stem(file: &Path) -> String {
 
 /// What a compilation needs besides the CUDA C.
 pub struct Job<'a> {
+    /// The session the program was checked and emitted by (its emit options, for a kernel's CUDA C alone).
+    pub session: &'a Session<'a>,
     pub checked: &'a Checked,
     pub file: &'a Path,
     pub codegen: &'a CodegenArgs,
@@ -120,12 +123,9 @@ impl Job<'_> {
         let checked = self.checked;
         (0..checked.types.kernels.len())
             .filter(|&index| {
-                let options = EmitOptions {
-                    line_directives: !self.codegen.no_line_directives,
-                    only_kernels: Some(vec![checked.types.kernels[index].name.clone()]),
-                    ..EmitOptions::default()
-                };
-                let alone = emit_cuda(&checked.module, &checked.types, &checked.sources, &options);
+                let only_kernels = Some(vec![checked.types.kernels[index].name.clone()]);
+                let options = EmitOptions { only_kernels, ..self.session.emit.clone() };
+                let alone = self.session.clone().with_emit(options).emit(checked);
                 let result = runner.compile(&alone.source, &program_name(self.file), &self.options(&alone));
                 matches!(result, Err(NvrtcError::Crashed { .. }))
             })

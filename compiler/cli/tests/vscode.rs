@@ -6,15 +6,16 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn required() -> bool {
-    std::env::var("SKC_REQUIRE_VSCODE").as_deref() == Ok("1")
-}
+use skc_tests::require::{or_skip, Tool};
 
-fn skip(why: &str) {
-    if required() {
-        panic!("SKC_REQUIRE_VSCODE=1 but {why}");
+/// The packaged extension and Node's version, or why the test cannot run.
+fn vsix_and_node(root: &Path) -> Result<(PathBuf, String), String> {
+    let vsix = root.join("editors/vscode/skc.vsix");
+    if !vsix.exists() {
+        return Err("editors/vscode/skc.vsix is not built (`npm ci && npm run package` in editors/vscode)".into());
     }
-    eprintln!("note: skipping the VS Code extension test: {why} (set SKC_REQUIRE_VSCODE=1 to make this fail)");
+    let version = Command::new("node").arg("--version").output().map_err(|e| format!("`node` cannot be run ({e})"))?;
+    Ok((vsix, String::from_utf8_lossy(&version.stdout).trim().to_string()))
 }
 
 fn unpack(vsix: &Path, into: &Path) -> Result<(), String> {
@@ -30,14 +31,10 @@ fn unpack(vsix: &Path, into: &Path) -> Result<(), String> {
 #[test]
 fn the_packaged_extension_drives_skc_lsp() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let vsix = root.join("editors/vscode/skc.vsix");
-    if !vsix.exists() {
-        return skip("editors/vscode/skc.vsix is not built (`npm ci && npm run package` in editors/vscode)");
-    }
-    let Ok(version) = Command::new("node").arg("--version").output() else {
-        return skip("`node` cannot be run");
+    let Some((vsix, version)) = or_skip(Tool::Vscode, vsix_and_node(&root), "the VS Code extension test") else {
+        return;
     };
-    eprintln!("running node {}", String::from_utf8_lossy(&version.stdout).trim());
+    eprintln!("running node {version}");
     let unpacked: PathBuf = std::env::temp_dir().join(format!("skc-vsix-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&unpacked);
     unpack(&vsix, &unpacked).unwrap();

@@ -852,3 +852,53 @@ fn by_spelling() -> &'static FxHashMap<&'static str, &'static Builtin> {
 pub fn all_names() -> impl Iterator<Item = &'static str> {
     BUILTINS.iter().flat_map(|b| std::iter::once(b.name).chain(b.aliases.iter().copied()))
 }
+
+impl TypeClass {
+    /// The name of a type variable of this class in a printed signature (`'num`, `'int1`).
+    pub fn var_name(self) -> &'static str {
+        match self {
+            TypeClass::Numeric => "num",
+            TypeClass::Integer => "int",
+            TypeClass::Float => "float",
+            TypeClass::AtomicWord => "word",
+            TypeClass::Any => "a",
+        }
+    }
+}
+
+impl SigType {
+    /// How docs/language.md's builtin table and the language server's hovers print this type: scalars by name,
+    /// type variable `n` of class `c` as `'c` (the first) or `'cn`.
+    pub fn display(self) -> String {
+        let var = |n: u8, class: TypeClass| match n {
+            0 => format!("'{}", class.var_name()),
+            n => format!("'{}{n}", class.var_name()),
+        };
+        match self {
+            SigType::Int32 => "int32".into(),
+            SigType::Int64 => "int64".into(),
+            SigType::UInt32 => "uint32".into(),
+            SigType::UInt64 => "uint64".into(),
+            SigType::Float32 => "float32".into(),
+            SigType::Float64 => "float64".into(),
+            SigType::Bool => "bool".into(),
+            SigType::Unit => "unit".into(),
+            SigType::Var(n, class) => var(n, class),
+            SigType::ArrayOf(n, class) => format!("{} array", var(n, class)),
+            SigType::Kernel => "kernel".into(),
+            SigType::KernelArgs => "args...".into(),
+        }
+    }
+}
+
+impl Builtin {
+    /// `p1 -> p2 -> ... -> result`, each type as [`SigType::display`] prints it.
+    pub fn signature(&self) -> String {
+        self.signature_types().join(" -> ")
+    }
+
+    /// The parameter types, then the result type, each as [`SigType::display`] prints it.
+    pub fn signature_types(&self) -> Vec<String> {
+        self.params.iter().chain(std::iter::once(&self.ret)).map(|t| t.display()).collect()
+    }
+}

@@ -66,8 +66,15 @@ pub struct Diagnostic {
     pub suggestion: Option<Suggestion>,
 }
 
+/// The severity the code table gives `code`.
+fn code_severity(code: &str) -> Option<Severity> {
+    crate::codes::lookup(code).map(|c| c.severity)
+}
+
 impl Diagnostic {
+    /// An error; `code` is an error's code of [`crate::codes::CODES`] (checked in debug builds).
     pub fn error(code: &'static str, message: impl Into<String>) -> Diagnostic {
+        debug_assert_eq!(code_severity(code), Some(Severity::Error), "{code} is not an error's code in codes::CODES");
         Diagnostic {
             code,
             severity: Severity::Error,
@@ -79,8 +86,22 @@ impl Diagnostic {
         }
     }
 
+    /// A warning; `code` is a warning's code of [`crate::codes::CODES`] (checked in debug builds).
     pub fn warning(code: &'static str, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, message) }
+        debug_assert_eq!(
+            code_severity(code),
+            Some(Severity::Warning),
+            "{code} is not a warning's code in codes::CODES"
+        );
+        Diagnostic {
+            code,
+            severity: Severity::Warning,
+            message: message.into(),
+            labels: Vec::new(),
+            notes: Vec::new(),
+            help: None,
+            suggestion: None,
+        }
     }
 
     pub fn primary(mut self, span: Span, message: impl Into<String>) -> Diagnostic {

@@ -280,12 +280,12 @@ fn open_cycles(opens: &[OpenEdge], sources: &SourceMap) -> Vec<Diagnostic> {
     diagnostics
 }
 
-/// Regions of the items that contain a syntax error (codes E01xx, or E0205 for a form the parser reads but does not
-/// support): from an item's start to the next item's start (a syntax error often sits on the token after the
+/// Regions of the items that contain a syntax error (a code of [`Stage::Syntax`](crate::codes::Stage::Syntax):
+/// E01xx, or E0205 for a form the parser reads but does not support): from an item's start to the next item's start (a syntax error often sits on the token after the
 /// repaired item). `diagnostics` are the parser's.
 fn items_with_syntax_errors(module: &Module, diagnostics: &[Diagnostic]) -> Vec<crate::source::Span> {
     // The common case, a file without syntax errors, must not pay for the regions (thousands of items).
-    let is_syntax_error = |d: &Diagnostic| d.code.starts_with("E01") || d.code == "E0205";
+    let is_syntax_error = |d: &Diagnostic| crate::codes::lookup(d.code).is_some_and(crate::codes::Code::is_syntax);
     if !diagnostics.iter().any(is_syntax_error) {
         return Vec::new();
     }

@@ -1548,7 +1548,9 @@ pub fn explain(code: &str) -> Option<&'static Explanation> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::builtins::{Builtin, Requirement, ResultUniformity, SigType, TypeClass, BUILTINS};
+    use crate::builtins::{Requirement, ResultUniformity, BUILTINS};
+    use crate::codes::CODES;
+    use crate::diagnostic::Severity;
     use std::collections::BTreeSet;
     use std::path::Path;
 
@@ -1683,7 +1685,7 @@ mod tests {
         assert!(sources.iter().any(|p| p.ends_with("convergence/walk.rs")), "scanned the compiler sources");
         let mut used = BTreeSet::new();
         for path in &sources {
-            if path.ends_with("core/src/explain.rs") {
+            if path.ends_with("core/src/explain.rs") || path.ends_with("core/src/codes.rs") {
                 continue;
             }
             let text = std::fs::read_to_string(path).expect("readable source");
@@ -1702,55 +1704,53 @@ mod tests {
         assert!(missing.is_empty(), "codes without an explanation page: {missing:?}");
     }
 
+    /// The pages are the codes of the table (`codes::CODES`), in its order.
     #[test]
-    fn diagnostics_md_lists_every_code() {
-        for page in EXPLANATIONS {
-            let row = format!("| `{}` |", page.code);
-            assert!(DIAGNOSTICS_MD.contains(&row), "docs/diagnostics.md has no row `{row}`");
+    fn every_code_of_the_table_has_a_page_and_no_page_is_without_one() {
+        let pages: Vec<&str> = EXPLANATIONS.iter().map(|e| e.code).collect();
+        let table: Vec<&str> = CODES.iter().map(|c| c.code).collect();
+        assert_eq!(pages, table, "explain.rs's pages and codes::CODES");
+    }
+
+    /// docs/diagnostics.md's table has one row per code, with the severity and stages of `codes::CODES`, in its
+    /// order.
+    #[test]
+    fn diagnostics_md_lists_every_code_as_the_table_describes_it() {
+        let rows: Vec<&str> =
+            DIAGNOSTICS_MD.lines().filter(|l| ["| `E", "| `R", "| `W"].iter().any(|p| l.starts_with(p))).collect();
+        assert_eq!(rows.len(), CODES.len(), "docs/diagnostics.md has one row per code");
+        for (row, code) in rows.iter().zip(CODES) {
+            let stages: Vec<&str> = code.stages.iter().map(|s| s.doc_name()).collect();
+            let expected = format!("| `{}` | {} | {} |", code.code, code.severity.as_str(), stages.join(", "));
+            assert!(
+                row.starts_with(&expected),
+                "docs/diagnostics.md: expected a row starting `{expected}`, found `{row}`"
+            );
+        }
+    }
+
+    /// Every code a UI test expects is in the table with the severity the test names.
+    #[test]
+    fn ui_expectations_name_codes_of_the_table() {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut ui = Vec::new();
+        visit(&manifest.join("../../tests/ui"), "sk", &mut ui);
+        assert!(ui.len() > 100, "scanned the UI tests");
+        for path in &ui {
+            let text = std::fs::read_to_string(path).expect("readable test");
+            for line in text.lines() {
+                for (marker, severity) in [("(* error: ", Severity::Error), ("(* warning: ", Severity::Warning)] {
+                    for (i, _) in line.match_indices(marker) {
+                        let code = &line[i + marker.len()..].get(..5).unwrap_or("");
+                        let known = crate::codes::lookup(code).map(|c| c.severity);
+                        assert_eq!(known, Some(severity), "{}: `{line}`", path.display());
+                    }
+                }
+            }
         }
     }
 
     // --- the builtin table of docs/language.md ------------------------------------------------------------
-
-    fn class_name(class: TypeClass) -> &'static str {
-        match class {
-            TypeClass::Numeric => "num",
-            TypeClass::Integer => "int",
-            TypeClass::Float => "float",
-            TypeClass::AtomicWord => "word",
-            TypeClass::Any => "a",
-        }
-    }
-
-    fn sig_type(ty: SigType) -> String {
-        let var = |n: u8, class| {
-            if n == 0 {
-                format!("'{}", class_name(class))
-            } else {
-                format!("'{}{n}", class_name(class))
-            }
-        };
-        match ty {
-            SigType::Int32 => "int32".into(),
-            SigType::Int64 => "int64".into(),
-            SigType::UInt32 => "uint32".into(),
-            SigType::UInt64 => "uint64".into(),
-            SigType::Float32 => "float32".into(),
-            SigType::Float64 => "float64".into(),
-            SigType::Bool => "bool".into(),
-            SigType::Unit => "unit".into(),
-            SigType::Var(n, class) => var(n, class),
-            SigType::ArrayOf(n, class) => format!("{} array", var(n, class)),
-            SigType::Kernel => "kernel".into(),
-            SigType::KernelArgs => "args...".into(),
-        }
-    }
-
-    fn signature(b: &Builtin) -> String {
-        let mut parts: Vec<String> = b.params.iter().map(|p| sig_type(*p)).collect();
-        parts.push(sig_type(b.ret));
-        parts.join(" -> ")
-    }
 
     fn requirement(r: Requirement) -> &'static str {
         match r {
@@ -1808,7 +1808,7 @@ mod tests {
                 "| `{}` | {} | `{}` | {} | {} | {} |\n",
                 b.name,
                 aliases.join(", "),
-                signature(b),
+                b.signature(),
                 requirement(b.requirement),
                 result(b.result),
                 doc

@@ -3,11 +3,13 @@
 //! Pipeline (see ARCHITECTURE.md): `syntax` (lex, parse, never fails) -> `typeck` (names, types, constants)
 //! -> `limits` (the target's resource limits) -> `convergence` (barriers and warp collectives only in converged control flow) -> `lint` (warnings on
 //! its facts) -> `codegen` (CUDA C).
-//! `driver` runs the stages over a root file and the modules it opens. This crate does no I/O (a
-//! [`driver::ModuleLoader`] supplies opened modules) and never links CUDA.
+//! `driver` runs the stages over a root file and the modules it opens; `session` is what every tool compiles
+//! through (files, the search rule for `open M`, definitions and options). This crate never links CUDA, and its
+//! one file-system reader, [`session::DiskFiles`], is used only when a tool hands it to a session.
 
 pub mod builtins;
 pub mod codegen;
+pub mod codes;
 pub mod convergence;
 pub mod diagnostic;
 pub mod driver;
@@ -16,6 +18,7 @@ pub mod explain;
 pub(crate) mod fxhash;
 pub mod limits;
 pub mod lint;
+pub mod session;
 pub mod source;
 pub mod stack;
 pub mod storage;
@@ -26,4 +29,5 @@ pub mod types;
 
 pub use diagnostic::{Diagnostic, Severity};
 pub use driver::{check, Checked, ModuleLoader, NoModules};
+pub use session::{CompileError, Compiled, DiskFiles, Files, SearchPath, Session};
 pub use source::{FileId, SourceMap, Span};

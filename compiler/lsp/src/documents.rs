@@ -1,14 +1,14 @@
 //! The open documents: their text and version as the client last sent them, and the result of checking that
-//! version. Also the module loader the server checks with: a module that is open in the editor is read from its
-//! document (unsaved edits included), any other from the file system next to the importing file, then from the
-//! configured include directories and the standard library.
+//! version. Also the files the server checks with: a module that is open in the editor is read from its document
+//! (unsaved edits included), any other from the file system, found by the session's search rule (next to the
+//! importing file, then the configured include directories and the standard library).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use lsp_types::Url;
-use skc_core::driver::CheckOptions;
-use skc_core::{Checked, ModuleLoader};
+use skc_core::session::{DiskFiles, Files, SearchPath, Session};
+use skc_core::Checked;
 
 pub struct Document {
     pub uri: Url,
@@ -101,69 +101,54 @@ impl Documents {
     }
 }
 
-/// Where modules named by `open M` are looked for, besides the importing file's folder.
-#[derive(Clone, Debug, Default)]
-pub struct SearchPath {
-    pub include_dirs: Vec<PathBuf>,
+/// The files a check reads: a text edited in memory (a rename being tried), then an open document's text
+/// (unsaved edits included), then the file on disk.
+struct DocumentFiles<'a> {
+    documents: &'a Documents,
+    /// Texts by file name that replace both the documents and the disk.
+    edited: Option<&'a HashMap<String, String>>,
+    disk: DiskFiles,
 }
 
-/// `SKC_STDLIB`, else the `stdlib/` folder of this source tree, and its subfolders (one per area). Shared with the
-/// CLI's loader, so the editor and `skc check` find the same modules.
-pub fn stdlib_dirs() -> Vec<PathBuf> {
-    let root = std::env::var_os("SKC_STDLIB")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../stdlib"));
-    let mut dirs = vec![root.clone()];
-    if let Ok(entries) = std::fs::read_dir(&root) {
-        let mut subdirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
-        subdirs.sort();
-        dirs.extend(subdirs);
-    }
-    dirs
-}
-
-/// `Weno` -> `weno.sk`, `Weno.sk`: the file names of a module (shared with the CLI's loader).
-pub fn candidate_names(module: &str) -> Vec<String> {
-    let mut lower = module.to_string();
-    if let Some(first) = lower.get_mut(0..1) {
-        first.make_ascii_lowercase();
-    }
-    vec![format!("{lower}.sk"), format!("{module}.sk")]
-}
-
-/// Reads modules from open documents first, then from disk.
-pub struct DocumentLoader<'a> {
-    pub documents: &'a Documents,
-    pub search_path: &'a SearchPath,
-}
-
-impl ModuleLoader for DocumentLoader<'_> {
-    fn load(&self, module: &str, importer: &str) -> Result<(String, String), String> {
-        let importer_dir = Path::new(importer).parent().map(Path::to_path_buf).unwrap_or_default();
-        let mut dirs = vec![importer_dir];
-        dirs.extend(self.search_path.include_dirs.iter().cloned());
-        dirs.extend(stdlib_dirs());
-        let mut searched = Vec::new();
-        for dir in &dirs {
-            for name in candidate_names(module) {
-                let path = dir.join(&name);
-                if let Some(text) = self.documents.text_of_path(&path) {
-                    return Ok((path.display().to_string(), text.to_string()));
-                }
-                if let Ok(text) = std::fs::read_to_string(&path) {
-                    return Ok((path.display().to_string(), text));
-                }
-                searched.push(path.display().to_string());
-            }
+impl Files for DocumentFiles<'_> {
+    fn read(&self, path: &Path) -> std::io::Result<String> {
+        let edited = self.edited.and_then(|texts| texts.get(&path.display().to_string()));
+        match edited.map(String::as_str).or_else(|| self.documents.text_of_path(path)) {
+            Some(text) => Ok(text.to_string()),
+            None => self.disk.read(path),
         }
-        Err(format!("looked for {}", searched.join(", ")))
+    }
+
+    fn subfolders(&self, dir: &Path) -> Vec<PathBuf> {
+        self.disk.subfolders(dir)
     }
 }
 
-/// Checks the current text of the open document `uri`.
+/// The search path of a server: the client's include folders (`includePaths`), then the standard library, as
+/// `skc check -I` searches.
+pub fn search_path(include_dirs: &[PathBuf]) -> SearchPath {
+    SearchPath::standard(include_dirs, &DiskFiles::new())
+}
+
+/// Checks the current text of the open document `uri`, its modules read through the open documents first.
 pub fn check(documents: &Documents, search_path: &SearchPath, uri: &Url) -> Option<(i32, Checked)> {
     let document = documents.get(uri)?;
-    let loader = DocumentLoader { documents, search_path };
-    let checked = skc_core::check(&document.file_name, &document.text, &loader, &CheckOptions::default());
-    Some((document.version, checked))
+    let files = DocumentFiles { documents, edited: None, disk: DiskFiles::new() };
+    let session = Session::new(&files).with_search(search_path.clone());
+    Some((document.version, session.check(&document.file_name, &document.text)))
+}
+
+/// [`check`] with some files' texts replaced (by file name), the document's own included: how a rename is
+/// tried before it is offered.
+pub fn check_edited(
+    documents: &Documents,
+    search_path: &SearchPath,
+    uri: &Url,
+    edited: &HashMap<String, String>,
+) -> Option<Checked> {
+    let document = documents.get(uri)?;
+    let files = DocumentFiles { documents, edited: Some(edited), disk: DiskFiles::new() };
+    let session = Session::new(&files).with_search(search_path.clone());
+    let text = edited.get(&document.file_name).unwrap_or(&document.text);
+    Some(session.check(&document.file_name, text))
 }

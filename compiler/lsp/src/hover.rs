@@ -4,7 +4,7 @@
 //! comment), the code's explanation page.
 
 use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
-use skc_core::builtins::{Builtin, Requirement, SigType};
+use skc_core::builtins::{Builtin, Requirement};
 use skc_core::syntax::ast::{ExprId, ExprKind, Item};
 use skc_core::types::{ConstValue, FunctionInfo, KernelInfo, LocalId, Mutability, Type};
 use skc_core::Checked;
@@ -179,34 +179,9 @@ pub fn requirement_sentence(builtin: &Builtin) -> &'static str {
     }
 }
 
-/// `shfl_down : 'a -> int32 -> 'a`.
+/// `shfl_down : 'word -> int32 -> 'word` (type variables named by their class, as docs/language.md prints them).
 pub fn builtin_signature(builtin: &Builtin) -> String {
-    format!("{} : {}", builtin.name, builtin_type(builtin).join(" -> "))
-}
-
-/// The parameter types of a builtin, then its result type.
-pub fn builtin_type(builtin: &Builtin) -> Vec<String> {
-    let mut signature: Vec<String> = builtin.params.iter().map(|p| sig_type(*p)).collect();
-    signature.push(sig_type(builtin.ret));
-    signature
-}
-
-fn sig_type(ty: SigType) -> String {
-    let var = |n: u8| format!("'{}", (b'a' + n % 26) as char);
-    match ty {
-        SigType::Int32 => "int32".into(),
-        SigType::Int64 => "int64".into(),
-        SigType::UInt32 => "uint32".into(),
-        SigType::UInt64 => "uint64".into(),
-        SigType::Float32 => "float32".into(),
-        SigType::Float64 => "float64".into(),
-        SigType::Bool => "bool".into(),
-        SigType::Unit => "unit".into(),
-        SigType::Var(n, _) => var(n),
-        SigType::ArrayOf(n, _) => format!("{} array", var(n)),
-        SigType::Kernel => "kernel".into(),
-        SigType::KernelArgs => "args...".into(),
-    }
+    format!("{} : {}", builtin.name, builtin.signature())
 }
 
 fn params(checked: &Checked, locals: impl Iterator<Item = LocalId>) -> String {

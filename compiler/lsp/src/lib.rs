@@ -30,7 +30,6 @@ mod uniformity;
 
 use std::fmt;
 
-pub use documents::{candidate_names, stdlib_dirs};
 pub use server::{run, DEBOUNCE};
 
 /// Why the server stopped other than by the `shutdown` then `exit` sequence.

@@ -15,9 +15,9 @@ use lsp_types::{TextEdit, Url, WorkspaceEdit};
 use skc_core::syntax::ast::Item;
 use skc_core::syntax::lexer::{lex, Token};
 use skc_core::types::Resolution;
-use skc_core::{Checked, FileId, ModuleLoader, Span};
+use skc_core::{Checked, FileId, Span};
 
-use crate::documents::{stdlib_dirs, uri_of};
+use crate::documents::uri_of;
 use crate::position::range_of;
 use crate::references::{self, Symbol};
 
@@ -53,7 +53,7 @@ fn renamable(checked: &Checked, symbol: &Symbol) -> Result<(), String> {
 
 fn in_stdlib(checked: &Checked, file: FileId) -> bool {
     let path = canonical(Path::new(&checked.sources.file(file).name));
-    stdlib_dirs().first().is_some_and(|root| path.starts_with(canonical(root)))
+    path.starts_with(canonical(&skc_core::session::stdlib_root()))
 }
 
 fn canonical(path: &Path) -> PathBuf {
@@ -241,20 +241,4 @@ fn workspace_edit(root: &Program, edits: &BTreeMap<String, (String, Vec<Span>)>,
         changes.insert(uri, text_edits);
     }
     WorkspaceEdit { changes: Some(changes), ..WorkspaceEdit::default() }
-}
-
-/// A module loader that serves some files' texts from memory (the renamed ones) and the rest from `inner`.
-pub struct OverlayLoader<'a> {
-    pub inner: &'a dyn ModuleLoader,
-    pub texts: &'a HashMap<String, String>,
-}
-
-impl ModuleLoader for OverlayLoader<'_> {
-    fn load(&self, module: &str, importer: &str) -> Result<(String, String), String> {
-        let (name, text) = self.inner.load(module, importer)?;
-        match self.texts.get(&name) {
-            Some(renamed) => Ok((name, renamed.clone())),
-            None => Ok((name, text)),
-        }
-    }
 }

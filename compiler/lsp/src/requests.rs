@@ -14,13 +14,12 @@ use lsp_types::{
     SemanticTokensServerCapabilities, ServerCapabilities, SignatureHelp, SignatureHelpOptions, SignatureHelpParams,
     TextDocumentPositionParams, TextDocumentSyncCapability, TextDocumentSyncKind, Url, WorkspaceEdit,
 };
-use skc_core::driver::CheckOptions;
 use skc_core::Checked;
 
-use crate::documents::{uri_of, DocumentLoader};
+use crate::documents::{self, uri_of};
 use crate::position::{offset_of, range_of};
 use crate::references::{self, Access};
-use crate::rename::{self, OverlayLoader, Program};
+use crate::rename::{self, Program};
 use crate::server::{error, Server};
 use crate::{code_actions, commands, completion, definition, hover, signature_help, symbols, uniformity};
 
@@ -161,11 +160,7 @@ fn rename_request(server: &mut Server, params: RenameParams) -> Result<Option<Wo
     let programs: Vec<Program> =
         others.iter().filter_map(|u| Some(Program { uri: u, checked: server.documents.get(u)?.current()? })).collect();
     let recheck = |uri: &Url, texts: &HashMap<String, String>| {
-        let document = server.documents.get(uri)?;
-        let base = DocumentLoader { documents: &server.documents, search_path: &server.search_path };
-        let loader = OverlayLoader { inner: &base, texts };
-        let text = texts.get(&document.file_name).unwrap_or(&document.text);
-        Some(skc_core::check(&document.file_name, text, &loader, &CheckOptions::default()))
+        documents::check_edited(&server.documents, &server.search_path, uri, texts)
     };
     rename::rename(&root, &programs, offset, &params.new_name, &recheck)
 }

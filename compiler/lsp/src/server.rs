@@ -20,9 +20,10 @@ use lsp_types::{
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use skc_core::session::SearchPath;
 use skc_core::source::SourceFile;
 
-use crate::documents::{self, Documents, SearchPath};
+use crate::documents::{self, Documents};
 use crate::position::offset_of;
 use crate::settings::Settings;
 use crate::{diagnostics, requests, ServerError};
@@ -58,7 +59,7 @@ pub fn run(connection: Connection) -> Result<(), ServerError> {
         connection: &connection,
         phase: Phase::Uninitialized,
         documents: Documents::default(),
-        search_path: SearchPath::default(),
+        search_path: documents::search_path(&[]),
         settings: Settings::default(),
         client: ClientCapabilities::default(),
         pending: HashMap::new(),
@@ -208,7 +209,7 @@ impl Server<'_> {
 
     fn configure(&mut self, value: &serde_json::Value) {
         self.settings.update(value);
-        self.search_path.include_dirs = self.settings.include_paths.clone();
+        self.search_path = documents::search_path(&self.settings.include_paths);
     }
 
     /// New settings: modules may resolve differently (every document is checked again), and the uniformity views

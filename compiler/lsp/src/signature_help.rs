@@ -68,7 +68,7 @@ fn call_at(checked: &Checked, offset: usize) -> Option<(Resolution, Vec<ExprId>,
 }
 
 fn builtin_signature(builtin: &Builtin) -> SignatureInformation {
-    let types = hover::builtin_type(builtin);
+    let types = builtin.signature_types();
     let mut label = format!("{} : ", builtin.name);
     let mut parameters = Vec::new();
     for (i, ty) in types.iter().enumerate() {

@@ -71,29 +71,9 @@ fn raw_string(text: &str) -> String {
     format!("r{hashes}\"{text}\"{hashes}")
 }
 
-fn rust_scalar(kind: ScalarKind) -> &'static str {
-    match kind {
-        ScalarKind::Int32 => "i32",
-        ScalarKind::Int64 => "i64",
-        ScalarKind::UInt32 => "u32",
-        ScalarKind::UInt64 => "u64",
-        ScalarKind::Float32 => "f32",
-        ScalarKind::Float64 => "f64",
-        ScalarKind::Bool => "bool",
-    }
-}
-
+/// `::skc_runtime::ScalarType::Float32`: the runtime's name of the same type (the compiler's `ScalarKind`).
 fn runtime_scalar(kind: ScalarKind) -> String {
-    let variant = match kind {
-        ScalarKind::Int32 => "Int32",
-        ScalarKind::Int64 => "Int64",
-        ScalarKind::UInt32 => "UInt32",
-        ScalarKind::UInt64 => "UInt64",
-        ScalarKind::Float32 => "Float32",
-        ScalarKind::Float64 => "Float64",
-        ScalarKind::Bool => "Bool",
-    };
-    format!("{RT}::ScalarType::{variant}")
+    format!("{RT}::ScalarType::{kind:?}")
 }
 
 /// The Rust struct of a record, by its C name.
@@ -107,7 +87,7 @@ fn record_size(c_name: &str, records: &[RecordLayout]) -> u32 {
 
 fn elem_rust(elem: &ElemType, records: &[RecordLayout]) -> String {
     match elem {
-        ElemType::Scalar(s) => rust_scalar(*s).to_string(),
+        ElemType::Scalar(s) => s.rust_name().to_string(),
         ElemType::Record(c_name) => record_type(c_name, records),
     }
 }
@@ -173,7 +153,7 @@ fn launcher(out: &mut String, k: &KernelSignature, records: &[RecordLayout]) {
     for p in &k.params {
         let name = ident(&p.name);
         let (ty, arg, sk) = match &p.kind {
-            ParamKind::Scalar(s) => (rust_scalar(*s).to_string(), format!("{RT}::Arg::from({name})"), format!("{s:?}")),
+            ParamKind::Scalar(s) => (s.rust_name().to_string(), format!("{RT}::Arg::from({name})"), format!("{s:?}")),
             ParamKind::Vector { elem, writable: true } => (
                 format!("&mut {RT}::DeviceBuffer<{}>", elem_rust(elem, records)),
                 format!("{RT}::Arg::from({name})"),
@@ -207,7 +187,7 @@ fn launcher(out: &mut String, k: &KernelSignature, records: &[RecordLayout]) {
         let _ = writeln!(
             out,
             "    /// Give the size of its dynamic shared array with `config.with_shared_elems::<{}>(n)`.",
-            rust_scalar(s)
+            s.rust_name()
         );
     }
     let _ = writeln!(out, "    #[allow(clippy::too_many_arguments)]");

@@ -21,9 +21,7 @@ mod names;
 
 use std::path::{Path, PathBuf};
 
-use skc_core::codegen::{emit_cuda, EmitOptions};
-use skc_core::diagnostic::{self, ColorChoice};
-use skc_core::ModuleLoader;
+use skc_core::session::{DiskFiles, Session};
 
 pub use emit::rust_module;
 
@@ -54,42 +52,12 @@ pub struct Generated {
     pub files: Vec<PathBuf>,
 }
 
-/// Checks and emits `sk_file` and returns the Rust module; `Err` holds the rendered diagnostics.
+/// Checks and emits `sk_file` (with the standard session: `open M` next to it, then in the standard library) and
+/// returns the Rust module; `Err` holds the rendered diagnostics.
 pub fn generate(sk_file: &Path) -> Result<Generated, String> {
-    let text = std::fs::read_to_string(sk_file).map_err(|e| format!("cannot read {}: {e}", sk_file.display()))?;
-    let name = sk_file.display().to_string();
-    let checked = skc_core::check(&name, &text, &FileLoader, &Default::default());
-    if checked.has_errors() {
-        let rendered: Vec<String> =
-            checked.diagnostics.iter().map(|d| diagnostic::render(d, &checked.sources, ColorChoice::Never)).collect();
-        return Err(format!("{name} has {} error(s):\n{}", checked.error_count(), rendered.join("\n")));
-    }
-    let output = emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default());
+    let files = DiskFiles::new();
+    let compiled = Session::standard(&files).compile_file(sk_file).map_err(|e| e.to_string())?;
     let file_name = sk_file.file_name().and_then(|s| s.to_str()).unwrap_or("kernels.sk");
-    let files = checked.sources.files().map(|(_, f)| PathBuf::from(&f.name)).collect();
-    Ok(Generated { rust: rust_module(file_name, &output), files })
-}
-
-/// Opened modules: `m.sk` or `M.sk` next to the importing file, then in `$SKC_STDLIB`.
-struct FileLoader;
-
-impl ModuleLoader for FileLoader {
-    fn load(&self, module: &str, importer: &str) -> Result<(String, String), String> {
-        let mut dirs: Vec<PathBuf> = vec![Path::new(importer).parent().map(Path::to_path_buf).unwrap_or_default()];
-        if let Some(stdlib) = std::env::var_os("SKC_STDLIB") {
-            dirs.push(PathBuf::from(stdlib));
-        }
-        let lower = names::lower_first(module);
-        let mut searched = Vec::new();
-        for dir in &dirs {
-            for file in [format!("{lower}.sk"), format!("{module}.sk")] {
-                let path = dir.join(file);
-                if let Ok(text) = std::fs::read_to_string(&path) {
-                    return Ok((path.display().to_string(), text));
-                }
-                searched.push(path.display().to_string());
-            }
-        }
-        Err(format!("looked for {}", searched.join(", ")))
-    }
+    let files = compiled.checked.sources.files().map(|(_, f)| PathBuf::from(&f.name)).collect();
+    Ok(Generated { rust: rust_module(file_name, &compiled.cuda), files })
 }

@@ -39,14 +39,6 @@ pub fn camel(name: &str) -> String {
     out
 }
 
-pub fn lower_first(name: &str) -> String {
-    let mut lower = name.to_string();
-    if let Some(first) = lower.get_mut(0..1) {
-        first.make_ascii_lowercase();
-    }
-    lower
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

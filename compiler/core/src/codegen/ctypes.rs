@@ -6,7 +6,8 @@ use serde::Serialize;
 
 use crate::types::{ConstValue, Type};
 
-/// The scalar types a kernel parameter, a vector element or a dynamic shared array can have.
+/// The scalar types a kernel parameter, a vector element or a dynamic shared array can have: the one description
+/// of them that the emitter, skc-build and skc-runtime (as `ScalarType`) share.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ScalarKind {
@@ -53,6 +54,42 @@ impl ScalarKind {
             ScalarKind::Int32 | ScalarKind::UInt32 | ScalarKind::Float32 => 4,
             ScalarKind::Int64 | ScalarKind::UInt64 | ScalarKind::Float64 => 8,
         }
+    }
+
+    /// The `.sk` spelling (`float32`), as diagnostics and errors print it.
+    pub fn sk_name(self) -> &'static str {
+        match self {
+            ScalarKind::Int32 => "int32",
+            ScalarKind::Int64 => "int64",
+            ScalarKind::UInt32 => "uint32",
+            ScalarKind::UInt64 => "uint64",
+            ScalarKind::Float32 => "float32",
+            ScalarKind::Float64 => "float64",
+            ScalarKind::Bool => "bool",
+        }
+    }
+
+    /// The Rust type that carries it on the host (`f32`).
+    pub fn rust_name(self) -> &'static str {
+        match self {
+            ScalarKind::Int32 => "i32",
+            ScalarKind::Int64 => "i64",
+            ScalarKind::UInt32 => "u32",
+            ScalarKind::UInt64 => "u64",
+            ScalarKind::Float32 => "f32",
+            ScalarKind::Float64 => "f64",
+            ScalarKind::Bool => "bool",
+        }
+    }
+
+    pub fn is_integer(self) -> bool {
+        matches!(self, ScalarKind::Int32 | ScalarKind::Int64 | ScalarKind::UInt32 | ScalarKind::UInt64)
+    }
+}
+
+impl std::fmt::Display for ScalarKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.sk_name())
     }
 }
 

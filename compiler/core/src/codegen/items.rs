@@ -200,14 +200,21 @@ fn param_kind(g: &Globals, ty: &Type, writable: bool) -> Option<ParamKind> {
     })
 }
 
-/// `__launch_bounds__(max_threads[, min_blocks]) ` for a kernel declared with `[@launch_bounds ...]`.
+/// `__launch_bounds__(max_threads[, min_blocks]) ` for a kernel the emit options bound, or that is declared with
+/// `[@launch_bounds ...]`.
 fn launch_bounds(g: &Globals, kernel: &KernelInfo) -> String {
-    let Some(Item::Kernel(k)) = g.module.items.get(kernel.item) else { return String::new() };
-    match k.launch_bounds {
-        Some(LaunchBounds { max_threads, min_blocks: Some(min), .. }) => {
-            format!("__launch_bounds__({max_threads}, {min}) ")
-        }
-        Some(LaunchBounds { max_threads, min_blocks: None, .. }) => format!("__launch_bounds__({max_threads}) "),
+    let bounds = match g.launch_bounds.iter().find(|b| b.kernel == kernel.name) {
+        Some(b) => Some((b.max_threads, b.min_blocks)),
+        None => match g.module.items.get(kernel.item) {
+            Some(Item::Kernel(k)) => {
+                k.launch_bounds.map(|LaunchBounds { max_threads, min_blocks, .. }| (max_threads, min_blocks))
+            }
+            _ => None,
+        },
+    };
+    match bounds {
+        Some((max_threads, Some(min))) => format!("__launch_bounds__({max_threads}, {min}) "),
+        Some((max_threads, None)) => format!("__launch_bounds__({max_threads}) "),
         None => String::new(),
     }
 }

@@ -173,6 +173,8 @@ pub struct Globals<'a> {
     pub helper_overloads: std::cell::RefCell<std::collections::BTreeSet<(String, String)>>,
     /// Constants the emitted code reads (the others are left out: NVRTC warns about unread constants).
     pub used_constants: std::cell::RefCell<std::collections::HashSet<u32>>,
+    /// Launch bounds the emit options give kernels by name (`EmitOptions::launch_bounds`).
+    pub launch_bounds: &'a [super::KernelBounds],
 }
 
 impl Globals<'_> {

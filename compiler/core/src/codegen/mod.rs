@@ -49,11 +49,22 @@ pub struct EmitOptions {
     /// Emit only the kernels with these `.sk` names (and what they call and launch); `None`: every kernel. `skc
     /// build` uses it to find which kernel's CUDA C NVRTC crashes on.
     pub only_kernels: Option<Vec<String>>,
+    /// `__launch_bounds__` of kernels by name, in place of their `[@launch_bounds]` attribute: for a host that
+    /// launches a library kernel with a block size and an occupancy target of its own (skc-ode's solver).
+    pub launch_bounds: Vec<KernelBounds>,
+}
+
+/// CUDA's `__launch_bounds__(max_threads, min_blocks)` for the kernel named `kernel`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelBounds {
+    pub kernel: String,
+    pub max_threads: u32,
+    pub min_blocks: Option<u32>,
 }
 
 impl Default for EmitOptions {
     fn default() -> Self {
-        EmitOptions { line_directives: true, full_warps: false, only_kernels: None }
+        EmitOptions { line_directives: true, full_warps: false, only_kernels: None, launch_bounds: Vec::new() }
     }
 }
 
@@ -163,6 +174,7 @@ fn emit_here(module: &Module, types: &TypeInfo, sources: &SourceMap, options: &E
         global_names,
         used_constants: Default::default(),
         helper_overloads: Default::default(),
+        launch_bounds: &options.launch_bounds,
     };
 
     // Code first (it decides which constants and helpers are needed), then what it needs.

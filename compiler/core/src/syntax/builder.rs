@@ -676,7 +676,7 @@ impl<'s> Builder<'s> {
                 None => text,
             };
             let code = Ident { name: Name::new(text), span };
-            let known = crate::explain::explain(code.name.as_str()).is_some_and(|e| e.code.starts_with('W'));
+            let known = crate::codes::is_warning(code.name.as_str());
             if !known {
                 self.diagnostics.push(
                     Diagnostic::warning("W0002", format!("`allow` names `{}`, which is not a warning code", code.name))

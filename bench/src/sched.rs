@@ -1,0 +1,202 @@
+//! Measurements the benchmark binary (`sched-bench`) prints, and the baselines it measures in the same process:
+//! plain launches and a CUDA graph of the same empty or compute kernel, from `sched.sk` itself.
+
+use std::time::{Duration, Instant};
+
+use skc_runtime::{args, Context, DeviceArray, Kernel, LaunchConfig, Module, Stream};
+
+use skc_sched::{program, Config, Result, SchedError, Scheduler, Task};
+
+/// The baseline kernels on a stream of their own, launched through skc-runtime's checked launches.
+pub struct Baseline {
+    _module: Module,
+    empty: Kernel,
+    compute: Kernel,
+    stream: Stream,
+    sink: DeviceArray<f32>,
+}
+
+impl Baseline {
+    pub fn new(ctx: &Context) -> Result<Baseline> {
+        let module = Module::from_program(ctx, program(&Config::default())?)?;
+        let empty = module.kernel("sched_empty")?;
+        let compute = module.kernel("sched_compute")?;
+        let stream = ctx.new_stream()?;
+        let sink = ctx.device_array(1)?;
+        Ok(Baseline { _module: module, empty, compute, stream, sink })
+    }
+
+    /// Queues one launch: the empty kernel (`iters` None) or one warp of `iters` compute iterations.
+    fn launch(&self, iters: Option<i32>) -> skc_runtime::Result<()> {
+        let one_warp = LaunchConfig::new(1, 32);
+        match iters {
+            None => self.empty.launch_on(&self.stream, &one_warp, &mut args![&self.sink]),
+            Some(iters) => self.compute.launch_on(&self.stream, &one_warp, &mut args![&self.sink, iters, 0i64]),
+        }
+    }
+
+    fn sync(&self) -> Result<()> {
+        Ok(self.stream.synchronize()?)
+    }
+
+    /// Seconds for `n` launches queued back to back on one stream, until the last finished.
+    pub fn plain_launches(&self, n: usize, iters: Option<i32>) -> Result<f64> {
+        self.launch(iters)?;
+        self.sync()?;
+        let begin = Instant::now();
+        for _ in 0..n {
+            self.launch(iters)?;
+        }
+        self.sync()?;
+        Ok(begin.elapsed().as_secs_f64())
+    }
+
+    /// Seconds for `replays` launches of a graph of `per_graph` kernels captured from this stream.
+    pub fn graph(&self, per_graph: usize, replays: usize, iters: Option<i32>) -> Result<f64> {
+        let graph = self.stream.capture(|| {
+            for _ in 0..per_graph {
+                self.launch(iters)?;
+            }
+            Ok(())
+        })?;
+        graph.launch()?;
+        self.sync()?;
+        let begin = Instant::now();
+        for _ in 0..replays {
+            graph.launch()?;
+        }
+        self.sync()?;
+        Ok(begin.elapsed().as_secs_f64())
+    }
+
+    /// Device time of one compute task as a one-warp kernel (mean of `n` back-to-back launches, by events).
+    pub fn task_time(&self, iters: i32, n: usize) -> Result<f64> {
+        self.launch(Some(iters))?;
+        let timer = self.stream.start_timer()?;
+        for _ in 0..n {
+            self.launch(Some(iters))?;
+        }
+        let ms = timer.stop()?;
+        Ok(ms as f64 * 1e-3 / n as f64)
+    }
+}
+
+/// What one ping-pong run measured (see `sched_pingpong` in sched.sk).
+pub struct PingPong {
+    /// Host: from the ping's store to the pong seen, sorted.
+    pub round_trips: Vec<Duration>,
+    /// Device: from seeing ping i to having written pong i (the reply's cost as the GPU sees it), sorted.
+    pub reply: Vec<Duration>,
+    /// Device: from seeing ping i to seeing ping i + 1 (the round trip as the GPU sees it), sorted.
+    pub device_round_trips: Vec<Duration>,
+    /// Mean cost (ns) of single operations, named by [`PINGPONG_COSTS`] (sched_pingpong in sched.sk).
+    pub costs: [u64; 11],
+}
+
+pub const PINGPONG_COSTS: [&str; 11] = [
+    "ld.relaxed.sys",
+    "ld.acquire.sys",
+    "the scheduler's poll (4 slot words, 2 more lines, 3 registers: one round trip)",
+    "ld.relaxed.sys + fence.acquire.sys",
+    "st.release.sys",
+    "fence.release.sys + st.relaxed.sys",
+    "fence.sc.sys + st.relaxed.sys",
+    "st.relaxed.sys alone",
+    "the same poll into one register (each load waits for the previous)",
+    "the poll with all 32 lanes loading",
+    "st.release.gpu to device memory",
+];
+
+/// Host <-> GPU ping-pong through pinned mapped host memory (not write-combined, like the ring's tail and the
+/// completion records): the host stores ping = i and spins until pong = i, `n` times after 200 warm-up rounds.
+/// `mode` picks the GPU's load and store flavour and whether a second warp polls host memory next to it
+/// (sched_pingpong in sched.sk). Same module, same context, same
+/// process as the scheduler's benchmark.
+pub fn pingpong(ctx: &Context, mode: i32, n: usize, reps: i32) -> Result<PingPong> {
+    const KERNEL: &str = "sched_pingpong";
+    let module = Module::from_program(ctx, program(&Config::default())?)?;
+    let kernel = module.kernel(KERNEL)?;
+    let ping = ctx.host_mapped::<u64>(16, false)?;
+    let pong = ctx.host_mapped::<u64>(16, false)?;
+    let words = ctx.host_mapped::<u64>(32, false)?;
+    let total = n + 200;
+    let stamps = ctx.device_array::<u64>(2 * total + 2)?;
+    let costs = ctx.device_array::<u64>(16)?;
+    let stream = ctx.new_stream()?;
+    // Every buffer outlives the kernel: the stream is synchronised before they drop.
+    let mut args = args![&ping, &pong, &words, total as i32, mode, reps, &stamps, &costs];
+    kernel.launch_on(&stream, &LaunchConfig::new(1, 64), &mut args)?;
+    let (ping_w, pong_w) = (ping.atomic(0), pong.atomic(0));
+    let mut round_trips = Vec::with_capacity(n);
+    let timeout = Duration::from_secs(10);
+    let mut failed = None;
+    'rounds: for i in 1..=total as u64 {
+        let begin = Instant::now();
+        ping_w.store(i, std::sync::atomic::Ordering::Release);
+        let mut spins = 0u32;
+        while pong_w.load(std::sync::atomic::Ordering::Acquire) < i {
+            spins += 1;
+            if spins.is_multiple_of(4096) && begin.elapsed() > timeout {
+                failed = Some(i);
+                break 'rounds;
+            }
+            std::hint::spin_loop();
+        }
+        if i > 200 {
+            round_trips.push(begin.elapsed());
+        }
+    }
+    if let Some(i) = failed {
+        // Unblock the kernel so that the stream can be synchronised and the memory freed.
+        ping_w.store(u64::MAX, std::sync::atomic::Ordering::Release);
+        stream.synchronize().ok();
+        return Err(SchedError::Timeout { kernel: KERNEL, what: format!("pong {i}"), waited: timeout });
+    }
+    stream.synchronize()?;
+    let st = stamps.download()?;
+    let c = costs.download()?;
+    let measured = 201..=total;
+    let mut reply: Vec<Duration> = measured.clone().map(|i| Duration::from_nanos(st[2 * i + 1] - st[2 * i])).collect();
+    let mut device_round_trips: Vec<Duration> =
+        measured.filter(|&i| i < total).map(|i| Duration::from_nanos(st[2 * i + 2] - st[2 * i])).collect();
+    round_trips.sort();
+    reply.sort();
+    device_round_trips.sort();
+    let mut costs_out = [0u64; 11];
+    costs_out.copy_from_slice(&c[..11]);
+    Ok(PingPong { round_trips, reply, device_round_trips, costs: costs_out })
+}
+
+/// Percentile of sorted samples.
+pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i]
+}
+
+/// Submits `tasks` through `sched`'s producers from one thread each, in batches, and waits for all of them.
+/// Returns seconds from the first submission to the last completion seen.
+pub fn run_producers(sched: &mut Scheduler, per_producer: Vec<Vec<Task>>, batch: usize) -> Result<f64> {
+    let producers = sched.producers();
+    let begin = Instant::now();
+    let results: Vec<Result<()>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = producers
+            .into_iter()
+            .zip(per_producer)
+            .map(|(mut producer, tasks)| {
+                scope.spawn(move || -> Result<()> {
+                    for chunk in tasks.chunks(batch.max(1)) {
+                        producer.submit_batch(chunk)?;
+                    }
+                    producer.wait_all()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("producer thread panicked")).collect()
+    });
+    let seconds = begin.elapsed().as_secs_f64();
+    results.into_iter().collect::<Result<Vec<()>>>()?;
+    Ok(seconds)
+}

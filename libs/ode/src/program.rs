@@ -1,0 +1,175 @@
+//! A solver program without a GPU: the root source of [`crate::sk::root_source`] over a system module, checked
+//! by skc's front end with the `-D` definitions of a configuration (method, controller, FSAL vote, trace), and
+//! emitted as CUDA C, through one [`Session`]: the generated module `Ode_summaries` in memory, the system file's
+//! folder, then the standard library (`stdlib/ode`, `stdlib/metrics`).
+
+use std::path::{Path, PathBuf};
+
+use skc_core::codegen::{CudaOutput, EmitOptions, KernelBounds};
+use skc_core::session::{CompileError, Compiled, DiskFiles, Session};
+use skc_core::syntax::ast::Item;
+
+use crate::config::{Config, JacobianKind};
+use crate::sk::{defines, root_source, Options};
+use crate::summaries::{generate::summaries_module, Layout};
+
+/// A system given as a `.sk` file (its module name is the file name, capitalised).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SystemSource {
+    pub path: PathBuf,
+    /// Extra `-D` definitions for the system (`n_states=8` for a system of any size).
+    pub defines: Vec<(String, String)>,
+}
+
+impl SystemSource {
+    pub fn new(path: impl Into<PathBuf>) -> SystemSource {
+        SystemSource { path: path.into(), defines: Vec::new() }
+    }
+
+    pub fn with_define(mut self, name: &str, value: impl ToString) -> SystemSource {
+        self.defines.push((name.to_string(), value.to_string()));
+        self
+    }
+
+    /// Whether the system file defines a function `jac` (parsed, not checked).
+    pub fn has_jacobian(&self) -> Result<bool, FrontendError> {
+        let text = std::fs::read_to_string(&self.path)
+            .map_err(|e| FrontendError { rendered: format!("{}: {e}", self.path.display()) })?;
+        let (_, module, _, _) =
+            skc_core::driver::parse_all(&self.path.display().to_string(), &text, &skc_core::NoModules);
+        Ok(module.items.iter().any(|item| matches!(item, Item::Function(f) if f.name.name == "jac")))
+    }
+
+    /// `Lorenz` for `lorenz.sk`.
+    pub fn module_name(&self) -> String {
+        let stem = self.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let mut name = stem;
+        if let Some(first) = name.get_mut(0..1) {
+            first.make_ascii_uppercase();
+        }
+        name
+    }
+}
+
+/// The front end's verdict on a program that does not compile: the rendered diagnostics.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrontendError {
+    pub rendered: String,
+}
+
+impl std::fmt::Display for FrontendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the solver program does not compile:\n{}", self.rendered)
+    }
+}
+
+impl std::error::Error for FrontendError {}
+
+/// A checked and emitted solver program.
+pub struct SolverProgram {
+    /// The root file's name (for NVRTC and messages).
+    pub name: String,
+    pub root: String,
+    pub defines: Vec<(String, String)>,
+    pub cuda: CudaOutput,
+    /// The system's `n_states` and `n_params`, as compiled (after `-D`).
+    pub n_states: usize,
+    pub n_params: usize,
+}
+
+fn int_constant(types: &skc_core::types::TypeInfo, name: &str) -> Option<usize> {
+    types.constants.iter().find(|c| c.name == name).and_then(|c| match c.value {
+        skc_core::types::ConstValue::Int(v) if v >= 0 => Some(v as usize),
+        _ => None,
+    })
+}
+
+/// The example systems of this crate (`libs/ode/systems`).
+pub fn systems_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("systems")
+}
+
+/// The front end's errors as the solver reports them.
+fn frontend_error(e: CompileError) -> FrontendError {
+    match e {
+        CompileError::Errors { rendered, .. } => FrontendError { rendered },
+        other => FrontendError { rendered: other.to_string() },
+    }
+}
+
+/// The summary chain of `spec` alone, in the kernels of `stdlib/metrics/summary_probe.sk` (a system of
+/// `n_states` states, windows over `duration`), checked and emitted: for the tests of the metric code.
+pub fn summary_probe(
+    spec: &crate::summaries::SummarySpec,
+    n_states: usize,
+    precision: crate::config::Precision,
+    duration: f64,
+) -> Result<CudaOutput, FrontendError> {
+    spec.validate(n_states).map_err(|e| FrontendError { rendered: format!("summaries: {e}") })?;
+    let precision_module = match precision {
+        crate::config::Precision::F32 => "Ode_f32",
+        crate::config::Precision::F64 => "Ode_f64",
+    };
+    let root = format!(
+        "open Ode_tableaus\nopen {precision_module}\nopen Metrics\nopen Ode_summaries\nopen Summaries\nopen Summary_probe\n"
+    );
+    let layout = Layout::of(spec);
+    let files = DiskFiles::new();
+    let session = Session::standard(&files)
+        .with_module("Ode_summaries", summaries_module(Some((spec, &layout)), duration))
+        .with_define("n_states", n_states);
+    let compiled = session.compile("summary_probe_root.sk", &root).map_err(frontend_error)?;
+    Ok(compiled.cuda)
+}
+
+impl SolverProgram {
+    /// Checks and emits the solver program of `system` for `cfg`.
+    pub fn build(system: &SystemSource, cfg: &Config, options: &Options) -> Result<SolverProgram, FrontendError> {
+        let has_jacobian = system.has_jacobian()?;
+        if !has_jacobian && cfg.method.is_implicit() && cfg.jacobian == JacobianKind::Analytic {
+            return Err(FrontendError {
+                rendered: format!("{} defines no `jac`: use finite differences", system.path.display()),
+            });
+        }
+        let root = root_source(&system.module_name(), has_jacobian, cfg);
+        let mut all_defines = defines(cfg, options, has_jacobian);
+        all_defines.extend(system.defines.iter().cloned());
+        let system_dir = system.path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let summaries = cfg.summaries.as_ref().map(|spec| (spec, Layout::of(spec)));
+        let generated = summaries_module(summaries.as_ref().map(|(s, l)| (*s, l)), cfg.duration);
+        // The root is named as if it lay next to the system file, so that `open` finds the system there.
+        let name = system_dir.join(format!("ode_{}_{}.sk", system.module_name().to_lowercase(), cfg.method.name()));
+        let name = name.display().to_string();
+        let files = DiskFiles::new();
+        let session = Session::standard(&files)
+            .with_module("Ode_summaries", generated)
+            .with_defines(all_defines.clone())
+            .with_emit(emit_options(options));
+        let Compiled { checked, cuda } = session.compile(&name, &root).map_err(frontend_error)?;
+        let (Some(n_states), Some(n_params)) =
+            (int_constant(&checked.types, "n_states"), int_constant(&checked.types, "n_params"))
+        else {
+            return Err(FrontendError { rendered: "the system defines no integer n_states and n_params".into() });
+        };
+        if let Some(spec) = &cfg.summaries {
+            spec.validate(n_states).map_err(|e| FrontendError { rendered: format!("summaries: {e}") })?;
+        }
+        Ok(SolverProgram { name, root, defines: all_defines, cuda, n_states, n_params })
+    }
+}
+
+/// How the solver's CUDA C is emitted. Full warps: the solver launches blocks of a multiple of 32 threads
+/// (gpu.rs), so the warp votes take the constant full mask and ptxas adds no convergence check to each of them.
+/// With `min_blocks_per_sm`, `ode_solve` gets `__launch_bounds__(BLOCK, min_blocks_per_sm)`.
+fn emit_options(options: &Options) -> EmitOptions {
+    let bounds = (options.min_blocks_per_sm > 0).then(|| KernelBounds {
+        kernel: "ode_solve".into(),
+        max_threads: crate::sk::BLOCK,
+        min_blocks: Some(options.min_blocks_per_sm),
+    });
+    EmitOptions {
+        full_warps: options.full_warps,
+        launch_bounds: bounds.into_iter().collect(),
+        ..EmitOptions::default()
+    }
+}
