@@ -23,8 +23,9 @@ shard=()
 if [[ -n "${MUTANTS_SHARD:-}" ]]; then
     shard=(--shard "$MUTANTS_SHARD" --sharding round-robin)
 fi
+jobs=(--jobs 1)
 if [[ "${MUTANTS_IN_PLACE:-0}" == 1 ]]; then
-    shard+=(--in-place)
+    jobs=(--in-place)
 fi
 
 # Fewer generated programs per run than in CI: each mutant runs the property test once.
@@ -40,7 +41,7 @@ exec cargo mutants \
     "${shard[@]}" \
     --test-package skc-core --test-package skc-tests \
     --baseline skip \
-    --jobs 1 \
+    "${jobs[@]}" \
     --timeout "${MUTANTS_TIMEOUT:-240}" \
     --output "${MUTANTS_OUTPUT:-.}" \
     -- --lib --test convergence_reference --test convergence_scaling --test ui
