@@ -12,6 +12,7 @@ mod grammar;
 pub mod lexer;
 mod literals;
 pub mod name;
+mod operators;
 pub mod parser;
 pub mod tokens;
 
