@@ -10,7 +10,7 @@ use crate::source::{FileId, Span};
 use crate::syntax::ast::*;
 use crate::syntax::lexer::Lexeme;
 use crate::syntax::literals;
-use crate::syntax::operators::{self, Chain, ChainItem, Operator};
+use crate::syntax::operators::{self, Chain, Operator};
 
 /// Parameters as written; `written` is set by `()` too (`let f () = ...` is a function without parameters).
 #[derive(Default)]
@@ -66,8 +66,8 @@ pub struct Builder<'s> {
     /// Integer literals that fit only when negated (`2147483648` in `-2147483648`): reported unless a unary
     /// minus claims them.
     pending_literals: Vec<(ExprId, Diagnostic)>,
-    /// The stacks operator chains are resolved with, kept between chains.
-    operator_stacks: operators::Stacks,
+    /// Memory for operator chains, kept between chains.
+    operators: operators::Scratch,
 }
 
 impl<'s> Builder<'s> {
@@ -82,7 +82,7 @@ impl<'s> Builder<'s> {
             default_kernel_name: default_kernel_name.to_string(),
             bare_kernels: 0,
             pending_literals: Vec::new(),
-            operator_stacks: operators::Stacks::default(),
+            operators: operators::Scratch::default(),
         }
     }
 
@@ -252,33 +252,23 @@ impl<'s> Builder<'s> {
         rhs_start: u32,
         rhs_end: u32,
     ) -> Chain {
-        let mut items = lhs.into_items(lhs_start, lhs_end);
-        items.push(ChainItem::Binary(op));
-        match rhs {
-            Chain::Operand(expr) => items.push(ChainItem::Operand { expr, start: rhs_start, end: rhs_end }),
-            Chain::Items(rest) => items.extend(rest),
-        }
-        Chain::Items(items)
+        self.operators.binary(lhs, lhs_start, lhs_end, op, rhs, rhs_start, rhs_end)
     }
 
     /// Prefix operator `op` at `start` before `operand`, which spans `operand_start..end`.
     pub fn prefixed(&mut self, start: u32, op: UnaryOp, operand_start: u32, operand: Chain, end: u32) -> Chain {
-        let mut items = vec![ChainItem::Prefix { op, start }];
-        items.extend(operand.into_items(operand_start, end));
-        Chain::Items(items)
+        self.operators.prefixed(start, op, operand_start, operand, end)
     }
 
     /// The tree of an operator chain.
     pub fn expression(&mut self, chain: Chain) -> ExprId {
-        match chain {
-            Chain::Operand(expr) => expr,
-            Chain::Items(items) => {
-                let mut stacks = std::mem::take(&mut self.operator_stacks);
-                let root = operators::resolve(&items, &mut stacks, self);
-                self.operator_stacks = stacks;
-                root
-            }
+        if let Chain::Operand(expr) = chain {
+            return expr;
         }
+        let mut operators = std::mem::take(&mut self.operators);
+        let root = operators.resolve(chain, self);
+        self.operators = operators;
+        root
     }
 
     // --- applications and postfixes ---------------------------------------------------------------------

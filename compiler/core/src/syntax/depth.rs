@@ -16,6 +16,9 @@ pub fn limit_nesting(module: &mut Module, first_item: usize, first_expr: usize) 
     if module.exprs.len() - first_expr < MAX_DEPTH as usize {
         return None; // Fewer nodes than levels: nothing can be too deep.
     }
+    if !any_too_deep(module, first_expr) {
+        return None;
+    }
     let roots: Vec<ExprId> = module.items[first_item..].iter().filter_map(item_body).collect();
     let mut stack: Vec<(ExprId, u32)> = roots.into_iter().map(|root| (root, 0)).collect();
     let mut first = None;
@@ -39,6 +42,37 @@ pub fn limit_nesting(module: &mut Module, first_item: usize, first_expr: usize) 
         Diagnostic::error("E0104", "expression nested too deeply")
             .primary(at, format!("more than {MAX_DEPTH} levels of nesting here"))
     })
+}
+
+/// Whether some expression from `first_expr` on lies deeper than [`MAX_DEPTH`] below an expression of the arena.
+/// Children are allocated before their parents, so one pass in arena order knows each node's height (the
+/// deepest nesting below it, saturated past the limit) from its children's; the roots' heights bound every depth.
+fn any_too_deep(module: &Module, first_expr: usize) -> bool {
+    let limit = MAX_DEPTH as u8;
+    let mut heights: Vec<u8> = Vec::with_capacity(module.exprs.len() - first_expr);
+    let mut children = Vec::new();
+    for index in first_expr..module.exprs.len() {
+        let id = ExprId(index as u32);
+        let kind = module.expr(id);
+        let tail = tail_children(kind);
+        children.clear();
+        module.push_children(id, &mut children);
+        let mut height = 0u8;
+        for &child in &children {
+            // A child allocated before this file (never the case for a tree the builder made) is treated as
+            // too deep, so that the exact walk decides.
+            let Some(&below) = child.index().checked_sub(first_expr).and_then(|c| heights.get(c)) else {
+                return true;
+            };
+            let step = u8::from(!tail.contains(&Some(child)));
+            height = height.max(below.saturating_add(step));
+        }
+        if height > limit {
+            return true;
+        }
+        heights.push(height);
+    }
+    false
 }
 
 fn item_body(item: &Item) -> Option<ExprId> {

@@ -1,5 +1,5 @@
 //! Operator expressions. The grammar reads `operand (operator operand)*`, each operand possibly behind prefix
-//! operators, as one flat [`Chain`]; [`resolve`] builds the tree by precedence. A grammar stratified by levels
+//! operators, as one flat [`Chain`]; [`Scratch::resolve`] builds the tree by precedence. A grammar stratified by levels
 //! gives the same trees but makes every operand climb the whole chain of levels one reduction at a time, which
 //! was most of the parser's work.
 //!
@@ -76,31 +76,19 @@ pub enum Chain {
     Items(Vec<ChainItem>),
 }
 
-impl Chain {
-    /// The items of the chain, whose one operand spans `start..end` if it is a bare operand.
-    pub fn into_items(self, start: u32, end: u32) -> Vec<ChainItem> {
-        match self {
-            Chain::Operand(expr) => {
-                let mut items = Vec::with_capacity(4);
-                items.push(ChainItem::Operand { expr, start, end });
-                items
-            }
-            Chain::Items(items) => items,
-        }
-    }
-}
-
 /// What resolution builds: the nodes of the tree.
 pub trait Nodes {
     fn binary(&mut self, op: Operator, lhs: ExprId, rhs: ExprId, start: u32, end: u32) -> ExprId;
     fn prefix(&mut self, op: UnaryOp, operand: ExprId, start: u32, end: u32) -> ExprId;
 }
 
-/// Reusable stacks of [`resolve`].
+/// Memory kept from chain to chain: the stacks of [`Scratch::resolve`] and the item vectors of resolved
+/// chains, so that a chain allocates nothing once a few have been read.
 #[derive(Default)]
-pub struct Stacks {
+pub struct Scratch {
     operands: Vec<(ExprId, u32, u32)>,
     operators: Vec<Pending>,
+    spare: Vec<Vec<ChainItem>>,
 }
 
 #[derive(Clone, Copy)]
@@ -118,47 +106,109 @@ impl Pending {
     }
 }
 
-/// Builds the tree of `items` (a well-formed chain: operands and binary operators alternate, prefixes only
-/// before operands) and returns its root.
-pub fn resolve(items: &[ChainItem], stacks: &mut Stacks, nodes: &mut impl Nodes) -> ExprId {
-    stacks.operands.clear();
-    stacks.operators.clear();
-    for &item in items {
-        match item {
-            ChainItem::Operand { expr, start, end } => stacks.operands.push((expr, start, end)),
-            ChainItem::Prefix { op, start } => stacks.operators.push(Pending::Prefix(op, start)),
-            ChainItem::Binary(op) => {
-                // Operators on the stack that bind tighter than `op` (or as tightly, when `op` groups to the
-                // left) take their operands now.
-                while let Some(&top) = stacks.operators.last() {
-                    let level = top.level();
-                    if level < op.level() || (level == op.level() && op.right_associative()) {
-                        break;
-                    }
-                    stacks.operators.pop();
-                    apply(top, stacks, nodes);
-                }
-                stacks.operators.push(Pending::Binary(op));
+impl Scratch {
+    fn new_items(&mut self) -> Vec<ChainItem> {
+        self.spare.pop().unwrap_or_else(|| Vec::with_capacity(8))
+    }
+
+    /// Appends the items of `chain` (whose tokens span `start..end`) to `items`.
+    fn append(&mut self, items: &mut Vec<ChainItem>, chain: Chain, start: u32, end: u32) {
+        match chain {
+            Chain::Operand(expr) => items.push(ChainItem::Operand { expr, start, end }),
+            Chain::Items(mut more) => {
+                items.extend_from_slice(&more);
+                more.clear();
+                self.spare.push(more);
             }
         }
     }
-    while let Some(top) = stacks.operators.pop() {
-        apply(top, stacks, nodes);
-    }
-    stacks.operands.pop().expect("a chain has an operand").0
-}
 
-fn apply(pending: Pending, stacks: &mut Stacks, nodes: &mut impl Nodes) {
-    let (rhs, rhs_start, end) = stacks.operands.pop().expect("an operator has a right operand");
-    match pending {
-        Pending::Prefix(op, start) => {
-            let _ = rhs_start;
-            stacks.operands.push((nodes.prefix(op, rhs, start, end), start, end));
+    /// `lhs op rhs`, where `lhs` spans `lhs_start..lhs_end` and `rhs` spans `rhs_start..rhs_end`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn binary(
+        &mut self,
+        lhs: Chain,
+        lhs_start: u32,
+        lhs_end: u32,
+        op: Operator,
+        rhs: Chain,
+        rhs_start: u32,
+        rhs_end: u32,
+    ) -> Chain {
+        let mut items = match lhs {
+            Chain::Items(items) => items,
+            Chain::Operand(expr) => {
+                let mut items = self.new_items();
+                items.push(ChainItem::Operand { expr, start: lhs_start, end: lhs_end });
+                items
+            }
+        };
+        items.push(ChainItem::Binary(op));
+        self.append(&mut items, rhs, rhs_start, rhs_end);
+        Chain::Items(items)
+    }
+
+    /// Prefix operator `op` at `start` before `operand`, which spans `operand_start..end`.
+    pub fn prefixed(&mut self, start: u32, op: UnaryOp, operand_start: u32, operand: Chain, end: u32) -> Chain {
+        let mut items = self.new_items();
+        items.push(ChainItem::Prefix { op, start });
+        self.append(&mut items, operand, operand_start, end);
+        Chain::Items(items)
+    }
+
+    /// Builds the tree of `chain` and returns its root.
+    pub fn resolve(&mut self, chain: Chain, nodes: &mut impl Nodes) -> ExprId {
+        match chain {
+            Chain::Operand(expr) => expr,
+            Chain::Items(mut items) => {
+                let root = self.resolve_items(&items, nodes);
+                items.clear();
+                self.spare.push(items);
+                root
+            }
         }
-        Pending::Binary(op) => {
-            let (lhs, start, _) = stacks.operands.pop().expect("a binary operator has a left operand");
-            stacks.operands.push((nodes.binary(op, lhs, rhs, start, end), start, end));
+    }
+
+    /// The tree of `items` (a well-formed chain: operands and binary operators alternate, prefixes only before
+    /// operands).
+    fn resolve_items(&mut self, items: &[ChainItem], nodes: &mut impl Nodes) -> ExprId {
+        self.operands.clear();
+        self.operators.clear();
+        for &item in items {
+            match item {
+                ChainItem::Operand { expr, start, end } => self.operands.push((expr, start, end)),
+                ChainItem::Prefix { op, start } => self.operators.push(Pending::Prefix(op, start)),
+                ChainItem::Binary(op) => {
+                    // Operators on the stack that bind tighter than `op` (or as tightly, when `op` groups to the
+                    // left) take their operands now.
+                    while let Some(&top) = self.operators.last() {
+                        let level = top.level();
+                        if level < op.level() || (level == op.level() && op.right_associative()) {
+                            break;
+                        }
+                        self.operators.pop();
+                        self.apply(top, nodes);
+                    }
+                    self.operators.push(Pending::Binary(op));
+                }
+            }
         }
+        while let Some(top) = self.operators.pop() {
+            self.apply(top, nodes);
+        }
+        self.operands.pop().expect("a chain has an operand").0
+    }
+
+    fn apply(&mut self, pending: Pending, nodes: &mut impl Nodes) {
+        let (rhs, _, end) = self.operands.pop().expect("an operator has a right operand");
+        let node = match pending {
+            Pending::Prefix(op, start) => (nodes.prefix(op, rhs, start, end), start, end),
+            Pending::Binary(op) => {
+                let (lhs, start, _) = self.operands.pop().expect("a binary operator has a left operand");
+                (nodes.binary(op, lhs, rhs, start, end), start, end)
+            }
+        };
+        self.operands.push(node);
     }
 }
 
@@ -208,7 +258,7 @@ mod tests {
             };
             items.push(item);
         }
-        let root = resolve(&items, &mut Stacks::default(), &mut render);
+        let root = Scratch::default().resolve(Chain::Items(items), &mut render);
         render.0[root.index()].clone()
     }
 
@@ -257,7 +307,7 @@ mod tests {
             depths.0.push(0);
             items.push(ChainItem::Operand { expr: ExprId(i), start: i, end: i + 1 });
         }
-        let root = resolve(&items, &mut Stacks::default(), &mut depths);
+        let root = Scratch::default().resolve(Chain::Items(items), &mut depths);
         assert_eq!(depths.0[root.index()], 199_999);
     }
 }
