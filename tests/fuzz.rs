@@ -220,3 +220,71 @@ fn deep_nesting() {
     let ifs = format!("kernel k (o : int32 vector) = {} o.(0) <- 1", "if true then ".repeat(3000));
     check_no_panic(&ifs);
 }
+
+/// The CI slice of the long fuzz run (`scripts/fuzz.sh`): generated programs (records, refs, arrays, loops,
+/// functions, constants, a module, attributes, every builtin the generator can fill, literals at the edges)
+/// through check and emit, and every accepted program with new CUDA C through NVRTC, many programs per
+/// translation unit. No panic, no program over 5 s, and nothing that checks but does not build.
+#[test]
+fn generated_programs_check_emit_and_build() {
+    use skc_core::codegen::{emit_cuda, EmitOptions};
+    use skc_tests::generator::{program_with, ProgramLoader, Settings};
+    let nvrtc = match skc_nvrtc::load_nvrtc(&skc_nvrtc::LibrarySearch::from_env()) {
+        Ok(_) => true,
+        Err(error) => {
+            assert!(std::env::var("SKC_REQUIRE_NVRTC").as_deref() != Ok("1"), "SKC_REQUIRE_NVRTC=1: {error}");
+            eprintln!("note: NVRTC not found, the generated programs are only checked and emitted ({error})");
+            false
+        }
+    };
+    // Out-of-range float literals (`1e39f`) are generated too: `skc check` must reject them (E0221), never pass
+    // an `inf` on to NVRTC.
+    let settings = Settings::default();
+    let (mut accepted, mut unique) = (0, std::collections::HashSet::new());
+    let mut batch: Vec<(u64, String)> = Vec::new();
+    let mut failures = Vec::new();
+    let compile = |batch: &mut Vec<(u64, String)>, failures: &mut Vec<String>| {
+        if !nvrtc || batch.is_empty() {
+            batch.clear();
+            return;
+        }
+        let options = skc_nvrtc::CompileOptions { include_cubin: false, ..Default::default() };
+        let source: String = batch
+            .iter()
+            .enumerate()
+            .map(|(k, (_, cuda))| format!("namespace fz{k} {{\n{}\n}}\n", cuda.replace("extern \"C\" ", "")))
+            .collect();
+        if skc_nvrtc::compile(&source, "fuzz_batch.cu", &options).is_err() {
+            for (seed, cuda) in batch.iter() {
+                if let Err(error) = skc_nvrtc::compile(cuda, "fuzz.cu", &options) {
+                    failures.push(format!("seed {seed} checks but does not build: {error}"));
+                }
+            }
+        }
+        batch.clear();
+    };
+    for seed in 1..=2_000u64 {
+        let program = program_with(seed, settings);
+        let started = std::time::Instant::now();
+        let loader = ProgramLoader(program.module.as_deref());
+        let checked = skc_core::check("fuzz.sk", &program.root, &loader, &CheckOptions::default());
+        let elapsed = started.elapsed();
+        assert!(elapsed < std::time::Duration::from_secs(5), "seed {seed}: the front end took {elapsed:?}");
+        if checked.has_errors() {
+            continue;
+        }
+        accepted += 1;
+        let options = EmitOptions { line_directives: false, ..EmitOptions::default() };
+        let cuda = emit_cuda(&checked.module, &checked.types, &checked.sources, &options).source;
+        if unique.insert(cuda.clone()) {
+            batch.push((seed, cuda));
+        }
+        if batch.len() == 50 {
+            compile(&mut batch, &mut failures);
+        }
+    }
+    compile(&mut batch, &mut failures);
+    eprintln!("2000 generated programs: {accepted} accepted, {} with new CUDA C", unique.len());
+    assert!(accepted > 1_500, "the generator writes mostly valid programs ({accepted} of 2000)");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -5,6 +5,8 @@
 
 pub mod host;
 
+pub mod generator;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 

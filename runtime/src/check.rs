@@ -1,6 +1,7 @@
 //! The checks that make a launch safe, as pure functions of the kernel's signature, a description of each
 //! argument and the launch geometry (so they are tested without a GPU): argument count and types, buffers lent
-//! read-only to a kernel that writes them, declared lengths, grid and block limits, dynamic shared memory.
+//! read-only to a kernel that writes them, declared lengths, grid and block limits, dynamic shared memory, and
+//! the memory rule's assumption that a vector the kernel never writes shares no memory with one it writes.
 
 use crate::config::{Extent, LaunchConfig};
 use crate::error::{Result, RuntimeError};
@@ -161,6 +162,47 @@ pub(crate) fn check_rule(sig: &KernelSignature, param: &str, extent: &Extent) ->
     Ok(LengthRule { param: index, extent: extent.clone() })
 }
 
+/// The device memory a buffer argument covers: `bytes` bytes from device address `address`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DeviceRange {
+    pub address: u64,
+    pub bytes: u64,
+}
+
+impl DeviceRange {
+    /// Do the two share a byte? (Ranges of different allocations never do; empty ranges never do.)
+    fn overlaps(self, other: DeviceRange) -> bool {
+        self.bytes > 0
+            && other.bytes > 0
+            && self.address < other.address.saturating_add(other.bytes)
+            && other.address < self.address.saturating_add(self.bytes)
+    }
+}
+
+/// The memory rule's assumption at the host boundary. The convergence analysis treats the contents of a vector
+/// the kernel never writes as the same for every thread during the launch (a load from it at a uniform index is
+/// uniform; the parameter is also `const __restrict__`). That holds only if no vector the kernel writes shares
+/// memory with it: a launch where a read-only vector parameter's bytes overlap a written one's is refused.
+/// `ranges` has one entry per parameter (`None` for scalars and records).
+pub(crate) fn check_aliasing(sig: &KernelSignature, ranges: &[Option<DeviceRange>]) -> Result<()> {
+    let vectors = |written: bool| {
+        sig.params.iter().zip(ranges).filter_map(move |(param, range)| match (&param.ty, range) {
+            (ParamType::Vector { writable, .. }, Some(range)) if *writable == written => Some((param, *range)),
+            _ => None,
+        })
+    };
+    for (read, read_range) in vectors(false) {
+        if let Some((written, _)) = vectors(true).find(|(_, range)| range.overlaps(read_range)) {
+            return Err(RuntimeError::AliasedVectors {
+                kernel: sig.name.clone(),
+                read: read.name.clone(),
+                written: written.name.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn check_config(sig: &KernelSignature, config: &LaunchConfig, limits: &Limits) -> Result<()> {
     let fail = |reason: String| Err(RuntimeError::LaunchConfig { kernel: sig.name.clone(), reason });
     let (grid, block) = (config.grid.as_array(), config.block.as_array());
@@ -299,6 +341,41 @@ mod tests {
         args[2] = buffer(S::Float32, 100, false);
         let err = check_arguments(&vec_add(), &args).unwrap_err();
         assert!(matches!(err, RuntimeError::ReadOnlyBuffer { ref param, .. } if param == "c"), "{err:?}");
+    }
+
+    fn range(address: u64, bytes: u64) -> Option<DeviceRange> {
+        Some(DeviceRange { address, bytes })
+    }
+
+    /// `a` and `b` are read, `c` written (`vec_add`): `a` or `b` overlapping `c` by even a byte is refused, with
+    /// both parameters named; read-only vectors may overlap each other, and touching ranges do not overlap.
+    #[test]
+    fn a_read_only_vector_may_not_overlap_a_written_one() {
+        let sig = vec_add();
+        let apart = [range(0x1000, 400), range(0x2000, 400), range(0x3000, 400), None];
+        assert!(check_aliasing(&sig, &apart).is_ok());
+        let same_read = [range(0x1000, 400), range(0x1000, 400), range(0x3000, 400), None];
+        assert!(check_aliasing(&sig, &same_read).is_ok(), "two read-only views of the same memory are fine");
+        let touching = [range(0x1000, 400), range(0x2000, 400), range(0x1000 + 400, 400), None];
+        assert!(check_aliasing(&sig, &touching).is_ok(), "[0x1000, 0x1190) and [0x1190, ..) share no byte");
+        for (read, at) in [(0, 0x3000 + 399), (1, 0x3000 - 399), (1, 0x3000 + 100)] {
+            let mut ranges = apart;
+            ranges[read] = range(at, 400);
+            let err = check_aliasing(&sig, &ranges).unwrap_err();
+            let expected = if read == 0 { "a" } else { "b" };
+            assert!(
+                matches!(&err, RuntimeError::AliasedVectors { kernel, read, written }
+                    if kernel == "vec_add" && read == expected && written == "c"),
+                "{err:?}"
+            );
+            assert_eq!((err.kernel(), err.param()), (Some("vec_add"), Some(expected)));
+            let text = err.to_string();
+            assert!(text.contains(&format!("`{expected}`")) && text.contains("`c`"), "{text}");
+        }
+        let empty = [range(0x3000, 0), range(0x2000, 400), range(0x3000, 400), None];
+        assert!(check_aliasing(&sig, &empty).is_ok(), "an empty buffer covers no byte");
+        let end = [range(u64::MAX - 10, 400), range(0x2000, 400), range(u64::MAX - 5, 400), None];
+        assert!(check_aliasing(&sig, &end).is_err(), "no overflow at the top of the address space");
     }
 
     #[test]

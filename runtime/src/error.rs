@@ -37,6 +37,9 @@ pub enum RuntimeError {
     ArgumentType { kernel: String, param: String, index: usize, expected: String, found: String },
     /// The kernel writes through this vector but the argument lends the buffer read-only (`&buf`).
     ReadOnlyBuffer { kernel: String, param: String },
+    /// Vector parameter `read`, which the kernel never writes, shares memory with vector parameter `written`, which
+    /// it writes: the analysis that proved the kernel's barriers safe assumed it does not (see docs/runtime.md).
+    AliasedVectors { kernel: String, read: String, written: String },
     /// A buffer has fewer elements than the length declared for its parameter.
     BufferTooShort { kernel: String, param: String, len: usize, required: u64, rule: String },
     /// A declared length refers to something the launch cannot evaluate (a negative count, a missing parameter).
@@ -64,6 +67,7 @@ impl RuntimeError {
             | RuntimeError::ArgumentCount { kernel, .. }
             | RuntimeError::ArgumentType { kernel, .. }
             | RuntimeError::ReadOnlyBuffer { kernel, .. }
+            | RuntimeError::AliasedVectors { kernel, .. }
             | RuntimeError::BufferTooShort { kernel, .. }
             | RuntimeError::InvalidLength { kernel, .. }
             | RuntimeError::LaunchConfig { kernel, .. } => Some(kernel),
@@ -76,6 +80,7 @@ impl RuntimeError {
         match self {
             RuntimeError::ArgumentType { param, .. }
             | RuntimeError::ReadOnlyBuffer { param, .. }
+            | RuntimeError::AliasedVectors { read: param, .. }
             | RuntimeError::BufferTooShort { param, .. }
             | RuntimeError::InvalidLength { param, .. } => Some(param),
             _ => None,
@@ -149,6 +154,12 @@ impl fmt::Display for RuntimeError {
             RuntimeError::ReadOnlyBuffer { kernel, param } => write!(
                 f,
                 "kernel `{kernel}` writes its parameter `{param}`, but the buffer is lent read-only: pass `&mut buffer`"
+            ),
+            RuntimeError::AliasedVectors { kernel, read, written } => write!(
+                f,
+                "kernel `{kernel}`: the buffer passed for `{read}`, which the kernel only reads, overlaps the one passed \
+                 for `{written}`, which it writes; skc proved the kernel's barriers safe assuming a vector it never \
+                 writes does not change during the launch, so the two must not share memory"
             ),
             RuntimeError::BufferTooShort { kernel, param, len, required, rule } => write!(
                 f,

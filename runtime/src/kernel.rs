@@ -4,7 +4,10 @@
 //! the parameter, never undefined behaviour.
 //!
 //! The borrow checker adds one more guarantee: a written vector is lent `&mut`, so it cannot also be passed as
-//! another argument, which is what the `__restrict__` on every emitted vector parameter promises NVRTC.
+//! another argument, which is what the `__restrict__` on every emitted vector parameter promises NVRTC. A buffer
+//! type of the caller's own (a [`RawBuffer`] view into another allocation) escapes it, so the launch also
+//! compares the device ranges: a vector the kernel only reads may not overlap one it writes (`check_aliasing`,
+//! the memory rule's assumption).
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -217,6 +220,19 @@ impl Kernel {
 
     fn launch_checked(&self, cuda_stream: &CudaStream, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Result<()> {
         let mut slots: SmallVec<[u64; 8]> = SmallVec::with_capacity(args.len());
+        // Where each buffer lies, for the aliasing rule: sizes now, addresses once they are taken below.
+        let mut ranges: SmallVec<[Option<check::DeviceRange>; 8]> = args
+            .iter()
+            .map(|arg| {
+                let buffer: &dyn RawBuffer = match arg {
+                    Arg::Buffer(b) => *b,
+                    Arg::BufferMut(b) => &**b,
+                    _ => return None,
+                };
+                let bytes = (buffer.raw_len() as u64).saturating_mul(buffer.raw_elem().size() as u64);
+                Some(check::DeviceRange { address: 0, bytes })
+            })
+            .collect();
         let mut records: SmallVec<[(usize, *const u8); 2]> = SmallVec::new();
         let mut guards: SmallVec<[_; 8]> = SmallVec::with_capacity(args.len());
         for (index, arg) in args.iter_mut().enumerate() {
@@ -238,6 +254,12 @@ impl Kernel {
                 }
             }
         }
+        for (range, address) in ranges.iter_mut().zip(&slots) {
+            if let Some(range) = range {
+                range.address = *address;
+            }
+        }
+        check::check_aliasing(&self.signature, &ranges)?;
         let mut params: SmallVec<[*mut c_void; 8]> = slots.iter_mut().map(|s| s as *mut u64 as *mut c_void).collect();
         for (index, ptr) in records {
             params[index] = ptr as *mut c_void;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use skc_core::diagnostic::{self, ColorChoice};
 use skc_core::ModuleLoader;
-use skc_nvrtc::{Cache, CompileOptions, CompileOutput};
+use skc_nvrtc::{Cache, CompileOptions, CompileOutput, Runner};
 
 use crate::error::{Result, RuntimeError};
 use crate::signature::KernelSignature;
@@ -78,6 +78,9 @@ impl Program {
     /// Compiles to PTX and a CUBIN for `arch` (`sm_90`) with NVRTC, through the on-disk cache (`SKC_CACHE_DIR`).
     /// Line tables are included so compute-sanitizer and profilers point at `.sk` lines. A program that needs the
     /// device runtime is compiled relocatable: its CUBIN is then an object to link (see `Module::from_program`).
+    /// On a cache miss NVRTC runs in a worker process when one is found (`skc_nvrtc::Isolation::from_env`:
+    /// `SKC_NVRTC_WORKER`, or `skc-nvrtc-worker` next to the executable), so that its crash is an error here
+    /// (`NvrtcError::Crashed`), not the end of the program; otherwise in this process.
     pub fn compile(&self, arch: &str) -> Result<CompileOutput> {
         let options = CompileOptions {
             line_info: true,
@@ -85,7 +88,8 @@ impl Program {
             ..CompileOptions::for_arch(arch)
         };
         let cache = Cache::from_env();
-        skc_nvrtc::compile_cached(&self.cuda_source, &self.name, &options, cache.as_ref(), COMPILER_VERSION)
+        Runner::from_env()
+            .compile_cached(&self.cuda_source, &self.name, &options, cache.as_ref(), COMPILER_VERSION)
             .map_err(|source| RuntimeError::Nvrtc { module: self.name.clone(), source })
     }
 

@@ -1,7 +1,7 @@
 //! The runtime on a real GPU (`cargo test -p skc-runtime --features gpu-tests`): checked launches refuse every
 //! kind of mismatch before the driver sees it, dynamic shared memory beyond 48 KiB, streams and timers, records,
-//! modules from files and the compile cache, and a device fault reported with the CUDA error's name and the
-//! kernel's. Without a GPU every test fails with a message saying so.
+//! modules from files and the compile cache, a read-only vector overlapping a written one refused, and a device
+//! fault reported with the CUDA error's name and the kernel's. Without a GPU every test fails with a message saying so.
 
 use std::process::Command;
 
@@ -66,6 +66,58 @@ fn mismatched_launches_are_typed_errors_naming_kernel_and_parameter() {
     // None of that reached the device: a good launch still works.
     add.launch(&cfg, args![&a, &a, &mut c, 100i32]).unwrap();
     ctx.synchronize().unwrap();
+}
+
+/// A view of part of a buffer: a buffer type of the caller's own, which the borrow checker cannot keep from
+/// aliasing another argument.
+struct View<'b> {
+    base: &'b DeviceBuffer<f32>,
+    offset: usize,
+    len: usize,
+}
+
+impl skc_runtime::RawBuffer for View<'_> {
+    fn raw_len(&self) -> usize {
+        self.len
+    }
+    fn raw_elem(&self) -> skc_runtime::ElemType {
+        skc_runtime::ElemType::Scalar(ScalarType::Float32)
+    }
+    fn raw_context(&self) -> &Context {
+        self.base.context()
+    }
+    fn raw_ptr<'s>(&'s self, stream: &'s cudarc::driver::CudaStream) -> (u64, cudarc::driver::SyncOnDrop<'s>) {
+        let (ptr, guard) = cudarc::driver::DevicePtr::device_ptr(self.base.cuda_slice(), stream);
+        (ptr + (self.offset * 4) as u64, guard)
+    }
+    fn raw_ptr_mut<'s>(&'s mut self, stream: &'s cudarc::driver::CudaStream) -> (u64, cudarc::driver::SyncOnDrop<'s>) {
+        self.raw_ptr(stream)
+    }
+}
+
+/// The memory rule's assumption at the host boundary: a vector the kernel only reads may not share memory with
+/// one it writes. Views of one allocation that overlap are refused, naming both parameters; disjoint views of
+/// the same allocation launch.
+#[test]
+fn a_read_only_vector_overlapping_a_written_one_is_refused() {
+    let ctx = gpu();
+    let add = add_module(&ctx).kernel("add").unwrap();
+    let cfg = LaunchConfig::for_elements(100, 128);
+    let whole = ctx.upload(&vec![1.0f32; 300]).unwrap();
+    let b = ctx.upload(&vec![2.0f32; 100]).unwrap();
+    let read = View { base: &whole, offset: 0, len: 100 };
+    let mut overlapping = View { base: &whole, offset: 99, len: 100 };
+    let err = add
+        .launch(&cfg, [Arg::Buffer(&read), Arg::from(&b), Arg::BufferMut(&mut overlapping), 100i32.into()])
+        .unwrap_err();
+    assert!(
+        matches!(&err, RuntimeError::AliasedVectors { kernel, read, written } if kernel == "add" && read == "a" && written == "c"),
+        "{err:?}"
+    );
+    let mut disjoint = View { base: &whole, offset: 100, len: 100 };
+    add.launch(&cfg, [Arg::Buffer(&read), Arg::from(&b), Arg::BufferMut(&mut disjoint), 100i32.into()]).unwrap();
+    let out = whole.download().unwrap();
+    assert!(out[..100].iter().all(|&x| x == 1.0) && out[100..200].iter().all(|&x| x == 3.0), "{:?}", &out[95..105]);
 }
 
 #[test]

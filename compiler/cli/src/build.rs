@@ -1,15 +1,17 @@
-//! `skc build` and `skc emit`: check, emit CUDA C, compile it with NVRTC (through the cache), write the
-//! artifacts and print each kernel's resources. A kernel that spills gets a warning (W0100) naming it.
+//! `skc build` and `skc emit`: check, emit CUDA C, compile it with NVRTC (through the cache, in a worker process:
+//! `nvrtc`), write the artifacts and print each kernel's resources. A kernel that spills gets a warning (W0100)
+//! naming it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use skc_core::codegen::{emit_cuda, CudaOutput, EmitOptions};
 use skc_core::{Checked, Diagnostic};
-use skc_nvrtc::{Cache, CompileOptions, CompileOutput, KernelResources, NvrtcError};
+use skc_nvrtc::{CompileOutput, KernelResources};
 
 use crate::check::{check_file, report};
+use crate::nvrtc::{file_stem, Job};
 use crate::output::print_diagnostics;
 use crate::{FrontendArgs, MessageFormat};
 
@@ -81,21 +83,6 @@ pub struct Built {
     pub compiled: CompileOutput,
 }
 
-fn nvrtc_options(codegen: &CodegenArgs, cubin: bool) -> CompileOptions {
-    CompileOptions {
-        arch: codegen.arch.clone(),
-        debug: codegen.debug,
-        line_info: !codegen.debug,
-        include_cubin: cubin,
-        ..CompileOptions::default()
-    }
-}
-
-fn program_name(file: &Path) -> String {
-    let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "program".into());
-    format!("{stem}.cu")
-}
-
 /// Front end and CUDA C; `Err(exit code)` after printing what went wrong.
 fn front_end(
     file: &PathBuf,
@@ -114,49 +101,22 @@ fn front_end(
     Ok((checked, cuda))
 }
 
-fn nvrtc_compile(
-    cuda: &CudaOutput,
-    file: &Path,
-    codegen: &CodegenArgs,
-    cubin: bool,
-) -> Result<CompileOutput, ExitCode> {
-    let options = CompileOptions { relocatable: cuda.needs_device_runtime, ..nvrtc_options(codegen, cubin) };
-    let cache = if codegen.no_cache { None } else { Cache::from_env() };
-    let mut search = skc_nvrtc::LibrarySearch::from_env();
-    if let Some(path) = &codegen.nvrtc {
-        search = search.with_explicit(path.clone());
-    }
-    let result = skc_nvrtc::compile_cached_with(
-        &cuda.source,
-        &program_name(file),
-        &options,
-        cache.as_ref(),
-        env!("CARGO_PKG_VERSION"),
-        &search,
-    );
-    result.map_err(|error| match &error {
-        NvrtcError::Compile { log } => {
-            errln!(
-                "error: internal compiler error: the CUDA C generated for {} does not compile; please report \
-                     it with the file.\n{log}",
-                file.display()
-            );
-            ExitCode::from(1)
-        }
-        _ => {
-            errln!("error: {error}");
-            ExitCode::from(2)
-        }
-    })
-}
-
 pub fn build(args: &BuildArgs) -> ExitCode {
     let (checked, cuda) = match front_end(&args.file, &args.codegen, &args.frontend) {
         Ok(x) => x,
         Err(code) => return code,
     };
     // The resource report needs ptxas, so NVRTC runs even when only CUDA C is written.
-    let compiled = match nvrtc_compile(&cuda, &args.file, &args.codegen, args.emit.contains(&Artifact::Cubin)) {
+    let out_dir = args.out_dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let job = Job {
+        checked: &checked,
+        file: &args.file,
+        codegen: &args.codegen,
+        frontend: &args.frontend,
+        cubin: args.emit.contains(&Artifact::Cubin),
+        keep_dir: Some(&out_dir),
+    };
+    let compiled = match job.compile(&cuda) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -180,13 +140,21 @@ pub fn build(args: &BuildArgs) -> ExitCode {
 }
 
 pub fn emit(args: &EmitArgs) -> ExitCode {
-    let (_, cuda) = match front_end(&args.file, &args.codegen, &args.frontend) {
+    let (checked, cuda) = match front_end(&args.file, &args.codegen, &args.frontend) {
         Ok(x) => x,
         Err(code) => return code,
     };
+    let job = Job {
+        checked: &checked,
+        file: &args.file,
+        codegen: &args.codegen,
+        frontend: &args.frontend,
+        cubin: false,
+        keep_dir: None,
+    };
     match args.emit {
         Artifact::Cuda => out!("{}", cuda.source),
-        Artifact::Ptx => match nvrtc_compile(&cuda, &args.file, &args.codegen, false) {
+        Artifact::Ptx => match job.compile(&cuda) {
             Ok(compiled) => out!("{}", compiled.ptx),
             Err(code) => return code,
         },
@@ -202,7 +170,7 @@ pub fn emit(args: &EmitArgs) -> ExitCode {
 /// that must still be linked with the device runtime, which the runtime (`skc_runtime::Module`) does when it loads
 /// the program. Says so, and whether this machine has the library.
 fn print_device_runtime_note(args: &BuildArgs) {
-    let stem = args.file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "program".into());
+    let stem = file_stem(&args.file);
     println!(
         "note: `{}` launches kernels from the device: compiled as relocatable device code (--relocatable-device-code=true).",
         args.file.display()
@@ -222,7 +190,7 @@ fn print_device_runtime_note(args: &BuildArgs) {
 fn write_artifacts(built: &Built, args: &BuildArgs) -> Result<(), String> {
     let dir = args.out_dir.clone().unwrap_or_else(|| PathBuf::from("."));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let stem = args.file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "program".into());
+    let stem = file_stem(&args.file);
     let write = |name: String, bytes: &[u8]| {
         let path = dir.join(name);
         std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))

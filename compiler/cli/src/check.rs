@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Args;
 use skc_core::driver::CheckOptions;
 use skc_core::typeck::TypeckOptions;
-use skc_core::{Checked, Severity};
+use skc_core::Checked;
 
 use crate::loader::FileLoader;
 use crate::output::{print_diagnostics, print_summary};
@@ -67,7 +67,7 @@ pub fn check_file(path: &PathBuf, arch: &str, frontend: &FrontendArgs) -> Result
 pub fn report(checked: &Checked, frontend: &FrontendArgs) -> bool {
     print_diagnostics(&checked.diagnostics, &checked.sources, frontend.message_format, frontend.color);
     let errors = checked.error_count();
-    let warnings = checked.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
+    let warnings = checked.warning_count();
     print_summary(&checked.sources.file(checked.root).name, errors, warnings, frontend.message_format);
     errors > 0 || (frontend.deny_warnings && warnings > 0)
 }

@@ -1,5 +1,6 @@
 //! `skc`: the command line. Diagnostics go to stderr; artifacts and JSON to stdout. Exit status: 0 clean, 1 errors
-//! in the input, 2 usage or I/O errors.
+//! in the input, 2 usage or I/O errors, 101 an internal compiler error (a panic in skc, or NVRTC failing on the
+//! CUDA C skc generated), with a one-line request to report it that names the input files.
 
 /// `print!`, `println!`, `eprint!` and `eprintln!` that end the program quietly when the reader has gone away
 /// (`skc explain E0001 | head`) instead of panicking, as command-line tools do.
@@ -19,6 +20,7 @@ macro_rules! errln {
 mod build;
 mod check;
 mod loader;
+mod nvrtc;
 mod output;
 
 use std::path::PathBuf;
@@ -48,7 +50,25 @@ enum Command {
     },
     /// Run the language server on standard input and output (editors start this).
     Lsp,
+    /// Serve NVRTC compilations on standard input and output (`build` and `emit` start this as their worker).
+    #[command(name = "nvrtc-worker", hide = true)]
+    NvrtcWorker,
 }
+
+impl Command {
+    /// The `.sk` files this command reads, named in the request to report an internal compiler error.
+    fn input_files(&self) -> Vec<PathBuf> {
+        match self {
+            Command::Check(args) => args.files.clone(),
+            Command::Build(args) => vec![args.file.clone()],
+            Command::Emit(args) => vec![args.file.clone()],
+            Command::Explain { .. } | Command::Lsp | Command::NvrtcWorker => Vec::new(),
+        }
+    }
+}
+
+/// The input files of this run, for the internal-compiler-error message.
+static INPUT_FILES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
 /// Options every command that reads `.sk` files takes.
 #[derive(Args, Clone)]
@@ -87,19 +107,33 @@ pub enum Color {
     Never,
 }
 
-/// The front end walks nested expressions recursively; a large stack keeps very long `let` chains and deep
-/// nesting from overflowing it (as rustc does).
-const STACK_BYTES: usize = 256 << 20;
-
 fn main() -> ExitCode {
-    let worker = std::thread::Builder::new().name("skc".into()).stack_size(STACK_BYTES).spawn(run);
+    // The whole command runs on the front end's large stack, so `check` and `emit` need no thread of their own.
+    let run = || {
+        skc_core::stack::this_thread_has_a_large_stack();
+        run()
+    };
+    let worker = std::thread::Builder::new().name("skc".into()).stack_size(skc_core::stack::STACK_BYTES).spawn(run);
     match worker.map(|handle| handle.join()) {
         Ok(Ok(code)) => code,
+        // The panic's message and place were printed by the panic hook, on the line above.
         _ => {
-            errln!("error: internal compiler error (the compiler thread failed); please report it with the input");
-            ExitCode::from(101)
+            errln!("{}", ice_request(&INPUT_FILES.lock().map(|f| f.clone()).unwrap_or_default()));
+            ExitCode::from(nvrtc::ICE_EXIT)
         }
     }
+}
+
+/// The one line printed after a panic.
+fn ice_request(files: &[PathBuf]) -> String {
+    let with = match files {
+        [] => "the command line".to_string(),
+        files => files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", "),
+    };
+    format!(
+        "error: internal compiler error: skc panicked (a bug in skc, not in your program); please report it with \
+         {with} and the message above"
+    )
 }
 
 fn run() -> ExitCode {
@@ -110,12 +144,26 @@ fn run() -> ExitCode {
             return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
         }
     };
+    if let Ok(mut files) = INPUT_FILES.lock() {
+        *files = cli.command.input_files();
+    }
+    panic_if_asked();
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Build(args) => build::build(&args),
         Command::Emit(args) => build::emit(&args),
         Command::Explain { code } => explain(&code),
         Command::Lsp => skc_lsp::serve_stdio(),
+        Command::NvrtcWorker => ExitCode::from(skc_nvrtc::serve_worker().clamp(0, 255) as u8),
+    }
+}
+
+/// Debug builds only: `SKC_DEBUG_PANIC=1` makes skc panic after reading its arguments, so that the tests can see
+/// how an internal compiler error is reported without depending on a real bug.
+fn panic_if_asked() {
+    #[cfg(debug_assertions)]
+    if std::env::var_os("SKC_DEBUG_PANIC").is_some_and(|v| v == "1") {
+        panic!("SKC_DEBUG_PANIC=1 asked for a panic");
     }
 }
 

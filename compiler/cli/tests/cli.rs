@@ -281,3 +281,115 @@ fn a_closed_pipe_ends_the_output_quietly() {
         assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
     }
 }
+
+/// A panic anywhere in skc is an internal compiler error: exit status 101 and one line asking for a report that
+/// names the input files. `SKC_DEBUG_PANIC=1` (read by debug builds only) makes skc panic on purpose.
+#[test]
+fn a_panic_is_an_internal_compiler_error_with_status_101() {
+    let file = repo("tests/ui/seed/reduce.sk");
+    for args in [vec!["check", file.as_str()], vec!["emit", file.as_str()]] {
+        let o = Command::new(env!("CARGO_BIN_EXE_skc")).args(&args).env("SKC_DEBUG_PANIC", "1").output().unwrap();
+        assert_eq!(o.status.code(), Some(101), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        let request: Vec<&str> = err.lines().filter(|l| l.contains("internal compiler error")).collect();
+        assert_eq!(request.len(), 1, "one line asks for a report: {err}");
+        assert!(request[0].contains("please report it") && request[0].contains(&file), "{err}");
+        assert!(err.contains("SKC_DEBUG_PANIC=1 asked for a panic"), "the panic's own message comes first: {err}");
+    }
+}
+
+/// NVRTC crashing is contained in its worker process and becomes E0300 at each kernel, with status 101 and the
+/// CUDA C kept. A stand-in worker that dies of SIGSEGV plays NVRTC's crash (`SKC_NVRTC_WORKER` names the worker).
+#[test]
+fn an_nvrtc_crash_names_the_kernels_and_keeps_the_cuda_c() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let dir = temp_dir("crash");
+    let worker = dir.join("segfault.sh");
+    std::fs::write(&worker, "#!/bin/sh\nkill -SEGV $$\n").unwrap();
+    std::fs::set_permissions(&worker, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let file = repo("tests/codegen/reachability.sk");
+    let o = Command::new(env!("CARGO_BIN_EXE_skc"))
+        .args(["build", &file, "-o", &dir.display().to_string(), "--no-cache"])
+        .env("SKC_NVRTC_WORKER", &worker)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(101), "{err}");
+    for kernel in ["first", "second"] {
+        let message = format!(
+            "[E0300] Error: internal compiler error: NVRTC crashed on the CUDA C generated for kernel `{kernel}`"
+        );
+        assert!(err.contains(&message), "{err}");
+    }
+    assert!(err.contains("killed by signal 11 (SIGSEGV)"), "{err}");
+    let kept = dir.join("reachability.cu");
+    assert!(err.contains(&format!("the CUDA C is kept in {}", kept.display())), "{err}");
+    assert!(std::fs::read_to_string(&kept).unwrap().contains("extern \"C\" __global__ void first("));
+    assert!(err.contains("please report it with"), "{err}");
+}
+
+/// The program of the NVRTC crash report (a record built from nested `select`s and `if` values) builds: the
+/// emitter binds the record conditional to a temporary, and NVRTC runs in a worker process anyway.
+#[test]
+fn the_record_conditional_that_crashed_nvrtc_builds() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let dir = temp_dir("record-conditional");
+    let o =
+        skc(&["build", &repo("tests/codegen/record_conditionals.sk"), "-o", &dir.display().to_string(), "--no-cache"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).lines().any(|l| l.starts_with("k ")), "{}", stdout(&o));
+}
+
+/// NVRTC rejecting the generated CUDA C is the same internal compiler error (E0300, status 101), with NVRTC's log
+/// in a note and kept next to the CUDA C. A stand-in worker (Python, speaking the worker protocol) rejects
+/// every program.
+#[test]
+fn an_nvrtc_rejection_is_an_internal_compiler_error_with_its_log() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let dir = temp_dir("rejects");
+    let worker = dir.join("rejects.py");
+    std::fs::write(
+        &worker,
+        r#"#!/usr/bin/env python3
+import struct, sys
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+def field():
+    (n,) = struct.unpack("<Q", inp.read(8))
+    return inp.read(n)
+def put(b):
+    out.write(struct.pack("<Q", len(b)) + b)
+while inp.read(8) == b"skcnvrt1":
+    for _ in range(4):
+        field()
+    (count,) = struct.unpack("<Q", inp.read(8))
+    for _ in range(count):
+        field()
+    out.write(b"skcnvrt1")
+    for b in [b"rejected", b"13.0", b"fuzz.cu(3): error: identifier \"bogus\" is undefined", b"", b""]:
+        put(b)
+    out.flush()
+"#,
+    )
+    .unwrap();
+    std::fs::set_permissions(&worker, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_skc"))
+        .args(["build", &repo("tests/ui/seed/reduce.sk"), "-o", &dir.display().to_string(), "--no-cache"])
+        .env("SKC_NVRTC_WORKER", &worker)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(101), "{err}");
+    assert!(err.contains("[E0300] Error: internal compiler error: NVRTC failed on the CUDA C generated for"), "{err}");
+    assert!(err.contains("identifier \"bogus\" is undefined"), "the log is in a note: {err}");
+    let log = std::fs::read_to_string(dir.join("reduce.nvrtc.log")).unwrap();
+    assert!(log.contains("bogus"), "{log}");
+    assert!(dir.join("reduce.cu").is_file());
+}

@@ -1,6 +1,7 @@
 //! The one diagnostic type of the compiler, and its renderings: ariadne for terminals, a rustc-shaped JSON object
 //! for tools, and a one-line `short` form. The language server converts the same value.
 
+use crate::excerpt;
 use crate::source::{SourceMap, Span};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -154,7 +155,13 @@ pub enum ColorChoice {
     Never,
 }
 
-/// Renders with ariadne. `color: Never` gives plain ASCII output, the form kept in snapshots.
+/// Longest message or label printed in full (a longer one keeps its ends: see `excerpt::shorten`); notes and help,
+/// which may quote a tool's log, get ten times as much.
+const MAX_TEXT_CHARS: usize = 400;
+const MAX_NOTE_CHARS: usize = 4_000;
+
+/// Renders with ariadne. `color: Never` gives plain ASCII output, the form kept in snapshots. ariadne sees only an
+/// excerpt of each file (`excerpt`): the cost is what is printed, whatever the size of the file or of its lines.
 pub fn render(diagnostic: &Diagnostic, sources: &SourceMap, color: ColorChoice) -> String {
     use ariadne::{CharSet, Config, IndexType, Label as AriadneLabel, Report, ReportKind};
     let kind = match diagnostic.severity {
@@ -168,34 +175,54 @@ pub fn render(diagnostic: &Diagnostic, sources: &SourceMap, color: ColorChoice) 
         .with_char_set(if colored { CharSet::Unicode } else { CharSet::Ascii })
         .with_index_type(IndexType::Byte);
     let primary = diagnostic.primary_span();
+    let excerpts: std::collections::BTreeMap<_, _> =
+        excerpt::spans_by_file(diagnostic.labels.iter().map(|l| l.span).chain([primary]))
+            .into_iter()
+            .map(|(file, spans)| (file, excerpt::excerpt(sources.file(file), &spans)))
+            .collect();
+    let range = |span: Span| {
+        let e = &excerpts[&span.file];
+        e.map(span.start as usize)..e.map(span.end as usize)
+    };
     let name = |span: Span| sources.file(span.file).name.clone();
-    let mut report = Report::build(kind, (name(primary), primary.range()))
+    let short = |text: &str| excerpt::shorten(text, MAX_TEXT_CHARS).into_owned();
+    let long = |text: &str| excerpt::shorten(text, MAX_NOTE_CHARS).into_owned();
+    let mut report = Report::build(kind, (name(primary), range(primary)))
         .with_config(config)
         .with_code(diagnostic.code)
-        .with_message(&diagnostic.message);
+        .with_message(short(&diagnostic.message));
     // Labels print in source order (top to bottom); the JSON keeps the explanation's order.
     let mut labels: Vec<&Label> = diagnostic.labels.iter().collect();
     // The primary label's file first: ariadne titles the report with the first group's position.
     labels.sort_by_key(|l| (l.span.file != primary.file, l.span.file, l.span.start, l.span.end));
-    for label in labels {
-        let mut l = AriadneLabel::new((name(label.span), label.span.range())).with_message(&label.message);
+    for label in &labels {
+        let mut l = AriadneLabel::new((name(label.span), range(label.span))).with_message(short(&label.message));
         if colored {
             l = l.with_color(if label.primary { ariadne::Color::Red } else { ariadne::Color::Blue });
         }
         report = report.with_label(l);
     }
     for note in &diagnostic.notes {
-        report = report.with_note(note);
+        report = report.with_note(long(note));
     }
     if let Some(help) = &diagnostic.help {
-        report = report.with_help(help);
+        report = report.with_help(long(help));
     }
-    let cache = ariadne::sources(sources.files().map(|(_, f)| (f.name.clone(), f.text.clone())));
+    let cache = ariadne::sources(excerpts.iter().map(|(file, e)| (sources.file(*file).name.clone(), e.text.clone())));
     let mut out = Vec::new();
     if report.finish().write(cache, &mut out).is_err() {
         return render_short(diagnostic, sources);
     }
-    String::from_utf8_lossy(&out).into_owned()
+    let mut rendered = String::from_utf8_lossy(&out).into_owned();
+    // Headers of a cut line say the column in the excerpt: put back the column in the file.
+    for span in std::iter::once(primary).chain(labels.iter().map(|l| l.span)) {
+        let file = sources.file(span.file);
+        if let Some((line, moved, real)) = excerpt::moved_column(file, &excerpts[&span.file], span.start as usize) {
+            let wrong = format!("{}:{line}:{moved} ]", file.name);
+            rendered = rendered.replacen(&wrong, &format!("{}:{line}:{real} ]", file.name), 1);
+        }
+    }
+    rendered
 }
 
 /// `file:line:col: error[CODE]: message`.
@@ -210,7 +237,7 @@ pub fn render_short(diagnostic: &Diagnostic, sources: &SourceMap) -> String {
         col + 1,
         diagnostic.severity.as_str(),
         diagnostic.code,
-        diagnostic.message
+        excerpt::shorten(&diagnostic.message, MAX_TEXT_CHARS)
     )
 }
 

@@ -3,7 +3,7 @@
 //! server both call [`check`]; neither does anything the other cannot see.
 
 use crate::convergence::{self, UniformityInfo};
-use crate::diagnostic::{self, Diagnostic};
+use crate::diagnostic::{self, Diagnostic, Severity};
 use crate::source::{FileId, SourceMap};
 use crate::syntax::ast::{Item, Module, Name};
 use crate::syntax::parse;
@@ -11,8 +11,9 @@ use crate::typeck::{self, TypeckOptions};
 use crate::types::TypeInfo;
 
 /// Supplies the source of modules named by `open M`. The core does no I/O: the CLI reads files, the language
-/// server reads its open documents first, tests use a map.
-pub trait ModuleLoader {
+/// server reads its open documents first, tests use a map. `Sync`, because [`check`] runs on a thread of its own
+/// (see [`crate::stack`]).
+pub trait ModuleLoader: Sync {
     /// Returns `(file name, text)` of module `module` (for example `weno.sk` for `Weno`) as seen from the file
     /// `importer`, or a sentence saying why it cannot.
     fn load(&self, module: &str, importer: &str) -> Result<(String, String), String>;
@@ -46,7 +47,18 @@ pub struct Checked {
     pub item_files: Vec<FileId>,
     pub types: TypeInfo,
     pub uniformity: UniformityInfo,
+    /// The diagnostics reported, at most [`MAX_DIAGNOSTICS_PER_ITEM`] per item and [`MAX_DIAGNOSTICS_PER_FILE`]
+    /// per file; the last one reported in an item or file that had more says how many more in a note.
     pub diagnostics: Vec<Diagnostic>,
+    /// The errors and warnings found but not reported because of those limits.
+    pub hidden: Hidden,
+}
+
+/// Diagnostics found but left out by the per-item and per-file limits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hidden {
+    pub errors: usize,
+    pub warnings: usize,
 }
 
 impl Checked {
@@ -54,9 +66,91 @@ impl Checked {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
 
+    /// Every error found, including those not reported because of the limits.
     pub fn error_count(&self) -> usize {
-        self.diagnostics.iter().filter(|d| d.is_error()).count()
+        self.diagnostics.iter().filter(|d| d.is_error()).count() + self.hidden.errors
     }
+
+    /// Every warning found, including those not reported because of the limits.
+    pub fn warning_count(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count() + self.hidden.warnings
+    }
+}
+
+/// At most this many diagnostics are reported for one item: a cascade (10,000 `(` give 10,000 syntax errors)
+/// ends with a note that counts the rest, as rustc does.
+pub const MAX_DIAGNOSTICS_PER_ITEM: usize = 20;
+/// At most this many diagnostics are reported for one file.
+pub const MAX_DIAGNOSTICS_PER_FILE: usize = 100;
+
+/// "3 more errors and 1 more warning".
+fn more(errors: usize, warnings: usize) -> String {
+    let count = |n: usize, what: &str| format!("{n} more {what}{}", if n == 1 { "" } else { "s" });
+    match (errors, warnings) {
+        (e, 0) => count(e, "error"),
+        (0, w) => count(w, "warning"),
+        (e, w) => format!("{} and {}", count(e, "error"), count(w, "warning")),
+    }
+}
+
+/// How many diagnostics of an item or a file were reported and left out, and where the last reported one is.
+#[derive(Default)]
+struct Tally {
+    reported: usize,
+    hidden: Hidden,
+    last: Option<usize>,
+}
+
+impl Hidden {
+    fn count(&mut self, d: &Diagnostic) {
+        if d.is_error() {
+            self.errors += 1;
+        } else {
+            self.warnings += 1;
+        }
+    }
+}
+
+/// Keeps the first diagnostics of each item and of each file (`diagnostics` sorted by position), and notes on the
+/// last kept one how many were left out. An item's region runs from its start to the next item's start.
+fn limit_diagnostics(module: &Module, diagnostics: Vec<Diagnostic>, sources: &SourceMap) -> (Vec<Diagnostic>, Hidden) {
+    use std::collections::BTreeMap;
+    if diagnostics.len() <= MAX_DIAGNOSTICS_PER_ITEM {
+        return (diagnostics, Hidden::default());
+    }
+    let mut starts: Vec<(FileId, u32)> = module.items.iter().map(|i| (i.span().file, i.span().start)).collect();
+    starts.sort_unstable();
+    let (mut items, mut files): (BTreeMap<(FileId, usize), Tally>, BTreeMap<FileId, Tally>) = Default::default();
+    let (mut kept, mut hidden) = (Vec::new(), Hidden::default());
+    for d in diagnostics {
+        let p = d.primary_span();
+        let item = (p.file, starts.partition_point(|&start| start <= (p.file, p.start)));
+        let file_full = files.get(&p.file).is_some_and(|t| t.reported >= MAX_DIAGNOSTICS_PER_FILE);
+        let item_full = items.get(&item).is_some_and(|t| t.reported >= MAX_DIAGNOSTICS_PER_ITEM);
+        if file_full || item_full {
+            let tally = if file_full { files.entry(p.file).or_default() } else { items.entry(item).or_default() };
+            tally.hidden.count(&d);
+            hidden.count(&d);
+            continue;
+        }
+        for tally in [items.entry(item).or_default(), files.entry(p.file).or_default()] {
+            tally.reported += 1;
+            tally.last = Some(kept.len());
+        }
+        kept.push(d);
+    }
+    let notes = items.values().map(|t| (t, "in this item".to_string(), MAX_DIAGNOSTICS_PER_ITEM, "item")).chain(
+        files.iter().map(|(f, t)| (t, format!("in {}", sources.file(*f).name), MAX_DIAGNOSTICS_PER_FILE, "file")),
+    );
+    for (tally, place, limit, per) in notes {
+        let (Some(last), Hidden { errors, warnings }) = (tally.last, tally.hidden) else { continue };
+        if errors + warnings > 0 {
+            kept[last]
+                .notes
+                .push(format!("{} {place} are not shown (at most {limit} per {per})", more(errors, warnings)));
+        }
+    }
+    (kept, hidden)
 }
 
 /// File stem used to name a bare `fun ... -> ...` kernel.
@@ -231,8 +325,12 @@ fn allowed_by_attribute(module: &Module, d: &Diagnostic) -> bool {
     })
 }
 
-/// Runs the whole front end.
+/// Runs the whole front end (on a large stack, whatever thread calls it).
 pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &CheckOptions) -> Checked {
+    crate::stack::on_large_stack(|| check_here(file_name, text, loader, options))
+}
+
+fn check_here(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &CheckOptions) -> Checked {
     let (mut sources, module, item_files, mut diagnostics) = parse_all(file_name, text, loader);
     if !options.typeck.defines.is_empty() {
         // After every module: item files keep their ids; diagnostics about a `-D` can point into this one.
@@ -258,5 +356,6 @@ pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &C
     diagnostics.retain(|d| d.is_error() || !allowed_by_attribute(&module, d));
     diagnostic::sort(&mut diagnostics);
     diagnostics.dedup();
-    Checked { sources, root: FileId(0), module, item_files, types, uniformity, diagnostics }
+    let (diagnostics, hidden) = limit_diagnostics(&module, diagnostics, &sources);
+    Checked { sources, root: FileId(0), module, item_files, types, uniformity, diagnostics, hidden }
 }

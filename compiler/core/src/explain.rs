@@ -951,6 +951,33 @@ kernel k (out : float32 vector) =
 ```"#,
     },
     // --- warnings -------------------------------------------------------------------------------------------
+    // --- building ------------------------------------------------------------------------------------------
+    Explanation {
+        code: "E0300",
+        title: "NVRTC failed on the CUDA C skc generated (an internal compiler error)",
+        body: r#"Reported by `skc build` and `skc emit --emit ptx` (not `skc check`), which exit with status 101: the
+program checked, skc generated CUDA C for it, and NVRTC (the CUDA compiler) crashed on that CUDA C or
+rejected it. Every program `skc check` accepts must compile, so this is a bug in skc (or in NVRTC), not in
+your program. NVRTC runs in a separate process, so its crash becomes this diagnostic; after a crash, skc
+compiles each kernel's CUDA C alone and reports the kernels NVRTC crashes on, at their names. A note says how
+NVRTC's process ended (for example `killed by signal 11 (SIGSEGV)`) or what NVRTC printed, and where the
+CUDA C was kept (next to the other artifacts for `skc build`, in the system's temporary folder for `skc
+emit`).
+
+Please report it with the `.sk` file and the kept CUDA C. Until it is fixed, rewriting the expression the
+kernel's CUDA C fails on (often the last one you changed) usually avoids it.
+
+Example (what the report looks like):
+
+```text
+error[E0300]: internal compiler error: NVRTC crashed on the CUDA C generated for kernel `k`
+ 4 | kernel k (o : b vector) =
+   |        ^ NVRTC crashes on this kernel's CUDA C
+   = note: NVRTC's worker process was killed by signal 11 (SIGSEGV)
+   = note: the CUDA C is kept in ./crash.cu
+   = help: this is a bug in skc: please report it with crash.sk and the CUDA C
+```"#,
+    },
     Explanation {
         code: "W0002",
         title: "unknown attribute ignored",

@@ -93,6 +93,13 @@ impl SourceFile {
     pub fn line_count(&self) -> usize {
         self.line_starts.len()
     }
+
+    /// The bytes of zero-based line `line`, without its newline (empty past the end).
+    pub fn line_bounds(&self, line: usize) -> std::ops::Range<usize> {
+        let Some(&start) = self.line_starts.get(line) else { return self.text.len()..self.text.len() };
+        let end = self.line_starts.get(line + 1).map_or(self.text.len(), |next| next - 1);
+        start..end.max(start)
+    }
 }
 
 /// Byte offset at which each line starts: 0, and one past every `\n`. Eight bytes at a time: a word without a

@@ -9,7 +9,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
 
-use crate::compile::{compile_loaded, CompileOutput};
+use crate::compile::{CompileOutput, Runner};
 use crate::discovery::LibrarySearch;
 use crate::error::NvrtcError;
 use crate::loader::load_nvrtc;
@@ -184,29 +184,45 @@ pub fn compile_cached_with(
     compiler_version: &str,
     search: &LibrarySearch,
 ) -> Result<CompileOutput, NvrtcError> {
-    let started = Instant::now();
-    // The key includes NVRTC's version, so NVRTC is loaded even for a hit.
-    let nvrtc_version = load_nvrtc(search)?.version;
-    let Some(cache) = cache else {
-        return compile_loaded(cuda_source, program_name, options, nvrtc_version);
-    };
-    let key = CacheKeyInputs { compiler_version, cuda_source, program_name, options, nvrtc_version }.key();
-    if let Some(hit) = cache.load(&key) {
-        return Ok(CompileOutput {
-            resources: parse_ptxas_report(&hit.log),
-            ptx: hit.ptx,
-            cubin: hit.cubin,
-            log: hit.log,
-            nvrtc_version,
-            elapsed: started.elapsed(),
-            cache_hit: true,
-        });
+    Runner::in_process(search.clone()).compile_cached(cuda_source, program_name, options, cache, compiler_version)
+}
+
+impl Runner {
+    /// `compile` through `cache` when given (see `compile_cached`): a hit runs no NVRTC and starts no worker.
+    pub fn compile_cached(
+        &self,
+        cuda_source: &str,
+        program_name: &str,
+        options: &CompileOptions,
+        cache: Option<&Cache>,
+        compiler_version: &str,
+    ) -> Result<CompileOutput, NvrtcError> {
+        let started = Instant::now();
+        // The key includes NVRTC's version, so NVRTC is loaded even for a hit.
+        let library = load_nvrtc(&self.search)?;
+        let nvrtc_version = library.version;
+        let Some(cache) = cache else {
+            return self.compile_loaded(cuda_source, program_name, options, &library);
+        };
+        let key = CacheKeyInputs { compiler_version, cuda_source, program_name, options, nvrtc_version }.key();
+        if let Some(hit) = cache.load(&key) {
+            return Ok(CompileOutput {
+                resources: parse_ptxas_report(&hit.log),
+                ptx: hit.ptx,
+                cubin: hit.cubin,
+                log: hit.log,
+                nvrtc_version,
+                elapsed: started.elapsed(),
+                cache_hit: true,
+            });
+        }
+        let output = self.compile_loaded(cuda_source, program_name, options, &library)?;
+        let artifacts =
+            CachedArtifacts { ptx: output.ptx.clone(), cubin: output.cubin.clone(), log: output.log.clone() };
+        // Caching is an optimisation: a read-only or full disk must not fail the build.
+        let _ = cache.store(&key, &artifacts);
+        Ok(output)
     }
-    let output = compile_loaded(cuda_source, program_name, options, nvrtc_version)?;
-    let artifacts = CachedArtifacts { ptx: output.ptx.clone(), cubin: output.cubin.clone(), log: output.log.clone() };
-    // Caching is an optimisation: a read-only or full disk must not fail the build.
-    let _ = cache.store(&key, &artifacts);
-    Ok(output)
 }
 
 #[cfg(test)]

@@ -21,6 +21,12 @@ pub enum NvrtcError {
     /// `libcudadevrt.a` (the device runtime, for programs that launch kernels from the device) was not found;
     /// `searched` lists each file or folder looked at, in order.
     DeviceRuntimeNotFound { searched: Vec<String> },
+    /// NVRTC crashed: the worker process that ran it on `program` ended before replying (`ended`: "killed by
+    /// signal 11 (SIGSEGV)"); `stderr` is the end of what it printed.
+    Crashed { program: String, ended: String, stderr: String },
+    /// A worker process could not be started or spoke something other than the worker protocol, or reported a
+    /// failure other than a compile error.
+    Worker { message: String },
     /// A file-system operation failed (cache reads and writes).
     Io { action: String, path: PathBuf, source: std::io::Error },
 }
@@ -69,6 +75,14 @@ impl fmt::Display for NvrtcError {
                  `python3 -m pip install nvidia-cuda-runtime` (its nvidia/cu13/lib folder).",
                 searched.join("; ")
             ),
+            NvrtcError::Crashed { program, ended, stderr } => {
+                write!(f, "NVRTC crashed while compiling {program}: its worker process was {ended}")?;
+                if !stderr.is_empty() {
+                    write!(f, "; it printed: {stderr}")?;
+                }
+                Ok(())
+            }
+            NvrtcError::Worker { message } => write!(f, "{message}"),
             NvrtcError::Io { action, path, source } => {
                 write!(f, "could not {action} {}: {source}", path.display())
             }

@@ -198,6 +198,11 @@ fn launcher(out: &mut String, k: &KernelSignature, records: &[RecordLayout]) {
         k.name,
         if doc.is_empty() { "no parameters".into() } else { doc.join(", ") }
     );
+    let _ = writeln!(
+        out,
+        "    /// Checked as `Kernel::launch` checks every launch: lengths, geometry, and no vector it only reads sharing \
+         memory with one it writes."
+    );
     if let Some(s) = k.dynamic_shared_elem {
         let _ = writeln!(
             out,
@@ -242,6 +247,9 @@ mod tests {
         );
         assert!(rust.contains("writable: true"), "{rust}");
         assert!(rust.contains("pub const CUDA_SOURCE: &str = r#\""), "{rust}");
+        // The launcher goes through the runtime's checked launch (which refuses aliased vectors), not around it.
+        assert!(rust.contains("self.scale.launch(config, ["), "{rust}");
+        assert!(rust.contains("no vector it only reads sharing memory with one it writes"), "{rust}");
     }
 
     #[test]

@@ -54,7 +54,7 @@ impl FnLowering<'_, '_> {
             }
             ExprKind::ArrayLit(ref items) => {
                 let ops: Vec<Operand> = items.iter().map(|i| Operand::value(*i)).collect();
-                let values = self.lower_operands(&ops);
+                let values = self.lower_initializer_operands(&ops);
                 let texts: Vec<String> = values.iter().map(|v| v.text.clone()).collect();
                 let parts: Vec<&CExpr> = values.iter().collect();
                 CExpr::new(format!("{{{}}}", texts.join(", ")), prec::PRIMARY).with_parts(&parts)
@@ -270,7 +270,7 @@ impl FnLowering<'_, '_> {
 
     fn lower_record(&mut self, e: ExprId, fields: &[(crate::syntax::ast::Ident, ExprId)]) -> CExpr {
         let ops: Vec<Operand> = fields.iter().map(|(_, v)| Operand::value(*v)).collect();
-        let values = self.lower_operands(&ops);
+        let values = self.lower_initializer_operands(&ops);
         let ty = self.g.ty(e).clone();
         let record_name = self.c_type(&ty);
         let declared: Vec<String> = match &ty {

@@ -1,16 +1,18 @@
 //! Top-level items: records as `struct`s (fields first, in dependency order), constants (`static constexpr`
-//! scalars, `__constant__` arrays), device functions (callees first) and kernels (`extern "C" __global__`), and the
-//! runtime's view of each kernel's parameters.
+//! scalars, `__constant__` arrays), device functions (the ones `reach` keeps, callees first; `__noinline__` for
+//! `[@noinline]`) and kernels (`extern "C" __global__`), and the runtime's view of each kernel's parameters.
 
 use std::collections::HashSet;
 
 use crate::codegen::ctypes::{const_value, ScalarKind};
 use crate::codegen::lower::{Dest, FnLowering, Globals};
 use crate::codegen::output::{Printer, Stmt};
+use crate::codegen::reach::Reach;
 use crate::codegen::{ElemType, KernelParamSignature, KernelSignature, ParamKind};
 use crate::source::Span;
 use crate::syntax::ast::{ExprId, Item, LaunchBounds};
-use crate::types::{FunctionId, KernelInfo, LocalId, RecordId, Resolution, Type};
+use crate::syntax::item_attributes::item_attribute_names;
+use crate::types::{FunctionId, KernelInfo, LocalId, RecordId, Type};
 
 // --- records ----------------------------------------------------------------------------------------------
 
@@ -105,52 +107,15 @@ fn function_body(g: &Globals, id: FunctionId) -> Option<ExprId> {
     }
 }
 
-/// Functions called anywhere in the expression tree under `root`.
-fn callees(g: &Globals, root: ExprId) -> Vec<FunctionId> {
-    let mut out = Vec::new();
-    let mut stack = vec![root];
-    let mut seen = HashSet::new();
-    while let Some(e) = stack.pop() {
-        if e.index() >= g.module.exprs.len() || !seen.insert(e) {
-            continue;
-        }
-        if let Some(Resolution::Function(f)) = g.types.resolution(e) {
-            if !out.contains(&f) {
-                out.push(f);
-            }
-        }
-        stack.extend(g.module.children(e));
-    }
-    out
-}
-
-/// Functions callees first, and whether the call graph has a cycle (then prototypes are printed first).
-pub fn function_order(g: &Globals) -> (Vec<FunctionId>, bool) {
-    fn visit(g: &Globals, id: FunctionId, done: &mut Vec<FunctionId>, active: &mut Vec<FunctionId>, cyclic: &mut bool) {
-        if done.contains(&id) {
-            return;
-        }
-        if active.contains(&id) {
-            *cyclic = true;
-            return;
-        }
-        active.push(id);
-        if let Some(body) = function_body(g, id) {
-            for callee in callees(g, body) {
-                visit(g, callee, done, active, cyclic);
-            }
-        }
-        active.pop();
-        done.push(id);
-    }
-    let mut done = Vec::new();
-    let mut cyclic = false;
-    let mut ids: Vec<FunctionId> = (0..g.types.functions.len()).map(|i| FunctionId(i as u32)).collect();
-    ids.sort_by_key(|id| g.types.functions[id.0 as usize].item);
-    for id in ids {
-        visit(g, id, &mut done, &mut Vec::new(), &mut cyclic);
-    }
-    (done, cyclic)
+/// Does function `id` carry `[@noinline]`? Then it is emitted `__noinline__`: a call tree that doubles at each
+/// level stays one copy per function instead of growing exponentially when NVRTC inlines it.
+fn is_noinline(g: &Globals, id: FunctionId) -> bool {
+    let Some(Item::Function(f)) = g.types.functions.get(id.0 as usize).and_then(|info| g.module.items.get(info.item))
+    else {
+        return false;
+    };
+    let text = &g.sources.file(f.span.file).text;
+    item_attribute_names(text, f.span, f.name.span).iter().any(|a| a == "noinline")
 }
 
 /// A parameter declaration of a device function, or `None` for a unit parameter (not passed in C).
@@ -179,11 +144,13 @@ fn function_header<'g, 'a>(g: &'g Globals<'a>, id: FunctionId) -> (String, FnLow
     let params: Vec<String> = info.params.iter().filter_map(|p| function_param(&mut l, *p)).collect();
     let ret = if returns_value { g.ctypes.c_type(&info.ret) } else { "void".into() };
     let name = &g.function_names[id.0 as usize];
-    (format!("__device__ {ret} {name}({})", params.join(", ")), l)
+    let noinline = if is_noinline(g, id) { "__noinline__ " } else { "" };
+    (format!("__device__ {noinline}{ret} {name}({})", params.join(", ")), l)
 }
 
-pub fn print_functions(g: &Globals, p: &mut Printer) {
-    let (order, cyclic) = function_order(g);
+/// The device functions the emitted kernels reach, callees first; returns their `.sk` names in that order.
+pub fn print_functions(g: &Globals, reach: &Reach, p: &mut Printer) -> Vec<String> {
+    let (order, cyclic) = reach.function_order(g.types);
     if cyclic {
         for id in &order {
             let (header, _) = function_header(g, *id);
@@ -191,6 +158,7 @@ pub fn print_functions(g: &Globals, p: &mut Printer) {
         }
         p.line("");
     }
+    let mut printed = Vec::with_capacity(order.len());
     for id in order {
         let info = &g.types.functions[id.0 as usize];
         let (header, mut l) = function_header(g, id);
@@ -198,7 +166,9 @@ pub fn print_functions(g: &Globals, p: &mut Printer) {
         let dest = if l.returns_value { Dest::Return } else { Dest::Discard };
         l.lower_to(body, dest);
         print_definition(p, info.span, &header, &l.finish());
+        printed.push(info.name.clone());
     }
+    printed
 }
 
 fn print_definition(p: &mut Printer, span: Span, header: &str, body: &[Stmt]) {
@@ -242,10 +212,10 @@ fn launch_bounds(g: &Globals, kernel: &KernelInfo) -> String {
     }
 }
 
-/// Prototypes of every kernel, for programs whose code launches kernels from the device (a kernel may launch one
-/// defined after it, or itself).
-pub fn print_kernel_prototypes(g: &Globals, p: &mut Printer) {
-    for index in 0..g.types.kernels.len() {
+/// Prototypes of every emitted kernel, for programs whose code launches kernels from the device (a kernel may
+/// launch one defined after it, or itself).
+pub fn print_kernel_prototypes(g: &Globals, reach: &Reach, p: &mut Printer) {
+    for index in (0..g.types.kernels.len()).filter(|&i| reach.kernels[i]) {
         if let Some((header, _)) = kernel_header(g, index) {
             p.line(&format!("{header};"));
         }

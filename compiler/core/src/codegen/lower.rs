@@ -267,6 +267,24 @@ impl Globals<'_> {
         }
     }
 
+    /// Is `e` a record-valued conditional that C prints as `c ? a : b` (an `if` value or `select`)? As an operand
+    /// it is bound to a temporary first (`lower_operands`): NVRTC 13.0 crashes (a segmentation fault in its front
+    /// end) on a conditional of class prvalues, one with a non-constant member, inside a braced initialiser
+    /// (`b{1.0f, c ? a{0, v} : a{1, 2}}`), and a record literal's fields are exactly that.
+    pub fn is_record_conditional(&self, e: ExprId) -> bool {
+        if !matches!(self.ty(e), Type::Record(_)) {
+            return false;
+        }
+        match self.kind(e) {
+            ExprKind::Annot { expr, .. } => self.is_record_conditional(*expr),
+            ExprKind::Let { body, .. } | ExprKind::LetArray { body, .. } => self.is_record_conditional(*body),
+            ExprKind::Seq(_, rest) => self.is_record_conditional(*rest),
+            ExprKind::If { .. } => self.is_conditional_expression(e),
+            ExprKind::Call { .. } => self.builtin(e).is_some_and(|b| b.cuda.contains('?')),
+            _ => false,
+        }
+    }
+
     /// Does evaluating `e` have no effect (no call, atomic, collective, barrier, assignment)?
     pub fn is_pure(&self, e: ExprId) -> bool {
         match self.kind(e) {
@@ -528,10 +546,27 @@ impl<'g, 'a> FnLowering<'g, 'a> {
 
     /// Lowers operands in source order, keeping that order in C (see the module comment).
     pub fn lower_operands(&mut self, operands: &[Operand]) -> Vec<CExpr> {
+        self.lower_operands_in(operands, false)
+    }
+
+    /// [`FnLowering::lower_operands`] for the elements of a braced initialiser (`T{a, b}`, `{a, b}`): a
+    /// record-valued conditional among them is bound to a temporary (see `Globals::is_record_conditional`).
+    pub fn lower_initializer_operands(&mut self, operands: &[Operand]) -> Vec<CExpr> {
+        self.lower_operands_in(operands, true)
+    }
+
+    fn lower_operands_in(&mut self, operands: &[Operand], braced: bool) -> Vec<CExpr> {
         let mut results: Vec<CExpr> = Vec::with_capacity(operands.len());
         for (i, op) in operands.iter().enumerate() {
             let mark = self.block_len();
-            let value = self.lower_expr(op.expr);
+            let mut value = self.lower_expr(op.expr);
+            if braced && op.spillable && self.g.is_record_conditional(op.expr) {
+                // See `Globals::is_record_conditional`: a statement now, so earlier operands are captured below.
+                let ty = self.g.ty(op.expr).clone();
+                let (stmt, temp) = self.spill_statement(&value, &ty, self.g.span(op.expr));
+                self.emit(stmt);
+                value = temp;
+            }
             if self.block_len() > mark {
                 // Statements now run before the final expression: capture earlier operands first.
                 let mut captured = Vec::new();

@@ -18,6 +18,7 @@ mod lower;
 mod names;
 mod output;
 mod prelude;
+mod reach;
 mod stmt;
 
 use serde::Serialize;
@@ -33,6 +34,7 @@ use facts::ModuleFacts;
 use lower::Globals;
 use names::NameAllocator;
 use output::Printer;
+use reach::Reach;
 
 #[derive(Clone, Debug)]
 pub struct EmitOptions {
@@ -44,11 +46,14 @@ pub struct EmitOptions {
     /// `R2UR` and a divergence branch). A launch with a partial warp would be undefined behaviour: false unless
     /// the launcher guarantees it.
     pub full_warps: bool,
+    /// Emit only the kernels with these `.sk` names (and what they call and launch); `None`: every kernel. `skc
+    /// build` uses it to find which kernel's CUDA C NVRTC crashes on.
+    pub only_kernels: Option<Vec<String>>,
 }
 
 impl Default for EmitOptions {
     fn default() -> Self {
-        EmitOptions { line_directives: true, full_warps: false }
+        EmitOptions { line_directives: true, full_warps: false, only_kernels: None }
     }
 }
 
@@ -62,6 +67,8 @@ pub struct CudaOutput {
     /// Does the code launch kernels from the device (`launch`)? Then it must be compiled as relocatable device code
     /// (`--relocatable-device-code=true`) and linked with the device runtime (`libcudadevrt.a`) before loading.
     pub needs_device_runtime: bool,
+    /// The `.sk` names of the device functions emitted (those the kernels reach), in the order printed.
+    pub device_functions: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -120,20 +127,26 @@ pub struct FieldLayout {
     pub offset: u32,
 }
 
-/// Emits the CUDA C of a well-typed module.
+/// Emits the CUDA C of a well-typed module (on a large stack, whatever thread calls it).
 pub fn emit_cuda(module: &Module, types: &TypeInfo, sources: &SourceMap, options: &EmitOptions) -> CudaOutput {
+    crate::stack::on_large_stack(|| emit_here(module, types, sources, options))
+}
+
+fn emit_here(module: &Module, types: &TypeInfo, sources: &SourceMap, options: &EmitOptions) -> CudaOutput {
     let facts = ModuleFacts::compute(module, types);
+    let reach = Reach::compute(module, types, options.only_kernels.as_deref());
     let mut global_names = NameAllocator::new();
     // Kernels first: their names are the symbols the runtime looks up, so they keep them whenever C allows.
     let kernel_names: Vec<String> = types.kernels.iter().map(|k| global_names.fresh(&k.name)).collect();
     let record_names: Vec<String> = types.records.iter().map(|r| global_names.fresh(&r.name)).collect();
     let function_names: Vec<String> = types.functions.iter().map(|f| global_names.fresh(&f.name)).collect();
     let constant_names: Vec<String> = types.constants.iter().map(|c| global_names.fresh(&c.name)).collect();
+    global_names.freeze();
     let record_fields: Vec<Vec<String>> = types
         .records
         .iter()
         .map(|r| {
-            let mut fields = NameAllocator::new();
+            let mut fields = global_names.sibling();
             r.fields.iter().map(|(f, _)| fields.fresh(f)).collect()
         })
         .collect();
@@ -154,15 +167,17 @@ pub fn emit_cuda(module: &Module, types: &TypeInfo, sources: &SourceMap, options
 
     // Code first (it decides which constants and helpers are needed), then what it needs.
     let mut code = Printer::new(sources, options.line_directives);
-    items::print_functions(&globals, &mut code);
-    let kernels: Vec<KernelSignature> =
-        (0..types.kernels.len()).filter_map(|i| items::print_kernel(&globals, &mut code, i)).collect();
+    let device_functions = items::print_functions(&globals, &reach, &mut code);
+    let kernels: Vec<KernelSignature> = (0..types.kernels.len())
+        .filter(|&i| reach.kernels[i])
+        .filter_map(|i| items::print_kernel(&globals, &mut code, i))
+        .collect();
     let mut declarations = Printer::new(sources, options.line_directives);
     items::print_records(&globals, &mut declarations);
     items::print_constants(&globals, &mut declarations);
     let needs_device_runtime = !types.launches.is_empty();
     if needs_device_runtime {
-        items::print_kernel_prototypes(&globals, &mut declarations);
+        items::print_kernel_prototypes(&globals, &reach, &mut declarations);
     }
 
     let mut source = header(sources, &kernels);
@@ -176,7 +191,7 @@ pub fn emit_cuda(module: &Module, types: &TypeInfo, sources: &SourceMap, options
     while source.ends_with("\n\n") {
         source.pop();
     }
-    CudaOutput { source, kernels, records: record_layouts(&globals), needs_device_runtime }
+    CudaOutput { source, kernels, records: record_layouts(&globals), needs_device_runtime, device_functions }
 }
 
 fn header(sources: &SourceMap, kernels: &[KernelSignature]) -> String {

@@ -5,6 +5,7 @@
 //! name CUDA or the prelude defines.
 
 use std::collections::HashSet;
+use std::rc::Rc;
 
 use crate::builtins::BUILTINS;
 
@@ -462,7 +463,10 @@ pub fn sanitize(name: &str, reserved: &HashSet<String>) -> String {
 /// a name is never reused while a variable of that name is in scope, so no C declaration shadows another.
 #[derive(Clone, Debug)]
 pub struct NameAllocator {
-    reserved: std::rc::Rc<HashSet<String>>,
+    reserved: Rc<HashSet<String>>,
+    /// Names an enclosing allocator handed out (every global, for a function's allocator): shared, not copied,
+    /// so that starting a function costs nothing however many globals there are.
+    inherited: Rc<HashSet<String>>,
     used: HashSet<String>,
     /// Names claimed in each open C block, innermost last (names claimed with no block open are permanent).
     scopes: Vec<Vec<String>>,
@@ -470,12 +474,47 @@ pub struct NameAllocator {
 
 impl NameAllocator {
     pub fn new() -> NameAllocator {
-        NameAllocator { reserved: std::rc::Rc::new(reserved_names()), used: HashSet::new(), scopes: Vec::new() }
+        NameAllocator {
+            reserved: Rc::new(reserved_names()),
+            inherited: Rc::default(),
+            used: HashSet::new(),
+            scopes: Vec::new(),
+        }
+    }
+
+    /// An allocator with no names taken that shares this one's reserved names (record fields: a namespace of
+    /// their own, without rebuilding the reserved set).
+    pub fn sibling(&self) -> NameAllocator {
+        NameAllocator { reserved: Rc::clone(&self.reserved), ..NameAllocator::new_empty() }
+    }
+
+    fn new_empty() -> NameAllocator {
+        NameAllocator { reserved: Rc::default(), inherited: Rc::default(), used: HashSet::new(), scopes: Vec::new() }
+    }
+
+    /// Moves the names handed out so far into the shared set, so that each later [`NameAllocator::child`] costs
+    /// nothing (the global names, before thousands of functions each start from them). Only with no block open.
+    pub fn freeze(&mut self) {
+        if self.used.is_empty() {
+            return;
+        }
+        let mut all = (*self.inherited).clone();
+        all.extend(self.used.drain());
+        self.inherited = Rc::new(all);
     }
 
     /// A fresh allocator that avoids everything this one has handed out (a function's locals avoid the globals).
     pub fn child(&self) -> NameAllocator {
-        NameAllocator { reserved: self.reserved.clone(), used: self.used.clone(), scopes: Vec::new() }
+        let inherited = if self.used.is_empty() {
+            Rc::clone(&self.inherited)
+        } else {
+            Rc::new(self.inherited.iter().chain(&self.used).cloned().collect())
+        };
+        NameAllocator { reserved: Rc::clone(&self.reserved), inherited, used: HashSet::new(), scopes: Vec::new() }
+    }
+
+    fn taken(&self, name: &str) -> bool {
+        self.used.contains(name) || self.inherited.contains(name)
     }
 
     /// A C block opens: names claimed from now on are released by the matching [`NameAllocator::leave_scope`].
@@ -514,7 +553,7 @@ impl NameAllocator {
         let mut n = 1;
         loop {
             let candidate = format!("{base}{n}");
-            if !self.used.contains(&candidate) && !self.reserved.contains(&candidate) {
+            if !self.taken(&candidate) && !self.reserved.contains(&candidate) {
                 self.used.insert(candidate.clone());
                 return candidate;
             }
@@ -525,7 +564,7 @@ impl NameAllocator {
     fn claim(&mut self, base: String) -> String {
         let mut candidate = base.clone();
         let mut n = 0;
-        while self.used.contains(&candidate) || (n > 0 && self.reserved.contains(&candidate)) {
+        while self.taken(&candidate) || (n > 0 && self.reserved.contains(&candidate)) {
             n += 1;
             candidate = format!("{base}_{n}");
         }

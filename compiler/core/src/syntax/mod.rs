@@ -9,6 +9,7 @@ pub mod expr_map;
 #[allow(clippy::all, unused_parens, unused_imports, dead_code)]
 #[rustfmt::skip]
 mod grammar;
+pub mod item_attributes;
 pub mod lexer;
 mod literals;
 pub mod name;

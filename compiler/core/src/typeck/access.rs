@@ -10,7 +10,6 @@ use crate::types::{Mutability, RecordId, Resolution, Type};
 
 use super::infer::Class;
 use super::report::Because;
-use super::suggest;
 use super::{Checker, Deferred};
 
 impl Checker<'_> {
@@ -142,7 +141,7 @@ impl Checker<'_> {
         }
         let mut d = Diagnostic::error("E0208", format!("the record `{}` has no field `{}`", record.name, field.name))
             .primary(field.span, "unknown field");
-        if let Some(s) = suggest::closest(&field.name, record.fields.iter().map(|(f, _)| f.as_str())) {
+        if let Some(s) = self.closest(&field.name, record.fields.iter().map(|(f, _)| f.as_str())) {
             d = d.help(format!("did you mean `{s}`?"));
         }
         self.diagnostics.push(d);
@@ -236,7 +235,7 @@ impl Checker<'_> {
         let all: Vec<String> = self.info.records.iter().flat_map(|r| r.fields.iter().map(|(f, _)| f.clone())).collect();
         let mut d = Diagnostic::error("E0208", format!("unknown field `{}`", field.name))
             .primary(field.span, "no record type has this field");
-        if let Some(s) = suggest::closest(&field.name, all.iter().map(String::as_str)) {
+        if let Some(s) = self.closest(&field.name, all.iter().map(String::as_str)) {
             d = d.help(format!("did you mean `{s}`?"));
         }
         self.diagnostics.push(d);

@@ -10,7 +10,6 @@ use crate::types::{ArraySize, ConstValue, Type};
 use super::consts::EvalError;
 use super::infer::Class;
 use super::scope::is_bogus_name;
-use super::suggest;
 use super::Checker;
 
 /// Scalar type names, with the aliases Sarek code uses.
@@ -66,7 +65,7 @@ impl Checker<'_> {
             let candidates = SCALAR_TYPES.iter().map(|(n, _)| *n).chain(records.iter().map(String::as_str));
             let mut d = Diagnostic::error("E0200", format!("unknown type `{}`", name.name))
                 .primary(name.span, "not a type in scope");
-            if let Some(s) = suggest::closest(&name.name, candidates) {
+            if let Some(s) = self.closest(&name.name, candidates) {
                 d = d.help(format!("did you mean `{s}`?"));
             }
             self.diagnostics.push(d);
@@ -85,7 +84,7 @@ impl Checker<'_> {
                 if !is_bogus_name(other) {
                     let mut d = Diagnostic::error("E0200", format!("unknown type constructor `{other}`"))
                         .primary(constructor.span, "expected `vector`, `ref` or `array`");
-                    if let Some(s) = suggest::closest(other, CONSTRUCTORS.iter().copied()) {
+                    if let Some(s) = self.closest(other, CONSTRUCTORS.iter().copied()) {
                         d = d.help(format!("did you mean `{s}`?"));
                     }
                     self.diagnostics.push(d);

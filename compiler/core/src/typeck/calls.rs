@@ -11,7 +11,7 @@ use crate::types::{FunctionId, LocalId, Resolution, Type};
 use super::infer::Class;
 use super::report::{Because, Reason};
 use super::scope::{is_bogus_name, Named, ValueItem};
-use super::{suggest, Checker, Owner};
+use super::{Checker, Owner};
 
 /// The generic slots of one use of a builtin's signature: a short list (signatures use one or two slots), so an
 /// instantiation allocates nothing until a slot is filled and never hashes.
@@ -149,7 +149,7 @@ impl Checker<'_> {
         let constants: Vec<String> = self.info.constants.iter().map(|c| c.name.clone()).collect();
         let mut d = Diagnostic::error("E0200", format!("`[%global {}]` must name a top-level constant", name.name))
             .primary(name.span, "no constant of this name");
-        if let Some(s) = suggest::closest(&name.name, constants.iter().map(String::as_str)) {
+        if let Some(s) = self.closest(&name.name, constants.iter().map(String::as_str)) {
             d = d.help(format!("did you mean `{s}`?"));
         }
         self.diagnostics.push(d);

@@ -14,7 +14,7 @@ use crate::types::{ConstantId, Type};
 use super::consts::{parse_define, EvalError};
 use super::report::Because;
 use super::scope::{is_bogus_name, ValueItem};
-use super::{suggest, BodyContext, Checker, Owner};
+use super::{BodyContext, Checker, Owner};
 
 /// Most expressions walked when looking for a constant's dependencies (defence against huge inputs).
 const MAX_WALK: usize = 100_000;
@@ -279,7 +279,7 @@ impl<'a> Checker<'a> {
             let mut d = Diagnostic::error("E0215", format!("cannot override `{name}`: {what}"))
                 .primary(span, label)
                 .note("`-D NAME=VALUE` replaces the value of a top-level constant");
-            if let Some(s) = suggest::closest(name, constants) {
+            if let Some(s) = self.closest(name, constants) {
                 d = d.help(format!("did you mean `{s}`?"));
             }
             self.diagnostics.push(d);

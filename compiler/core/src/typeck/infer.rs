@@ -96,6 +96,11 @@ pub(crate) struct VarTable {
     /// While [`VarTable::unify_or_undo`] runs (`trailing`): the previous content of every slot it overwrote.
     trail: Vec<(u32, Slot)>,
     trailing: bool,
+    /// For each unbound variable, how many variables resolve to it (itself included): when two variables are
+    /// unified, the smaller class is bound to the larger one, so that binding chains stay logarithmic. Binding
+    /// the older variable to the newer every time made a constant array of n literals a chain of n variables,
+    /// walked for every element (quadratic). A balance hint only: an undone unification leaves it as it is.
+    sizes: Vec<u32>,
 }
 
 /// How deep `occurs` looks before it assumes a cycle (types are shallow; this is defence only).
@@ -121,6 +126,7 @@ impl VarTable {
     fn push_slot(&mut self, slot: Slot, elem: Option<Type>) -> Type {
         self.slots.push(slot);
         self.elems.push(elem);
+        self.sizes.push(1);
         Type::Var(TypeVarId(self.slots.len() as u32 - 1))
     }
 
@@ -325,6 +331,10 @@ impl VarTable {
         copy.unify(a, b)
     }
 
+    fn size(&self, var: TypeVarId) -> u32 {
+        self.sizes.get(var.0 as usize).copied().unwrap_or(1)
+    }
+
     fn unify_vars(&mut self, x: TypeVarId, y: TypeVarId) -> bool {
         if x == y {
             return true;
@@ -355,11 +365,19 @@ impl VarTable {
                 true
             }
             _ => {
-                if self.occurs(x, &Type::Var(y), 0) {
+                // An `Array` variable stays the root: its element type is kept under it (`elems`).
+                let (size_x, size_y) = (self.size(x), self.size(y));
+                let swap = size_x > size_y && cy != Class::Array;
+                let (child, root) = if swap { (y, x) } else { (x, y) };
+                if self.occurs(child, &Type::Var(root), 0) {
                     return false;
                 }
-                self.set_slot(y.0 as usize, Slot::Unbound(class));
-                self.force_bind(x, Type::Var(y));
+                self.set_slot(root.0 as usize, Slot::Unbound(class));
+                self.force_bind(child, Type::Var(root));
+                let joined = size_x.saturating_add(size_y);
+                if let Some(slot) = self.sizes.get_mut(root.0 as usize) {
+                    *slot = joined;
+                }
                 true
             }
         }

@@ -149,6 +149,8 @@ pub(crate) struct Checker<'a> {
     pub(crate) seq_statements: Vec<ExprId>,
     pub(crate) seq_nodes: Vec<(ExprId, ExprId)>,
     pub(crate) seq_pending: Vec<ExprId>,
+    /// How many more "did you mean" searches this check may run (see `suggest`).
+    pub(crate) suggestions_left: std::cell::Cell<usize>,
 }
 
 impl<'a> Checker<'a> {
@@ -179,6 +181,7 @@ impl<'a> Checker<'a> {
             seq_statements: Vec::new(),
             seq_nodes: Vec::new(),
             seq_pending: Vec::new(),
+            suggestions_left: std::cell::Cell::new(suggest::MAX_SEARCHES),
         }
     }
 

@@ -9,7 +9,6 @@ use crate::source::Span;
 use crate::syntax::ast::{ExprId, Item, Name, Path};
 use crate::types::{ConstantId, FunctionId, LocalId, RecordId, Resolution};
 
-use super::suggest;
 use super::Checker;
 
 /// A top-level item that names a value.
@@ -188,17 +187,18 @@ impl Checker<'_> {
         let name = path.name.name.as_str();
         match &path.module {
             Some(m) if builtins::BUILTIN_MODULES.contains(&m.name.as_str()) => {
-                suggest::closest(name, builtins::all_names()).map(|s| format!("{}.{s}", m.name))
+                self.closest(name, builtins::all_names()).map(|s| format!("{}.{s}", m.name))
             }
-            Some(m) => suggest::closest(name, self.items.value_names.iter().map(String::as_str))
-                .map(|s| format!("{}.{s}", m.name)),
+            Some(m) => {
+                self.closest(name, self.items.value_names.iter().map(String::as_str)).map(|s| format!("{}.{s}", m.name))
+            }
             None => {
                 let mut candidates: Vec<&str> = self.scopes.names().collect();
                 candidates.extend(self.items.value_names.iter().map(String::as_str));
                 for builtin in builtins::all_names() {
                     candidates.push(builtin);
                 }
-                suggest::closest(name, candidates).map(str::to_string)
+                self.closest(name, candidates).map(str::to_string)
             }
         }
     }

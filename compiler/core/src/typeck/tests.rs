@@ -819,3 +819,19 @@ fn long_sequences_are_checked_without_deep_recursion() {
     assert_eq!(codes, ["E0201"]);
     assert!(written(&info, 0)[0]);
 }
+
+/// Unifying two variables binds the smaller class to the larger (short chains, so that a constant array of
+/// 50,000 literals checks in linear time), but an `Array` variable always stays the root: its element type lives
+/// under it. An unannotated parameter indexed after its callers' variables met it (the metrics module's shape) is
+/// a vector, whichever class is larger.
+#[test]
+fn an_array_variable_stays_the_root_of_its_class() {
+    // `keep`'s parameter meets three callers' variables before its body makes it an array.
+    let src = "let a1 buf (i : int32) = keep buf i\nlet a2 buf (i : int32) = keep buf i\nlet a3 buf (i : int32) = keep buf i\n\
+               let keep buf (slot : int32) = buf.(slot) <- buf.(slot) +. 1.0\n\
+               kernel k (xs : float32 vector) = a1 xs 0; a2 xs 1; a3 xs 2\n";
+    assert_eq!(check(src), vec![]);
+    let values: Vec<String> = (0..50_000).map(|i| (i % 7).to_string()).collect();
+    let big = format!("let c = [| {} |]\nkernel k (o : int32 vector) = o.(0) <- c.(thread_idx_x)\n", values.join("; "));
+    assert_eq!(check(&big), vec![]);
+}
