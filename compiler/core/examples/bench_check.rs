@@ -2,6 +2,7 @@
 //! Run: `cargo run --release -p skc-core --example bench_check [LINES] [--once]`. Prints lines per second for the
 //! whole front end and for each stage. Target: 1,000,000 lines/s on one core. `--once` runs every stage a single
 //! time, so an instruction counter (`valgrind --tool=callgrind`, `perf stat`) sees one run of each.
+//! `--write PATH` writes the generated file there and exits, to measure the whole `skc check` process on it.
 
 use std::time::Instant;
 
@@ -81,6 +82,10 @@ fn main() {
         lines += b.lines().count();
         text.push_str(&b);
         i += 1;
+    }
+    if let Some(path) = args.iter().position(|a| a == "--write").and_then(|at| args.get(at + 1)) {
+        std::fs::write(path, &text).expect("the benchmark file is written");
+        return;
     }
     let lines = text.lines().count();
     let runs = if once { 1 } else { 5 };
