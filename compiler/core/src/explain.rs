@@ -31,9 +31,11 @@ from constants, literals, scalar kernel parameters, `block_idx_*`, `block_dim_*`
 `uniform_load` results and loads at such indices from vectors the kernel never writes. `warp_id` and warp
 votes are only warp-uniform: they do not make a block barrier safe.
 
-Fix it by moving the barrier to where the whole block is together (threads reconverge after an `if` and
-after a loop), by making the condition block-uniform, or by replacing the branch with a data select
-(`select c a b`).
+Fix it so that every thread of the block reaches the barrier, without changing what the threads compute:
+split the branch around the barrier (`if c then a; Gpu.block_barrier; if c then b`, with `c` computed once,
+before `a`: threads reconverge after an `if`), run a loop a block-uniform number of times and guard its work
+with the thread-varying condition, guard the rest of the work with an `if` instead of returning early, make
+the condition block-uniform, or replace the branch with a data select (`select c a b`).
 
 Erroneous example:
 
@@ -87,10 +89,21 @@ kernel k (xs : float32 vector) (out : float32 vector) =
   if lane_id < 16 then out.(global_idx) <- v
 ```
 
-When the condition really must decide whether the collective runs, make it warp-uniform with a vote:
-`if Gpu.any (x > 0.0) then ...`. A vote changes which lanes run the branch, so keep the lane's own condition
-for the lane's own work: `if Gpu.any c then (let v = Gpu.shfl_down x 1 in if c then out.(i) <- v)`. Writing
-`if Gpu.all c` around a reduction where only some lanes have `c` (`lane_id < 16`) would make no lane do it.
+A vote makes a condition warp-uniform, but it changes what the branch means: `if Gpu.any (x > 0.0) then w`
+runs `w` in every lane of a warp where any lane has `x > 0.0`. Use it only to decide whether the warp runs
+the collective at all, and keep each lane's own work under its own condition:
+
+```sk
+kernel k (xs : float32 vector) (out : float32 vector) =
+  let x = xs.(global_idx) in
+  if Gpu.any (x > 0.0) then begin
+    let s = Gpu.shfl_down x 1 in
+    if x > 0.0 then out.(global_idx) <- s
+  end
+```
+
+Writing `if Gpu.all c` around a reduction where only some lanes have `c` (`lane_id < 16`) would make no lane do
+it.
 
 See "Convergence rules" in docs/language.md."#,
     },
@@ -950,6 +963,47 @@ kernel k (out : float32 vector) =
   out.(global_idx) <- infinity
 ```"#,
     },
+    Explanation {
+        code: "E0222",
+        title: "a `ref` cell or an array where only a value may go",
+        body: r#"A `ref` cell is passed to a device function by reference, and `let p = r in` makes `p` a second name for
+the cell `r`: a write through either name changes the one cell. Arrays and vectors are passed as pointers the
+same way. Anything else that would produce a cell copies it, and a write through the copy would be lost, so:
+
+- a cell is bound (`let p = ... in`) or passed to a `ref` parameter only as `ref e` or by a name (`r`,
+  `(r : int32 ref)`): not chosen by `if` or `select`, taken from an array or a record, or left by a sequence or
+  a `let` (reading such a cell, `!(if c then a else b)`, is only a value and is fine);
+- a cell holds a value (a number, a bool or a record), not another cell, an array or a vector;
+- a `mut` variable holds a value too (name an array or a cell with a plain `let`, pass it as a parameter of
+  its own); so does a record field (E0219);
+- a device function returns a value, not a cell, an array or a vector.
+
+The convergence analysis relies on these rules to know whose contents each write changes.
+
+Erroneous example:
+
+```sk
+let bump (p : int32 ref) = p := !p + 1
+
+kernel k (out : int32 vector) =
+  let a = ref 0 in
+  let b = ref 0 in
+  bump (if global_idx < 16 then a else b);  (* error: E0222 *)
+  out.(global_idx) <- !a + !b
+```
+
+Fixed (branch around the call, so each call names its cell):
+
+```sk
+let bump (p : int32 ref) = p := !p + 1
+
+kernel k (out : int32 vector) =
+  let a = ref 0 in
+  let b = ref 0 in
+  if global_idx < 16 then bump a else bump b;
+  out.(global_idx) <- !a + !b
+```"#,
+    },
     // --- warnings -------------------------------------------------------------------------------------------
     // --- building ------------------------------------------------------------------------------------------
     Explanation {
@@ -1099,7 +1153,9 @@ condition is false too, so skc suggests it only where that provably changes noth
   an operation that maps several values to one (`/`, `mod`, `land`, `lor`, `lsr`, `asr`, `min`, `max`,
   `abs`): a store at a uniform index (`if thread_idx_x = 0 then s.(0) <- v`) or at a folded one
   (`s.(thread_idx_x / 2)`) is never reported. Local arrays, records held in variables and `mut` variables
-  are private to the thread.
+  are private to the thread. A local array is one declared with `let%local` (or `create_array n Local`),
+  or a name for such arrays only (`let b = t in`); an array parameter of a device function is not (its
+  caller may pass a shared array), nor is `let b = if c then t else s in` where `s` is shared.
 
 **When the rewrite is offered as an edit.** Where the condition is false, the rewrite writes the element's
 old value back. If another thread stores to that element meanwhile, the write-back can undo its store: with
@@ -1115,7 +1171,7 @@ by one thread at most:
    literal, a constant, a scalar parameter of the kernel, the launch's dimensions, and for a shared array the
    block's index), times a nonzero literal, in a signed integer type, through immutable variables; and every
    use of the array in the kernel is a read of an element or a store at that same index (it is not passed to
-   a function, an atomic or `launch`, or aliased). Two threads then never write one element. (The rule
+   a function, an atomic or `launch`, or aliased, and is not itself another name for an array). Two threads then never write one element. (The rule
    assumes, as the language does, that signed arithmetic does not overflow, and so that the grid has fewer
    than 2^31 threads.)
 

@@ -18,6 +18,7 @@ pub mod limits;
 pub mod lint;
 pub mod source;
 pub mod stack;
+pub mod storage;
 pub mod syntax;
 pub mod target;
 pub mod typeck;

@@ -196,6 +196,10 @@ pub struct TypeInfo {
     pub constants: Vec<ConstantInfo>,
     /// The kernel (index in `kernels`) that each `launch` call launches, by the call's `ExprId`.
     pub launches: ExprMap<usize>,
+    /// For each immutable `let` of array, vector or `ref` type that names other variables (`let b = a in`,
+    /// `let b = if c then a1 else a2 in`), those variables (see `storage::pointer_roots`): `b` refers to their
+    /// storage, not to storage of its own.
+    pub aliases: std::collections::BTreeMap<LocalId, Vec<LocalId>>,
 }
 
 impl TypeInfo {
@@ -216,6 +220,11 @@ impl TypeInfo {
     }
     pub fn resolution(&self, e: ExprId) -> Option<Resolution> {
         self.resolutions.get(&e).copied()
+    }
+    /// The variables whose storage `local` refers to, when it is another name for them (`aliases`); empty for
+    /// a variable with storage of its own.
+    pub fn aliased(&self, local: LocalId) -> &[LocalId] {
+        self.aliases.get(&local).map(Vec::as_slice).unwrap_or(&[])
     }
     /// The function defined by item `item`, if it is one.
     pub fn function_of_item(&self, item: usize) -> Option<FunctionId> {

@@ -4,16 +4,20 @@
 //! replays it instead.
 //!
 //! Why replaying is exact: levels in the analysis depend only on levels (the lattice joins compare levels;
-//! explanations only ride along), so the callee's result level, every level it records and whether it reports
-//! anything are fixed by the callee, the levels of its arguments, the level of the control flow it is entered
-//! in, whether reporting is on and whether a kernel's analysis reaches it: the [`CallKey`]. What does depend on the call site is the result's
-//! explanation chain. Its steps created during the kept analysis stay in the arena of [`Facts`] (never freed
-//! while the analysis runs), so the summary only points at them; a replay copies them, giving each step the new
-//! call's span or argument span where the kept one had the old call's, and hangs the first step off the new
-//! call's argument or control flow where the kept one hung off the old call's: step for step what a new
-//! analysis would create. Analyses that tried to report a diagnostic, or that met the recursion or depth guard,
-//! are not kept (their output depends on more than the key), and a replay checks that the guards would not fire
-//! at its own depth.
+//! explanations only ride along), so the callee's result level, the levels it leaves in the `ref` cells and arrays
+//! passed to it, every level it records and whether it reports anything are fixed by the callee, the levels of
+//! its arguments (for a cell or an array, the level of its contents), the level of the control flow it is entered
+//! in, whether reporting is on and whether a kernel's analysis reaches it: the [`CallKey`] (calls that pass one
+//! cell or array to two parameters, or an array chosen among several, are not memoized: how their writes combine
+//! depends on more than levels). What does depend on the call site is the explanation chains: the result's and
+//! the contents' the call leaves in the caller's cells and arrays ([`Effect`]). Their steps created during the kept
+//! analysis stay in the arena of [`Facts`] (never freed while the analysis runs), so the summary only points at
+//! them; a replay copies them, giving each step the new call's span or argument span where the kept one had the old
+//! call's, and hangs the first step off what the kept one hung off, taken at the new call: an argument, the
+//! contents of a cell or array passed by reference, or the control flow (a chain that could hang off two of these
+//! at the kept call is not kept). Step for step what a new analysis would create. Analyses that tried to report a
+//! diagnostic, or that met the recursion or depth guard, are not kept (their output depends on more than the key),
+//! and a replay checks that the guards would not fire at its own depth.
 
 use super::lattice::{Control, Facts, Origin, OriginId, OriginKind, Uniformity, Value};
 use crate::source::Span;
@@ -51,66 +55,117 @@ pub struct CallSite<'v> {
     pub args: &'v [ExprId],
     pub module: &'v Module,
     pub params: &'v [LocalId],
-    /// The arguments' values as the caller computed them.
+    /// The arguments' values as the caller computed them (for a cell or an array, its contents).
     pub values: &'v [Value],
     /// The caller's control flow at the call.
     pub control: Control,
 }
 
+/// What the first kept step of a chain hangs off (see the module comment).
+#[derive(Clone, Copy, Debug)]
+enum Hang {
+    /// Nothing: the chain starts inside the call.
+    Nowhere,
+    /// The argument named by the chain's first step, an `Argument` step of the callee.
+    ArgumentStep,
+    /// The value of argument `k` (the contents of a cell or array passed by reference).
+    Value(u8),
+    /// The first cause of the caller's control flow.
+    Control,
+}
+
+/// An explanation chain of a kept analysis, to rebuild at another call.
+#[derive(Clone, Copy, Debug)]
+struct Chain {
+    level: Uniformity,
+    /// Its last step.
+    top: Option<OriginId>,
+    hang: Hang,
+}
+
+/// What a kept call leaves in the cell or array passed as parameter `param` (an index).
+#[derive(Clone, Copy, Debug)]
+pub struct Effect {
+    pub param: u32,
+    chain: Chain,
+}
+
 /// One kept analysis of a call.
 #[derive(Clone, Copy, Debug)]
 pub struct CallSummary {
-    level: Uniformity,
-    /// The last step of the result's chain (before the call's own `CallResult` step).
-    top: Option<OriginId>,
-    /// Steps from this index on were created by the kept call; the chain's first older step is where it hangs.
+    /// The result (before the call's own `CallResult` step).
+    result: Chain,
+    /// Steps from this index on were created by the kept call.
     mark: usize,
-    /// The kept call's span and the first cause of its control flow.
+    /// The kept call's span.
     span: Span,
-    control_cause: Option<OriginId>,
+    /// Its effects: a range of the walker's `call_effects`.
+    pub effects: (u32, u32),
     /// Every function the analysis entered, the callee included (a range of the walker's `entered_sets`), and
     /// how far the call stack grew above the caller's (for the guards).
     pub entered: (u32, u32),
     pub height: usize,
 }
 
-impl CallSummary {
-    /// Keeps a finished analysis whose result is `result`; `mark` is the step count before the call created
-    /// anything.
-    pub fn new(facts: &Facts, mark: usize, result: Value, site: &CallSite, entered: (u32, u32), height: usize) -> Self {
-        CallSummary {
-            level: result.level,
-            top: result.origin,
-            mark,
-            span: site.span,
-            control_cause: facts.first_cause(site.control),
-            entered,
-            height,
+/// The steps of `value`'s chain created since `mark`, newest first, and the older step they hang off.
+fn new_steps(facts: &Facts, value: Value, mark: usize, steps: &mut Vec<Origin>) -> Option<OriginId> {
+    steps.clear();
+    let mut next = value.origin;
+    while let Some(id) = next.filter(|id| id.index() >= mark) {
+        let origin = *facts.origin(id);
+        steps.push(origin);
+        next = origin.cause;
+    }
+    next
+}
+
+impl Chain {
+    /// What `value`'s chain hangs off at `site`; `None` when that is ambiguous or not something a replay rebuilds.
+    fn classify(facts: &Facts, mark: usize, value: Value, site: &CallSite, steps: &mut Vec<Origin>) -> Option<Chain> {
+        let chain = |hang| Some(Chain { level: value.level, top: value.origin, hang });
+        if value.level == Uniformity::Uniform {
+            return chain(Hang::Nowhere);
+        }
+        let Some(boundary) = new_steps(facts, value, mark, steps) else { return chain(Hang::Nowhere) };
+        if let Some(OriginKind::Argument { function, .. }) = steps.last().map(|o| o.kind) {
+            if function == site.function {
+                return chain(Hang::ArgumentStep);
+            }
+        }
+        let mut candidates = site.values.iter().enumerate().filter(|(_, v)| v.origin == Some(boundary));
+        let from_control = facts.first_cause(site.control) == Some(boundary);
+        match (candidates.next(), candidates.next(), from_control) {
+            (Some((k, _)), None, false) => chain(Hang::Value(u8::try_from(k).ok()?)),
+            (None, None, true) => chain(Hang::Control),
+            _ => None,
         }
     }
 
-    /// The call's result (before its `CallResult` step) at `site`, its chain rebuilt there; `None` when the chain
-    /// does not have a shape this module rebuilds (the caller then analyses the call). `steps` is scratch space.
-    pub fn replay(&self, facts: &mut Facts, site: &CallSite, steps: &mut Vec<Origin>) -> Option<Value> {
+    /// The chain rebuilt at `site`; `None` when the new site lacks what it hangs off.
+    fn replay(
+        &self,
+        mark: usize,
+        kept_span: Span,
+        facts: &mut Facts,
+        site: &CallSite,
+        steps: &mut Vec<Origin>,
+    ) -> Option<Value> {
         if self.level == Uniformity::Uniform {
             return Some(Value::uniform());
         }
-        steps.clear();
-        let mut next = self.top;
-        while let Some(id) = next.filter(|id| id.index() >= self.mark) {
-            let origin = *facts.origin(id);
-            steps.push(origin);
-            next = origin.cause;
-        }
-        // Where the chain hangs: off an argument (its first step says which), off the control flow, or nowhere.
-        let mut cause = match (next, steps.last().map(|o| o.kind)) {
-            (None, _) => None,
-            (Some(_), Some(OriginKind::Argument { function, param })) if function == site.function => {
-                let k = site.params.iter().position(|&p| p == param)?;
-                Some(site.values.get(k)?.origin?)
-            }
-            (Some(boundary), _) if Some(boundary) == self.control_cause => Some(facts.first_cause(site.control)?),
-            _ => return None,
+        let kept = Value { level: self.level, origin: self.top };
+        let boundary = new_steps(facts, kept, mark, steps);
+        let mut cause = match (boundary, self.hang) {
+            (None, _) | (_, Hang::Nowhere) => None,
+            (Some(_), Hang::ArgumentStep) => match steps.last().map(|o| o.kind) {
+                Some(OriginKind::Argument { param, .. }) => {
+                    let k = site.params.iter().position(|&p| p == param)?;
+                    Some(site.values.get(k)?.origin?)
+                }
+                _ => return None,
+            },
+            (Some(_), Hang::Value(k)) => Some(site.values.get(k as usize)?.origin?),
+            (Some(_), Hang::Control) => Some(facts.first_cause(site.control)?),
         };
         for origin in steps.iter().rev() {
             let span = match origin.kind {
@@ -119,11 +174,57 @@ impl CallSummary {
                     site.module.span(*site.args.get(k)?)
                 }
                 // Steps of the call itself at its span (an early `return` in the callee), not inside the callee.
-                _ if origin.span == self.span => site.span,
+                _ if origin.span == kept_span => site.span,
                 _ => origin.span,
             };
             cause = Some(facts.push_origin(Origin { span, cause, ..*origin }));
         }
         Some(Value { level: self.level, origin: cause })
+    }
+}
+
+impl CallSummary {
+    /// Keeps a finished analysis whose result is `result`; `mark` is the step count before the call created
+    /// anything. `None` when a chain could not be rebuilt at another call.
+    pub fn new(
+        facts: &Facts,
+        mark: usize,
+        result: Value,
+        site: &CallSite,
+        (entered, height): ((u32, u32), usize),
+        steps: &mut Vec<Origin>,
+    ) -> Option<Self> {
+        let result = Chain::classify(facts, mark, result, site, steps)?;
+        Some(CallSummary { result, mark, span: site.span, effects: (0, 0), entered, height })
+    }
+
+    /// What the kept call left in the cell or array passed as parameter `param`: `value`.
+    pub fn effect(
+        &self,
+        facts: &Facts,
+        param: usize,
+        value: Value,
+        site: &CallSite,
+        steps: &mut Vec<Origin>,
+    ) -> Option<Effect> {
+        let chain = Chain::classify(facts, self.mark, value, site, steps)?;
+        Some(Effect { param: u32::try_from(param).ok()?, chain })
+    }
+
+    /// The call's result (before its `CallResult` step) at `site`, its chain rebuilt there; `None` when the chain
+    /// cannot be rebuilt there (the caller then analyses the call). `steps` is scratch space.
+    pub fn replay(&self, facts: &mut Facts, site: &CallSite, steps: &mut Vec<Origin>) -> Option<Value> {
+        self.result.replay(self.mark, self.span, facts, site, steps)
+    }
+
+    /// What `effect` leaves in the cell or array passed at `site`, its chain rebuilt there.
+    pub fn replay_effect(
+        &self,
+        effect: &Effect,
+        facts: &mut Facts,
+        site: &CallSite,
+        steps: &mut Vec<Origin>,
+    ) -> Option<Value> {
+        effect.chain.replay(self.mark, self.span, facts, site, steps)
     }
 }

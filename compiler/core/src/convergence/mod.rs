@@ -11,6 +11,9 @@ pub mod memo;
 pub mod report;
 pub mod walk;
 
+#[cfg(test)]
+mod tests;
+
 use std::sync::Arc;
 
 use crate::diagnostic::Diagnostic;

@@ -13,7 +13,9 @@
 //! - a global vector or shared array is written at an index that is thread-varying in every context a kernel
 //!   reaches it in (a uniform index is surely shared with other threads), made without an operation that maps
 //!   several values to one (`thread_idx_x / 2`, `i mod n`, `i land m`: several threads likely share the element);
-//!   local arrays, records and `mut` variables are private to the thread.
+//!   local arrays, records and `mut` variables are private to the thread. A local array is one declared with
+//!   `let%local` (or a name for such arrays only): an array parameter may be bound to a shared array, and an
+//!   array's type does not say which memory it is in.
 //!
 //! Writing back the old value of an element that another thread writes at the same time would lose that thread's
 //! update, so the rewrite is offered as an edit (`Diagnostic::suggestion`: the JSON `suggested_replacement`, the
@@ -35,7 +37,7 @@
 use crate::builtins::{Builtin, Requirement, ResultUniformity, SigType};
 use crate::convergence::{Uniformity, UniformityInfo};
 use crate::diagnostic::Diagnostic;
-use crate::fxhash::FxHashMap;
+use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::source::SourceMap;
 use crate::syntax::ast::{BinaryOp, ExprId, ExprKind, Item, MemorySpace, Module, UnaryOp};
 use crate::types::{ArraySize, LocalId, Mutability, Resolution, Type, TypeInfo};
@@ -55,6 +57,7 @@ pub fn check(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sou
         body: None,
         kernel: None,
         definitions: FxHashMap::default(),
+        local_arrays: FxHashSet::default(),
         out: Vec::new(),
     };
     // Most files have no candidate: judging each thread-varying `if` (the convergence analysis lists them) as if
@@ -67,6 +70,7 @@ pub fn check(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sou
     }
     lint.prefilter = false;
     lint.definitions = immutable_definitions(module, types);
+    lint.local_arrays = local_arrays(module, types);
     // A node's children are allocated before it and items are parsed in order, so an item's body lies between the
     // previous item's last node and its root: only the items with a candidate in that range are walked.
     let mut before = 0u32;
@@ -142,6 +146,8 @@ struct Lint<'a> {
     kernel: Option<usize>,
     /// The value of each immutable `let` variable.
     definitions: FxHashMap<LocalId, ExprId>,
+    /// The arrays declared with `let%local` (`local_arrays`).
+    local_arrays: FxHashSet<LocalId>,
     out: Vec<Diagnostic>,
 }
 
@@ -430,10 +436,23 @@ impl<'a> Lint<'a> {
     fn private_base(&self, base: ExprId) -> bool {
         let Some(Resolution::Local(local)) = self.types.resolution(base) else { return false };
         match &self.types.local(local).ty {
-            Type::Array { space, .. } => *space == MemorySpace::Local,
+            // Before the walk, a necessary condition: the type says local memory.
+            Type::Array { space, .. } if self.prefilter => *space == MemorySpace::Local,
+            Type::Array { .. } => self.private_array(local, 0),
             Type::Record(_) => true,
             _ => false,
         }
+    }
+
+    /// Is every array `local` may name declared with `let%local`? Not a parameter (the caller may pass a shared
+    /// array) and not a name for one; array types unify whatever their memory, so the type cannot tell.
+    fn private_array(&self, local: LocalId, depth: u32) -> bool {
+        if self.local_arrays.contains(&local) {
+            return true;
+        }
+        let roots = self.types.aliased(local);
+        let is_name = self.types.local(local).param_index.is_none() && !roots.is_empty();
+        is_name && depth < MAX_DEFINITION_DEPTH && roots.iter().all(|&root| self.private_array(root, depth + 1))
     }
 
     /// Is `array.(index)` known to be in bounds wherever the `if` runs?
@@ -552,7 +571,8 @@ impl<'a> Lint<'a> {
         }
     }
 
-    /// `array.(index)` in a kernel, where `array` is a vector parameter of the kernel or a shared array it declares,
+    /// `array.(index)` in a kernel, where `array` is a vector parameter of the kernel or a shared array it declares
+    /// (not a name for one),
     /// `index` is injective in the thread and fixed for its lifetime, and the kernel writes `array` nowhere else
     /// (every store to it is at the same index, and it is not passed to a function, an atomic or `launch`, nor
     /// aliased). Then two threads never write one element: the rewrite's write-back races with nothing.
@@ -561,6 +581,11 @@ impl<'a> Lint<'a> {
             return false;
         };
         let Some(Resolution::Local(local)) = self.types.resolution(array) else { return false };
+        // A name for other arrays (`let b = s in`) is not where they are written: their stores elsewhere are not
+        // counted by `only_written_at(b)`. On the array itself, such a name is a use that is no store.
+        if !self.types.aliased(local).is_empty() {
+            return false;
+        }
         let info = self.types.local(local);
         let shared = match &info.ty {
             Type::Vector(_) if kernel.params.iter().any(|p| p.local == local) => false,
@@ -831,6 +856,17 @@ fn immutable_definitions(module: &Module, types: &TypeInfo) -> FxHashMap<LocalId
             if types.local(*local).mutability == Mutability::Immutable {
                 out.insert(*local, *value);
             }
+        }
+    }
+    out
+}
+
+/// The arrays declared with `let%local` (`create_array n Local` is the same declaration).
+fn local_arrays(module: &Module, types: &TypeInfo) -> FxHashSet<LocalId> {
+    let mut out = FxHashSet::default();
+    for (index, kind) in module.exprs.iter().enumerate() {
+        if let ExprKind::LetArray { space: MemorySpace::Local, .. } = kind {
+            out.extend(types.declared_local.get(&ExprId(index as u32)).copied());
         }
     }
     out

@@ -63,10 +63,15 @@ impl<'a> Checker<'a> {
             (LetKind::Immutable, ExprKind::Ref(_)) => Mutability::RefCell,
             (LetKind::Immutable, _) => Mutability::Immutable,
         };
-        let local = self.new_local(&name.name, ty, mutability, name.span, None);
+        let local = self.new_local(&name.name, ty.clone(), mutability, name.span, None);
         self.info.declared_local.insert(id, local);
-        if mutability == Mutability::Immutable {
-            self.note_alias(local, value);
+        match mutability {
+            Mutability::Immutable => {
+                self.note_alias(local, value);
+                self.check_named_cell(value, &ty);
+            }
+            Mutability::Mutable => self.apply_cell_rule(value, &ty, super::cells::CellRule::MutableContents(local)),
+            Mutability::RefCell => {}
         }
         self.check_in_scope(&name.name, local, body)
     }

@@ -458,6 +458,7 @@ impl Checker<'_> {
             let why = Because::of(local.span, Reason::Parameter(*param));
             let expected = local.ty.clone();
             self.expect_type_because(*arg, found, &expected, why);
+            self.check_named_cell(*arg, &expected);
         }
         ret
     }

@@ -33,64 +33,81 @@ pub(crate) struct Effects {
     pub(crate) written: FxHashSet<LocalId>,
     /// Locals loaded from with an ordered atomic load (memory that others change while the kernel runs).
     pub(crate) loaded_atomically: FxHashSet<LocalId>,
-    /// `let b = a in`: `b` names the same array as `a`.
-    pub(crate) aliases: FxHashMap<LocalId, LocalId>,
+    /// `let b = a in`, `let b = if c then a1 else a2 in`: the locals `b` may name (the locals its value may
+    /// evaluate to, see `storage::pointer_roots`).
+    pub(crate) aliases: FxHashMap<LocalId, Vec<LocalId>>,
     pub(crate) passes: Vec<ArgPass>,
     pub(crate) calls: Vec<CallEdge>,
 }
 
-/// How many alias links are followed at most (aliases never form cycles; this is defence only).
+/// How many locals one search through aliases visits at most (aliases never form cycles; this is defence only).
 const MAX_ALIAS_CHAIN: usize = 1000;
 
 impl Checker<'_> {
-    /// The local that `expr` names, through annotations and `let` aliases; with `through_elements`, also the
-    /// array or record an element or field belongs to.
-    pub(crate) fn root_local(&self, mut expr: ExprId, through_elements: bool) -> Option<LocalId> {
+    /// The locals that `expr` may name, through annotations, choices (`if`, `select`) and `let` aliases; with
+    /// `through_elements`, also the arrays or records an element or field belongs to.
+    pub(crate) fn root_locals(&self, mut expr: ExprId, through_elements: bool) -> impl Iterator<Item = LocalId> {
         for _ in 0..MAX_ALIAS_CHAIN {
             expr = match self.kind(expr) {
-                ExprKind::Annot { expr, .. } => *expr,
                 ExprKind::Index { array, .. } if through_elements => *array,
                 ExprKind::Field { record, .. } if through_elements => *record,
-                ExprKind::Var(_) => return self.local_behind(expr),
-                _ => return None,
+                ExprKind::Annot { expr, .. } => *expr,
+                _ => break,
             };
         }
-        None
-    }
-
-    fn local_behind(&self, var: ExprId) -> Option<LocalId> {
-        let Some(Resolution::Local(mut local)) = self.info.resolution(var) else {
-            return None;
-        };
-        for _ in 0..MAX_ALIAS_CHAIN {
-            match self.effects.aliases.get(&local) {
-                Some(next) => local = *next,
-                None => return Some(local),
+        // The common case, a name that is no alias, allocates nothing.
+        if let (ExprKind::Var(_), Some(Resolution::Local(local))) = (self.kind(expr), self.info.resolution(expr)) {
+            if !self.effects.aliases.contains_key(&local) {
+                return Some(local).into_iter().chain(Vec::new());
             }
         }
-        Some(local)
+        let mut direct = Vec::new();
+        crate::storage::pointer_roots(self.module, &|e| self.info.resolution(e), expr, &mut direct);
+        None.into_iter().chain(self.behind_aliases(direct))
     }
 
-    /// Records that the array or record behind `target` is written.
+    /// `locals`, each replaced by what it is another name for, transitively.
+    fn behind_aliases(&self, mut pending: Vec<LocalId>) -> Vec<LocalId> {
+        if pending.iter().all(|l| !self.effects.aliases.contains_key(l)) {
+            return pending;
+        }
+        let mut out = Vec::new();
+        let mut visited = 0;
+        while let Some(local) = pending.pop() {
+            visited += 1;
+            if visited > MAX_ALIAS_CHAIN {
+                break;
+            }
+            match self.effects.aliases.get(&local) {
+                Some(names) => pending.extend(names.iter().copied()),
+                None if !out.contains(&local) => out.push(local),
+                None => {}
+            }
+        }
+        out
+    }
+
+    /// Records that the arrays or records behind `target` are written.
     pub(crate) fn note_write(&mut self, target: ExprId) {
-        if let Some(local) = self.root_local(target, true) {
+        for local in self.root_locals(target, true) {
             self.effects.written.insert(local);
         }
     }
 
-    /// Records that the array behind `target` is read with an ordered atomic load.
+    /// Records that the arrays behind `target` are read with an ordered atomic load.
     pub(crate) fn note_atomic_load(&mut self, target: ExprId) {
-        if let Some(local) = self.root_local(target, true) {
+        for local in self.root_locals(target, true) {
             self.effects.loaded_atomically.insert(local);
         }
     }
 
-    /// Records `let local = value in` when `value` names another local (so writes through `local` count).
+    /// Records `let local = value in` when `value` names other locals (so writes through `local` count).
     pub(crate) fn note_alias(&mut self, local: LocalId, value: ExprId) {
-        if let Some(original) = self.root_local(value, false) {
-            if original != local {
-                self.effects.aliases.insert(local, original);
-            }
+        let mut names = Vec::new();
+        crate::storage::pointer_roots(self.module, &|e| self.info.resolution(e), value, &mut names);
+        names.retain(|&n| n != local);
+        if !names.is_empty() {
+            self.effects.aliases.insert(local, names);
         }
     }
 
@@ -100,7 +117,7 @@ impl Checker<'_> {
             self.effects.calls.push(CallEdge { caller, callee, span });
         }
         for (param_index, arg) in args.iter().enumerate() {
-            if let Some(local) = self.root_local(*arg, false) {
+            for local in self.root_locals(*arg, false) {
                 self.effects.passes.push(ArgPass { callee, param_index, local });
             }
         }

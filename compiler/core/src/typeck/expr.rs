@@ -41,7 +41,11 @@ impl<'a> Checker<'a> {
             ExprKind::Let { binder, ty, kind, value, body } => {
                 self.check_let(id, binder, ty.as_deref(), *kind, *value, *body)
             }
-            ExprKind::Ref(inner) => Type::Ref(Arc::new(self.check_expr(*inner))),
+            ExprKind::Ref(inner) => {
+                let contents = self.check_expr(*inner);
+                self.apply_cell_rule(*inner, &contents, super::cells::CellRule::CellContents);
+                Type::Ref(Arc::new(contents))
+            }
             ExprKind::LetArray { name, elem, space, size, body } => {
                 self.check_let_array(id, name, elem.as_deref(), *space, *size, *body)
             }

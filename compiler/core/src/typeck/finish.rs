@@ -20,11 +20,13 @@ impl Checker<'_> {
         self.vars.default_all(Type::Unit);
         self.propagate_writes();
         self.run_deferred();
+        self.check_returned_cells();
         self.check_kernel_params();
         self.check_stored_types();
         self.check_float_literals();
         self.type_orphans();
         self.substitute_all();
+        self.export_aliases();
         (self.info, self.diagnostics)
     }
 
@@ -61,6 +63,7 @@ impl Checker<'_> {
                         self.report_constant_array_write(expr);
                     }
                 }
+                Deferred::Cell { expr, ty, rule } => self.finish_cell_rule(expr, &ty, rule),
             }
         }
     }
@@ -86,6 +89,20 @@ impl Checker<'_> {
             .primary(self.span(expr), format!("this is {shown}, not unit"))
             .help("bind it with `let _ = ... in` if discarding it is intended");
         self.diagnostics.push(d);
+    }
+
+    /// Keeps, in `TypeInfo::aliases`, the aliases of locals that refer to storage (arrays, vectors, `ref` cells).
+    fn export_aliases(&mut self) {
+        let aliases = std::mem::take(&mut self.effects.aliases);
+        for (local, names) in aliases {
+            let refers = matches!(
+                self.info.locals.get(local.0 as usize).map(|l| &l.ty),
+                Some(Type::Vector(_) | Type::Array { .. } | Type::Ref(_))
+            );
+            if refers {
+                self.info.aliases.insert(local, names);
+            }
+        }
     }
 
     /// `E0214` for kernel parameters that are not scalars, records or vectors of those.

@@ -14,7 +14,7 @@
 //! recursion, `E0207` duplicate definition, `E0208` record field errors, `E0209` type cannot be inferred, `E0210`
 //! not a function / not an array, `E0212` constant not computable, `E0213` `break`/`continue` outside a loop,
 //! `E0214` bad kernel parameter type, `E0215` bad `-D` override, `E0219` a type that cannot be stored where it is,
-//! `W0003` discarded value (and `E0104` for
+//! `E0222` a `ref` cell or an array where only a value may go (`cells.rs`), `W0003` discarded value (and `E0104` for
 //! expressions nested too deeply to check).
 //!
 //! Invariants at the boundary: `expr_types` has one entry per expression and contains no `Type::Var`; an
@@ -24,6 +24,7 @@ mod access;
 mod annot;
 mod bindings;
 mod calls;
+mod cells;
 mod constants;
 pub use constants::{command_line_source, COMMAND_LINE};
 mod consts;
@@ -115,6 +116,8 @@ pub(crate) enum Deferred {
     Discarded { expr: ExprId },
     /// An array written through before its kind was known: it must not turn out to be a constant array.
     Written { ty: Type, expr: ExprId },
+    /// A rule on where `ref` cells and arrays may go (`E0222`), on a type not known when it was met.
+    Cell { expr: ExprId, ty: Type, rule: cells::CellRule },
 }
 
 /// Deepest expression nesting the checker follows (the parser already limits most nesting).

@@ -1,0 +1,201 @@
+//! What the analysis keeps for the language server and the lints (`UniformityInfo`): the level and the first
+//! source of each expression, and the levels of conditions and indices over calling contexts. The UI tests see
+//! only diagnostics; these see the facts behind hovers and lints.
+
+use super::{Uniformity, UniformityInfo};
+use crate::syntax::ast::ExprId;
+use crate::{check, Checked, NoModules};
+
+fn checked(text: &str) -> Checked {
+    let checked = check("t.sk", text, &NoModules, &Default::default());
+    assert!(!checked.has_errors(), "{text} does not check: {:?}", checked.diagnostics);
+    checked
+}
+
+/// The expression whose source is exactly the `nth` (from 0) occurrence of `snippet` as whole words.
+fn expr(checked: &Checked, snippet: &str, nth: usize) -> ExprId {
+    let text = &checked.sources.file(checked.root).text;
+    let is_word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let start = text
+        .match_indices(snippet)
+        .map(|(i, _)| i)
+        .filter(|&i| !is_word(text[..i].chars().next_back()) && !is_word(text[i + snippet.len()..].chars().next()))
+        .nth(nth)
+        .unwrap_or_else(|| panic!("no {snippet} #{nth}")) as u32;
+    let end = start + snippet.len() as u32;
+    let index = (0..checked.module.exprs.len())
+        .find(|&i| {
+            let span = checked.module.span(ExprId(i as u32));
+            span.file == checked.root && span.start == start && span.end == end
+        })
+        .unwrap_or_else(|| panic!("no expression spans {snippet} #{nth}"));
+    ExprId(index as u32)
+}
+
+fn info(checked: &Checked) -> &UniformityInfo {
+    &checked.uniformity
+}
+
+/// The text of the span where an expression's variation starts, and the sentence the hover shows.
+fn source(checked: &Checked, e: ExprId) -> Option<(String, String)> {
+    let source = info(checked).source(e)?;
+    let text = &checked.sources.file(source.span.file).text;
+    Some((text[source.span.start as usize..source.span.end as usize].to_string(), source.message.to_string()))
+}
+
+const PROGRAM: &str = "kernel k (out : int32 vector) (n : int32) =
+  let x = thread_idx_x + 1 in
+  let y = n * 2 in
+  let z = block_idx_x in
+  let w = warp_id in
+  out.(global_idx) <- x + y + z + w
+";
+
+#[test]
+fn each_expression_has_its_level() {
+    let c = checked(PROGRAM);
+    assert_eq!(info(&c).level(expr(&c, "x", 1)), Uniformity::ThreadVarying);
+    assert_eq!(info(&c).level(expr(&c, "y", 1)), Uniformity::Uniform);
+    assert_eq!(info(&c).level(expr(&c, "z", 1)), Uniformity::BlockUniform);
+    assert_eq!(info(&c).level(expr(&c, "w", 1)), Uniformity::WarpUniform);
+    assert_eq!(info(&c).level(expr(&c, "x + y + z + w", 0)), Uniformity::ThreadVarying);
+    assert_eq!(info(&c).level(expr(&c, "n * 2", 0)), Uniformity::Uniform);
+}
+
+#[test]
+fn a_value_names_its_first_source() {
+    let c = checked(PROGRAM);
+    let thread = Some(("thread_idx_x".to_string(), "`thread_idx_x` is thread-varying".to_string()));
+    assert_eq!(source(&c, expr(&c, "x", 1)), thread);
+    assert_eq!(source(&c, expr(&c, "thread_idx_x + 1", 0)), thread);
+    let block = Some(("block_idx_x".to_string(), "`block_idx_x` is block-varying".to_string()));
+    assert_eq!(source(&c, expr(&c, "z", 1)), block);
+    assert_eq!(source(&c, expr(&c, "y", 1)), None);
+    // The sum's level is thread-varying, so its source is the thread-varying one, not the warp-uniform one.
+    assert_eq!(source(&c, expr(&c, "x + y + z + w", 0)), thread);
+}
+
+#[test]
+fn a_higher_level_replaces_the_source_and_an_equal_one_keeps_it() {
+    // `v` is first block-uniform (from `block_idx_x`), then thread-varying (from `lane_id`): the hover on the
+    // loop's reads shows the final level and its source; `u` is thread-varying from two sources in turn and keeps
+    // the first it met.
+    let c = checked(
+        "kernel k (out : int32 vector) =
+  let v = mut block_idx_x in
+  let u = mut thread_idx_x in
+  for i = 0 to 3 do
+    out.(global_idx) <- v + u;
+    v := lane_id;
+    u := global_idx
+  done
+",
+    );
+    let read = expr(&c, "v + u", 0);
+    assert_eq!(info(&c).level(read), Uniformity::ThreadVarying);
+    let v = expr(&c, "v", 1);
+    assert_eq!(info(&c).level(v), Uniformity::ThreadVarying);
+    assert_eq!(source(&c, v).map(|s| s.0), Some("lane_id".to_string()));
+    let u = expr(&c, "u", 1);
+    assert_eq!(source(&c, u).map(|s| s.0), Some("thread_idx_x".to_string()));
+}
+
+#[test]
+fn conditions_keep_their_levels_over_calling_contexts() {
+    // The condition inside `f` is uniform on its own and in the first call, thread-varying in the second: the lint
+    // asks for the highest level in any context and the lowest in the contexts kernels reach.
+    let c = checked(
+        "let f (a : int32) (out : int32 vector) =
+  if a > 0 then out.(0) <- 1
+
+kernel k (out : int32 vector) (n : int32) =
+  f n out;
+  f thread_idx_x out
+",
+    );
+    let cond = expr(&c, "a > 0", 0);
+    assert_eq!(info(&c).level(cond), Uniformity::Uniform);
+    assert_eq!(info(&c).level_in_any_context(cond), Uniformity::ThreadVarying);
+    assert_eq!(info(&c).level_in_every_context(cond), Uniformity::Uniform);
+    let if_ = (0..c.module.exprs.len())
+        .map(|i| ExprId(i as u32))
+        .find(|&e| matches!(c.module.expr(e), crate::syntax::ast::ExprKind::If { cond: x, .. } if *x == cond))
+        .expect("the if");
+    assert_eq!(info(&c).thread_varying_ifs(), &[if_]);
+}
+
+#[test]
+fn expressions_outside_conditions_and_indices_have_one_level() {
+    let c = checked(PROGRAM);
+    let e = expr(&c, "x", 1);
+    assert_eq!(info(&c).level_in_any_context(e), info(&c).level(e));
+    assert_eq!(info(&c).level_in_every_context(e), info(&c).level(e));
+    assert!(info(&c).thread_varying_ifs().is_empty());
+}
+
+#[test]
+fn levels_describe_themselves() {
+    let words: Vec<&str> =
+        [Uniformity::Uniform, Uniformity::BlockUniform, Uniformity::WarpUniform, Uniformity::ThreadVarying]
+            .iter()
+            .map(|u| u.describe())
+            .collect();
+    assert_eq!(words, ["uniform", "block-varying", "warp-varying", "thread-varying"]);
+    assert_eq!(Uniformity::Uniform.hover(), "uniform (the same in every thread)");
+    assert_eq!(Uniformity::BlockUniform.hover(), "block-uniform (the same in every thread of a block)");
+    assert_eq!(Uniformity::WarpUniform.hover(), "warp-uniform (the same in every thread of a warp)");
+    assert_eq!(Uniformity::ThreadVarying.hover(), "thread-varying");
+}
+
+/// Analyses `checked`'s module with the memoized calls on; returns how many calls were analysed and replayed.
+fn call_counts(checked: &Checked) -> (u64, u64) {
+    let mut walker = super::walk::Walker::new(&checked.module, &checked.types);
+    for kernel in 0..checked.types.kernels.len() {
+        walker.kernel(kernel);
+    }
+    (walker.calls_analysed, walker.calls_replayed)
+}
+
+#[test]
+fn calls_in_a_context_met_before_are_replayed() {
+    // Four calls of `f` with a uniform argument in converged code, two with a thread-varying one: two analyses;
+    // `g` writes its cell, and its effect is replayed too (only `c` gets a thread-varying value).
+    let c = checked(
+        "let f (a : int32) : int32 = a * 2
+let g (p : int32 ref) (v : int32) = p := !p + v
+
+kernel k (out : int32 vector) (n : int32) =
+  let r = ref 0 in
+  let s = ref 0 in
+  let t = ref 0 in
+  let u = ref 0 in
+  g r n;
+  g s n;
+  g t thread_idx_x;
+  g u thread_idx_x;
+  out.(global_idx) <- f n + f (n + 1) + f (2 * n) + f 3 + f thread_idx_x + f lane_id + !r + !s + !t + !u
+",
+    );
+    assert_eq!(call_counts(&c), (4, 6));
+    let read = |cell: &str| info(&c).level(expr(&c, &format!("!{cell}"), 0));
+    assert_eq!(
+        [read("r"), read("s"), read("t"), read("u")],
+        [Uniformity::Uniform, Uniformity::Uniform, Uniformity::ThreadVarying, Uniformity::ThreadVarying]
+    );
+}
+
+#[test]
+fn calls_sharing_a_variable_between_parameters_are_analysed_each_time() {
+    // How writes through two names of one cell combine depends on more than levels: never replayed.
+    let c = checked(
+        "let two (p : int32 ref) (q : int32 ref) = p := 0; q := thread_idx_x
+
+kernel k (out : int32 vector) =
+  let r = ref 0 in
+  two r r;
+  two r r;
+  out.(global_idx) <- !r
+",
+    );
+    assert_eq!(call_counts(&c), (2, 0));
+}
