@@ -2,12 +2,14 @@
 //! Run: `cargo run --release -p skc-core --example bench_check [LINES] [--once]`. Prints lines per second for the
 //! whole front end and for each stage. Target: 1,000,000 lines/s on one core. `--once` runs every stage a single
 //! time, so an instruction counter (`valgrind --tool=callgrind`, `perf stat`) sees one run of each.
+//! `--write PATH` writes the generated file there and exits, to measure the whole `skc check` process on it.
 
 use std::time::Instant;
 
 use skc_core::convergence::UniformityInfo;
 use skc_core::driver::{parse_all, CheckOptions, Checked};
 use skc_core::syntax::ast::Module;
+use skc_core::syntax::lexer::Lexeme;
 use skc_core::types::TypeInfo;
 use skc_core::{Diagnostic, FileId, NoModules, SourceMap};
 
@@ -50,6 +52,16 @@ kernel reduce_{i} (input : float32 vector) (output : float32 vector) (n : int32)
 // (`callgrind_annotate --inclusive=yes` lists `bench_check::stage_typeck` and the others).
 
 #[inline(never)]
+fn stage_lex(text: &str) -> Vec<Lexeme> {
+    skc_core::syntax::lexer::lex(text)
+}
+
+#[inline(never)]
+fn stage_tokens(text: &str, lexemes: Vec<Lexeme>) -> Vec<Lexeme> {
+    skc_core::syntax::tokens::contextualize(text, lexemes)
+}
+
+#[inline(never)]
 fn stage_parse(text: &str) -> (SourceMap, Module, Vec<FileId>, Vec<Diagnostic>) {
     parse_all("bench.sk", text, &NoModules)
 }
@@ -82,12 +94,24 @@ fn main() {
         text.push_str(&b);
         i += 1;
     }
+    if let Some(path) = args.iter().position(|a| a == "--write").and_then(|at| args.get(at + 1)) {
+        std::fs::write(path, &text).expect("the benchmark file is written");
+        return;
+    }
     let lines = text.lines().count();
     let runs = if once { 1 } else { 5 };
     let mut best_total = f64::MAX;
     let mut best_parse = f64::MAX;
+    let mut best_lex = f64::MAX;
+    let mut best_tokens = f64::MAX;
     let mut errors = 0;
     for _ in 0..runs {
+        let t = Instant::now();
+        let lexemes = stage_lex(&text);
+        best_lex = best_lex.min(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        let _ = stage_tokens(&text, lexemes);
+        best_tokens = best_tokens.min(t.elapsed().as_secs_f64());
         let t0 = Instant::now();
         let (_, _, _, _) = stage_parse(&text);
         best_parse = best_parse.min(t0.elapsed().as_secs_f64());
@@ -105,9 +129,11 @@ fn main() {
     let convergence_time = t.elapsed().as_secs_f64();
     println!("input: {lines} lines, {} bytes, {i} kernels and {i} functions", text.len());
     println!("diagnostics with errors: {errors}");
+    println!("lex:              {:>8.1} ms  {:>12.0} lines/s", best_lex * 1e3, lines as f64 / best_lex);
+    println!("tokens pre-pass:  {:>8.1} ms  {:>12.0} lines/s", best_tokens * 1e3, lines as f64 / best_tokens);
     println!("parse only:       {:>8.1} ms  {:>12.0} lines/s", best_parse * 1e3, lines as f64 / best_parse);
-    println!("typeck:           {:>8.1} ms", typeck_time * 1e3);
-    println!("convergence:      {:>8.1} ms", convergence_time * 1e3);
+    println!("typeck:           {:>8.1} ms  {:>12.0} lines/s", typeck_time * 1e3, lines as f64 / typeck_time);
+    println!("convergence:      {:>8.1} ms  {:>12.0} lines/s", convergence_time * 1e3, lines as f64 / convergence_time);
     println!("check (all):      {:>8.1} ms  {:>12.0} lines/s", best_total * 1e3, lines as f64 / best_total);
     println!("target 1,000,000 lines/s: {}", if lines as f64 / best_total >= 1e6 { "met" } else { "NOT met" });
 }

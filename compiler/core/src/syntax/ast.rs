@@ -501,34 +501,38 @@ impl Module {
     /// Appends the direct children of an expression to `out`, in evaluation order (what [`Module::children`]
     /// returns, without allocating a vector per node for walkers that keep their own stack).
     pub fn push_children(&self, id: ExprId, out: &mut Vec<ExprId>) {
-        use ExprKind::*;
-        match self.expr(id) {
-            Int { .. } | Float { .. } | Bool(_) | Unit | Var(_) | Global(_) | Break | Continue | Error => {}
-            Return(e) => out.extend(e),
-            Call { args, .. } => out.extend_from_slice(args),
-            Unary { operand, .. } => out.push(*operand),
-            Binary { lhs, rhs, .. } => out.extend([*lhs, *rhs]),
-            Let { value, body, .. } => out.extend([*value, *body]),
-            Ref(e) => out.push(*e),
-            LetArray { size, body, .. } => out.extend([*size, *body]),
-            Assign { value, .. } => out.push(*value),
-            If { cond, then_branch, else_branch } => {
-                out.extend([*cond, *then_branch]);
-                out.extend(else_branch);
-            }
-            For { start, end, body, .. } => out.extend([*start, *end, *body]),
-            While { cond, body } => out.extend([*cond, *body]),
-            Seq(a, b) => out.extend([*a, *b]),
-            Index { array, index } => out.extend([*array, *index]),
-            IndexSet { array, index, value } => out.extend([*array, *index, *value]),
-            Field { record, .. } => out.push(*record),
-            FieldSet { record, value, .. } => out.extend([*record, *value]),
-            Record(fields) => out.extend(fields.iter().map(|(_, e)| *e)),
-            ArrayLit(items) => out.extend_from_slice(items),
-            Superstep { body, .. } => out.push(*body),
-            Annot { expr, .. } => out.push(*expr),
-            Pragma { body, .. } => out.push(*body),
-        }
+        for_each_child(self.expr(id), |child| out.push(child));
+    }
+}
+
+/// Calls `visit` on each child of `kind`, in the order [`Module::push_children`] lists them. A closure rather
+/// than a vector, for the walks that visit every node of a large arena (`syntax::depth`).
+#[inline]
+pub fn for_each_child(kind: &ExprKind, mut visit: impl FnMut(ExprId)) {
+    use ExprKind::*;
+    match kind {
+        Int { .. } | Float { .. } | Bool(_) | Unit | Var(_) | Global(_) | Break | Continue | Error => {}
+        Return(e) => e.iter().copied().for_each(visit),
+        Call { args, .. } => args.iter().copied().for_each(visit),
+        Unary { operand, .. } => visit(*operand),
+        Binary { lhs, rhs, .. } => [*lhs, *rhs].into_iter().for_each(visit),
+        Let { value, body, .. } => [*value, *body].into_iter().for_each(visit),
+        Ref(e) => visit(*e),
+        LetArray { size, body, .. } => [*size, *body].into_iter().for_each(visit),
+        Assign { value, .. } => visit(*value),
+        If { cond, then_branch, else_branch } => [*cond, *then_branch].into_iter().chain(*else_branch).for_each(visit),
+        For { start, end, body, .. } => [*start, *end, *body].into_iter().for_each(visit),
+        While { cond, body } => [*cond, *body].into_iter().for_each(visit),
+        Seq(a, b) => [*a, *b].into_iter().for_each(visit),
+        Index { array, index } => [*array, *index].into_iter().for_each(visit),
+        IndexSet { array, index, value } => [*array, *index, *value].into_iter().for_each(visit),
+        Field { record, .. } => visit(*record),
+        FieldSet { record, value, .. } => [*record, *value].into_iter().for_each(visit),
+        Record(fields) => fields.iter().map(|(_, e)| *e).for_each(visit),
+        ArrayLit(items) => items.iter().copied().for_each(visit),
+        Superstep { body, .. } => visit(*body),
+        Annot { expr, .. } => visit(*expr),
+        Pragma { body, .. } => visit(*body),
     }
 }
 

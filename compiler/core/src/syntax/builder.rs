@@ -10,6 +10,7 @@ use crate::source::{FileId, Span};
 use crate::syntax::ast::*;
 use crate::syntax::lexer::Lexeme;
 use crate::syntax::literals;
+use crate::syntax::operators::{self, Chain, Operator};
 
 /// Parameters as written; `written` is set by `()` too (`let f () = ...` is a function without parameters).
 #[derive(Default)]
@@ -65,6 +66,8 @@ pub struct Builder<'s> {
     /// Integer literals that fit only when negated (`2147483648` in `-2147483648`): reported unless a unary
     /// minus claims them.
     pending_literals: Vec<(ExprId, Diagnostic)>,
+    /// Memory for operator chains, kept between chains.
+    operators: operators::Scratch,
 }
 
 impl<'s> Builder<'s> {
@@ -79,6 +82,7 @@ impl<'s> Builder<'s> {
             default_kernel_name: default_kernel_name.to_string(),
             bare_kernels: 0,
             pending_literals: Vec::new(),
+            operators: operators::Scratch::default(),
         }
     }
 
@@ -209,9 +213,9 @@ impl<'s> Builder<'s> {
         self.alloc(ExprKind::Unary { op, operand }, l, r)
     }
 
-    pub fn assign(&mut self, op: Lexeme, target: ExprId, value: ExprId, l: u32, r: u32) -> ExprId {
-        let is_arrow = self.text_of(op) == "<-";
-        let kind = match (is_arrow, self.module.expr(target).clone()) {
+    /// `target <- value` (`store`) or `target := value`.
+    fn assign(&mut self, store: bool, target: ExprId, value: ExprId, l: u32, r: u32) -> ExprId {
+        let kind = match (store, self.module.expr(target).clone()) {
             (true, ExprKind::Index { array, index }) => ExprKind::IndexSet { array, index, value },
             (true, ExprKind::Field { record, field }) => ExprKind::FieldSet { record, field, value },
             (false, ExprKind::Var(path)) => ExprKind::Assign { target: path, value },
@@ -232,6 +236,39 @@ impl<'s> Builder<'s> {
             }
         };
         self.alloc(kind, l, r)
+    }
+
+    // --- operator chains (`syntax::operators`) ---------------------------------------------------------
+
+    /// `lhs op rhs`, where `lhs` spans `lhs_start..lhs_end` and `rhs` spans `rhs_start..rhs_end`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn chain(
+        &mut self,
+        lhs: Chain,
+        lhs_start: u32,
+        lhs_end: u32,
+        op: Operator,
+        rhs: Chain,
+        rhs_start: u32,
+        rhs_end: u32,
+    ) -> Chain {
+        self.operators.binary(lhs, lhs_start, lhs_end, op, rhs, rhs_start, rhs_end)
+    }
+
+    /// Prefix operator `op` at `start` before `operand`, which spans `operand_start..end`.
+    pub fn prefixed(&mut self, start: u32, op: UnaryOp, operand_start: u32, operand: Chain, end: u32) -> Chain {
+        self.operators.prefixed(start, op, operand_start, operand, end)
+    }
+
+    /// The tree of an operator chain.
+    pub fn expression(&mut self, chain: Chain) -> ExprId {
+        if let Chain::Operand(expr) = chain {
+            return expr;
+        }
+        let mut operators = std::mem::take(&mut self.operators);
+        let root = operators.resolve(chain, self);
+        self.operators = operators;
+        root
     }
 
     // --- applications and postfixes ---------------------------------------------------------------------
@@ -734,5 +771,19 @@ impl<'s> Builder<'s> {
         let span = self.span(l, r);
         let module = self.ident(module);
         self.module.items.push(Item::Open(Open { module, span }));
+    }
+}
+
+impl operators::Nodes for Builder<'_> {
+    fn binary(&mut self, op: Operator, lhs: ExprId, rhs: ExprId, start: u32, end: u32) -> ExprId {
+        match op {
+            Operator::Binary(op) => Builder::binary(self, op, lhs, rhs, start, end),
+            Operator::Store => self.assign(true, lhs, rhs, start, end),
+            Operator::Assign => self.assign(false, lhs, rhs, start, end),
+        }
+    }
+
+    fn prefix(&mut self, op: UnaryOp, operand: ExprId, start: u32, end: u32) -> ExprId {
+        self.unary(op, operand, start, end)
     }
 }

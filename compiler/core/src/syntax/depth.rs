@@ -5,7 +5,7 @@
 //! left-associative chain such as `a + b + c`).
 
 use crate::diagnostic::Diagnostic;
-use crate::syntax::ast::{ExprId, ExprKind, Item, Module};
+use crate::syntax::ast::{for_each_child, ExprId, ExprKind, Item, Module};
 
 /// Deepest expression nesting accepted.
 pub const MAX_DEPTH: u32 = 200;
@@ -15,6 +15,9 @@ pub const MAX_DEPTH: u32 = 200;
 pub fn limit_nesting(module: &mut Module, first_item: usize, first_expr: usize) -> Option<Diagnostic> {
     if module.exprs.len() - first_expr < MAX_DEPTH as usize {
         return None; // Fewer nodes than levels: nothing can be too deep.
+    }
+    if !any_too_deep(module, first_expr) {
+        return None;
     }
     let roots: Vec<ExprId> = module.items[first_item..].iter().filter_map(item_body).collect();
     let mut stack: Vec<(ExprId, u32)> = roots.into_iter().map(|root| (root, 0)).collect();
@@ -26,11 +29,11 @@ pub fn limit_nesting(module: &mut Module, first_item: usize, first_expr: usize) 
             module.exprs[id.index()] = ExprKind::Error;
             continue;
         }
-        let tail = tail_children(module.expr(id));
+        let tail = tail_child(module.expr(id));
         children.clear();
         module.push_children(id, &mut children);
         for &child in &children {
-            let same_level = tail.contains(&Some(child));
+            let same_level = tail == Some(child);
             stack.push((child, if same_level { depth } else { depth + 1 }));
         }
     }
@@ -39,6 +42,30 @@ pub fn limit_nesting(module: &mut Module, first_item: usize, first_expr: usize) 
         Diagnostic::error("E0104", "expression nested too deeply")
             .primary(at, format!("more than {MAX_DEPTH} levels of nesting here"))
     })
+}
+
+/// Whether some expression from `first_expr` on lies deeper than [`MAX_DEPTH`] below an expression of the arena.
+/// Children are allocated before their parents, so one pass in arena order knows each node's height (the
+/// deepest nesting below it, saturated past the limit) from its children's; the roots' heights bound every depth.
+fn any_too_deep(module: &Module, first_expr: usize) -> bool {
+    let limit = MAX_DEPTH as u8;
+    let mut heights: Vec<u8> = Vec::with_capacity(module.exprs.len() - first_expr);
+    for kind in &module.exprs[first_expr..] {
+        let tail = tail_child(kind);
+        let mut height = 0u8;
+        let mut outside = false;
+        for_each_child(kind, |child| match child.index().checked_sub(first_expr).and_then(|c| heights.get(c)) {
+            Some(&below) => height = height.max(below.saturating_add(u8::from(Some(child) != tail))),
+            // A child allocated before this file (never the case for a tree the builder made) is treated as
+            // too deep, so that the exact walk decides.
+            None => outside = true,
+        });
+        if outside || height > limit {
+            return true;
+        }
+        heights.push(height);
+    }
+    false
 }
 
 fn item_body(item: &Item) -> Option<ExprId> {
@@ -50,15 +77,15 @@ fn item_body(item: &Item) -> Option<ExprId> {
     }
 }
 
-/// Children at their parent's level: the rest of a sequence, a `let` body, the left operand of a binary
+/// The child at its parent's level, if any: the rest of a sequence, a `let` body, the left operand of a binary
 /// operator, the target of an assignment.
-fn tail_children(kind: &ExprKind) -> [Option<ExprId>; 2] {
+fn tail_child(kind: &ExprKind) -> Option<ExprId> {
     match kind {
-        ExprKind::Seq(_, rest) => [Some(*rest), None],
-        ExprKind::Let { body, .. } => [Some(*body), None],
-        ExprKind::Binary { lhs, .. } => [Some(*lhs), None],
-        ExprKind::IndexSet { array, .. } => [Some(*array), None],
-        ExprKind::FieldSet { record, .. } => [Some(*record), None],
-        _ => [None, None],
+        ExprKind::Seq(_, rest) => Some(*rest),
+        ExprKind::Let { body, .. } => Some(*body),
+        ExprKind::Binary { lhs, .. } => Some(*lhs),
+        ExprKind::IndexSet { array, .. } => Some(*array),
+        ExprKind::FieldSet { record, .. } => Some(*record),
+        _ => None,
     }
 }

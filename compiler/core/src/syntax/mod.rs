@@ -13,6 +13,7 @@ pub mod item_attributes;
 pub mod lexer;
 mod literals;
 pub mod name;
+mod operators;
 pub mod parser;
 pub mod tokens;
 

@@ -13,7 +13,7 @@ use crate::syntax::{depth, errors, grammar, tokens};
 /// Parses `text` (file `file`) and appends its items and expressions to `module`. Returns syntax diagnostics.
 /// `default_kernel_name` names a bare `fun ... -> ...` kernel (the CLI passes the file stem).
 pub fn parse(text: &str, file: FileId, module: &mut Module, default_kernel_name: &str) -> Vec<Diagnostic> {
-    let tokens = tokens::contextualize(text, &lex(text));
+    let tokens = tokens::contextualize(text, lex(text));
     // Typical code has a little over one expression per two tokens: reserving them up front saves growing (and
     // copying) the arena.
     module.exprs.reserve(tokens.len() * 3 / 5);

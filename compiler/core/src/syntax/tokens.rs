@@ -14,57 +14,66 @@
 
 use crate::syntax::lexer::{Lexeme, Token};
 
-/// Rewrites `lexemes` (ending with `Eof`, as [`crate::syntax::lexer::lex`] returns them) into the grammar's tokens.
-pub fn contextualize(text: &str, lexemes: &[Lexeme]) -> Vec<Lexeme> {
-    let mut out: Vec<Lexeme> = Vec::with_capacity(lexemes.len());
+/// Rewrites `lexemes` (ending with `Eof`, as [`crate::syntax::lexer::lex`] returns them) into the grammar's tokens,
+/// in place: the grammar's tokens are never more than the lexer's.
+pub fn contextualize(text: &str, mut lexemes: Vec<Lexeme>) -> Vec<Lexeme> {
+    // `lexemes[..kept]` are the grammar's tokens so far; `i` is the next lexeme to read (`kept <= i`).
+    let mut kept: usize = 0;
     let mut i = 0;
     while i < lexemes.len() {
         let lexeme = lexemes[i];
-        let next = lexemes.get(i + 1).map(|l| l.token).unwrap_or(Token::Eof);
-        let previous = out.last().map(|l| l.token);
+        let next = lexemes.get(i + 1).map_or(Token::Eof, |l| l.token);
+        let previous = kept.checked_sub(1).map(|k| lexemes[k].token);
         let token = match lexeme.token {
             Token::Eof => break,
+            Token::Ident => contextual_keyword(text, lexeme, previous, next),
             Token::Let if in_first_column(text, lexeme) => Token::ItemLet,
             Token::Fun if first_on_line(text, lexeme) => Token::ItemFun,
-            Token::LExtension if next == Token::Ident && text_of(text, lexemes[i + 1]) == "kernel" => {
-                out.push(Lexeme { token: Token::KernelExtension, start: lexeme.start, end: lexemes[i + 1].end });
+            Token::LExtension if next == Token::Ident && text_of(text, lexemes[i + 1]) == b"kernel" => {
+                lexemes[kept] = Lexeme { token: Token::KernelExtension, start: lexeme.start, end: lexemes[i + 1].end };
+                kept += 1;
                 i += 2;
                 continue;
             }
-            Token::Ident => contextual_keyword(text, lexeme, previous, next),
             other => other,
         };
-        if (closes_sequence(token) || starts_item(token)) && previous == Some(Token::Semi) {
-            out.pop();
+        if previous == Some(Token::Semi) && (closes_sequence(token) || starts_item(token)) {
+            kept -= 1;
         }
-        out.push(Lexeme { token, ..lexeme });
+        lexemes[kept] = Lexeme { token, ..lexeme };
+        kept += 1;
         i += 1;
     }
-    if out.last().map(|l| l.token) == Some(Token::Semi) {
-        out.pop();
+    lexemes.truncate(kept);
+    if lexemes.last().map(|l| l.token) == Some(Token::Semi) {
+        lexemes.pop();
     }
-    out
+    lexemes
 }
 
 /// `kernel`, `mut`, `create_array`, `ref`, `pragma` in their keyword positions; any other name stays `Ident`.
 fn contextual_keyword(text: &str, lexeme: Lexeme, previous: Option<Token>, next: Token) -> Token {
+    // Most names have none of the lengths of the contextual keywords: that is one comparison.
+    if !matches!(lexeme.end - lexeme.start, 3 | 6 | 12) {
+        return Token::Ident;
+    }
     match text_of(text, lexeme) {
-        "kernel"
+        b"kernel"
             if (in_first_column(text, lexeme) || matches!(previous, None | Some(Token::SemiSemi)))
                 && matches!(next, Token::Ident | Token::LAttribute) =>
         {
             Token::ItemKernel
         }
-        "mut" if previous == Some(Token::Eq) && next != Token::In => Token::Mut,
-        "create_array" if previous == Some(Token::Eq) => Token::CreateArray,
-        "ref" if starts_argument(next) => Token::Ref,
-        "pragma" if next == Token::LBracket => Token::Pragma,
+        b"mut" if previous == Some(Token::Eq) && next != Token::In => Token::Mut,
+        b"create_array" if previous == Some(Token::Eq) => Token::CreateArray,
+        b"ref" if starts_argument(next) => Token::Ref,
+        b"pragma" if next == Token::LBracket => Token::Pragma,
         _ => Token::Ident,
     }
 }
 
-fn text_of(text: &str, lexeme: Lexeme) -> &str {
-    &text[lexeme.start as usize..lexeme.end as usize]
+fn text_of(text: &str, lexeme: Lexeme) -> &[u8] {
+    &text.as_bytes()[lexeme.start as usize..lexeme.end as usize]
 }
 
 fn in_first_column(text: &str, lexeme: Lexeme) -> bool {
