@@ -1378,12 +1378,18 @@ mod tests {
             TypeClass::Float => "float",
             TypeClass::AtomicWord => "word",
             TypeClass::Any => "a",
+            TypeClass::ExactInt32 => "int32",
+            TypeClass::ExactInt64 => "int64",
+            TypeClass::ExactFloat32 => "float32",
+            TypeClass::ExactFloat64 => "float64",
         }
     }
 
     fn sig_type(ty: SigType) -> String {
-        let var = |n: u8, class| {
-            if n == 0 {
+        let var = |n: u8, class: TypeClass| {
+            if class.exact().is_some() {
+                class_name(class).to_string()
+            } else if n == 0 {
                 format!("'{}", class_name(class))
             } else {
                 format!("'{}{n}", class_name(class))

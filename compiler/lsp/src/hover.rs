@@ -202,6 +202,10 @@ fn sig_type(ty: SigType) -> String {
         SigType::Float64 => "float64".into(),
         SigType::Bool => "bool".into(),
         SigType::Unit => "unit".into(),
+        SigType::Var(_, class) if class.exact().is_some() => class.exact().map(sig_type).unwrap_or_default(),
+        SigType::ArrayOf(_, class) if class.exact().is_some() => {
+            format!("{} array", class.exact().map(sig_type).unwrap_or_default())
+        }
         SigType::Var(n, _) => var(n),
         SigType::ArrayOf(n, _) => format!("{} array", var(n)),
         SigType::Kernel => "kernel".into(),

@@ -34,6 +34,7 @@ mod infer;
 mod items;
 mod literals;
 mod report;
+mod sarek_names;
 mod scope;
 mod storage;
 mod suggest;
