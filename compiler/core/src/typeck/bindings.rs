@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use crate::diagnostic::Diagnostic;
 use crate::source::Span;
-use crate::syntax::ast::{BinaryOp, Binder, ExprId, ExprKind, Ident, Item, LetKind, MemorySpace, Path, TypeExpr, UnaryOp};
+use crate::syntax::ast::{
+    BinaryOp, Binder, ExprId, ExprKind, Ident, Item, LetKind, MemorySpace, Path, TypeExpr, UnaryOp,
+};
 use crate::types::{ArraySize, Mutability, Resolution, Type};
 
 use super::consts::EvalError;

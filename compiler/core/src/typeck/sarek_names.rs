@@ -82,14 +82,26 @@ mod tests {
 
     #[test]
     fn operators_and_conversions() {
-        assert_eq!(sarek_advice(None, "logand").as_deref(), Some("Sarek's `logand` is an operator in skc: write `a land b`"));
-        assert_eq!(sarek_advice(Some("Float32"), "add").as_deref(), Some("Sarek's `add` is an operator in skc: write `a +. b`"));
-        assert_eq!(sarek_advice(Some("Int32"), "add").as_deref(), Some("Sarek's `add` is an operator in skc: write `a + b`"));
+        assert_eq!(
+            sarek_advice(None, "logand").as_deref(),
+            Some("Sarek's `logand` is an operator in skc: write `a land b`")
+        );
+        assert_eq!(
+            sarek_advice(Some("Float32"), "add").as_deref(),
+            Some("Sarek's `add` is an operator in skc: write `a +. b`")
+        );
+        assert_eq!(
+            sarek_advice(Some("Int32"), "add").as_deref(),
+            Some("Sarek's `add` is an operator in skc: write `a + b`")
+        );
         assert_eq!(
             sarek_advice(Some("Float32"), "of_int").as_deref(),
             Some("Sarek's `of_int` is the conversion `float32 x` in skc")
         );
-        assert_eq!(sarek_advice(Some("Int32"), "to_int").as_deref(), Some("Sarek's `to_int` is the conversion `int32 x` in skc"));
+        assert_eq!(
+            sarek_advice(Some("Int32"), "to_int").as_deref(),
+            Some("Sarek's `to_int` is the conversion `int32 x` in skc")
+        );
         assert_eq!(sarek_advice(None, "thread_idx"), None);
         assert_eq!(sarek_advice(None, "one"), None, "a bare short name is left to the edit-distance search");
     }
