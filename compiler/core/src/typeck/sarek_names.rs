@@ -5,14 +5,11 @@
 
 /// What to write in skc for Sarek's `module.name` (`module` as qualified, if it was), if skc spells it otherwise.
 pub(crate) fn sarek_advice(module: Option<&str>, name: &str) -> Option<String> {
-    if let Some(operator) = operator(module, name) {
-        return Some(format!("Sarek's `{name}` is an operator in skc: write {operator}"));
-    }
-    let conversion = conversion(module, name)?;
-    Some(format!("Sarek's `{name}` is the conversion {conversion} in skc"))
+    let form = operator(module, name).or_else(|| conversion(module, name))?;
+    Some(format!("Sarek's `{name}` is written {form} in skc"))
 }
 
-/// The operator form of one of Sarek's arithmetic or bitwise functions.
+/// The operator form of one of Sarek's arithmetic or bitwise functions (or the literal of a constant).
 fn operator(module: Option<&str>, name: &str) -> Option<&'static str> {
     let float_module = module == Some("Float32") || module == Some("Float64");
     // Short names (`add`, `one`) only when qualified by one of Sarek's modules: bare, they are as likely a typo.
@@ -82,25 +79,16 @@ mod tests {
 
     #[test]
     fn operators_and_conversions() {
-        assert_eq!(
-            sarek_advice(None, "logand").as_deref(),
-            Some("Sarek's `logand` is an operator in skc: write `a land b`")
-        );
-        assert_eq!(
-            sarek_advice(Some("Float32"), "add").as_deref(),
-            Some("Sarek's `add` is an operator in skc: write `a +. b`")
-        );
-        assert_eq!(
-            sarek_advice(Some("Int32"), "add").as_deref(),
-            Some("Sarek's `add` is an operator in skc: write `a + b`")
-        );
+        assert_eq!(sarek_advice(None, "logand").as_deref(), Some("Sarek's `logand` is written `a land b` in skc"));
+        assert_eq!(sarek_advice(Some("Float32"), "add").as_deref(), Some("Sarek's `add` is written `a +. b` in skc"));
+        assert_eq!(sarek_advice(Some("Int32"), "add").as_deref(), Some("Sarek's `add` is written `a + b` in skc"));
         assert_eq!(
             sarek_advice(Some("Float32"), "of_int").as_deref(),
-            Some("Sarek's `of_int` is the conversion `float32 x` in skc")
+            Some("Sarek's `of_int` is written `float32 x` in skc")
         );
         assert_eq!(
             sarek_advice(Some("Int32"), "to_int").as_deref(),
-            Some("Sarek's `to_int` is the conversion `int32 x` in skc")
+            Some("Sarek's `to_int` is written `int32 x` in skc")
         );
         assert_eq!(sarek_advice(None, "thread_idx"), None);
         assert_eq!(sarek_advice(None, "one"), None, "a bare short name is left to the edit-distance search");
