@@ -577,7 +577,45 @@ impl<'s> Builder<'s> {
         LetItemBody::Error
     }
 
-    pub fn let_item(&mut self, attributes: Vec<Attribute>, body: LetItemBody, l: u32, r: u32) {
+    /// Sarek's kernel factory, `let f () = [%kernel fun ... -> ...]`: the kernel `f`. A factory with parameters
+    /// other than `()` (a kernel built from host values) is not supported.
+    pub fn kernel_factory(&mut self, name: Lexeme, params: ParamList, kernel: (ParamList, ExprId)) -> LetItemBody {
+        match params.params.first() {
+            Some(param) => {
+                let span = param.span;
+                self.unsupported(span, "a kernel factory with parameters", "pass the values as kernel parameters");
+                LetItemBody::Error
+            }
+            None => LetItemBody::Kernel(name, kernel),
+        }
+    }
+
+    /// `let%kernel f params = body` (Sarek's PPX README): the kernel `f`; another `let%ext` item is not supported.
+    pub fn item_extension(
+        &mut self,
+        percent: Lexeme,
+        extension: Lexeme,
+        name: Lexeme,
+        params: ParamList,
+        body: ExprId,
+    ) -> LetItemBody {
+        if self.text_of(extension) == "kernel" {
+            return LetItemBody::Kernel(name, (params, body));
+        }
+        let span = self.lexeme_span(percent);
+        self.unsupported(span, "this extension at top level", "use `let name = [%kernel fun ... -> ...]`");
+        LetItemBody::Error
+    }
+
+    pub fn let_item(
+        &mut self,
+        attributes: Vec<Attribute>,
+        body: LetItemBody,
+        item_attributes: Vec<Attribute>,
+        l: u32,
+        r: u32,
+    ) {
+        self.trailing_item_attributes(&item_attributes);
         let launch_bounds = self.let_item_attributes(&attributes);
         let span = self.span(l, r);
         let item = match body {
@@ -622,6 +660,17 @@ impl<'s> Builder<'s> {
             }
         }
         bounds
+    }
+
+    /// OCaml's item attributes after a `let` item (`[@@warning "-33"]`): OCaml's compiler warnings mean nothing to
+    /// skc, so `warning` and Sarek's markers are accepted and ignored; any other is W0002.
+    fn trailing_item_attributes(&mut self, attributes: &[Attribute]) {
+        for attribute in attributes {
+            match &self.text[attribute.name.range()] {
+                "warning" | "ocaml.warning" | "sarek.kernel" | "sarek.module" => {}
+                _ => self.unknown_attribute(attribute),
+            }
+        }
     }
 
     fn unknown_attribute(&mut self, attribute: &Attribute) {
