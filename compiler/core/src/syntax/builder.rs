@@ -268,6 +268,22 @@ impl<'s> Builder<'s> {
         self.alloc(ExprKind::ArrayLit(items), l, r)
     }
 
+    /// `let module M = struct type ... end in` before `fun` in `[%kernel`: its records are already top-level
+    /// items; only the words `module` and `struct` are left to check.
+    pub fn local_module(&mut self, keyword: Lexeme, module: Lexeme, structure: Lexeme, end: Lexeme) {
+        let _ = module;
+        if self.text_of(keyword) != "module" || self.text_of(structure) != "struct" {
+            let span = self.lexeme_span(keyword).to(self.lexeme_span(end));
+            self.unsupported(span, "this form before `fun`", "write `let module M = struct type ... end in`");
+        }
+    }
+
+    /// `{ x; ... }`: OCaml's field punning, the field `x` given the value of the variable `x`.
+    pub fn punned_field(&mut self, name: Lexeme) -> (Lexeme, ExprId) {
+        let value = self.var((None, name));
+        (name, value)
+    }
+
     pub fn record_literal(&mut self, fields: Vec<(Lexeme, ExprId)>, l: u32, r: u32) -> ExprId {
         let fields = fields.into_iter().map(|(name, value)| (self.ident(name), value)).collect();
         self.alloc(ExprKind::Record(fields), l, r)
@@ -493,12 +509,18 @@ impl<'s> Builder<'s> {
 
     /// `let open Std in body`: builtin modules are always open; other modules must be opened at top level.
     pub fn let_open(&mut self, module: Lexeme, body: ExprId) -> ExprId {
+        self.open_module(module);
+        body
+    }
+
+    /// `let open M in` (in an expression, or before `fun` in `[%kernel`): a user module is opened for the whole
+    /// file; the builtin namespaces need nothing.
+    pub fn open_module(&mut self, module: Lexeme) {
         let module = self.ident(module);
         if !crate::builtins::BUILTIN_MODULES.contains(&module.name.as_str()) {
             let span = module.span;
             self.module.items.push(Item::Open(Open { module, span }));
         }
-        body
     }
 
     // --- types ------------------------------------------------------------------------------------------
