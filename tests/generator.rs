@@ -78,6 +78,10 @@ impl Scalar {
             TypeClass::Integer => self.is_integer(),
             TypeClass::Float => self.is_float(),
             TypeClass::Any => true,
+            TypeClass::ExactInt32 => self == Scalar::I32,
+            TypeClass::ExactInt64 => self == Scalar::I64,
+            TypeClass::ExactFloat32 => self == Scalar::F32,
+            TypeClass::ExactFloat64 => self == Scalar::F64,
         }
     }
     fn from_sig(sig: SigType) -> Option<Scalar> {

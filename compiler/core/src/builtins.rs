@@ -43,6 +43,27 @@ pub enum TypeClass {
     AtomicWord,
     /// Any scalar or record.
     Any,
+    /// Exactly int32: Sarek's typed names (`atomic_add_int32`), whose element type is part of the name.
+    ExactInt32,
+    /// Exactly int64 (`atomic_add_int64`).
+    ExactInt64,
+    /// Exactly float32 (`atomic_add_float32`).
+    ExactFloat32,
+    /// Exactly float64 (`atomic_add_float64`).
+    ExactFloat64,
+}
+
+impl TypeClass {
+    /// The one type an exact class admits (`ExactInt32`: int32), `None` for the classes of several types.
+    pub fn exact(self) -> Option<SigType> {
+        match self {
+            TypeClass::ExactInt32 => Some(SigType::Int32),
+            TypeClass::ExactInt64 => Some(SigType::Int64),
+            TypeClass::ExactFloat32 => Some(SigType::Float32),
+            TypeClass::ExactFloat64 => Some(SigType::Float64),
+            TypeClass::Numeric | TypeClass::Integer | TypeClass::Float | TypeClass::AtomicWord | TypeClass::Any => None,
+        }
+    }
 }
 
 /// What a builtin needs of the control flow it executes in.
@@ -216,6 +237,39 @@ const fn atomic(name: &'static str, class: TypeClass, cuda: CudaTemplate, doc: &
         aliases: &[],
         params,
         ret: Var(0, class),
+        requirement: Requirement::None,
+        result: R::ThreadVarying,
+        writes_first_arg: true,
+        orders_memory: false,
+        warp_uniform_args: false,
+        value: None,
+        cuda,
+        doc,
+    }
+}
+
+/// Sarek's typed atomics: the element type is part of the name (`atomic_add_int32`), so the array's elements must
+/// be exactly that type.
+const SAREK_ATOMIC_INT32: &[SigType] = &[ArrayOf(0, ExactInt32), Int32, Var(0, ExactInt32)];
+const SAREK_ATOMIC_INT64: &[SigType] = &[ArrayOf(0, ExactInt64), Int32, Var(0, ExactInt64)];
+const SAREK_ATOMIC_FLOAT32: &[SigType] = &[ArrayOf(0, ExactFloat32), Int32, Var(0, ExactFloat32)];
+const SAREK_ATOMIC_FLOAT64: &[SigType] = &[ArrayOf(0, ExactFloat64), Int32, Var(0, ExactFloat64)];
+/// `atomic_inc_int32 a i`: no value operand.
+const SAREK_ATOMIC_INT32_STEP: &[SigType] = &[ArrayOf(0, ExactInt32), Int32];
+const SAREK_ATOMIC_INT32_CAS: &[SigType] = &[ArrayOf(0, ExactInt32), Int32, Var(0, ExactInt32), Var(0, ExactInt32)];
+
+const fn sarek_atomic(
+    name: &'static str,
+    params: &'static [SigType],
+    ret: SigType,
+    cuda: CudaTemplate,
+    doc: &'static str,
+) -> Builtin {
+    Builtin {
+        name,
+        aliases: &[],
+        params,
+        ret,
         requirement: Requirement::None,
         result: R::ThreadVarying,
         writes_first_arg: true,
@@ -510,10 +564,10 @@ pub static BUILTINS: &[Builtin] = &[
         warp(
             "ballot",
             &[Bool],
-            UInt32,
+            Int32,
             R::WarpUniform,
-            "__ballot_sync({mask}, {0})",
-            "bit i set iff `p` holds in lane i",
+            "((int)__ballot_sync({mask}, {0}))",
+            "bit i set iff `p` holds in lane i (an int32, as in Sarek: lane 31 is the sign bit)",
         ),
         &["warp_ballot"],
     ),
@@ -530,6 +584,20 @@ pub static BUILTINS: &[Builtin] = &[
         value: None,
         cuda: "__activemask()",
         doc: "bit i set iff lane i is executing this instruction with the calling thread",
+    },
+    Builtin {
+        name: "warp_active_mask",
+        aliases: &[],
+        params: &[],
+        ret: Int32,
+        requirement: Requirement::None,
+        result: R::WarpUniformUnderControl,
+        writes_first_arg: false,
+        orders_memory: false,
+        warp_uniform_args: false,
+        value: None,
+        cuda: "((int)__activemask())",
+        doc: "`activemask` as Sarek types it, an int32 (lane 31 is the sign bit)",
     },
     Builtin {
         name: "uniform_load",
@@ -568,6 +636,41 @@ pub static BUILTINS: &[Builtin] = &[
         cuda: "skc_atomic_cas(&{0}[{1}], {2}, {3})",
         doc: "if a.(i) = expected then a.(i) <- v, atomically (32 or 64 bits); old value",
     },
+    // --- Sarek's typed atomics (the element type in the name; return the old value) ----------------------
+    sarek_atomic("atomic_add_int32", SAREK_ATOMIC_INT32, Int32, "skc_atomic_add(&{0}[{1}], {2})", "`atomic_add` on int32 elements"),
+    sarek_atomic("atomic_sub_int32", SAREK_ATOMIC_INT32, Int32, "skc_atomic_sub(&{0}[{1}], {2})", "`atomic_sub` on int32 elements"),
+    sarek_atomic("atomic_exch_int32", SAREK_ATOMIC_INT32, Int32, "skc_atomic_exch(&{0}[{1}], {2})", "`atomic_exch` on int32 elements"),
+    sarek_atomic("atomic_min_int32", SAREK_ATOMIC_INT32, Int32, "atomicMin(&{0}[{1}], {2})", "`atomic_min` on int32 elements"),
+    sarek_atomic("atomic_max_int32", SAREK_ATOMIC_INT32, Int32, "atomicMax(&{0}[{1}], {2})", "`atomic_max` on int32 elements"),
+    sarek_atomic("atomic_and_int32", SAREK_ATOMIC_INT32, Int32, "skc_atomic_and(&{0}[{1}], {2})", "`atomic_and` on int32 elements"),
+    sarek_atomic("atomic_or_int32", SAREK_ATOMIC_INT32, Int32, "skc_atomic_or(&{0}[{1}], {2})", "`atomic_or` on int32 elements"),
+    sarek_atomic("atomic_xor_int32", SAREK_ATOMIC_INT32, Int32, "skc_atomic_xor(&{0}[{1}], {2})", "`atomic_xor` on int32 elements"),
+    sarek_atomic(
+        "atomic_cas_int32",
+        SAREK_ATOMIC_INT32_CAS,
+        Int32,
+        "skc_atomic_cas(&{0}[{1}], {2}, {3})",
+        "`atomic_cas` on int32 elements (array, index, expected, new value)",
+    ),
+    sarek_atomic("atomic_inc_int32", SAREK_ATOMIC_INT32_STEP, Int32, "skc_atomic_add(&{0}[{1}], 1)", "a.(i) <- a.(i) + 1 atomically, on int32 elements; old value"),
+    sarek_atomic("atomic_dec_int32", SAREK_ATOMIC_INT32_STEP, Int32, "skc_atomic_sub(&{0}[{1}], 1)", "a.(i) <- a.(i) - 1 atomically, on int32 elements; old value"),
+    sarek_atomic("atomic_add_int64", SAREK_ATOMIC_INT64, Int64, "skc_atomic_add(&{0}[{1}], {2})", "`atomic_add` on int64 elements"),
+    sarek_atomic("atomic_add_float32", SAREK_ATOMIC_FLOAT32, Float32, "skc_atomic_add(&{0}[{1}], {2})", "`atomic_add` on float32 elements"),
+    sarek_atomic("atomic_add_float64", SAREK_ATOMIC_FLOAT64, Float64, "skc_atomic_add(&{0}[{1}], {2})", "`atomic_add` on float64 elements"),
+    sarek_atomic(
+        "atomic_add_global_int32",
+        SAREK_ATOMIC_INT32,
+        Int32,
+        "skc_atomic_add(&{0}[{1}], {2})",
+        "`atomic_add` on int32 elements (Sarek's name for a vector; any array is accepted)",
+    ),
+    sarek_atomic(
+        "atomic_inc_global_int32",
+        SAREK_ATOMIC_INT32_STEP,
+        Int32,
+        "skc_atomic_add(&{0}[{1}], 1)",
+        "`atomic_inc_int32` (Sarek's name for a vector; any array is accepted)",
+    ),
     // --- ordered, scoped atomics (return the old value, except loads and stores) -----------------------
     ordered!(load, "relaxed", "RELAXED", "block", "BLOCK"),
     ordered!(load, "relaxed", "RELAXED", "device", "DEVICE"),
@@ -618,10 +721,13 @@ pub static BUILTINS: &[Builtin] = &[
     ordered!(cas, "acq_rel", "ACQ_REL", "ACQUIRE", "device", "DEVICE"),
     ordered!(cas, "acq_rel", "ACQ_REL", "ACQUIRE", "system", "SYSTEM"),
     // --- fences and sleeps --------------------------------------------------------------------------
-    effect("fence_block", &[], "__threadfence_block()", "orders this thread's memory accesses as seen by its block"),
+    with_aliases(
+        effect("fence_block", &[], "__threadfence_block()", "orders this thread's memory accesses as seen by its block"),
+        &["memory_fence_block"],
+    ),
     with_aliases(
         effect("fence_device", &[], "__threadfence()", "orders this thread's memory accesses as seen by the device"),
-        &["fence", "threadfence"],
+        &["fence", "threadfence", "memory_fence_device"],
     ),
     effect(
         "fence_system",
@@ -756,6 +862,25 @@ pub static BUILTINS: &[Builtin] = &[
     pure("abs", N1, NR, "skc_abs({0})", "absolute value"),
     pure("min", N2, NR, "skc_min({0}, {1})", "minimum"),
     pure("max", N2, NR, "skc_max({0}, {1})", "maximum"),
+    with_aliases(pure("popc", &[Int32], Int32, "__popc((unsigned int)({0}))", "number of bits set"), &["popcount_int32"]),
+    with_aliases(pure("clz", &[Int32], Int32, "__clz({0})", "number of leading zero bits (32 for 0)"), &["clz_int32"]),
+    // Sarek's typed names: the type in the name is the type of the operands and result.
+    pure("abs_int32", &[Int32], Int32, "skc_abs({0})", "`abs` on int32"),
+    pure("min_int32", &[Int32, Int32], Int32, "skc_min({0}, {1})", "`min` on int32"),
+    pure("max_int32", &[Int32, Int32], Int32, "skc_max({0}, {1})", "`max` on int32"),
+    pure("sin_f64", &[Float64], Float64, "sin({0})", "`sin` on float64"),
+    pure("cos_f64", &[Float64], Float64, "cos({0})", "`cos` on float64"),
+    pure("tan_f64", &[Float64], Float64, "tan({0})", "`tan` on float64"),
+    pure("sqrt_f64", &[Float64], Float64, "sqrt({0})", "`sqrt` on float64"),
+    pure("exp_f64", &[Float64], Float64, "exp({0})", "`exp` on float64"),
+    pure("log_f64", &[Float64], Float64, "log({0})", "`log` on float64"),
+    pure("log2_f64", &[Float64], Float64, "log2({0})", "`log2` on float64"),
+    pure("log10_f64", &[Float64], Float64, "log10({0})", "`log10` on float64"),
+    pure("pow_f64", &[Float64, Float64], Float64, "pow({0}, {1})", "`pow` on float64"),
+    pure("fabs_f64", &[Float64], Float64, "fabs({0})", "`fabs` on float64"),
+    pure("floor_f64", &[Float64], Float64, "floor({0})", "`floor` on float64"),
+    pure("ceil_f64", &[Float64], Float64, "ceil({0})", "`ceil` on float64"),
+    pure("fma_f64", &[Float64, Float64, Float64], Float64, "fma({0}, {1}, {2})", "`fma` on float64"),
     pure("is_nan", F1, Bool, "isnan({0})", "true iff x is NaN"),
     pure("is_finite", F1, Bool, "isfinite({0})", "true iff x is neither infinite nor NaN"),
     // --- float constants ------------------------------------------------------------------------------
@@ -804,15 +929,15 @@ pub static BUILTINS: &[Builtin] = &[
     // --- conversions ----------------------------------------------------------------------------------
     with_aliases(
         pure("float32", &[Var(0, Numeric)], Float32, "((float)({0}))", "convert to float32"),
-        &["float", "to_float32"],
+        &["float", "to_float32", "float_of_int"],
     ),
     with_aliases(
         pure("float64", &[Var(0, Numeric)], Float64, "((double)({0}))", "convert to float64"),
-        &["to_float64"],
+        &["to_float64", "float64_of_int"],
     ),
     with_aliases(
         pure("int32", &[Var(0, Numeric)], Int32, "((int)({0}))", "convert to int32 (a float truncates toward zero and saturates; NaN is 0)"),
-        &["int", "to_int32", "int_of_float"],
+        &["int", "to_int32", "int_of_float", "int_of_float64"],
     ),
     with_aliases(pure("int64", &[Var(0, Numeric)], Int64, "((long long)({0}))", "convert to int64 (as int32)"), &["to_int64"]),
     with_aliases(
@@ -826,7 +951,7 @@ pub static BUILTINS: &[Builtin] = &[
 ];
 
 /// Modules whose qualified names reach the builtins (`Gpu.block_barrier`, `Std.sqrt`).
-pub const BUILTIN_MODULES: &[&str] = &["Gpu", "Std", "Math", "Float32", "Float64"];
+pub const BUILTIN_MODULES: &[&str] = &["Gpu", "Std", "Math", "Float32", "Float64", "Int32", "Int64"];
 
 /// Finds a builtin by name or alias (the first in table order that has it).
 pub fn lookup(name: &str) -> Option<&'static Builtin> {
@@ -862,17 +987,22 @@ impl TypeClass {
             TypeClass::Float => "float",
             TypeClass::AtomicWord => "word",
             TypeClass::Any => "a",
+            TypeClass::ExactInt32 => "int32",
+            TypeClass::ExactInt64 => "int64",
+            TypeClass::ExactFloat32 => "float32",
+            TypeClass::ExactFloat64 => "float64",
         }
     }
 }
 
 impl SigType {
     /// How docs/language.md's builtin table and the language server's hovers print this type: scalars by name,
-    /// type variable `n` of class `c` as `'c` (the first) or `'cn`.
+    /// type variable `n` of class `c` as `'c` (the first) or `'cn`, and one of an exact class as its type.
     pub fn display(self) -> String {
-        let var = |n: u8, class: TypeClass| match n {
-            0 => format!("'{}", class.var_name()),
-            n => format!("'{}{n}", class.var_name()),
+        let var = |n: u8, class: TypeClass| match (class.exact(), n) {
+            (Some(exact), _) => exact.display(),
+            (None, 0) => format!("'{}", class.var_name()),
+            (None, n) => format!("'{}{n}", class.var_name()),
         };
         match self {
             SigType::Int32 => "int32".into(),

@@ -823,9 +823,9 @@ kernel k (out : int32 vector) =
     Explanation {
         code: "E0217",
         title: "unknown module qualifier",
-        body: r#"A qualified name `M.x` names a built-in namespace (`Gpu`, `Std`, `Math`, `Float32`, `Float64`: the
-builtins) or a module that a file of the program opens with `open M` (the items of `m.sk`). Any other `M`
-is an error: a misspelt or missing `open` would otherwise be silently ignored. (A qualified item that exists,
+        body: r#"A qualified name `M.x` names a built-in namespace (`Gpu`, `Std`, `Math`, `Float32`, `Float64`,
+`Int32`, `Int64`: the builtins) or a module that a file of the program opens with `open M` (the items of
+`m.sk`). Any other `M` is an error: a misspelt or missing `open` would otherwise be silently ignored. (A qualified item that exists,
 but in another file than `M`'s, is E0200, with a label at its definition.)
 
 Erroneous example:

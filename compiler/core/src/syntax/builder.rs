@@ -305,6 +305,22 @@ impl<'s> Builder<'s> {
         self.alloc(ExprKind::ArrayLit(items), l, r)
     }
 
+    /// `let module M = struct type ... end in` before `fun` in `[%kernel`: its records are already top-level
+    /// items; only the words `module` and `struct` are left to check.
+    pub fn local_module(&mut self, keyword: Lexeme, module: Lexeme, structure: Lexeme, end: Lexeme) {
+        let _ = module;
+        if self.text_of(keyword) != "module" || self.text_of(structure) != "struct" {
+            let span = self.lexeme_span(keyword).to(self.lexeme_span(end));
+            self.unsupported(span, "this form before `fun`", "write `let module M = struct type ... end in`");
+        }
+    }
+
+    /// `{ x; ... }`: OCaml's field punning, the field `x` given the value of the variable `x`.
+    pub fn punned_field(&mut self, name: Lexeme) -> (Lexeme, ExprId) {
+        let value = self.var((None, name));
+        (name, value)
+    }
+
     pub fn record_literal(&mut self, fields: Vec<(Lexeme, ExprId)>, l: u32, r: u32) -> ExprId {
         let fields = fields.into_iter().map(|(name, value)| (self.ident(name), value)).collect();
         self.alloc(ExprKind::Record(fields), l, r)
@@ -530,12 +546,18 @@ impl<'s> Builder<'s> {
 
     /// `let open Std in body`: builtin modules are always open; other modules must be opened at top level.
     pub fn let_open(&mut self, module: Lexeme, body: ExprId) -> ExprId {
+        self.open_module(module);
+        body
+    }
+
+    /// `let open M in` (in an expression, or before `fun` in `[%kernel`): a user module is opened for the whole
+    /// file; the builtin namespaces need nothing.
+    pub fn open_module(&mut self, module: Lexeme) {
         let module = self.ident(module);
         if !crate::builtins::BUILTIN_MODULES.contains(&module.name.as_str()) {
             let span = module.span;
             self.module.items.push(Item::Open(Open { module, span }));
         }
-        body
     }
 
     // --- types ------------------------------------------------------------------------------------------
@@ -614,7 +636,45 @@ impl<'s> Builder<'s> {
         LetItemBody::Error
     }
 
-    pub fn let_item(&mut self, attributes: Vec<Attribute>, body: LetItemBody, l: u32, r: u32) {
+    /// Sarek's kernel factory, `let f () = [%kernel fun ... -> ...]`: the kernel `f`. A factory with parameters
+    /// other than `()` (a kernel built from host values) is not supported.
+    pub fn kernel_factory(&mut self, name: Lexeme, params: ParamList, kernel: (ParamList, ExprId)) -> LetItemBody {
+        match params.params.first() {
+            Some(param) => {
+                let span = param.span;
+                self.unsupported(span, "a kernel factory with parameters", "pass the values as kernel parameters");
+                LetItemBody::Error
+            }
+            None => LetItemBody::Kernel(name, kernel),
+        }
+    }
+
+    /// `let%kernel f params = body` (Sarek's PPX README): the kernel `f`; another `let%ext` item is not supported.
+    pub fn item_extension(
+        &mut self,
+        percent: Lexeme,
+        extension: Lexeme,
+        name: Lexeme,
+        params: ParamList,
+        body: ExprId,
+    ) -> LetItemBody {
+        if self.text_of(extension) == "kernel" {
+            return LetItemBody::Kernel(name, (params, body));
+        }
+        let span = self.lexeme_span(percent);
+        self.unsupported(span, "this extension at top level", "use `let name = [%kernel fun ... -> ...]`");
+        LetItemBody::Error
+    }
+
+    pub fn let_item(
+        &mut self,
+        attributes: Vec<Attribute>,
+        body: LetItemBody,
+        item_attributes: Vec<Attribute>,
+        l: u32,
+        r: u32,
+    ) {
+        self.trailing_item_attributes(&item_attributes);
         let launch_bounds = self.let_item_attributes(&attributes);
         let span = self.span(l, r);
         let item = match body {
@@ -659,6 +719,17 @@ impl<'s> Builder<'s> {
             }
         }
         bounds
+    }
+
+    /// OCaml's item attributes after a `let` item (`[@@warning "-33"]`): OCaml's compiler warnings mean nothing to
+    /// skc, so `warning` and Sarek's markers are accepted and ignored; any other is W0002.
+    fn trailing_item_attributes(&mut self, attributes: &[Attribute]) {
+        for attribute in attributes {
+            match &self.text[attribute.name.range()] {
+                "warning" | "ocaml.warning" | "sarek.kernel" | "sarek.module" => {}
+                _ => self.unknown_attribute(attribute),
+            }
+        }
     }
 
     fn unknown_attribute(&mut self, attribute: &Attribute) {

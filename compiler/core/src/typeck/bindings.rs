@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use crate::diagnostic::Diagnostic;
 use crate::source::Span;
-use crate::syntax::ast::{BinaryOp, Binder, ExprId, ExprKind, Ident, LetKind, MemorySpace, Path, TypeExpr, UnaryOp};
+use crate::syntax::ast::{
+    BinaryOp, Binder, ExprId, ExprKind, Ident, Item, LetKind, MemorySpace, Path, TypeExpr, UnaryOp,
+};
 use crate::types::{ArraySize, Mutability, Resolution, Type};
 
 use super::consts::EvalError;
@@ -92,7 +94,9 @@ impl<'a> Checker<'a> {
         };
         let size_ty = self.check_expr(size);
         let integer = self.vars.fresh(Class::Integer);
-        let size = if self.expect_type(size, &size_ty, &integer) {
+        let size = if space == MemorySpace::Shared && matches!(self.kind(size), ExprKind::Unit) {
+            ArraySize::Const(self.default_shared_slots())
+        } else if self.expect_type(size, &size_ty, &integer) {
             self.array_size(size, space, &elem, name.span)
         } else {
             ArraySize::Const(1)
@@ -101,6 +105,20 @@ impl<'a> Checker<'a> {
         let local = self.new_local(&name.name, ty, Mutability::Immutable, name.span, None);
         self.info.declared_local.insert(id, local);
         self.check_in_scope(&name.name, local, body)
+    }
+
+    /// The size of Sarek's `let%shared (t : T) = () in`, one slot per thread of the block: the kernel's
+    /// `[@launch_bounds MAX_THREADS]` (the runtime refuses a larger block), else the most threads a block can have
+    /// on any target. A static size, so the array is ordinary `__shared__` memory that `limits` counts; a
+    /// function's array (no launch bounds of its own) gets the most.
+    fn default_shared_slots(&self) -> u32 {
+        let most = crate::target::MAX_THREADS_PER_BLOCK as u32;
+        let Owner::Kernel(k) = self.ctx.owner else { return most };
+        let item = self.info.kernels.get(k).and_then(|info| self.module.items.get(info.item));
+        match item {
+            Some(Item::Kernel(kernel)) => kernel.launch_bounds.map_or(most, |b| b.max_threads.clamp(1, most)),
+            _ => most,
+        }
     }
 
     /// A constant size, or (shared arrays in kernels only) a size computed from the kernel's scalar parameters.

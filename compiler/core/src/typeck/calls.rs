@@ -371,7 +371,10 @@ impl Checker<'_> {
         if let Some(ty) = slots.get(slot) {
             return ty.clone();
         }
-        let ty = self.vars.fresh(Class::of_builtin(class));
+        let ty = match class.exact() {
+            Some(exact) => self.instantiate(exact, slots),
+            None => self.vars.fresh(Class::of_builtin(class)),
+        };
         slots.insert(slot, ty.clone());
         ty
     }

@@ -31,7 +31,13 @@ impl Class {
     /// The class of a generic slot in a builtin's signature.
     pub(crate) fn of_builtin(class: TypeClass) -> Class {
         match class {
-            TypeClass::Numeric | TypeClass::AtomicWord => Class::Numeric,
+            // An exact class is its one type, which `calls` puts in the slot without a variable.
+            TypeClass::Numeric
+            | TypeClass::AtomicWord
+            | TypeClass::ExactInt32
+            | TypeClass::ExactInt64
+            | TypeClass::ExactFloat32
+            | TypeClass::ExactFloat64 => Class::Numeric,
             TypeClass::Integer => Class::Integer,
             TypeClass::Float => Class::Float,
             TypeClass::Any => Class::Any,

@@ -35,6 +35,7 @@ mod infer;
 mod items;
 mod literals;
 mod report;
+mod sarek_names;
 mod scope;
 mod storage;
 mod suggest;

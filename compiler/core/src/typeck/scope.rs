@@ -173,10 +173,12 @@ impl Checker<'_> {
         if is_bogus_name(&path.name.name) || path.module.as_ref().is_some_and(|m| is_bogus_name(&m.name)) {
             return;
         }
-        let suggestion = self.suggest_value(path);
+        let module = path.module.as_ref().map(|m| m.name.as_str());
         let mut d = Diagnostic::error("E0200", format!("unknown name `{}`", path.display()))
             .primary(path.span(), "not found in this scope");
-        if let Some(s) = suggestion {
+        if let Some(advice) = super::sarek_names::sarek_advice(module, &path.name.name) {
+            d = d.help(advice);
+        } else if let Some(s) = self.suggest_value(path) {
             d = d.help(format!("did you mean `{s}`?"));
         }
         self.diagnostics.push(d);
