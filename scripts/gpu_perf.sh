@@ -10,9 +10,9 @@
 # `run` measures, in this order, within RUN_LIMIT seconds (default 570; each step also has a limit of its own):
 #   1. skc's Lorenz sweep N = 2^10 ... 2^23 (writes the float64 references for the peers),
 #   2. CuBIE's Lorenz sweep at 2^10, 2^16, 2^20, 2^23,
-#   3. the work-precision study of skc (Tsit5, DP5, Vern7), float32 at 2^20 and 2^23, float64 at 2^19, 2^20, 2^23,
-#   4. the same for CuBIE (Tsit5, DP5),
-#   5. the summary metrics (Lorenz overhead at 2^20; Van der Pol with skc and CuBIE),
+#   3. the summary metrics (Lorenz overhead at 2^20; Van der Pol with skc and CuBIE),
+#   4. the work-precision study of skc (Tsit5, DP5, Vern7), float32 at 2^20 and 2^23, float64 at 2^19, 2^20, 2^23,
+#   5. the same for CuBIE (Tsit5, DP5),
 #   6. diffrax's Lorenz sweep at 2^10, 2^16, 2^20, 2^23,
 # then draws the plots and the tables from what it measured. $OUT (default /tmp/perf-out) receives at most six
 # files: results.jsonl (every JSON line, one object per measurement), summary.md (the tables), log.txt (every
@@ -106,15 +106,15 @@ run() {
   local peers="1024 65536 1048576 8388608" wp32="1048576 8388608" wp64="524288 1048576 8388608"
   # shellcheck disable=SC2086
   {
-    step skc-sweep 150 "$B/ode-bench" sweep $sweep
+    step skc-sweep 120 "$B/ode-bench" sweep $sweep
     step cubie-sweep 120 python3 "$P/cubie_lorenz.py" sweep $peers
+    step skc-metrics-lorenz 90 "$B/metrics-bench" lorenz 1048576
+    step skc-metrics-vdp 90 "$B/metrics-bench" vdp /tmp/perf-vdp
+    step cubie-summaries 150 python3 "$P/cubie_summaries.py" /tmp/perf-vdp
     step skc-wp-f32 90 "$B/ode-bench" work-precision f32 $wp32
     step skc-wp-f64 150 "$B/ode-bench" work-precision f64 $wp64
     step cubie-wp-f32 120 python3 "$P/cubie_lorenz.py" work-precision f32 $wp32
     step cubie-wp-f64 200 python3 "$P/cubie_lorenz.py" work-precision f64 $wp64
-    step skc-metrics-lorenz 90 "$B/metrics-bench" lorenz 1048576
-    step skc-metrics-vdp 90 "$B/metrics-bench" vdp /tmp/perf-vdp
-    step cubie-summaries 150 python3 "$P/cubie_summaries.py" /tmp/perf-vdp
     step diffrax-sweep 150 python3 "$P/diffrax_lorenz.py" $peers
   }
   # The plots and tables, from whatever was measured.
@@ -126,7 +126,6 @@ run() {
   done
   python3 "$ROOT/bench/perf_summary.py" "$OUT/results.jsonl" >"$OUT/summary.md" 2>>"$LOGS/log.txt"
   cat "$LOGS/steps.txt" "$LOGS/log.txt" >"$OUT/log.txt"
-  cat "$LOGS/steps.txt"
   echo
   cat "$OUT/summary.md"
 }

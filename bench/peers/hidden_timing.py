@@ -89,7 +89,7 @@ class Spinner:
         props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.runtime.getDevice())
         self.card = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
         stream = cupy.cuda.Stream(non_blocking=True)
-        probe = int(props["clockRate"]) * 5  # 5 ms at the peak clock (clockRate is in kHz)
+        probe = 10_000_000  # cycles: 5 ms at 2 GHz, then scaled to the target by what they took
         self.cycles = probe
         self._alone(stream)
         self.cycles = int(probe * SPINNER_TARGET_MS / self._alone(stream))

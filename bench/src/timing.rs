@@ -48,8 +48,8 @@ impl Spinner {
         let signature = KernelSignature::new("spin", vec![ParamSignature::scalar("cycles", ScalarType::Int64)]);
         let kernel = Module::from_cuda(ctx, "spinner.cu", SPINNER_CUDA, vec![signature])?.kernel("spin")?;
         let stream = ctx.stream();
-        // 5 ms at the peak clock, then scaled to the target by what it took.
-        let probe = ctx.device().clock_khz as i64 * 5;
+        // 1e7 cycles (5 ms at 2 GHz), then scaled to the target by what they took.
+        let probe: i64 = 10_000_000;
         let mut spinner = Spinner { kernel, cycles: probe, ms: 0.0 };
         spinner.alone(&stream)?;
         let probe_ms = spinner.alone(&stream)?;

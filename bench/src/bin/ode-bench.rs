@@ -116,6 +116,7 @@ fn reference(solver: &OdeSolver, card: &str, n: usize) -> Result<Vec<f64>> {
         .str("precision", "float64")
         .num("tolerance", REFERENCE_TOL)
         .num("gpu_ms", reference.ms as f64)
+        .str("gpu_ms_method", "events")
         .int("cpu_check_runs", check as u64)
         .num("cpu_max_abs_diff", cpu_diff);
     println!("{}", line.render());
