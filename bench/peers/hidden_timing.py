@@ -96,7 +96,9 @@ class Spinner:
         self.ms = min(self._alone(stream) for _ in range(3))
 
     def queue(self, stream):
-        self.kernel((1,), (1,), (self.cupy.int64(self.cycles),), stream=stream)
+        # A RawKernel launches on CuPy's current stream.
+        with stream:
+            self.kernel((1,), (1,), (self.cupy.int64(self.cycles),))
 
     def _alone(self, stream):
         start, stop = self.cupy.cuda.Event(), self.cupy.cuda.Event()
