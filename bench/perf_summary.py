@@ -2,7 +2,8 @@
 """The summary tables (markdown) of scripts/gpu_perf.sh's measurements: the Lorenz sweep at the largest sizes, the
 summary metrics, the work-precision study per precision, and the float64 point of N = 2^19 at atol = rtol = 1e-6
 with, per (peer, method), the GPU time interpolated at GRADSOLVE's published error of 3.2e-7. Each GPU time
-carries its count of valid runs when some run was invalid (the host's enqueue outlasted the spinner).
+carries its count of valid runs when some run was invalid (the host's enqueue outlasted the spinner), and skc's
+count of failed trajectories when there were any.
 
     python3 bench/perf_summary.py RESULTS.jsonl [RESULTS.jsonl ...]
 """
@@ -25,6 +26,8 @@ def gpu_cell(row):
     runs, valid = row.get("runs"), row.get("valid_runs")
     if valid is not None and runs is not None and valid < runs:
         text += f" ({valid}/{runs} valid)"
+    if row.get("failed"):
+        text += f" ({row['failed']} trajectories failed)"
     return text
 
 
