@@ -83,10 +83,11 @@ def make_solver(system, method, tolerance):
 
 
 def host_solve(solver, inits, params):
-    """What a caller gets: state and counters on the host."""
+    """What a caller gets: state and counters on the host (copied: CuBIE reuses its host buffers once the result
+    is collected)."""
     result = solver.solve(inits, params, duration=1.0)
     counters = result.iteration_counters
-    return np.asarray(result.state), (None if counters is None else np.asarray(counters))
+    return np.array(result.state), (None if counters is None else np.array(counters))
 
 
 def measure(spinner, solver, n, dtype):
