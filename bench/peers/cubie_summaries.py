@@ -3,8 +3,9 @@ Van der Pol (dx = v, dv = mu (1 - x^2) v - x) over 1024 x0 in [1, 2] by 1024 mu 
 + i_mu, v0 = 0), duration 20, dormand-prince-54 with the I controller (atol 1e-6, rtol 1e-3, dt0 1e-3, safety
 0.9, clamp [0.2, 10], no dead band), float32; summaries of x and v every 5 time units from samples every 0.05
 (mean, std, rms, max, min, max_magnitude, peaks[3], negative_peaks[3], dxdt_max/min, d2xdt2_max/min).
-Prints JSON lines: CuBIE's GPU time with and without summaries (CUDA events around solve(on_device=True), best
-of 3 after a warm-up), then per output the agreement with skc's values read from DIR/skc_vdp.f32 and
+Prints JSON lines: CuBIE's GPU time with and without summaries, timed as bench/peers/hidden_timing.py says (the
+host's enqueue of solve(on_device=True) hidden behind a spinner on CuBIE's stream; the time a caller waits for
+solve() from host arrays to host arrays; medians of 5 runs after a warm-up), then per output the agreement with skc's values read from DIR/skc_vdp.f32 and
 DIR/skc_vdp.names. CuBIE writes 0 in an unfilled peak slot where skc writes -1: those count as equal.
 Usage: python3 cubie_summaries.py DIR"""
 import json
@@ -14,6 +15,9 @@ import time
 
 os.environ.setdefault("CUBIE_CUDA_BACKEND", "numba-cuda")
 import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hidden_timing  # noqa: E402
 import cubie  # noqa: E402
 from cubie import Solver, create_ODE_system  # noqa: E402
 
@@ -46,22 +50,24 @@ def state_order(solver):
     return order
 
 
-def timed(solver, inits, params, reps=3):
+def timed(spinner, solver, inits, params, runs=5):
+    """The timing fields (hidden_timing.summarise) of one solver on the grid."""
     from numba import cuda
     d_inits, d_params = cuda.to_device(inits), cuda.to_device(params)
     solver.solve(d_inits, d_params, duration=20.0, on_device=True)
     cuda.synchronize()
-    stream = getattr(solver.kernel, "stream", 0)
-    times = []
-    for _ in range(reps):
-        start, stop = cuda.event(), cuda.event()
-        start.record(stream)
-        solver.solve(d_inits, d_params, duration=20.0, on_device=True)
-        stop.record(stream)
-        stop.synchronize()
-        cuda.synchronize()
-        times.append(cuda.event_elapsed_time(start, stop))
-    return min(times), times
+    stream = spinner.external(getattr(solver, "stream", None) or getattr(solver.kernel, "stream", None))
+    samples = [spinner.hidden(stream, lambda: solver.solve(d_inits, d_params, duration=20.0, on_device=True))
+               for _ in range(runs)]
+    cuda.synchronize()
+
+    def host():
+        result = solver.solve(inits, params, duration=20.0)
+        summaries = getattr(result, "state_summaries", None)
+        return np.asarray(result.state if summaries is None or np.size(summaries) == 0 else summaries)
+
+    waits = [hidden_timing.wall_ms(host) for _ in range(runs)]
+    return hidden_timing.summarise(samples, waits, spinner.ms)
 
 
 def by_run_time_column(arr, order):
@@ -111,19 +117,21 @@ def main():
         probe()
         return
     out_dir = sys.argv[1]
+    spinner = hidden_timing.Spinner()
     system = vdp()
     t0 = time.time()
     solver = Solver(system, output_types=METRICS, summarise_every=5.0, sample_summaries_every=0.05,
                     summarised_state_indices=[0, 1], time_logging_level=None, **SETTINGS)
     inits, params = inputs(state_order(solver))
     plain = Solver(system, output_types=["state"], time_logging_level=None, **SETTINGS)
-    plain_ms, plain_all = timed(plain, inits, params)
-    print(json.dumps(dict(engine="cubie " + cubie.__version__, bench="vdp", summaries=False, gpu_ms=plain_ms,
-                          all_ms=plain_all, setup_s=time.time() - t0)), flush=True)
+    peer = "cubie " + cubie.__version__
+    common = dict(method="dp5", controller="i", N=N, precision="float32", tolerance=1e-3, atol=1e-6,
+                  gpu_ms_method="spinner")
+    print(hidden_timing.record(peer, "vdp-summaries", spinner.card, variant="none", **common,
+                               **timed(spinner, plain, inits, params), setup_s=time.time() - t0), flush=True)
     t0 = time.time()
-    ms, all_ms = timed(solver, inits, params)
-    print(json.dumps(dict(engine="cubie " + cubie.__version__, bench="vdp", summaries=True, gpu_ms=ms,
-                          all_ms=all_ms, setup_s=time.time() - t0)), flush=True)
+    print(hidden_timing.record(peer, "vdp-summaries", spinner.card, variant="summaries", **common,
+                               **timed(spinner, solver, inits, params), setup_s=time.time() - t0), flush=True)
     result = solver.solve(inits, params, duration=20.0, grid_type="verbatim")
     legend = result.summaries_legend
     order = list(result._stride_order)

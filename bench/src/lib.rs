@@ -5,8 +5,10 @@
 //! Layout: `sched` (the scheduler's baselines: plain launches and CUDA graphs of the same kernels, the host <-> GPU
 //! ping-pong floor, producer threads), `queue` (the device queue alone, checked for conservation, against the
 //! Broker Queue), `weno` (the WENO variants against the fixed-order floor). The example kernels, ODE and metrics
-//! benchmarks are binaries over their crates' APIs.
+//! benchmarks are binaries over their crates' APIs; `timing` is how they time themselves beside a peer (the spinner
+//! that hides the host's enqueue, the caller's wait, one JSON line per measurement).
 
 pub mod queue;
 pub mod sched;
+pub mod timing;
 pub mod weno;

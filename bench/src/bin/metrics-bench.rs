@@ -1,5 +1,9 @@
-//! Summary metrics on a GPU, one JSON line per measurement (device time of the kernel by CUDA events, inputs
-//! and outputs resident, best of 5 after a warm-up).
+//! Summary metrics on a GPU, one JSON line per measurement. Timed as the peers' scripts time themselves
+//! (`skc_bench::timing`): GPU time with the host's enqueue hidden behind a ~30 ms spinner kernel (inputs and
+//! outputs resident), and the time a caller waits (`OdeSolver::solve` from host arrays to host arrays); medians
+//! of 5 runs after a warm-up. Each kernel's line holds `peer`, `bench`, `variant`, `method`, `controller`, `N`,
+//! `precision`, `tolerance`, `gpu_ms`, `wait_ms`, `runs`, `valid_runs`, `card` and `date`; a line per
+//! configuration then gives the ratios of the GPU times.
 //!
 //! `metrics-bench lorenz [N]`: the Lorenz sweep (rho = linspace(0, 21, N), u0 = (1, 0, 0), t in [0, 1],
 //! float32) with Tsit5 fixed dt = 1e-3 and Tsit5 adaptive (atol = rtol = 1e-6, the peers' I controller), without
@@ -19,8 +23,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use skc_bench::timing::{time_solver, JsonLine, Spinner};
 use skc_ode::config::Gains;
-use skc_ode::gpu::{OdeSolver, Real};
+use skc_ode::gpu::{OdeSolver, Real, Solution};
 use skc_ode::program::SystemSource;
 use skc_ode::sk::Options;
 use skc_ode::summaries::{Metric, SummarySpec};
@@ -41,15 +46,46 @@ fn matched(method: Method, controller: ControllerKind, duration: f64) -> Config 
     cfg
 }
 
-/// Best device time of 5 runs after a warm-up, and the solver's registers.
-fn time<T: Real>(solver: &OdeSolver, y0: &[T], p: &[T]) -> Result<(f32, Vec<f32>)> {
-    let mut batch = solver.upload(y0, p)?;
-    solver.run(&mut batch)?;
-    let all = (0..5).map(|_| solver.run(&mut batch)).collect::<std::result::Result<Vec<f32>, _>>()?;
-    Ok((all.iter().copied().fold(f32::MAX, f32::min), all))
+/// Timed runs per measurement.
+const RUNS: usize = 5;
+
+/// Times one solver (`time_solver`) and prints its measurement line; returns the warm-up's solution and the
+/// median GPU time (NaN when no sample was valid).
+#[allow(clippy::too_many_arguments)]
+fn measure<T: Real>(
+    solver: &OdeSolver,
+    spinner: &Spinner,
+    bench: &str,
+    variant: &str,
+    card: &str,
+    y0: &[T],
+    p: &[T],
+) -> Result<(Solution<T>, f64)> {
+    let (solution, m) = time_solver(solver, spinner, y0, p, RUNS)?;
+    let cfg = solver.config();
+    let mut line = JsonLine::measurement("skc", bench, card);
+    line.str("variant", variant)
+        .str("method", cfg.method.name())
+        .str("controller", cfg.controller.name())
+        .int("N", solution.n_runs as u64)
+        .str("precision", T::PRECISION.name())
+        .opt_num("tolerance", cfg.controller.is_adaptive().then_some(cfg.rtol));
+    m.write(&mut line);
+    line.int("registers", solver.registers()? as u64);
+    println!("{}", line.render());
+    let gpu_ms = m.gpu_ms().unwrap_or(f64::NAN);
+    eprintln!(
+        "{bench} {variant:<28} GPU {gpu_ms:.4} ms ({}/{} valid), wait {:.3} ms",
+        m.valid_gpu_ms().len(),
+        m.samples.len(),
+        m.wait_ms().unwrap_or(f64::NAN)
+    );
+    Ok((solution, gpu_ms))
 }
 
 fn lorenz(ctx: &Context, n: usize) -> Result<()> {
+    let spinner = Spinner::new(ctx)?;
+    let card = ctx.device().name.clone();
     let rho: Vec<f32> = (0..n).map(|i| (21.0 * i as f64 / (n - 1).max(1) as f64) as f32).collect();
     let y0: Vec<f32> = (0..n).flat_map(|_| [1.0f32, 0.0, 0.0]).collect();
     for (label, method, controller) in
@@ -59,26 +95,26 @@ fn lorenz(ctx: &Context, n: usize) -> Result<()> {
         if controller == ControllerKind::I {
             cfg = cfg.with_tolerances(1e-6, 1e-6);
         }
+        let bench = "lorenz-metrics";
         let plain = OdeSolver::new(ctx, &system("lorenz.sk"), &cfg, &Options::default())?;
-        let (none_ms, none_all) = time(&plain, &y0, &rho)?;
+        let (_, none_ms) = measure(&plain, &spinner, bench, &format!("{label} none"), &card, &y0, &rho)?;
         // The landings alone: the same 100 sample times with the cheapest summary (the mean of x).
         cfg.summaries = Some(SummarySpec::new(vec![Metric::Mean], vec![0], 0.01, 0.1));
         let landing = OdeSolver::new(ctx, &system("lorenz.sk"), &cfg, &Options::default())?;
-        let (landing_ms, _) = time(&landing, &y0, &rho)?;
+        let (_, landing_ms) = measure(&landing, &spinner, bench, &format!("{label} mean-x"), &card, &y0, &rho)?;
         cfg.summaries = Some(SummarySpec {
             state_names: vec!["x".into(), "y".into(), "z".into()],
             ..SummarySpec::new(Metric::all(3), vec![0, 1, 2], 0.01, 0.1)
         });
         let with = OdeSolver::new(ctx, &system("lorenz.sk"), &cfg, &Options::default())?;
-        let (all_ms, all_all) = time(&with, &y0, &rho)?;
+        let (_, all_ms) = measure(&with, &spinner, bench, &format!("{label} all18"), &card, &y0, &rho)?;
         // Sanity: the summaries of the last run are finite.
         let solution = with.solve(&y0[..3 * 64], &rho[n - 64..])?;
         let summaries = solution.summaries.as_ref().expect("summaries");
         let finite = summaries.values.iter().all(|v| v.is_finite());
         println!(
             "{{\"bench\":\"lorenz-metrics\",\"config\":\"{label}\",\"n\":{n},\"none_ms\":{none_ms:.4},\"all18_ms\":{all_ms:.4},\
-             \"ratio\":{:.3},\"mean_x_only_ms\":{landing_ms:.4},\"ratio_vs_mean_x_only\":{:.3},\"registers_none\":{},\"registers_all18\":{},\"outputs_per_run\":{},\"finite\":{finite},\
-             \"none_all\":{none_all:?},\"all18_all\":{all_all:?}}}",
+             \"ratio\":{:.3},\"mean_x_only_ms\":{landing_ms:.4},\"ratio_vs_mean_x_only\":{:.3},\"registers_none\":{},\"registers_all18\":{},\"outputs_per_run\":{},\"finite\":{finite}}}",
             all_ms / none_ms,
             all_ms / landing_ms,
             plain.registers()?,
@@ -123,19 +159,17 @@ fn vdp(ctx: &Context, dir: &str) -> Result<()> {
             mu.push((1.0 + 2.0 * j as f64 / (side - 1) as f64) as f32);
         }
     }
+    let spinner = Spinner::new(ctx)?;
+    let card = ctx.device().name.clone();
     let mut cfg = matched(Method::DormandPrince5, ControllerKind::I, 20.0).with_tolerances(1e-6, 1e-3);
     let plain = OdeSolver::new(ctx, &system("van_der_pol.sk"), &cfg, &Options::default())?;
-    let (none_ms, _) = time(&plain, &y0, &mu)?;
+    let (_, none_ms) = measure(&plain, &spinner, "vdp-summaries", "none", &card, &y0, &mu)?;
     cfg.summaries = Some(SummarySpec {
         state_names: vec!["x".into(), "v".into()],
         ..SummarySpec::new(vdp_metrics(), vec![0, 1], 0.05, 5.0)
     });
     let with = OdeSolver::new(ctx, &system("van_der_pol.sk"), &cfg, &Options::default())?;
-    let mut batch = with.upload(&y0, &mu)?;
-    with.run(&mut batch)?;
-    let all = (0..5).map(|_| with.run(&mut batch)).collect::<std::result::Result<Vec<f32>, _>>()?;
-    let ms = all.iter().copied().fold(f32::MAX, f32::min);
-    let solution = with.download(&batch, ms)?;
+    let (solution, ms) = measure(&with, &spinner, "vdp-summaries", "summaries", &card, &y0, &mu)?;
     let summaries = solution.summaries.expect("summaries");
     let failed = solution.status.iter().filter(|s| s.failed()).count();
     let steps = solution.attempted.iter().map(|&a| a as f64).sum::<f64>() / n as f64;
@@ -150,7 +184,7 @@ fn vdp(ctx: &Context, dir: &str) -> Result<()> {
     println!(
         "{{\"bench\":\"vdp-summaries\",\"engine\":\"skc\",\"n\":{n},\"none_ms\":{none_ms:.4},\"summaries_ms\":{ms:.4},\
          \"ratio\":{:.3},\"windows\":{},\"outputs\":{},\"steps\":{steps:.2},\"rejected\":{rejected:.2},\"failed\":{failed},\
-         \"registers_none\":{},\"registers_summaries\":{},\"all_ms\":{all:?}}}",
+         \"registers_none\":{},\"registers_summaries\":{}}}",
         ms / none_ms,
         summaries.n_windows,
         summaries.names.len(),
