@@ -1768,7 +1768,10 @@ mod tests {
             ResultUniformity::ThreadVarying => "thread-varying",
             ResultUniformity::OfArguments => "of its arguments",
             ResultUniformity::WarpUniformUnderControl => "of the control flow, at least warp-uniform",
-            ResultUniformity::Broadcast => "of `v`, or warp-uniform if `src` is",
+            ResultUniformity::Broadcast => {
+                "of `v`, at worst warp-uniform, if `src` is a constant multiple of 32 (lane 0); else thread-varying"
+            }
+            ResultUniformity::OwnOrLowerLane => "of `v` if it is at most warp-uniform, else thread-varying",
         }
     }
 
