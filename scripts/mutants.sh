@@ -7,7 +7,9 @@
 # explained in scripts/mutants-survivors.md.
 #
 # Needs cargo-mutants (`cargo install cargo-mutants --locked`). Slow: about a minute per mutant on two cores;
-# MUTANTS_SHARD=k/n runs one shard of n. Results go to mutants.out/ (outcomes.json, caught.txt, missed.txt,
+# MUTANTS_SHARD=k/n runs one shard of n (round-robin: every n-th mutant of `cargo mutants --list`, so one
+# shard samples every file); MUTANTS_IN_PLACE=1 mutates the working tree itself and builds in its target/
+# (incremental, minutes faster per mutant; do not edit or build in the tree meanwhile). Results go to mutants.out/ (outcomes.json, caught.txt, missed.txt,
 # timeout.txt, unviable.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +21,11 @@ if [[ "${MUTANTS_TYPECK:-0}" == 1 ]]; then
 fi
 shard=()
 if [[ -n "${MUTANTS_SHARD:-}" ]]; then
-    shard=(--shard "$MUTANTS_SHARD")
+    shard=(--shard "$MUTANTS_SHARD" --sharding round-robin)
+fi
+jobs=(--jobs 1)
+if [[ "${MUTANTS_IN_PLACE:-0}" == 1 ]]; then
+    jobs=(--in-place)
 fi
 
 # Fewer generated programs per run than in CI: each mutant runs the property test once.
@@ -35,7 +41,7 @@ exec cargo mutants \
     "${shard[@]}" \
     --test-package skc-core --test-package skc-tests \
     --baseline skip \
-    --jobs 1 \
+    "${jobs[@]}" \
     --timeout "${MUTANTS_TIMEOUT:-240}" \
     --output "${MUTANTS_OUTPUT:-.}" \
     -- --lib --test convergence_reference --test convergence_scaling --test ui

@@ -57,7 +57,7 @@ mod tests {
     #[test]
     fn runs_the_work_once_and_returns_its_result() {
         assert_eq!(on_large_stack(|| 6 * 7), 42);
-        assert_eq!(on_large_stack(|| on_large_stack(|| ON_LARGE_STACK.with(Cell::get))), true);
+        assert!(on_large_stack(|| on_large_stack(|| ON_LARGE_STACK.with(Cell::get))));
     }
 
     #[test]

@@ -85,8 +85,9 @@ fn local_hover(checked: &Checked, local: LocalId, expr: Option<ExprId>) -> Vec<S
         // At a read, the value read there.
         Some(e) if !at_assignment => Some(uniformity(checked, e)),
         // At the binder or an assignment of a variable, every value it holds (an assignment in diverged control
-        // flow makes it vary even when the value assigned does not).
-        _ if info.mutability != Mutability::Immutable => {
+        // flow makes it vary even when the value assigned does not); also of another name for a cell
+        // (`let q = r in`), which is assigned too.
+        _ if info.mutability != Mutability::Immutable || matches!(info.ty, Type::Ref(_)) => {
             Some(uniformity_text(checked, LocalLevels::of(checked).witness(local)))
         }
         // At a `let`, the value bound.

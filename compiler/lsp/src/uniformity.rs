@@ -5,7 +5,8 @@
 //! Levels are the convergence analysis' own (the ones hovers show): an immutable binding has the level of its
 //! value; a mutable variable (`mut`, `ref`) the highest level of its initial value, of every value assigned to it
 //! and of every read of it (a read after an assignment in diverged control flow is where that assignment's
-//! variation shows). Arrays and vectors get no level: the analysis' level of an array name is that of its
+//! variation shows), joined over every name of a cell (`let q = r in`: an assignment through `q` is one to `r`).
+//! Arrays and vectors get no level: the analysis' level of an array name is that of its
 //! elements, which would mark every written vector as if the name itself varied.
 
 use lsp_types::{
@@ -49,6 +50,7 @@ impl LocalLevels {
                 _ => raise(*local, *expr),
             }
         }
+        share_between_names(checked, &mut levels);
         let is_array = checked.types.locals.iter().map(|l| l.ty.element().is_some()).collect();
         LocalLevels { levels, is_array }
     }
@@ -64,6 +66,32 @@ impl LocalLevels {
     /// The expression whose level the local has (for the hint's explanation).
     pub fn witness(&self, local: LocalId) -> Option<ExprId> {
         self.levels.get(local.0 as usize).and_then(|(_, expr)| *expr)
+    }
+}
+
+/// `let q = r in` on a cell makes `q` another name for `r`'s storage: what is assigned through either name is
+/// assigned to both, so each gets the highest level of the two. Names of names (`let q2 = q in`) are later
+/// locals than what they name: names first, from the last, carry their level to what they name, then it
+/// comes back down in declaration order.
+fn share_between_names(checked: &Checked, levels: &mut [(Uniformity, Option<ExprId>)]) {
+    let aliases = &checked.types.aliases;
+    let mut join = |to: LocalId, from: LocalId| {
+        let from = levels.get(from.0 as usize).copied();
+        if let (Some(slot), Some(from)) = (levels.get_mut(to.0 as usize), from) {
+            if from.1.is_some() && (slot.1.is_none() || from.0 > slot.0) {
+                *slot = from;
+            }
+        }
+    };
+    for (name, roots) in aliases.iter().rev() {
+        for root in roots {
+            join(*root, *name);
+        }
+    }
+    for (name, roots) in aliases.iter() {
+        for root in roots {
+            join(*name, *root);
+        }
     }
 }
 

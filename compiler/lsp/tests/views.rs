@@ -143,6 +143,66 @@ fn hover_on_an_assignment_names_the_variable_and_its_level() {
     client.shutdown().unwrap();
 }
 
+/// Writes through a `ref` parameter and through another name of a cell land in the caller's variable: the views
+/// show the level the variable has after them (thread-varying for `x`, `r` and `q`, uniform again for `u` after
+/// a uniform overwrite, warp-uniform for `a`), not the level it was declared with.
+const THROUGH_NAMES: &str = "\
+let set (p : int32 ref) = p := thread_idx_x
+
+let keep (p : int32 ref) (v : int32) = p := v
+
+kernel k (out : int32 vector) (n : int32) =
+  let x = ref 0 in
+  set x;
+  let seen = !x in
+  let r = ref 0 in
+  let q = r in
+  q := lane_id;
+  let via_alias = !q in
+  let u = ref thread_idx_x in
+  keep u n;
+  let overwritten = !u in
+  let%local (a : int32) = 4 in
+  a.(0) <- n;
+  let b = a in
+  b.(0) <- warp_id;
+  let element = a.(0) in
+  out.(global_idx) <- seen + via_alias + overwritten + element
+";
+
+#[test]
+fn views_follow_writes_through_ref_parameters_and_other_names() {
+    let mut client = Client::spawn();
+    let initialized = client.request("initialize", json!({ "capabilities": {} }));
+    let legend = initialized.result.unwrap()["capabilities"]["semanticTokensProvider"]["legend"].clone();
+    client.notify("initialized", json!({}));
+    assert_eq!(client.open("names.sk", THROUGH_NAMES).diagnostics, vec![]);
+    let hints = client.request(
+        "textDocument/inlayHint",
+        json!({ "textDocument": { "uri": uri("names.sk") }, "range": whole_file() }),
+    );
+    let mut out = format!("# inlay hints\n{}", render_inlay_hints(THROUGH_NAMES, &hints.result.unwrap()));
+    let tokens =
+        client.request("textDocument/semanticTokens/full", json!({ "textDocument": { "uri": uri("names.sk") } }));
+    out.push_str(&format!(
+        "\n# semantic tokens\n{}",
+        render_semantic_tokens(THROUGH_NAMES, &legend, &tokens.result.unwrap())
+    ));
+    for (what, needle) in [
+        ("the read of `x` after `set x`", "x in\n  let r"),
+        ("the target of `q := lane_id`", "q := lane_id"),
+        ("the read of `q` after it", "q in\n  let u"),
+        ("the binder of `r`, written only through `q`", "r = ref"),
+        ("the read of `u` after `keep u n`", "u in\n  let%local"),
+        ("the read of `a` after the write through `b`", "a.(0) in"),
+    ] {
+        let hover = client.at("textDocument/hover", "names.sk", THROUGH_NAMES, needle, 0);
+        out.push_str(&format!("## {what}\n{}\n", render_hover(THROUGH_NAMES, &hover)));
+    }
+    insta::assert_snapshot!("views_through_names", out);
+    client.shutdown().unwrap();
+}
+
 const ALLOWED: &str = "\
 let[@allow W0101] keep_max (m : float32 vector) (i : int32) (x : float32) =
   if x > m.(i) then m.(i) <- x
