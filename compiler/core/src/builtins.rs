@@ -93,9 +93,14 @@ pub enum ResultUniformity {
     /// Warp-uniform among the lanes that execute it together (`activemask`): as uniform as the control flow, at
     /// best warp-uniform.
     WarpUniformUnderControl,
-    /// One lane's value broadcast to the warp (`shfl v src`): as uniform as `v` when `v` is at most warp-uniform,
-    /// else warp-uniform when the source lane `src` is at most warp-uniform, else thread-varying.
+    /// One lane's value broadcast to the warp (`shfl v src`, lane `src mod 32`). In the last warp of a block whose
+    /// size is not a multiple of 32 that lane may not exist, and a lane that reads a missing lane gets an undefined
+    /// value: only lane 0 exists for sure. With a constant `src` that names lane 0: as uniform as `v` when `v` is at
+    /// most warp-uniform, else warp-uniform; otherwise thread-varying.
     Broadcast,
+    /// Each lane gets its own value or a lower lane's (`shfl_up`), which always exists: as uniform as `v` when `v`
+    /// is at most warp-uniform, else thread-varying.
+    OwnOrLowerLane,
 }
 
 /// The CUDA C for a builtin call. `{0}`, `{1}`... are the arguments; `{mask}` is the warp mask the emitter
@@ -521,7 +526,7 @@ pub static BUILTINS: &[Builtin] = &[
             "shfl_up",
             &[Var(0, AtomicWord), Int32],
             Var(0, AtomicWord),
-            R::ThreadVarying,
+            R::OwnOrLowerLane,
             "__shfl_up_sync({mask}, {0}, {1})",
             "value of `v` in lane `lane_id - d`",
         ),

@@ -207,7 +207,7 @@ kernel k (out : int32 vector) =
 threads (whole warps) meet on hardware barrier `id`. Every lane of a warp executes the instruction together, so
 every lane must name the same barrier and the same count: the analysis requires both arguments to be at most
 warp-uniform (the same in every lane of a warp: constants, parameters, `block_idx_*`, `warp_id`, votes, a `shfl`
-from a warp-uniform lane). The control flow around a named barrier must be warp-uniform too (E0002), but unlike
+from lane 0). The control flow around a named barrier must be warp-uniform too (E0002), but unlike
 `block_barrier` it need not be block-uniform: that is what named barriers are for (warp specialisation).
 
 Erroneous example:
@@ -1768,7 +1768,10 @@ mod tests {
             ResultUniformity::ThreadVarying => "thread-varying",
             ResultUniformity::OfArguments => "of its arguments",
             ResultUniformity::WarpUniformUnderControl => "of the control flow, at least warp-uniform",
-            ResultUniformity::Broadcast => "of `v`, or warp-uniform if `src` is",
+            ResultUniformity::Broadcast => {
+                "of `v`, at worst warp-uniform, if `src` is a constant multiple of 32 (lane 0); else thread-varying"
+            }
+            ResultUniformity::OwnOrLowerLane => "of `v` if it is at most warp-uniform, else thread-varying",
         }
     }
 

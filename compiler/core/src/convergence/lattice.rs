@@ -124,6 +124,8 @@ pub enum DivergenceKind {
     Branch,
     /// A `while` whose condition varies, or a `for` whose bounds vary.
     Loop,
+    /// The condition of a `while` whose condition varies, evaluated again by the threads still in the loop.
+    LoopCondition,
     /// The right operand of `&&`/`||` runs only where the left one allows.
     ShortCircuit,
     /// Some threads may have returned early here.

@@ -26,6 +26,13 @@ impl Names<'_> {
     fn function(&self, id: FunctionId) -> &str {
         self.types.functions.get(id.0 as usize).map(|f| f.name.as_str()).unwrap_or("?")
     }
+    /// Is `e` a use of `shfl v src` (whose result depends on whether lane `src` exists)?
+    fn is_broadcast(&self, e: crate::syntax::ast::ExprId) -> bool {
+        matches!(
+            self.types.resolution(e),
+            Some(crate::types::Resolution::Builtin(b)) if b.result == crate::builtins::ResultUniformity::Broadcast
+        )
+    }
     fn written(&self, e: crate::syntax::ast::ExprId) -> String {
         match self.module.exprs.get(e.index()) {
             Some(ExprKind::Var(path)) | Some(ExprKind::Call { callee: path, .. }) => path.display(),
@@ -62,6 +69,11 @@ impl MessageKey {
 pub fn origin_message(origin: &Origin, names: Names) -> String {
     let level = origin.level.describe();
     match origin.kind {
+        OriginKind::Builtin(e) if origin.level == Uniformity::ThreadVarying && names.is_broadcast(e) => format!(
+            "`{}` is {level}: the lane it reads may not exist (only lane 0 is sure to, in the last warp of a block \
+             whose size is not a multiple of 32), and a missing lane gives an undefined value",
+            names.written(e)
+        ),
         OriginKind::Builtin(e) => format!("`{}` is {level}", names.written(e)),
         OriginKind::Let(x) => format!("`{}` is bound to a {level} value here", names.local(x)),
         OriginKind::Assign(x) => format!("`{}` is assigned a {level} value here", names.local(x)),
@@ -90,6 +102,10 @@ fn divergence_message(divergence: &Divergence, level: Uniformity, names: Names) 
     match &divergence.kind {
         DivergenceKind::Branch => format!("control flow diverges here: this condition is {level}"),
         DivergenceKind::Loop => format!("the number of iterations of this loop is {level}"),
+        DivergenceKind::LoopCondition => format!(
+            "the number of iterations of this loop is {level}: its condition runs again in each iteration, in the \
+             threads still in the loop only"
+        ),
         DivergenceKind::ShortCircuit => {
             format!("the right operand runs only where this {level} left operand allows")
         }

@@ -7,8 +7,8 @@
 
 use crate::builtins::{Builtin, Requirement, ResultUniformity};
 use crate::source::Span;
-use crate::syntax::ast::{ExprId, ExprKind};
-use crate::types::Type;
+use crate::syntax::ast::{ExprId, ExprKind, UnaryOp};
+use crate::types::{ConstValue, Resolution, Type};
 
 use super::super::lattice::{Control, DivergenceKind, Facts, OriginKind, Uniformity, Value};
 use super::super::report::{divergence_error, value_divergence_error};
@@ -66,6 +66,13 @@ fn convergence_help(
              of times (bounds computed from {sources}) and guard the work inside the loop with the thread-varying \
              condition"
         ),
+        (Some(DivergenceKind::LoopCondition), _) => format!(
+            "the condition of a `while` runs again in each iteration, only in the threads still in the loop: take \
+             {what} out of the condition (compute it before the loop and at the end of the body, into a variable \
+             the condition reads) and make every thread of the {group} run the loop the same number of times (a \
+             {group}-uniform condition, computed from {sources}, with the work inside guarded by the \
+             thread-varying one)"
+        ),
         (Some(DivergenceKind::Return), _) => format!(
             "instead of returning early, guard the work that follows with an `if` that ends before {what}, so every \
              thread of the {group} reaches it"
@@ -93,6 +100,24 @@ impl Walker<'_> {
         let Some(e) = e else { return false };
         matches!(self.types.type_of(e), Type::Vector(_))
             && self.base_local(e).map(|l| self.local(l).level > Uniformity::Uniform).unwrap_or(true)
+    }
+
+    /// Does the lane operand `src` of a shuffle name lane 0 whatever the thread: a constant multiple of 32 (only
+    /// its low five bits count)?
+    fn names_lane_zero(&self, src: ExprId) -> bool {
+        match self.module.expr(src) {
+            ExprKind::Int { value, .. } => value & 31 == 0,
+            ExprKind::Unary { op: UnaryOp::Neg, operand } | ExprKind::Annot { expr: operand, .. } => {
+                self.names_lane_zero(*operand)
+            }
+            ExprKind::Var(_) | ExprKind::Global(_) => match self.types.resolution(src) {
+                Some(Resolution::Constant(c)) => {
+                    matches!(self.types.constant(c).value, ConstValue::Int(v) if v & 31 == 0)
+                }
+                _ => false,
+            },
+            _ => false,
+        }
     }
 
     /// The builtin's name as the source spells it (`global_idx`, `warp_shuffle_down`, `Gpu.block_barrier`).
@@ -167,14 +192,22 @@ impl Walker<'_> {
                 let level = control.level.max(Uniformity::WarpUniform);
                 self.facts.value(level, OriginKind::Builtin(e), span, None)
             }
-            // `shfl v src`: every lane gets lane `src`'s `v`.
-            ResultUniformity::Broadcast => match (values.first(), values.get(1)) {
-                (Some(v), _) if v.level <= Uniformity::WarpUniform => *v,
-                (_, Some(src)) if src.level <= Uniformity::WarpUniform => {
-                    self.facts.value(Uniformity::WarpUniform, OriginKind::Builtin(e), span, None)
+            // `shfl v src`: every lane gets lane `src mod 32`'s `v`, which exists for sure only if it is lane 0 (the
+            // last warp of a block may be partial, and a missing lane gives an undefined value).
+            ResultUniformity::Broadcast if args.get(1).is_some_and(|&src| self.names_lane_zero(src)) => {
+                match values.first() {
+                    Some(v) if v.level <= Uniformity::WarpUniform => *v,
+                    _ => self.facts.value(Uniformity::WarpUniform, OriginKind::Builtin(e), span, None),
                 }
-                _ => self.facts.value(Uniformity::ThreadVarying, OriginKind::Builtin(e), span, None).join(joined),
+            }
+            // `shfl_up v d`: every lane gets its own `v` or a lower lane's, which always exists.
+            ResultUniformity::OwnOrLowerLane => match values.first() {
+                Some(v) if v.level <= Uniformity::WarpUniform => *v,
+                _ => self.facts.value(Uniformity::ThreadVarying, OriginKind::Builtin(e), span, None),
             },
+            ResultUniformity::Broadcast => {
+                self.facts.value(Uniformity::ThreadVarying, OriginKind::Builtin(e), span, None)
+            }
         }
     }
 

@@ -206,7 +206,7 @@ impl Walker<'_> {
             let value = self.facts.through(bounds, OriginKind::LoopCounter(counter), var_span);
             self.set_local(counter, value);
         }
-        self.fixpoint(e, LoopExit::Head, |walker| {
+        self.fixpoint(e, LoopExit::Head, |walker, _| {
             walker.expr(body);
         });
         self.control = saved;
@@ -227,8 +227,16 @@ impl Walker<'_> {
         } else {
             LoopExit::AfterCondition
         };
-        self.fixpoint(e, exit, |walker| {
+        // The condition is evaluated again at each iteration by the threads still in the loop only: from its second
+        // evaluation on, it runs under the loop's own divergence (`exit_level`: how the condition varied in the
+        // evaluations before), like the body.
+        self.fixpoint(e, exit, |walker, exit_level| {
+            let entry = walker.control;
+            let again = walker.effective_control();
+            walker.control = walker.facts.enter(again, DivergenceKind::LoopCondition, cond_span, *exit_level);
             let c = walker.expr(cond);
+            walker.control = entry;
+            *exit_level = exit_level.join(c);
             if walker.dead {
                 return;
             }
@@ -244,19 +252,24 @@ impl Walker<'_> {
         Value::uniform()
     }
 
-    /// Runs a loop body (`round`) until the locals it assigns and the exit taints stop changing, with reporting
-    /// off; then, if reporting is on (or the rounds ran out), once more from the fixpoint with reporting on. The
+    /// Runs a loop body (`round`) until the locals it assigns, the exit taints and the value the round carries from
+    /// one round to the next (a `while` condition's level) stop changing, with reporting off; then, if reporting is
+    /// on (or the rounds ran out), once more from the fixpoint with reporting on. Every round runs under the control
+    /// flow at the loop's entry, with the exits taken before it in an enclosing loop (the threads that left it are
+    /// not in this loop either). The
     /// loop head joins the entry state, the back edge (the end of the body, when reachable) and every `continue`;
     /// the loop is left where `exit` says, joined with every `break`. A loop that no exit leaves (`while true`
     /// without a reachable `break`) makes the code after it unreachable.
-    fn fixpoint(&mut self, loop_expr: ExprId, exit: LoopExit, mut round: impl FnMut(&mut Self)) {
+    fn fixpoint(&mut self, loop_expr: ExprId, exit: LoopExit, mut round: impl FnMut(&mut Self, &mut Value)) {
         let assigned = self.assigned_locals(loop_expr);
+        // Before this loop's own `break` and `continue` taints start afresh: the enclosing loop's stay in force.
+        let entry_control = self.effective_control();
         let saved_reporting = self.reporting;
         let saved_broke = std::mem::replace(&mut self.broke, Control::converged());
         let saved_continued = std::mem::replace(&mut self.continued, Control::converged());
         let saved_exits = self.loop_exits.replace(LoopExits::new(assigned.clone()));
         let nested = saved_exits.is_some();
-        let saved_control = self.control;
+        let mut carried = Value::uniform();
         let mut head = self.snapshot(&assigned);
         if let Some(warm) = self.warm_heads.get(&loop_expr).filter(|w| nested && w.len() == head.len()) {
             for (h, w) in head.iter_mut().zip(warm) {
@@ -266,24 +279,24 @@ impl Walker<'_> {
         self.reporting = false;
         let mut stable = false;
         for round_number in 0..MAX_LOOP_ROUNDS {
-            let exits_before = (self.broke.level, self.returned.level);
-            self.start_round(&assigned, &head, saved_control);
-            round(self);
+            let before = (self.broke.level, self.returned.level, carried.level);
+            self.start_round(&assigned, &head, entry_control);
+            round(self, &mut carried);
             let head_rose = self.join_back_edge(&assigned, &mut head);
-            if !head_rose && (self.broke.level, self.returned.level) == exits_before {
+            if !head_rose && (self.broke.level, self.returned.level, carried.level) == before {
                 stable = true;
                 break;
             }
             if round_number + 1 == MAX_LOOP_ROUNDS {
-                for value in &mut head {
+                for value in head.iter_mut().chain(std::iter::once(&mut carried)) {
                     value.level = Uniformity::ThreadVarying;
                 }
             }
         }
         self.reporting = saved_reporting;
         if saved_reporting || !stable {
-            self.start_round(&assigned, &head, saved_control);
-            round(self);
+            self.start_round(&assigned, &head, entry_control);
+            round(self, &mut carried);
         }
         if nested {
             self.warm_heads.insert(loop_expr, head.clone());
