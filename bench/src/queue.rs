@@ -53,8 +53,11 @@ pub fn source_path() -> PathBuf {
 
 /// The benchmark program (front end and CUDA C; no GPU needed). It opens Sched (found in the standard library),
 /// whose child launch makes the program relocatable (linked with the device runtime when loaded).
+/// Its blocks are [`BLOCK`] threads, whole warps, which the scheduler's shuffles rely on.
 pub fn program() -> Result<Program> {
-    Ok(Program::from_file(source_path())?)
+    let files = skc_core::session::DiskFiles::new();
+    let session = skc_core::session::Session::standard(&files).with_full_warps();
+    Ok(Program::from_session_file(&session, source_path())?)
 }
 
 /// What one run did and whether it kept every element.

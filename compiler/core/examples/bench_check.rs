@@ -78,7 +78,7 @@ fn stage_typeck(module: &Module, sources: &SourceMap) -> (TypeInfo, Vec<Diagnost
 
 #[inline(never)]
 fn stage_convergence(module: &Module, types: &TypeInfo) -> (UniformityInfo, Vec<Diagnostic>) {
-    skc_core::convergence::analyse(module, types)
+    skc_core::convergence::analyse(module, types, false)
 }
 
 fn main() {

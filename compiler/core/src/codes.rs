@@ -155,7 +155,12 @@ mod tests {
             let letter_fits = code.code.starts_with(letters) && code.code.len() == 5;
             assert!(letter_fits, "{}: its letter is its severity", code.code);
             let is_run_report = code.code.starts_with('R');
-            assert_eq!(is_run_report, code.stages == [Stage::Interpreter], "{}: R codes are the interpreter's", code.code);
+            assert_eq!(
+                is_run_report,
+                code.stages == [Stage::Interpreter],
+                "{}: R codes are the interpreter's",
+                code.code
+            );
             assert!(!code.stages.is_empty(), "{}: no stage", code.code);
         }
     }

@@ -35,6 +35,11 @@ pub struct CheckOptions {
     pub allow: Vec<String>,
     /// The architecture whose resource limits the program must fit (`--arch`; sm_90 unless told otherwise).
     pub target: crate::target::Target,
+    /// The host promises to launch every kernel with blocks of whole warps (a multiple of 32 threads), as
+    /// `EmitOptions::full_warps` does for the emitter. The convergence analysis may then take a shuffle from a
+    /// warp-uniform lane to be as uniform as its value (the lane exists); without the promise the last warp of a
+    /// block may be partial and the lane missing. `skc check` makes no such promise.
+    pub full_warps: bool,
 }
 
 /// The result of checking: every file, the merged module, the analyses' side tables, and all diagnostics
@@ -340,7 +345,7 @@ fn check_here(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &
     let broken = items_with_syntax_errors(&module, &diagnostics);
     let (types, mut type_diagnostics) = typeck::check_module(&module, &sources, &options.typeck);
     type_diagnostics.extend(crate::limits::check(&module, &types, options.target));
-    let (uniformity, convergence_diagnostics) = convergence::analyse(&module, &types);
+    let (uniformity, convergence_diagnostics) = convergence::analyse(&module, &types, options.full_warps);
     let lint_diagnostics = crate::lint::run(&module, &types, &uniformity, &sources);
     // An item the parser had to repair reports only its syntax errors: what later passes say about the
     // repaired tree would be noise.

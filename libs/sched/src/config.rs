@@ -99,7 +99,8 @@ pub fn program(config: &Config) -> Result<Program> {
         ("fast_timing".to_string(), config.fast_timing.to_string()),
     ];
     let files = DiskFiles::new();
-    let session = Session::standard(&files).with_defines(defines);
+    // The scheduler launches blocks of `block_warps` whole warps, and its warps read each other's lanes by shuffles.
+    let session = Session::standard(&files).with_defines(defines).with_full_warps();
     Ok(Program::from_session_file(&session, source_path())?)
 }
 

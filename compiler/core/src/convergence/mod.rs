@@ -128,8 +128,11 @@ impl UniformityInfo {
 }
 
 /// Checks every kernel and device function of `module`.
-pub fn analyse(module: &Module, types: &TypeInfo) -> (UniformityInfo, Vec<Diagnostic>) {
-    analyse_with(module, types, true)
+/// `full_warps`: the host launches blocks of whole warps only ([`crate::driver::CheckOptions::full_warps`]).
+pub fn analyse(module: &Module, types: &TypeInfo, full_warps: bool) -> (UniformityInfo, Vec<Diagnostic>) {
+    let mut walker = walk::Walker::new(module, types);
+    walker.full_warps = full_warps;
+    run(walker, types)
 }
 
 /// [`analyse`], with the memoized calls (`memo`) on or off: off, every call is analysed again, the reference
@@ -137,6 +140,10 @@ pub fn analyse(module: &Module, types: &TypeInfo) -> (UniformityInfo, Vec<Diagno
 pub fn analyse_with(module: &Module, types: &TypeInfo, memoize: bool) -> (UniformityInfo, Vec<Diagnostic>) {
     let mut walker = walk::Walker::new(module, types);
     walker.memoize = memoize;
+    run(walker, types)
+}
+
+fn run(mut walker: walk::Walker<'_>, types: &TypeInfo) -> (UniformityInfo, Vec<Diagnostic>) {
     for kernel in 0..types.kernels.len() {
         walker.kernel(kernel);
     }

@@ -199,3 +199,18 @@ kernel k (out : int32 vector) =
     );
     assert_eq!(call_counts(&c), (2, 0));
 }
+
+/// A shuffle from lane 1 guards a warp collective: in a partial last warp lane 1 may be missing, so the program is
+/// rejected, unless the host promises blocks of whole warps (`CheckOptions::full_warps`).
+#[test]
+fn a_shuffle_from_a_fixed_lane_is_uniform_only_under_the_promise_of_whole_warps() {
+    let text = "kernel k (out : int32 vector) (u : int32) =\n  \
+                if Gpu.shfl u 1 > 0 then out.(global_idx) <- int32 (Gpu.ballot true)\n";
+    let codes = |full_warps: bool| {
+        let options = crate::driver::CheckOptions { full_warps, ..Default::default() };
+        let checked = check("k.sk", text, &NoModules, &options);
+        checked.diagnostics.iter().map(|d| d.code).collect::<Vec<_>>()
+    };
+    assert_eq!(codes(false), ["E0002"]);
+    assert!(codes(true).is_empty(), "{:?}", codes(true));
+}

@@ -98,6 +98,8 @@ pub struct Walker<'a> {
     in_kernel: bool,
     /// Analyses of calls, replayed for later calls in the same context (see `memo`); off, every call is analysed.
     pub memoize: bool,
+    /// The host launches blocks of whole warps only: every lane of a warp exists.
+    pub full_warps: bool,
     /// How many calls were analysed and how many replayed (what tests of the memo look at).
     pub calls_analysed: u64,
     pub calls_replayed: u64,
@@ -150,6 +152,7 @@ impl<'a> Walker<'a> {
             varying_ifs: Vec::new(),
             in_kernel: false,
             memoize: true,
+            full_warps: false,
             calls_analysed: 0,
             calls_replayed: 0,
             calls: FxHashMap::default(),

@@ -114,6 +114,15 @@ impl<'f> Session<'f> {
         self
     }
 
+    /// The host launches every kernel of the program with blocks of whole warps (a multiple of 32 threads): the
+    /// convergence analysis and the emitter may rely on every lane of a warp existing
+    /// ([`CheckOptions::full_warps`], [`EmitOptions::full_warps`]).
+    pub fn with_full_warps(mut self) -> Session<'f> {
+        self.check.full_warps = true;
+        self.emit.full_warps = true;
+        self
+    }
+
     pub fn with_emit(mut self, emit: EmitOptions) -> Session<'f> {
         self.emit = emit;
         self

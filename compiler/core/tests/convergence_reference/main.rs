@@ -81,7 +81,7 @@ fn analyse(printed: &Printed, case: usize) -> Verdicts {
         let rendered = skc_core::diagnostic::render(d, &checked.sources, skc_core::diagnostic::ColorChoice::Never);
         panic!("generated program {case} does not check:\n{rendered}\n{}", printed.text);
     }
-    let (_, diagnostics) = skc_core::convergence::analyse(&checked.module, &checked.types);
+    let (_, diagnostics) = skc_core::convergence::analyse(&checked.module, &checked.types, false);
     let mut verdicts = Verdicts { e0001: Vec::new(), e0002: Vec::new() };
     for d in &diagnostics {
         match d.code {

@@ -192,6 +192,15 @@ impl Walker<'_> {
                 let level = control.level.max(Uniformity::WarpUniform);
                 self.facts.value(level, OriginKind::Builtin(e), span, None)
             }
+            // Under the host's promise of whole warps every lane exists: lane `src`'s `v`, as uniform as `v`
+            // (at worst warp-uniform when `src` is).
+            ResultUniformity::Broadcast if self.full_warps => match (values.first(), values.get(1)) {
+                (Some(v), _) if v.level <= Uniformity::WarpUniform => *v,
+                (_, Some(src)) if src.level <= Uniformity::WarpUniform => {
+                    self.facts.value(Uniformity::WarpUniform, OriginKind::Builtin(e), span, None)
+                }
+                _ => self.facts.value(Uniformity::ThreadVarying, OriginKind::Builtin(e), span, None).join(joined),
+            },
             // `shfl v src`: every lane gets lane `src mod 32`'s `v`, which exists for sure only if it is lane 0 (the
             // last warp of a block may be partial, and a missing lane gives an undefined value).
             ResultUniformity::Broadcast if args.get(1).is_some_and(|&src| self.names_lane_zero(src)) => {
