@@ -51,7 +51,12 @@ enum Command {
         code: String,
     },
     /// Run the language server on standard input and output (editors start this).
-    Lsp,
+    Lsp {
+        /// Accepted for clients that name the transport (VS Code's `TransportKind.stdio`, many Neovim and Emacs
+        /// set-ups): standard input and output is the only one.
+        #[arg(long)]
+        stdio: bool,
+    },
     /// Serve NVRTC compilations on standard input and output (`build` and `emit` start this as their worker).
     #[command(name = "nvrtc-worker", hide = true)]
     NvrtcWorker,
@@ -65,7 +70,7 @@ impl Command {
             Command::Build(args) => vec![args.file.clone()],
             Command::Emit(args) => vec![args.file.clone()],
             Command::Run(args) => vec![args.file.clone()],
-            Command::Explain { .. } | Command::Lsp | Command::NvrtcWorker => Vec::new(),
+            Command::Explain { .. } | Command::Lsp { .. } | Command::NvrtcWorker => Vec::new(),
         }
     }
 }
@@ -157,7 +162,7 @@ fn run() -> ExitCode {
         Command::Emit(args) => build::emit(&args),
         Command::Run(args) => run::run(&args),
         Command::Explain { code } => explain(&code),
-        Command::Lsp => skc_lsp::serve_stdio(),
+        Command::Lsp { .. } => skc_lsp::serve_stdio(),
         Command::NvrtcWorker => ExitCode::from(skc_nvrtc::serve_worker().clamp(0, 255) as u8),
     }
 }

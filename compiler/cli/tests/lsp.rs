@@ -17,8 +17,12 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
+        Server::start_with(&["lsp"])
+    }
+
+    fn start_with(args: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_skc"))
-            .arg("lsp")
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -160,6 +164,14 @@ fn exit_without_shutdown_exits_with_status_1() {
     let mut server = Server::start();
     server.initialize();
     server.send(json!({ "jsonrpc": "2.0", "method": "exit" }));
+    assert_eq!(server.exit_status(), 1);
+}
+
+/// Clients that name the transport start `skc lsp --stdio`: the same server.
+#[test]
+fn the_stdio_flag_is_the_same_server() {
+    let mut server = Server::start_with(&["lsp", "--stdio"]);
+    server.initialize();
     assert_eq!(server.exit_status(), 1);
 }
 

@@ -17,8 +17,8 @@ function settings(): SettingReader {
 
 function makeClient(): LanguageClient {
   const { command, args } = serverCommand(settings());
-  // Standard input and output, which is what an executable without `transport` gets (`TransportKind.stdio` would
-  // add a `--stdio` argument that `skc lsp` does not take).
+  // Standard input and output, which is what an executable without `transport` gets (`skc lsp` also accepts the
+  // `--stdio` argument that `TransportKind.stdio` would add, for other clients that name the transport).
   const serverOptions: ServerOptions = { run: { command, args }, debug: { command, args } };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ language: "sk" }],
