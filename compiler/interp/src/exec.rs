@@ -136,6 +136,20 @@ impl Exec<'_> {
                 return $why;
             }};
         }
+        // An integer operation's result into `dst`: an overflow is reported and keeps the wrapped value, a
+        // division by zero stops the thread.
+        macro_rules! integer {
+            ($result:expr, $dst:expr) => {
+                match $result {
+                    Ok(v) => r!($dst) = v,
+                    Err(IntFault::Overflow(v)) => {
+                        r!($dst) = v;
+                        self.find(Finding::Overflow { thread: t.global, pc: pc as u32 });
+                    }
+                    Err(IntFault::DivisionByZero) => stop!(Stop::Fault(Fault::DivisionByZero)),
+                }
+            };
+        }
         loop {
             let instr = instrs[pc];
             steps += 1;
@@ -149,38 +163,10 @@ impl Exec<'_> {
                     let (s, d) = (base + src as usize, base + dst as usize);
                     regs.copy_within(s..s + n as usize, d);
                 }
-                Instr::I32 { op, dst, a, b } => match ops::int32(op, r!(a), r!(b)) {
-                    Ok(v) => r!(dst) = v,
-                    Err(IntFault::Overflow(v)) => {
-                        r!(dst) = v;
-                        self.find(Finding::Overflow { thread: t.global, pc: pc as u32 });
-                    }
-                    Err(IntFault::DivisionByZero) => stop!(Stop::Fault(Fault::DivisionByZero)),
-                },
-                Instr::U32 { op, dst, a, b } => match ops::uint32(op, r!(a), r!(b)) {
-                    Ok(v) => r!(dst) = v,
-                    Err(IntFault::Overflow(v)) => {
-                        r!(dst) = v;
-                        self.find(Finding::Overflow { thread: t.global, pc: pc as u32 });
-                    }
-                    Err(IntFault::DivisionByZero) => stop!(Stop::Fault(Fault::DivisionByZero)),
-                },
-                Instr::I64 { op, dst, a, b } => match ops::int64(op, r!(a), r!(b)) {
-                    Ok(v) => r!(dst) = v,
-                    Err(IntFault::Overflow(v)) => {
-                        r!(dst) = v;
-                        self.find(Finding::Overflow { thread: t.global, pc: pc as u32 });
-                    }
-                    Err(IntFault::DivisionByZero) => stop!(Stop::Fault(Fault::DivisionByZero)),
-                },
-                Instr::U64 { op, dst, a, b } => match ops::uint64(op, r!(a), r!(b)) {
-                    Ok(v) => r!(dst) = v,
-                    Err(IntFault::Overflow(v)) => {
-                        r!(dst) = v;
-                        self.find(Finding::Overflow { thread: t.global, pc: pc as u32 });
-                    }
-                    Err(IntFault::DivisionByZero) => stop!(Stop::Fault(Fault::DivisionByZero)),
-                },
+                Instr::I32 { op, dst, a, b } => integer!(ops::int32(op, r!(a), r!(b)), dst),
+                Instr::U32 { op, dst, a, b } => integer!(ops::uint32(op, r!(a), r!(b)), dst),
+                Instr::I64 { op, dst, a, b } => integer!(ops::int64(op, r!(a), r!(b)), dst),
+                Instr::U64 { op, dst, a, b } => integer!(ops::uint64(op, r!(a), r!(b)), dst),
                 Instr::F32 { op, dst, a, b } => r!(dst) = ops::float32(op, r!(a), r!(b)),
                 Instr::F64 { op, dst, a, b } => r!(dst) = ops::float64(op, r!(a), r!(b)),
                 Instr::CmpI32 { op, dst, a, b } => r!(dst) = ops::compare_i32(op, r!(a), r!(b)),
