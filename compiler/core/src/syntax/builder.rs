@@ -723,6 +723,30 @@ impl<'s> Builder<'s> {
 
     /// OCaml's item attributes after a `let` item (`[@@warning "-33"]`): OCaml's compiler warnings mean nothing to
     /// skc, so `warning` and Sarek's markers are accepted and ignored; any other is W0002.
+    /// Sarek's `[%%kernel let name params = body]`: the kernel `name` (a constant there is E0205).
+    pub fn structure_kernel(&mut self, attributes: Vec<Attribute>, body: LetItemBody, l: u32, r: u32) {
+        let body = match body {
+            LetItemBody::Function(name, params, _, body) => LetItemBody::Kernel(name, (params, body)),
+            LetItemBody::Value(name, _, _) => {
+                let span = self.lexeme_span(name);
+                self.unsupported(
+                    span,
+                    "a constant inside `[%%kernel ...]`",
+                    "write `[%%kernel let name params = body]`",
+                );
+                LetItemBody::Error
+            }
+            other => other,
+        };
+        self.let_item(attributes, body, Vec::new(), l, r);
+    }
+
+    /// A floating attribute between items (`[@@@warning "-32"]`): OCaml's warning settings are ignored, any other
+    /// attribute with W0002.
+    pub fn floating_attribute(&mut self, attribute: Attribute) {
+        self.trailing_item_attributes(std::slice::from_ref(&attribute));
+    }
+
     fn trailing_item_attributes(&mut self, attributes: &[Attribute]) {
         for attribute in attributes {
             match &self.text[attribute.name.range()] {

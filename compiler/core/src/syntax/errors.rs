@@ -142,7 +142,16 @@ const DELIMITERS: [(Token, &[Token]); 6] = [
     (Token::RParen, &[Token::LParen]),
     (
         Token::RBracket,
-        &[Token::LBracket, Token::LExtension, Token::KernelExtension, Token::LAttribute, Token::LItemAttribute],
+        &[
+            Token::LBracket,
+            Token::LExtension,
+            Token::KernelExtension,
+            Token::ItemKernelExtension,
+            Token::LItemExtension,
+            Token::LAttribute,
+            Token::LItemAttribute,
+            Token::LFloatingAttribute,
+        ],
     ),
     (Token::RArray, &[Token::LArray]),
     (Token::RBrace, &[Token::LBrace]),

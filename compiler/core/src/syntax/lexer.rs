@@ -147,6 +147,12 @@ pub enum Token {
     /// `[@@` opens an item attribute (`[@@sarek.type]`).
     #[token("[@@")]
     LItemAttribute,
+    /// `[@@@` opens a floating attribute, an item of its own (`[@@@warning "-32"]`).
+    #[token("[@@@")]
+    LFloatingAttribute,
+    /// `[%%` opens a structure-item extension (`[%%kernel let name params = body]`).
+    #[token("[%%")]
+    LItemExtension,
     #[token(",")]
     Comma,
     #[token(";")]
@@ -227,6 +233,8 @@ pub enum Token {
     ItemKernel,
     /// `[%kernel` (one token made of `[%` and `kernel`).
     KernelExtension,
+    /// `[%%kernel` (one token made of `[%%` and `kernel`).
+    ItemKernelExtension,
     /// `mut` right after `let x =`.
     Mut,
     /// `create_array` right after `let x =`.
@@ -255,6 +263,7 @@ impl Token {
             ItemFun => "`fun`",
             ItemKernel => "`kernel`",
             KernelExtension => "`[%kernel`",
+            ItemKernelExtension => "`[%%kernel`",
             Mut => "`mut`",
             CreateArray => "`create_array`",
             Ref => "`ref`",
@@ -305,6 +314,8 @@ impl Token {
             LExtension => "`[%`",
             LAttribute => "`[@`",
             LItemAttribute => "`[@@`",
+            LFloatingAttribute => "`[@@@`",
+            LItemExtension => "`[%%`",
             Comma => "`,`",
             Semi => "`;`",
             SemiSemi => "`;;`",

@@ -29,8 +29,12 @@ pub fn contextualize(text: &str, mut lexemes: Vec<Lexeme>) -> Vec<Lexeme> {
             Token::Ident => contextual_keyword(text, lexeme, previous, next),
             Token::Let if in_first_column(text, lexeme) => Token::ItemLet,
             Token::Fun if first_on_line(text, lexeme) => Token::ItemFun,
-            Token::LExtension if next == Token::Ident && text_of(text, lexemes[i + 1]) == b"kernel" => {
-                lexemes[kept] = Lexeme { token: Token::KernelExtension, start: lexeme.start, end: lexemes[i + 1].end };
+            Token::LExtension | Token::LItemExtension
+                if next == Token::Ident && text_of(text, lexemes[i + 1]) == b"kernel" =>
+            {
+                let token =
+                    if lexeme.token == Token::LExtension { Token::KernelExtension } else { Token::ItemKernelExtension };
+                lexemes[kept] = Lexeme { token, start: lexeme.start, end: lexemes[i + 1].end };
                 kept += 1;
                 i += 2;
                 continue;
@@ -101,5 +105,8 @@ fn closes_sequence(token: Token) -> bool {
 /// Tokens that start a top-level item.
 pub fn starts_item(token: Token) -> bool {
     use Token::*;
-    matches!(token, ItemLet | ItemKernel | ItemFun | KernelExtension | Type | Open)
+    matches!(
+        token,
+        ItemLet | ItemKernel | ItemFun | KernelExtension | ItemKernelExtension | LFloatingAttribute | Type | Open
+    )
 }
