@@ -1,7 +1,8 @@
 //! The AST builder the grammar's actions call: it allocates nodes in the module's arena, turns literals and
 //! names into values, desugars Sarek's forms into the native ones (`let%superstep`, `create_array`,
 //! `let open`), reads attributes, and reports what the grammar accepts but the language does not (E0205 for
-//! recursion, local functions, tuples and unknown extensions; E0102 for literals; E0105 for assignments).
+//! recursion, tuples and unknown extensions; E0102 for literals; E0105 for assignments). Local functions are
+//! recorded for `syntax::lift`.
 
 use lalrpop_util::ErrorRecovery;
 
@@ -9,6 +10,7 @@ use crate::diagnostic::Diagnostic;
 use crate::source::{FileId, Span};
 use crate::syntax::ast::*;
 use crate::syntax::lexer::Lexeme;
+use crate::syntax::lift::LocalFunction;
 use crate::syntax::literals;
 use crate::syntax::operators::{self, Chain, Operator};
 
@@ -48,6 +50,8 @@ pub struct LetHead {
     binder: Binder,
     ty: Option<Box<TypeExpr>>,
     value: LetValue,
+    /// The parameters of a local function (`let f x = e in`), lifted to the top level by `syntax::lift`.
+    function: Option<ParamList>,
 }
 
 pub type Recovery = ErrorRecovery<u32, Lexeme, ()>;
@@ -68,6 +72,9 @@ pub struct Builder<'s> {
     pending_literals: Vec<(ExprId, Diagnostic)>,
     /// Memory for operator chains, kept between chains.
     operators: operators::Scratch,
+    /// Local functions (`let f x = e in rest`), in the order they were parsed: `syntax::lift` makes each a
+    /// top-level function.
+    local_functions: Vec<LocalFunction>,
 }
 
 impl<'s> Builder<'s> {
@@ -83,17 +90,18 @@ impl<'s> Builder<'s> {
             bare_kernels: 0,
             pending_literals: Vec::new(),
             operators: operators::Scratch::default(),
+            local_functions: Vec::new(),
         }
     }
 
     /// Diagnostics of the actions, with the literals no minus claimed.
-    pub fn finish(mut self) -> (Vec<Diagnostic>, Vec<Recovery>) {
+    pub fn finish(mut self) -> (Vec<Diagnostic>, Vec<Recovery>, Vec<LocalFunction>) {
         for (id, d) in std::mem::take(&mut self.pending_literals) {
             self.module.exprs[id.index()] = ExprKind::Error;
             self.diagnostics.push(d);
         }
         self.diagnostics.append(&mut self.attribute_errors);
-        (self.diagnostics, self.recoveries)
+        (self.diagnostics, self.recoveries, self.local_functions)
     }
 
     // --- spans and names --------------------------------------------------------------------------------
@@ -432,8 +440,8 @@ impl<'s> Builder<'s> {
         (Binder::Wildcard(span), None)
     }
 
-    /// `let [rec] binder [params] [: T] = value`: recursion and local functions are reported (E0205) and the
-    /// binding is kept without its parameters.
+    /// `let [rec] binder [params] [: T] = value`: recursion is reported (E0205) and the binding kept without
+    /// its parameters; a local function (parameters, no `rec`) is kept for `syntax::lift`.
     pub fn let_head(
         &mut self,
         rec: Option<Lexeme>,
@@ -442,26 +450,68 @@ impl<'s> Builder<'s> {
         ty: Option<Box<TypeExpr>>,
         value: LetValue,
     ) -> Box<LetHead> {
+        let params = params.filter(|p| p.written);
         if let Some(rec) = rec {
             let span = self.lexeme_span(rec);
             self.unsupported(span, "recursion", "GPU code cannot recurse here; write a loop");
+            return Box::new(LetHead { binder, ty: binder_ty.or(ty), value, function: None });
         }
-        if let Some(first) = params.and_then(|p| p.first) {
-            self.unsupported(first, "a local function", "define the function at top level");
+        let Some(params) = params else {
+            return Box::new(LetHead { binder, ty: binder_ty.or(ty), value, function: None });
+        };
+        let plain = matches!(value, LetValue::Plain(_)) && matches!(binder, Binder::Name(_)) && binder_ty.is_none();
+        if !plain {
+            let first = params.first.unwrap_or(binder.span());
+            self.unsupported(first, "a local function of this form", "write `let f params = body in`");
+            return Box::new(LetHead { binder, ty: binder_ty.or(ty), value, function: None });
         }
-        Box::new(LetHead { binder, ty: binder_ty.or(ty), value })
+        // The annotation after the parameters is the function's result type.
+        Box::new(LetHead { binder, ty, value, function: Some(params) })
     }
 
     /// `head` comes boxed from the grammar, whose every stack slot is as wide as its widest symbol.
     #[allow(clippy::boxed_local)]
     pub fn let_(&mut self, head: Box<LetHead>, body: ExprId, l: u32, r: u32) -> ExprId {
-        let LetHead { binder, ty, value } = *head;
+        let LetHead { binder, ty, value, function } = *head;
+        if let (Some(params), Binder::Name(name), LetValue::Plain(function_body)) = (function, &binder, &value) {
+            return self.local_function(name.clone(), params, ty, *function_body, body, l, r);
+        }
         let (kind, value) = match value {
             LetValue::Plain(value) => (LetKind::Immutable, value),
             LetValue::Mutable(value) => (LetKind::Mutable, value),
             LetValue::CreateArray(size, space) => return self.create_array(binder, ty, size, space, body, l, r),
         };
         self.alloc(ExprKind::Let { binder, ty, kind, value, body }, l, r)
+    }
+
+    /// `let f params = function_body in body`: a `let` that binds `f` to `()` for now, recorded for
+    /// `syntax::lift`, which makes `f` a top-level function and its calls in `body` calls of it.
+    #[allow(clippy::too_many_arguments)]
+    fn local_function(
+        &mut self,
+        name: Ident,
+        params: ParamList,
+        ret: Option<Box<TypeExpr>>,
+        function_body: ExprId,
+        body: ExprId,
+        l: u32,
+        r: u32,
+    ) -> ExprId {
+        let placeholder = self.module.alloc(ExprKind::Unit, name.span);
+        let binder = Binder::Name(name.clone());
+        let kind = ExprKind::Let { binder, ty: None, kind: LetKind::Immutable, value: placeholder, body };
+        let let_expr = self.alloc(kind, l, r);
+        let span = self.module.span(let_expr);
+        let ret = ret.map(|t| *t);
+        self.local_functions.push(LocalFunction {
+            let_expr,
+            name,
+            params: params.params,
+            ret,
+            body: function_body,
+            span,
+        });
+        let_expr
     }
 
     /// `let a = create_array n Shared in` (Sarek): a shared or local array.

@@ -11,6 +11,7 @@ pub mod expr_map;
 mod grammar;
 pub mod item_attributes;
 pub mod lexer;
+mod lift;
 mod literals;
 pub mod name;
 mod operators;

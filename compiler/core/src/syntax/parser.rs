@@ -8,6 +8,7 @@ use crate::source::FileId;
 use crate::syntax::ast::Module;
 use crate::syntax::builder::Builder;
 use crate::syntax::lexer::lex;
+use crate::syntax::lift;
 use crate::syntax::{depth, errors, grammar, tokens};
 
 /// Parses `text` (file `file`) and appends its items and expressions to `module`. Returns syntax diagnostics.
@@ -22,7 +23,7 @@ pub fn parse(text: &str, file: FileId, module: &mut Module, default_kernel_name:
     let mut builder = Builder::new(text, file, module, default_kernel_name);
     let input = tokens.iter().map(|&l| (l.start, l, l.end));
     let outcome = grammar::FileParser::new().parse(&mut builder, input);
-    let (mut diagnostics, mut recoveries) = builder.finish();
+    let (mut diagnostics, mut recoveries, local_functions) = builder.finish();
     if let Err(error) = outcome {
         // Recovery at the item level accepts the end of the file, so this does not happen; if it did, the error
         // is reported like any other.
@@ -30,6 +31,8 @@ pub fn parse(text: &str, file: FileId, module: &mut Module, default_kernel_name:
     }
     errors::report(text, file, &tokens, recoveries, &mut diagnostics);
     diagnostics.extend(depth::limit_nesting(module, first_item, first_expr));
+    // After the nesting limit: lifting walks the tree recursively.
+    diagnostics.extend(lift::lift_local_functions(module, first_item, local_functions));
     diagnostics
 }
 
