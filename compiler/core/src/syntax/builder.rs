@@ -773,6 +773,21 @@ impl<'s> Builder<'s> {
 
     /// OCaml's item attributes after a `let` item (`[@@warning "-33"]`): OCaml's compiler warnings mean nothing to
     /// skc, so `warning` and Sarek's markers are accepted and ignored; any other is W0002.
+    /// `type name = T`: OCaml's abbreviation of a type, as Sarek's host code writes `type float32 = float`. One
+    /// that names a builtin scalar type by an equal one (`float32` and `float`, `int32` and `int`) says nothing
+    /// new and is accepted; any other is E0205 (skc has no type abbreviations).
+    pub fn type_abbreviation(&mut self, name: Lexeme, ty: Box<TypeExpr>, l: u32, r: u32) {
+        let scalar = |n: &str| crate::typeck::SCALAR_TYPES.iter().find(|(s, _)| *s == n).map(|(_, t)| t.clone());
+        let agrees = match (&*ty, scalar(self.text_of(name))) {
+            (TypeExpr::Named(target), Some(own)) => scalar(&target.name) == Some(own),
+            _ => false,
+        };
+        if !agrees {
+            let span = self.span(l, r);
+            self.unsupported(span, "a type abbreviation", "write the type itself where it is used");
+        }
+    }
+
     /// Sarek's `[%%kernel let name params = body]`: the kernel `name` (a constant there is E0205).
     pub fn structure_kernel(&mut self, attributes: Vec<Attribute>, body: LetItemBody, l: u32, r: u32) {
         let body = match body {

@@ -13,7 +13,7 @@ use super::scope::is_bogus_name;
 use super::Checker;
 
 /// Scalar type names, with the aliases Sarek code uses.
-const SCALAR_TYPES: &[(&str, Type)] = &[
+pub(crate) const SCALAR_TYPES: &[(&str, Type)] = &[
     ("int32", Type::Int32),
     ("int", Type::Int32),
     ("int64", Type::Int64),

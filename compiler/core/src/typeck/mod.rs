@@ -26,6 +26,7 @@ mod bindings;
 mod calls;
 mod cells;
 mod constants;
+pub(crate) use annot::SCALAR_TYPES;
 pub use constants::{command_line_source, COMMAND_LINE};
 mod consts;
 mod effects;
