@@ -776,6 +776,8 @@ impl<'s> Builder<'s> {
     /// `type name = T`: OCaml's abbreviation of a type, as Sarek's host code writes `type float32 = float`. One
     /// that names a builtin scalar type by an equal one (`float32` and `float`, `int32` and `int`) says nothing
     /// new and is accepted; any other is E0205 (skc has no type abbreviations).
+    /// `ty` comes boxed from the grammar's type rules.
+    #[allow(clippy::boxed_local)]
     pub fn type_abbreviation(&mut self, name: Lexeme, ty: Box<TypeExpr>, l: u32, r: u32) {
         let scalar = |n: &str| crate::typeck::SCALAR_TYPES.iter().find(|(s, _)| *s == n).map(|(_, t)| t.clone());
         let agrees = match (&*ty, scalar(self.text_of(name))) {
