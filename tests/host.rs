@@ -99,7 +99,10 @@ pub fn compile_and_run(cxx: &str, dir: &Path, name: &str, source: &str) -> Resul
     if !built.status.success() {
         return Err(format!("{name}: {}", String::from_utf8_lossy(&built.stderr)));
     }
-    run_with_timeout(&exe, RUN_TIMEOUT).map_err(|why| format!("{name}: {why}"))
+    let result = run_with_timeout(&exe, RUN_TIMEOUT).map_err(|why| format!("{name}: {why}"));
+    // Removed once run, so repeated test runs do not fill the temporary folder.
+    let _ = (std::fs::remove_file(&exe), std::fs::remove_file(&cpp));
+    result
 }
 
 /// How long a compiled test program may run: loops that never end (the failure some tests look for) must fail,

@@ -120,6 +120,10 @@ fn run_on_host(
     let status = Command::new(&exe).arg(&input).arg(&output).status().unwrap();
     assert!(status.success(), "{label}: the host program failed");
     let data = std::fs::read(&output).unwrap();
+    // The program, its source and its files are this run's only: removed, so repeated runs do not fill the disk.
+    for file in [&cpp, &exe, &input, &output] {
+        let _ = std::fs::remove_file(file);
+    }
     let mut at = 0;
     let mut reals = |count: usize| -> Vec<f64> {
         let size = if cfg.precision == Precision::F32 { 4 } else { 8 };
