@@ -131,7 +131,7 @@ fn signature(k: &KernelSignature, records: &[RecordLayout]) -> String {
                     )
                 }
             };
-            format!("{RT}::ParamSignature {{ name: {:?}.into(), ty: {ty} }}", p.name)
+            format!("{RT}::ParamSignature {{ name: {:?}.into(), ty: {ty}, align: {} }}", p.name, p.align)
         })
         .collect();
     let shared = match k.dynamic_shared_elem {
