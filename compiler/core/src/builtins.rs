@@ -419,7 +419,13 @@ const NR: SigType = Var(0, Numeric);
 
 /// `load_float4 a i`: elements `w i .. w i + w - 1` of `a` (`w` lanes) as one vector, in one instruction. Its
 /// value is thread-varying: the analysis does not follow the contents of the array through it.
-const fn vector_load(name: &'static str, kind: VectorKind, params: &'static [SigType], cuda: CudaTemplate) -> Builtin {
+const fn vector_load(
+    name: &'static str,
+    kind: VectorKind,
+    params: &'static [SigType],
+    cuda: CudaTemplate,
+    doc: &'static str,
+) -> Builtin {
     Builtin {
         name,
         aliases: &[],
@@ -432,13 +438,17 @@ const fn vector_load(name: &'static str, kind: VectorKind, params: &'static [Sig
         warp_uniform_args: false,
         value: None,
         cuda,
-        doc: "the elements `w i .. w i + w - 1` of `a` as one vector of `w` lanes, one load (`ld.v4`); `a`'s \
-              base is aligned to the vector's size (checked at launch for a vector parameter)",
+        doc,
     }
 }
 
 /// `store_float4 a i v`: writes the lanes of `v` to elements `w i .. w i + w - 1` of `a`, in one instruction.
-const fn vector_store(name: &'static str, params: &'static [SigType], cuda: CudaTemplate) -> Builtin {
+const fn vector_store(
+    name: &'static str,
+    params: &'static [SigType],
+    cuda: CudaTemplate,
+    doc: &'static str,
+) -> Builtin {
     Builtin {
         name,
         aliases: &[],
@@ -451,7 +461,7 @@ const fn vector_store(name: &'static str, params: &'static [SigType], cuda: Cuda
         warp_uniform_args: false,
         value: None,
         cuda,
-        doc: "writes the lanes of `v` to the elements `w i .. w i + w - 1` of `a`, one store (`st.v4`)",
+        doc,
     }
 }
 
@@ -1018,41 +1028,35 @@ pub static BUILTINS: &[Builtin] = &[
         "make_double2({0}, {1})",
         "the float64x2 `{x; y}` (CUDA's double2)",
     ),
-    vector_load("load_float2", VectorKind::Float2, &[ArrayOf(0, ExactFloat32), Int32], "reinterpret_cast<const float2*>({0})[{1}]"),
-    vector_load("load_float4", VectorKind::Float4, &[ArrayOf(0, ExactFloat32), Int32], "reinterpret_cast<const float4*>({0})[{1}]"),
-    vector_load("load_int2", VectorKind::Int2, &[ArrayOf(0, ExactInt32), Int32], "reinterpret_cast<const int2*>({0})[{1}]"),
-    vector_load("load_int4", VectorKind::Int4, &[ArrayOf(0, ExactInt32), Int32], "reinterpret_cast<const int4*>({0})[{1}]"),
+    vector_load("load_float2", VectorKind::Float2, &[ArrayOf(0, ExactFloat32), Int32], "reinterpret_cast<const float2*>({0})[{1}]", "elements `2 i`, `2 i + 1` of `a` as one float2, one 8-byte load (`ld.v2.f32`); `a` aligned to 8 bytes (checked at launch for a vector parameter)"),
+    vector_load("load_float4", VectorKind::Float4, &[ArrayOf(0, ExactFloat32), Int32], "reinterpret_cast<const float4*>({0})[{1}]", "elements `4 i .. 4 i + 3` of `a` as one float4, one 16-byte load (`ld.v4.f32`); `a` aligned to 16 bytes (checked at launch for a vector parameter)"),
+    vector_load("load_int2", VectorKind::Int2, &[ArrayOf(0, ExactInt32), Int32], "reinterpret_cast<const int2*>({0})[{1}]", "elements `2 i`, `2 i + 1` of `a` as one int2, one 8-byte load (`ld.v2.s32`); `a` aligned to 8 bytes"),
+    vector_load("load_int4", VectorKind::Int4, &[ArrayOf(0, ExactInt32), Int32], "reinterpret_cast<const int4*>({0})[{1}]", "elements `4 i .. 4 i + 3` of `a` as one int4, one 16-byte load (`ld.v4.s32`); `a` aligned to 16 bytes"),
     vector_load(
         "load_float64x2",
         VectorKind::Float64x2,
         &[ArrayOf(0, ExactFloat64), Int32],
-        "reinterpret_cast<const double2*>({0})[{1}]",
-    ),
+        "reinterpret_cast<const double2*>({0})[{1}]", "elements `2 i`, `2 i + 1` of `a` as one float64x2, one 16-byte load (`ld.v2.f64`); `a` aligned to 16 bytes"),
     vector_store(
         "store_float2",
         &[ArrayOf(0, ExactFloat32), Int32, Vector(VectorKind::Float2)],
-        "(reinterpret_cast<float2*>({0})[{1}] = {2})",
-    ),
+        "(reinterpret_cast<float2*>({0})[{1}] = {2})", "writes `v.x`, `v.y` to elements `2 i`, `2 i + 1` of `a`, one store (`st.v2.f32`)"),
     vector_store(
         "store_float4",
         &[ArrayOf(0, ExactFloat32), Int32, Vector(VectorKind::Float4)],
-        "(reinterpret_cast<float4*>({0})[{1}] = {2})",
-    ),
+        "(reinterpret_cast<float4*>({0})[{1}] = {2})", "writes `v.x` .. `v.w` to elements `4 i .. 4 i + 3` of `a`, one store (`st.v4.f32`)"),
     vector_store(
         "store_int2",
         &[ArrayOf(0, ExactInt32), Int32, Vector(VectorKind::Int2)],
-        "(reinterpret_cast<int2*>({0})[{1}] = {2})",
-    ),
+        "(reinterpret_cast<int2*>({0})[{1}] = {2})", "writes `v.x`, `v.y` to elements `2 i`, `2 i + 1` of `a`, one store (`st.v2.s32`)"),
     vector_store(
         "store_int4",
         &[ArrayOf(0, ExactInt32), Int32, Vector(VectorKind::Int4)],
-        "(reinterpret_cast<int4*>({0})[{1}] = {2})",
-    ),
+        "(reinterpret_cast<int4*>({0})[{1}] = {2})", "writes `v.x` .. `v.w` to elements `4 i .. 4 i + 3` of `a`, one store (`st.v4.s32`)"),
     vector_store(
         "store_float64x2",
         &[ArrayOf(0, ExactFloat64), Int32, Vector(VectorKind::Float64x2)],
-        "(reinterpret_cast<double2*>({0})[{1}] = {2})",
-    ),
+        "(reinterpret_cast<double2*>({0})[{1}] = {2})", "writes `v.x`, `v.y` to elements `2 i`, `2 i + 1` of `a`, one store (`st.v2.f64`)"),
 ];
 
 /// Modules whose qualified names reach the builtins (`Gpu.block_barrier`, `Std.sqrt`).
