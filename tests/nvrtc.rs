@@ -170,6 +170,26 @@ fn scheduler_builtins_lower_to_the_expected_ptx() {
     assert!(specialised.ptx.contains(".maxntid 256, 1, 1") && specialised.ptx.contains(".minnctapersm 1"));
 }
 
+/// A vector load or store is one instruction of the vector's width, from global and from shared memory.
+#[test]
+fn vector_accesses_are_single_vector_instructions() {
+    if !require::nvrtc("the vector accesses' PTX") {
+        return;
+    }
+    let out = compile(Path::new("tests/codegen/vector_loads.sk")).unwrap_or_else(|e| panic!("{e}"));
+    for instruction in [
+        "ld.global.nc.v4.f32",
+        "st.global.v4.f32",
+        "st.shared.v4.",
+        "ld.shared.v4.f32",
+        "ld.global.v2.f64",
+        "st.global.v2.f64",
+    ] {
+        assert!(out.ptx.contains(instruction), "no `{instruction}` in the PTX of vector_loads.sk:\n{}", out.ptx);
+    }
+    assert!(!out.ptx.contains("ld.global.nc.f32"), "a float4 load split into scalar loads:\n{}", out.ptx);
+}
+
 /// (file, kernel, most registers, spill bytes allowed) on sm_90.
 const BUDGETS: &[(&str, &str, u32, u32)] = &[
     ("tests/ui/seed/reduce.sk", "reduce", 24, 0),

@@ -28,7 +28,8 @@ pub const EMPTY: KernelSource = source!("empty.sk");
 /// Variants the benchmark compares with the examples' kernels (kernels/bench/).
 pub const TRANSPOSE_ROWS: KernelSource = source!("bench/transpose_rows.sk");
 pub const MATMUL_K8: KernelSource = source!("bench/matmul_k8.sk");
-pub const BENCH_VARIANTS: [KernelSource; 2] = [TRANSPOSE_ROWS, MATMUL_K8];
+pub const MATMUL_SCALAR: KernelSource = source!("bench/matmul_scalar.sk");
+pub const BENCH_VARIANTS: [KernelSource; 3] = [TRANSPOSE_ROWS, MATMUL_K8, MATMUL_SCALAR];
 
 pub const ALL: [KernelSource; 8] = [VECTOR_ADD, REDUCE, WARP_REDUCE, SCAN, HISTOGRAM, TRANSPOSE, MATMUL, EMPTY];
 

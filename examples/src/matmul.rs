@@ -1,5 +1,5 @@
-//! Tiled matrix multiply, 128 x 128 tiles per block, 8 x 8 per thread in registers, k in steps of 16
-//! (kernels/matmul.sk).
+//! Tiled matrix multiply, 128 x 128 tiles per block, 8 x 8 per thread in registers, float4 loads from global
+//! and shared memory, k in steps of 8 through two shared buffers (kernels/matmul.sk).
 
 use skc_runtime::{args, Context, DeviceBuffer, Extent, Kernel, LaunchConfig, Result, RuntimeError};
 

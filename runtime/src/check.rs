@@ -203,6 +203,25 @@ pub(crate) fn check_aliasing(sig: &KernelSignature, ranges: &[Option<DeviceRange
     Ok(())
 }
 
+/// A vector parameter that vector loads or stores reach (`load_float4`) needs its pointer aligned to the vector's
+/// size: every index counts whole vectors, so the base is the one address the compiler cannot see. A buffer is
+/// aligned (the driver's allocations are aligned to 256 bytes), but a view into one at an offset may not be.
+/// `ranges` has one entry per parameter, with the device addresses taken.
+pub(crate) fn check_alignment(sig: &KernelSignature, ranges: &[Option<DeviceRange>]) -> Result<()> {
+    for (param, range) in sig.params.iter().zip(ranges) {
+        let (Some(range), true) = (range, param.align > 1) else { continue };
+        if range.address % u64::from(param.align) != 0 {
+            return Err(RuntimeError::MisalignedVector {
+                kernel: sig.name.clone(),
+                param: param.name.clone(),
+                address: range.address,
+                align: param.align,
+            });
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn check_config(sig: &KernelSignature, config: &LaunchConfig, limits: &Limits) -> Result<()> {
     let fail = |reason: String| Err(RuntimeError::LaunchConfig { kernel: sig.name.clone(), reason });
     let (grid, block) = (config.grid.as_array(), config.block.as_array());
@@ -438,5 +457,27 @@ mod tests {
         assert!(check_config(&shared, &LaunchConfig::new(1, 32).with_shared_elems::<f32>(32), &limits()).is_ok());
         let too_big = LaunchConfig::new(1, 32).with_shared_bytes(232448);
         assert!(check_config(&shared, &too_big, &limits()).is_err());
+    }
+
+    #[test]
+    fn vector_loads_need_their_base_aligned() {
+        let sig = KernelSignature::new(
+            "scale4",
+            vec![
+                ParamSignature::vector("a", S::Float32, false).aligned(16),
+                ParamSignature::vector("out", S::Float32, true),
+                ParamSignature::scalar("n", S::Int32),
+            ],
+        );
+        let range = |address| Some(DeviceRange { address, bytes: 64 });
+        assert!(check_alignment(&sig, &[range(0x7f00_0000_0100), range(0x7f00_0000_0204), None]).is_ok());
+        // A view 4 bytes into a buffer: the float4 loads would fault.
+        let err = check_alignment(&sig, &[range(0x7f00_0000_0104), range(0x7f00_0000_0200), None]).unwrap_err();
+        assert!(
+            matches!(&err, RuntimeError::MisalignedVector { param, align: 16, address: 0x7f00_0000_0104, .. } if param == "a"),
+            "{err:?}"
+        );
+        assert_eq!(err.kernel(), Some("scale4"));
+        assert!(err.to_string().contains("kernel `scale4`, parameter `a`"), "{err}");
     }
 }

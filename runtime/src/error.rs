@@ -40,6 +40,9 @@ pub enum RuntimeError {
     /// Vector parameter `read`, which the kernel never writes, shares memory with vector parameter `written`, which
     /// it writes: the analysis that proved the kernel's barriers safe assumed it does not (see docs/runtime.md).
     AliasedVectors { kernel: String, read: String, written: String },
+    /// The device pointer passed for vector parameter `param` is not a multiple of `align` bytes, which the kernel's
+    /// vector loads or stores (`load_float4`) need.
+    MisalignedVector { kernel: String, param: String, address: u64, align: u32 },
     /// A buffer has fewer elements than the length declared for its parameter.
     BufferTooShort { kernel: String, param: String, len: usize, required: u64, rule: String },
     /// A declared length refers to something the launch cannot evaluate (a negative count, a missing parameter).
@@ -68,6 +71,7 @@ impl RuntimeError {
             | RuntimeError::ArgumentType { kernel, .. }
             | RuntimeError::ReadOnlyBuffer { kernel, .. }
             | RuntimeError::AliasedVectors { kernel, .. }
+            | RuntimeError::MisalignedVector { kernel, .. }
             | RuntimeError::BufferTooShort { kernel, .. }
             | RuntimeError::InvalidLength { kernel, .. }
             | RuntimeError::LaunchConfig { kernel, .. } => Some(kernel),
@@ -81,6 +85,7 @@ impl RuntimeError {
             RuntimeError::ArgumentType { param, .. }
             | RuntimeError::ReadOnlyBuffer { param, .. }
             | RuntimeError::AliasedVectors { read: param, .. }
+            | RuntimeError::MisalignedVector { param, .. }
             | RuntimeError::BufferTooShort { param, .. }
             | RuntimeError::InvalidLength { param, .. } => Some(param),
             _ => None,
@@ -160,6 +165,11 @@ impl fmt::Display for RuntimeError {
                 "kernel `{kernel}`: the buffer passed for `{read}`, which the kernel only reads, overlaps the one passed \
                  for `{written}`, which it writes; skc proved the kernel's barriers safe assuming a vector it never \
                  writes does not change during the launch, so the two must not share memory"
+            ),
+            RuntimeError::MisalignedVector { kernel, param, address, align } => write!(
+                f,
+                "kernel `{kernel}`, parameter `{param}`: the buffer starts at device address {address:#x}, which is not \
+                 a multiple of {align} bytes; the kernel's vector loads or stores move {align} bytes at once and need it"
             ),
             RuntimeError::BufferTooShort { kernel, param, len, required, rule } => write!(
                 f,

@@ -285,6 +285,7 @@ impl Kernel {
             }
         }
         check::check_aliasing(&self.signature, &ranges)?;
+        check::check_alignment(&self.signature, &ranges)?;
         let mut params: SmallVec<[*mut c_void; 8]> = slots.iter_mut().map(|s| s as *mut u64 as *mut c_void).collect();
         for (index, ptr) in records {
             params[index] = ptr as *mut c_void;

@@ -62,6 +62,9 @@ pub struct ParamSignature {
     /// The `.sk` name.
     pub name: String,
     pub ty: ParamType,
+    /// For a vector: the alignment in bytes its device pointer must have, checked at launch (vector loads such as
+    /// `load_float4` move 16 bytes at once from a multiple of 16); 0 when its elements' own alignment is enough.
+    pub align: u32,
 }
 
 /// Everything needed to launch one kernel safely.
@@ -102,11 +105,17 @@ impl KernelSignature {
 
 impl ParamSignature {
     pub fn scalar(name: impl Into<String>, ty: ScalarType) -> Self {
-        ParamSignature { name: name.into(), ty: ParamType::Scalar(ty) }
+        ParamSignature { name: name.into(), ty: ParamType::Scalar(ty), align: 0 }
     }
 
     pub fn vector(name: impl Into<String>, elem: ScalarType, writable: bool) -> Self {
-        ParamSignature { name: name.into(), ty: ParamType::Vector { elem: ElemType::Scalar(elem), writable } }
+        ParamSignature { name: name.into(), ty: ParamType::Vector { elem: ElemType::Scalar(elem), writable }, align: 0 }
+    }
+
+    /// The same parameter, its pointer required to be a multiple of `align` bytes at launch.
+    pub fn aligned(mut self, align: u32) -> Self {
+        self.align = align;
+        self
     }
 }
 
@@ -173,6 +182,7 @@ pub(crate) fn from_codegen(
                     ElemType::Scalar(s) => ParamType::Scalar(s),
                 },
             },
+            align: p.align,
         })
         .collect();
     KernelSignature {

@@ -200,8 +200,9 @@ extern "C" __global__ void shift(point* ps, point by, int n) {
                     elem: skc_runtime::ElemType::Record { name: "point".into(), size: 8 },
                     writable: true,
                 },
+                align: 0,
             },
-            ParamSignature { name: "by".into(), ty: record },
+            ParamSignature { name: "by".into(), ty: record, align: 0 },
             ParamSignature::scalar("n", ScalarType::Int32),
         ],
     );

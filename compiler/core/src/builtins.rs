@@ -7,6 +7,7 @@
 use std::sync::OnceLock;
 
 use crate::fxhash::FxHashMap;
+use crate::vectors::VectorKind;
 
 /// A type pattern in a builtin's signature. Generic slots (`Var`) are numbered per signature: every occurrence of
 /// the same number is the same type.
@@ -28,6 +29,8 @@ pub enum SigType {
     Kernel,
     /// The arguments of the kernel named by the `Kernel` argument: its parameters' types, in order (last only).
     KernelArgs,
+    /// A vector type (`float4`...): the record `crate::vectors` declares for it.
+    Vector(VectorKind),
 }
 
 /// Which types a generic slot accepts.
@@ -413,6 +416,54 @@ const N1: &[SigType] = &[Var(0, Numeric)];
 const N2: &[SigType] = &[Var(0, Numeric), Var(0, Numeric)];
 const FR: SigType = Var(0, Float);
 const NR: SigType = Var(0, Numeric);
+
+/// `load_float4 a i`: elements `w i .. w i + w - 1` of `a` (`w` lanes) as one vector, in one instruction. Its
+/// value is thread-varying: the analysis does not follow the contents of the array through it.
+const fn vector_load(
+    name: &'static str,
+    kind: VectorKind,
+    params: &'static [SigType],
+    cuda: CudaTemplate,
+    doc: &'static str,
+) -> Builtin {
+    Builtin {
+        name,
+        aliases: &[],
+        params,
+        ret: Vector(kind),
+        requirement: Requirement::None,
+        result: R::ThreadVarying,
+        writes_first_arg: false,
+        orders_memory: false,
+        warp_uniform_args: false,
+        value: None,
+        cuda,
+        doc,
+    }
+}
+
+/// `store_float4 a i v`: writes the lanes of `v` to elements `w i .. w i + w - 1` of `a`, in one instruction.
+const fn vector_store(
+    name: &'static str,
+    params: &'static [SigType],
+    cuda: CudaTemplate,
+    doc: &'static str,
+) -> Builtin {
+    Builtin {
+        name,
+        aliases: &[],
+        params,
+        ret: Unit,
+        requirement: Requirement::None,
+        result: R::Uniform,
+        writes_first_arg: true,
+        orders_memory: false,
+        warp_uniform_args: false,
+        value: None,
+        cuda,
+        doc,
+    }
+}
 
 /// Every builtin. Order is the order of `docs/language.md`.
 pub static BUILTINS: &[Builtin] = &[
@@ -953,6 +1004,59 @@ pub static BUILTINS: &[Builtin] = &[
         pure("uint64", &[Var(0, Numeric)], UInt64, "((unsigned long long)({0}))", "convert to uint64 (as uint32)"),
         &["to_uint64"],
     ),
+    // --- vector types -------------------------------------------------------------------------------
+    pure("make_float2", &[Float32, Float32], Vector(VectorKind::Float2), "make_float2({0}, {1})", "the float2 `{x; y}`"),
+    pure(
+        "make_float4",
+        &[Float32, Float32, Float32, Float32],
+        Vector(VectorKind::Float4),
+        "make_float4({0}, {1}, {2}, {3})",
+        "the float4 `{x; y; z; w}`",
+    ),
+    pure("make_int2", &[Int32, Int32], Vector(VectorKind::Int2), "make_int2({0}, {1})", "the int2 `{x; y}`"),
+    pure(
+        "make_int4",
+        &[Int32, Int32, Int32, Int32],
+        Vector(VectorKind::Int4),
+        "make_int4({0}, {1}, {2}, {3})",
+        "the int4 `{x; y; z; w}`",
+    ),
+    pure(
+        "make_float64x2",
+        &[Float64, Float64],
+        Vector(VectorKind::Float64x2),
+        "make_double2({0}, {1})",
+        "the float64x2 `{x; y}` (CUDA's double2)",
+    ),
+    vector_load("load_float2", VectorKind::Float2, &[ArrayOf(0, ExactFloat32), Int32], "reinterpret_cast<const float2*>({0})[{1}]", "elements `2 i`, `2 i + 1` of `a` as one float2, one 8-byte load (`ld.v2.f32`); `a` aligned to 8 bytes (checked at launch for a vector parameter)"),
+    vector_load("load_float4", VectorKind::Float4, &[ArrayOf(0, ExactFloat32), Int32], "reinterpret_cast<const float4*>({0})[{1}]", "elements `4 i .. 4 i + 3` of `a` as one float4, one 16-byte load (`ld.v4.f32`); `a` aligned to 16 bytes (checked at launch for a vector parameter)"),
+    vector_load("load_int2", VectorKind::Int2, &[ArrayOf(0, ExactInt32), Int32], "reinterpret_cast<const int2*>({0})[{1}]", "elements `2 i`, `2 i + 1` of `a` as one int2, one 8-byte load (`ld.v2.s32`); `a` aligned to 8 bytes"),
+    vector_load("load_int4", VectorKind::Int4, &[ArrayOf(0, ExactInt32), Int32], "reinterpret_cast<const int4*>({0})[{1}]", "elements `4 i .. 4 i + 3` of `a` as one int4, one 16-byte load (`ld.v4.s32`); `a` aligned to 16 bytes"),
+    vector_load(
+        "load_float64x2",
+        VectorKind::Float64x2,
+        &[ArrayOf(0, ExactFloat64), Int32],
+        "reinterpret_cast<const double2*>({0})[{1}]", "elements `2 i`, `2 i + 1` of `a` as one float64x2, one 16-byte load (`ld.v2.f64`); `a` aligned to 16 bytes"),
+    vector_store(
+        "store_float2",
+        &[ArrayOf(0, ExactFloat32), Int32, Vector(VectorKind::Float2)],
+        "(reinterpret_cast<float2*>({0})[{1}] = {2})", "writes `v.x`, `v.y` to elements `2 i`, `2 i + 1` of `a`, one store (`st.v2.f32`)"),
+    vector_store(
+        "store_float4",
+        &[ArrayOf(0, ExactFloat32), Int32, Vector(VectorKind::Float4)],
+        "(reinterpret_cast<float4*>({0})[{1}] = {2})", "writes `v.x` .. `v.w` to elements `4 i .. 4 i + 3` of `a`, one store (`st.v4.f32`)"),
+    vector_store(
+        "store_int2",
+        &[ArrayOf(0, ExactInt32), Int32, Vector(VectorKind::Int2)],
+        "(reinterpret_cast<int2*>({0})[{1}] = {2})", "writes `v.x`, `v.y` to elements `2 i`, `2 i + 1` of `a`, one store (`st.v2.s32`)"),
+    vector_store(
+        "store_int4",
+        &[ArrayOf(0, ExactInt32), Int32, Vector(VectorKind::Int4)],
+        "(reinterpret_cast<int4*>({0})[{1}] = {2})", "writes `v.x` .. `v.w` to elements `4 i .. 4 i + 3` of `a`, one store (`st.v4.s32`)"),
+    vector_store(
+        "store_float64x2",
+        &[ArrayOf(0, ExactFloat64), Int32, Vector(VectorKind::Float64x2)],
+        "(reinterpret_cast<double2*>({0})[{1}] = {2})", "writes `v.x`, `v.y` to elements `2 i`, `2 i + 1` of `a`, one store (`st.v2.f64`)"),
 ];
 
 /// Modules whose qualified names reach the builtins (`Gpu.block_barrier`, `Std.sqrt`).
@@ -1022,6 +1126,7 @@ impl SigType {
             SigType::ArrayOf(n, class) => format!("{} array", var(n, class)),
             SigType::Kernel => "kernel".into(),
             SigType::KernelArgs => "args...".into(),
+            SigType::Vector(kind) => kind.name().into(),
         }
     }
 }

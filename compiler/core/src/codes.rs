@@ -107,6 +107,7 @@ pub static CODES: &[Code] = &[
     error("E0220", &[ResourceLimits]),
     error("E0221", &[TypeChecker]),
     error("E0222", &[TypeChecker]),
+    error("E0230", &[TypeChecker]),
     error("E0300", &[Build]),
     error("R0001", &[Interpreter]),
     error("R0002", &[Interpreter]),

@@ -1004,6 +1004,35 @@ kernel k (out : int32 vector) =
   out.(global_idx) <- !a + !b
 ```"#,
     },
+    Explanation {
+        code: "E0230",
+        title: "a vector load or store on storage that cannot be aligned for it",
+        body: r#"`load_float4 a i` reads the elements `4 i .. 4 i + 3` of `a` as one `float4` in one instruction
+(`ld.global.v4.f32`), and `store_float4 a i v` writes them in one. The hardware needs the address to be a
+multiple of the vector's size (16 bytes for a `float4`), and the index counts whole vectors, so the address is
+aligned when the array's base is: skc aligns every shared and local array that a vector access reaches, and
+the runtime checks the pointer of every vector parameter at launch. A constant array (`let c = [| ... |]` at top
+level) lives in `__constant__` memory aligned only to its elements, so no vector access may read it.
+
+Erroneous example:
+
+```sk
+let table = [| 1.0; 2.0; 3.0; 4.0 |]
+
+kernel k (out : float32 vector) =
+  let v = load_float4 table 0 in  (* error: E0230 *)
+  out.(global_idx) <- v.x
+```
+
+Fixed (read the elements one by one):
+
+```sk
+let table = [| 1.0; 2.0; 3.0; 4.0 |]
+
+kernel k (out : float32 vector) =
+  out.(global_idx) <- table.(0)
+```"#,
+    },
     // --- building ------------------------------------------------------------------------------------------
     Explanation {
         code: "E0300",
@@ -1788,6 +1817,7 @@ mod tests {
         ("Math", "sqrt"),
         ("Float constants", "infinity"),
         ("Conversions", "float32"),
+        ("Vector types", "make_float2"),
     ];
 
     /// The builtin tables as docs/language.md must show them (between the `builtins:begin/end` markers).

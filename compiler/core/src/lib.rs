@@ -26,6 +26,7 @@ pub mod syntax;
 pub mod target;
 pub mod typeck;
 pub mod types;
+pub mod vectors;
 
 pub use diagnostic::{Diagnostic, Severity};
 pub use driver::{check, Checked, ModuleLoader, NoModules};

@@ -134,6 +134,8 @@ pub struct RecordInfo {
     pub name: String,
     pub fields: Vec<(String, Type)>,
     pub span: Span,
+    /// For a vector type (`float4`...), which one: declared by the compiler, not by the program.
+    pub vector: Option<crate::vectors::VectorKind>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -247,6 +249,10 @@ impl TypeInfo {
             Type::Vector(_) | Type::Array { .. } | Type::ConstArray { .. } => scalar(8),
             // A record that contains itself is an error already; the depth bound keeps this finite anyway.
             Type::Record(id) if depth < 64 => {
+                if let Some(kind) = self.records.get(id.0 as usize)?.vector {
+                    let size = u64::from(kind.size());
+                    return Some(CLayout { size, align: size });
+                }
                 let mut layout = CLayout { size: 0, align: 1 };
                 for (_, field) in &self.records.get(id.0 as usize)?.fields {
                     let f = self.c_layout_at(field, depth + 1)?;

@@ -100,7 +100,7 @@ fn element(t: &ValueType, v: &Value, out: &mut Vec<u64>) -> Result<(), String> {
             out.push(scalar(*s, v)?);
             Ok(())
         }
-        ValueType::Record { name, fields } => {
+        ValueType::Record { name, fields, .. } => {
             let Value::Object(map) = v else { return Err(format!("{v} is not a `{name}` record (an object)")) };
             for (field, ty) in fields {
                 let value = map.get(field).ok_or_else(|| format!("record `{name}` needs field `{field}`"))?;

@@ -350,6 +350,14 @@ pub enum Instr {
         a: Reg,
         b: Reg,
     },
+    /// `dst` = the handle `src` seen as an array of vectors of `lanes` one-word elements each (its length divided
+    /// by `lanes`, rounded down): a vector load or store (`load_float4 a i`) is then an element access at `i`
+    /// with a stride of `lanes` words, bounds-checked like any other.
+    VectorView {
+        dst: Reg,
+        src: Reg,
+        lanes: u32,
+    },
     /// A handle to `len` elements of local or shared memory at `offset` words.
     Handle {
         base: HandleBase,

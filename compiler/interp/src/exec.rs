@@ -271,6 +271,10 @@ impl Exec<'_> {
                         Err(fault) => stop!(Stop::Fault(fault)),
                     }
                 }
+                Instr::VectorView { dst, src, lanes } => {
+                    let (space, base, len) = decode(r!(src));
+                    r!(dst) = handle(space, base, len / lanes.max(1));
+                }
                 Instr::Handle { base: HandleBase::Local, dst, offset, len } => {
                     r!(dst) = handle(Space::Local, t.local_base + offset, len);
                 }

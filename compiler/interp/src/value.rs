@@ -164,7 +164,12 @@ fn float_json(v: f64, single: bool) -> serde_json::Value {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ValueType {
     Scalar(Scalar),
-    Record { name: String, fields: Vec<(String, ValueType)> },
+    /// `align`: the alignment C gives the type beyond its fields' own (a vector type's size, `float4`: 16), else 1.
+    Record {
+        name: String,
+        fields: Vec<(String, ValueType)>,
+        align: usize,
+    },
 }
 
 impl ValueType {
@@ -177,7 +182,8 @@ impl ValueType {
         let info = types.records.get(id.0 as usize)?;
         let fields =
             info.fields.iter().map(|(n, t)| Some((n.clone(), ValueType::of(t, types)?))).collect::<Option<_>>()?;
-        Some(ValueType::Record { name: info.name.clone(), fields })
+        let align = info.vector.map_or(1, |k| k.size() as usize);
+        Some(ValueType::Record { name: info.name.clone(), fields, align })
     }
 
     /// Words a value occupies.
@@ -214,8 +220,8 @@ impl ValueType {
     pub fn c_size_align(&self) -> (usize, usize) {
         match self {
             ValueType::Scalar(s) => (s.size(), s.size()),
-            ValueType::Record { fields, .. } => {
-                let (mut offset, mut align) = (0usize, 1usize);
+            ValueType::Record { fields, align: at_least, .. } => {
+                let (mut offset, mut align) = (0usize, *at_least);
                 for (_, t) in fields {
                     let (size, a) = t.c_size_align();
                     offset = offset.div_ceil(a) * a + size;
@@ -423,11 +429,13 @@ mod tests {
                 ("a".into(), ValueType::Scalar(Scalar::Bool)),
                 ("b".into(), ValueType::Scalar(Scalar::Float64)),
             ],
+            align: 1,
         };
         assert_eq!(inner.c_size_align(), (16, 8));
         let outer = ValueType::Record {
             name: "q".into(),
             fields: vec![("x".into(), ValueType::Scalar(Scalar::Int32)), ("p".into(), inner)],
+            align: 1,
         };
         assert_eq!(outer.c_size_align(), (24, 8));
         let words = vec![7, 1, 2.5f64.to_bits()];

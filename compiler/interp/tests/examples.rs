@@ -56,5 +56,5 @@ fn transpose() {
 
 #[test]
 fn matmul() {
-    check("matmul", &[(128, 0)]);
+    check("matmul", &[(128, 0), (256, 0)]);
 }

@@ -85,6 +85,14 @@ fn record_size(c_name: &str, records: &[RecordLayout]) -> u32 {
     records.iter().find(|r| r.c_name == c_name).map(|r| r.size).unwrap_or(0)
 }
 
+/// The alignment C gives an element: a scalar's size, a record's own alignment.
+fn elem_align(elem: &ElemType, records: &[RecordLayout]) -> u32 {
+    match elem {
+        ElemType::Scalar(s) => s.size(),
+        ElemType::Record(c_name) => records.iter().find(|r| r.c_name == *c_name).map(|r| r.align).unwrap_or(1),
+    }
+}
+
 fn elem_rust(elem: &ElemType, records: &[RecordLayout]) -> String {
     match elem {
         ElemType::Scalar(s) => s.rust_name().to_string(),
@@ -95,9 +103,12 @@ fn elem_rust(elem: &ElemType, records: &[RecordLayout]) -> String {
 fn record_struct(out: &mut String, record: &RecordLayout, records: &[RecordLayout]) {
     let name = camel(&record.name);
     let _ = writeln!(out, "/// The `.sk` record `{}` ({} bytes, C layout).", record.name, record.size);
+    // A vector type (`float4`) is aligned to its size in CUDA, beyond what its fields need; Rust must agree.
+    let natural = record.fields.iter().map(|f| elem_align(&f.ty, records)).max().unwrap_or(1);
+    let repr = if record.align > natural { format!("C, align({})", record.align) } else { "C".to_string() };
     let _ = writeln!(
         out,
-        "#[repr(C)]\n#[derive(Clone, Copy, Debug, Default, PartialEq)]\n#[allow(dead_code)]\npub struct {name} {{"
+        "#[repr({repr})]\n#[derive(Clone, Copy, Debug, Default, PartialEq)]\n#[allow(dead_code)]\npub struct {name} {{"
     );
     for f in &record.fields {
         let _ = writeln!(out, "    pub {}: {},", ident(&f.name), elem_rust(&f.ty, records));
@@ -131,7 +142,7 @@ fn signature(k: &KernelSignature, records: &[RecordLayout]) -> String {
                     )
                 }
             };
-            format!("{RT}::ParamSignature {{ name: {:?}.into(), ty: {ty} }}", p.name)
+            format!("{RT}::ParamSignature {{ name: {:?}.into(), ty: {ty}, align: {} }}", p.name, p.align)
         })
         .collect();
     let shared = match k.dynamic_shared_elem {
@@ -246,6 +257,22 @@ mod tests {
         assert!(rust.contains("::skc_runtime::sk_record!(Point = \"point\");"), "{rust}");
         assert!(rust.contains("ps: &mut ::skc_runtime::DeviceBuffer<Point>, by: &Point"), "{rust}");
         assert!(rust.contains("::skc_runtime::Arg::record(by)"), "{rust}");
+    }
+
+    #[test]
+    fn vector_types_keep_cudas_alignment() {
+        let rust = module_for(
+            "type particle = { id : int32; pos : float4 }\n\
+             let move = [%kernel fun (ps : particle vector) (a : float32 vector) ->\n  \
+             let p = ps.(global_idx) in\n  ps.(global_idx) <- { id = p.id; pos = load_float4 a global_idx }\n]\n",
+        );
+        assert!(rust.contains("#[repr(C, align(16))]") && rust.contains("pub struct Float4 {"), "{rust}");
+        assert!(rust.contains("pub struct Particle {\n    pub id: i32,\n    pub pos: Float4,\n}"), "{rust}");
+        assert!(rust.contains("::skc_runtime::sk_record!(Float4 = \"float4\");"), "{rust}");
+        // Only the vector types the kernels use get a struct.
+        assert!(!rust.contains("Float2"), "{rust}");
+        assert!(rust.contains("name: \"a\".into(), ty: ::skc_runtime::ParamType::Vector"), "{rust}");
+        assert!(rust.contains("align: 16 }"), "{rust}");
     }
 
     #[test]

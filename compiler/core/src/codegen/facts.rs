@@ -14,6 +14,8 @@ pub struct ModuleFacts {
     pub written: HashSet<LocalId>,
     /// Does the module compare records with `=` or `<>`?
     pub compares_records: bool,
+    /// The alignment in bytes that vector loads and stores need of each array they reach (`crate::vectors`).
+    pub vector_alignment: std::collections::BTreeMap<LocalId, u32>,
 }
 
 impl ModuleFacts {
@@ -37,6 +39,7 @@ impl ModuleFacts {
             local_uses,
             written: written_locals(module, types),
             compares_records: compares_records(module, types),
+            vector_alignment: crate::vectors::alignment::required_alignment(module, types),
         }
     }
 

@@ -43,15 +43,19 @@ pub fn print_records(g: &Globals, p: &mut Printer) {
     for id in record_order(g) {
         let Some(info) = g.types.records.get(id.0 as usize) else { continue };
         let name = g.ctypes.c_type(&Type::Record(id));
-        p.directive(info.span);
-        p.line(&format!("struct {name} {{"));
-        p.indent();
-        for (i, (_, ty)) in info.fields.iter().enumerate() {
-            let field = g.record_fields.get(id.0 as usize).and_then(|f| f.get(i)).cloned().unwrap_or_default();
-            p.line(&format!("{} {field};", g.ctypes.c_type(ty)));
+        let is_vector = info.vector.is_some();
+        if !is_vector {
+            p.directive(info.span);
+            p.line(&format!("struct {name} {{"));
+            p.indent();
+            for (i, (_, ty)) in info.fields.iter().enumerate() {
+                let field = g.record_fields.get(id.0 as usize).and_then(|f| f.get(i)).cloned().unwrap_or_default();
+                p.line(&format!("{} {field};", g.ctypes.c_type(ty)));
+            }
+            p.dedent();
+            p.line("};");
         }
-        p.dedent();
-        p.line("};");
+        // CUDA's vector types have no `==`: the program gets one only where it compares records.
         if g.facts.compares_records {
             let fields: Vec<String> = g.record_fields.get(id.0 as usize).cloned().unwrap_or_default();
             let equal: Vec<String> = fields.iter().map(|f| format!("a.{f} == b.{f}")).collect();
@@ -63,7 +67,9 @@ pub fn print_records(g: &Globals, p: &mut Printer) {
                 "__device__ inline bool operator!=(const {name}& a, const {name}& b) {{ return !(a == b); }}"
             ));
         }
-        p.line("");
+        if !is_vector || g.facts.compares_records {
+            p.line("");
+        }
     }
 }
 
@@ -248,7 +254,8 @@ fn kernel_header<'g, 'a>(g: &'g Globals<'a>, index: usize) -> Option<(String, (K
             other => format!("{} {name}", g.ctypes.c_type(other)),
         };
         params.push(decl);
-        signature.push(KernelParamSignature { name: param.name.clone(), kind });
+        let align = g.facts.vector_alignment.get(&param.local).copied().unwrap_or(0);
+        signature.push(KernelParamSignature { name: param.name.clone(), kind, align });
     }
     let bounds = launch_bounds(g, kernel);
     let header = format!("extern \"C\" __global__ void {bounds}{symbol}({})", params.join(", "));

@@ -98,6 +98,14 @@ pub struct KernelSignature {
 pub struct KernelParamSignature {
     pub name: String,
     pub kind: ParamKind,
+    /// For a vector parameter that vector loads or stores reach (`load_float4`), the alignment in bytes its
+    /// pointer must have, which the runtime checks at launch; 0 when its elements' own alignment is enough.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub align: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -149,7 +157,14 @@ fn emit_here(module: &Module, types: &TypeInfo, sources: &SourceMap, options: &E
     let mut global_names = NameAllocator::new();
     // Kernels first: their names are the symbols the runtime looks up, so they keep them whenever C allows.
     let kernel_names: Vec<String> = types.kernels.iter().map(|k| global_names.fresh(&k.name)).collect();
-    let record_names: Vec<String> = types.records.iter().map(|r| global_names.fresh(&r.name)).collect();
+    let record_names: Vec<String> = types
+        .records
+        .iter()
+        .map(|r| match r.vector {
+            Some(kind) => kind.c_name().to_string(),
+            None => global_names.fresh(&r.name),
+        })
+        .collect();
     let function_names: Vec<String> = types.functions.iter().map(|f| global_names.fresh(&f.name)).collect();
     let constant_names: Vec<String> = types.constants.iter().map(|c| global_names.fresh(&c.name)).collect();
     global_names.freeze();
@@ -157,6 +172,9 @@ fn emit_here(module: &Module, types: &TypeInfo, sources: &SourceMap, options: &E
         .records
         .iter()
         .map(|r| {
+            if r.vector.is_some() {
+                return r.fields.iter().map(|(f, _)| f.clone()).collect();
+            }
             let mut fields = global_names.sibling();
             r.fields.iter().map(|(f, _)| fields.fresh(f)).collect()
         })
@@ -203,7 +221,8 @@ fn emit_here(module: &Module, types: &TypeInfo, sources: &SourceMap, options: &E
     while source.ends_with("\n\n") {
         source.pop();
     }
-    CudaOutput { source, kernels, records: record_layouts(&globals), needs_device_runtime, device_functions }
+    let records = used_layouts(record_layouts(&globals), &kernels);
+    CudaOutput { source, kernels, records, needs_device_runtime, device_functions }
 }
 
 fn header(sources: &SourceMap, kernels: &[KernelSignature]) -> String {
@@ -216,6 +235,29 @@ fn header(sources: &SourceMap, kernels: &[KernelSignature]) -> String {
     }
     out.push('\n');
     out
+}
+
+/// The layouts without the vector types' that no kernel parameter and no other record mentions (every program
+/// has the vector types; a host that does not use them needs no layout for them).
+fn used_layouts(layouts: Vec<RecordLayout>, kernels: &[KernelSignature]) -> Vec<RecordLayout> {
+    let is_vector =
+        |l: &RecordLayout| crate::vectors::VectorKind::by_name(&l.name).is_some_and(|k| k.c_name() == l.c_name);
+    let mut used: Vec<&str> = Vec::new();
+    for layout in layouts.iter().filter(|l| !is_vector(l)) {
+        for field in &layout.fields {
+            if let ElemType::Record(name) = &field.ty {
+                used.push(name);
+            }
+        }
+    }
+    for param in kernels.iter().flat_map(|k| &k.params) {
+        match &param.kind {
+            ParamKind::Record(name) | ParamKind::Vector { elem: ElemType::Record(name), .. } => used.push(name),
+            _ => {}
+        }
+    }
+    let keep: Vec<bool> = layouts.iter().map(|l| !is_vector(l) || used.contains(&l.c_name.as_str())).collect();
+    layouts.into_iter().zip(keep).filter(|(_, keep)| *keep).map(|(l, _)| l).collect()
 }
 
 fn record_layouts(g: &Globals) -> Vec<RecordLayout> {
@@ -240,6 +282,10 @@ fn record_layouts(g: &Globals) -> Vec<RecordLayout> {
             fields.push(FieldLayout { name: name.clone(), ty: elem, offset });
             offset += size;
             align = align.max(field_align);
+        }
+        if let Some(kind) = info.vector {
+            // CUDA aligns a vector type to its size (`__builtin_align__`), more than its components need.
+            align = kind.size();
         }
         let size = offset.div_ceil(align) * align;
         layouts[id.0 as usize] = Some(RecordLayout {

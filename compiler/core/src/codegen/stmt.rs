@@ -243,15 +243,22 @@ impl FnLowering<'_, '_> {
         };
         let name = self.declare_local(id);
         let length = self.array_length(e, size);
+        // Vector loads and stores of this array (`load_float4`) need its base aligned to the vector's size.
+        let align = match self.g.facts.vector_alignment.get(&id) {
+            Some(n) => format!("__align__({n}) "),
+            None => String::new(),
+        };
         match (space, size) {
             (MemorySpace::Shared, ArraySize::Const(_)) => {
-                self.emit_simple(format!("__shared__ {elem} {name}[{length}];"), origin)
+                self.emit_simple(format!("__shared__ {align}{elem} {name}[{length}];"), origin)
             }
             (MemorySpace::Shared, ArraySize::Dynamic) => {
                 self.emit_simple("extern __shared__ __align__(16) unsigned char skc_dynamic_shared[];", origin);
                 self.emit_simple(format!("{elem}* {name} = reinterpret_cast<{elem}*>(skc_dynamic_shared);"), origin);
             }
-            (MemorySpace::Local, ArraySize::Const(_)) => self.emit_simple(format!("{elem} {name}[{length}];"), origin),
+            (MemorySpace::Local, ArraySize::Const(_)) => {
+                self.emit_simple(format!("{align}{elem} {name}[{length}];"), origin)
+            }
             (MemorySpace::Local, ArraySize::Dynamic) => {
                 self.emit_simple(format!("{elem} {name}[1]; // a local array needs a constant size"), origin)
             }

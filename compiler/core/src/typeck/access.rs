@@ -128,9 +128,11 @@ impl Checker<'_> {
         self.record_field(id, field)
     }
 
-    /// The last declared record with a field of this name (as OCaml picks).
+    /// The last declared record with a field of this name (as OCaml picks). The vector types are not among the
+    /// candidates: their components (`x`, `y`) are names programs give their own records' fields.
     fn record_with_field(&self, name: &str) -> Option<RecordId> {
-        let found = self.info.records.iter().rposition(|r| r.fields.iter().any(|(f, _)| f == name));
+        let found =
+            self.info.records.iter().rposition(|r| r.vector.is_none() && r.fields.iter().any(|(f, _)| f == name));
         found.map(|i| RecordId(i as u32))
     }
 
@@ -213,8 +215,10 @@ impl Checker<'_> {
 
     /// The record whose fields best match the literal's: all of them if one has them all, else the first's.
     fn record_for_literal(&mut self, id: ExprId, fields: &[(Ident, ExprId)]) -> Option<RecordId> {
-        let has_all =
-            |r: &crate::types::RecordInfo| fields.iter().all(|(f, _)| r.fields.iter().any(|(n, _)| *n == f.name));
+        // A vector is made with its `make_*` builtin, never found from a literal's field names.
+        let has_all = |r: &crate::types::RecordInfo| {
+            r.vector.is_none() && fields.iter().all(|(f, _)| r.fields.iter().any(|(n, _)| *n == f.name))
+        };
         if let Some(i) = self.info.records.iter().rposition(has_all) {
             return Some(RecordId(i as u32));
         }
@@ -232,7 +236,13 @@ impl Checker<'_> {
     }
 
     fn report_unknown_field(&mut self, field: &Ident) {
-        let all: Vec<String> = self.info.records.iter().flat_map(|r| r.fields.iter().map(|(f, _)| f.clone())).collect();
+        let all: Vec<String> = self
+            .info
+            .records
+            .iter()
+            .filter(|r| r.vector.is_none())
+            .flat_map(|r| r.fields.iter().map(|(f, _)| f.clone()))
+            .collect();
         let mut d = Diagnostic::error("E0208", format!("unknown field `{}`", field.name))
             .primary(field.span, "no record type has this field");
         if let Some(s) = self.closest(&field.name, all.iter().map(String::as_str)) {

@@ -326,6 +326,9 @@ impl Checker<'_> {
         if builtin.warp_uniform_args {
             self.check_named_barrier_constants(args);
         }
+        if let (Some(kind), Some(first)) = (crate::vectors::VectorKind::accessed_by(builtin), args.first()) {
+            self.check_vector_storage(kind, *first);
+        }
         if builtin.orders_memory
             && !builtin.writes_first_arg
             && matches!(builtin.params.first(), Some(SigType::ArrayOf(..)))
@@ -341,6 +344,24 @@ impl Checker<'_> {
             }
         }
         self.instantiate(builtin.ret, &mut slots)
+    }
+
+    /// A vector load or store needs its array's base aligned to the vector's size: every array skc declares is
+    /// aligned when one reaches it, but a constant array is `__constant__` memory laid out for its elements (E0230).
+    fn check_vector_storage(&mut self, kind: crate::vectors::VectorKind, array: ExprId) {
+        let ty = self.type_of(array);
+        if let Type::ConstArray { .. } = self.vars.resolve(&ty) {
+            let name = kind.name();
+            let d = Diagnostic::error("E0230", format!("a `{name}` load or store cannot use a constant array"))
+                .primary(self.span(array), "a constant array is aligned only to its elements")
+                .note(format!(
+                    "a `{name}` moves {} bytes at once, from an address that is a multiple of {}",
+                    kind.size(),
+                    kind.size()
+                ))
+                .help("read the elements one by one, or copy the table into a shared or local array first");
+            self.diagnostics.push(d);
+        }
     }
 
     /// A named barrier's id and thread count, where known at compile time (E0216): ids 1..15 (barrier 0 is
@@ -397,6 +418,7 @@ impl Checker<'_> {
             }
             // Only `launch` has these, and `check_launch` types its arguments itself.
             SigType::Kernel | SigType::KernelArgs => Type::Error,
+            SigType::Vector(kind) => crate::vectors::record_type(kind),
         }
     }
 

@@ -10,6 +10,8 @@ use crate::types::{
     RecordId, RecordInfo, Type,
 };
 
+use crate::vectors::VectorKind;
+
 use super::infer::Class;
 use super::report::Because;
 use super::scope::{is_bogus_name, ValueItem};
@@ -29,6 +31,7 @@ impl<'a> Checker<'a> {
     /// Registers every item's name and allocates its entry in `TypeInfo` (signatures come later).
     pub(crate) fn collect_items(&mut self) {
         let module = self.module;
+        self.declare_vector_records();
         for (index, item) in module.items.iter().enumerate() {
             let item_ref = match item {
                 Item::Kernel(k) => self.register_kernel(k, index),
@@ -38,6 +41,25 @@ impl<'a> Checker<'a> {
                 Item::Open(_) => ItemRef::Open,
             };
             self.item_refs.push(item_ref);
+        }
+        self.name_vector_records();
+    }
+
+    /// The vector types (`crate::vectors`) are records `0..VectorKind::ALL.len()`, declared before the
+    /// program's own, so that a field name the program's records also use (`x`) finds the program's record.
+    fn declare_vector_records(&mut self) {
+        let span = self.module.expr_spans.first().map(|s| Span { end: s.start, ..*s }).unwrap_or_default();
+        for kind in VectorKind::ALL {
+            let name = String::from(kind.name());
+            self.info.records.push(RecordInfo { name, fields: kind.fields(), span, vector: Some(kind) });
+        }
+    }
+
+    /// Vector type names a program's own record does not take.
+    fn name_vector_records(&mut self) {
+        for (index, kind) in VectorKind::ALL.into_iter().enumerate() {
+            let span = self.info.records[index].span;
+            self.items.records.entry(kind.name().into()).or_insert((RecordId(index as u32), span));
         }
     }
 
@@ -84,7 +106,12 @@ impl<'a> Checker<'a> {
 
     fn register_record(&mut self, name: &Ident, span: Span) -> ItemRef {
         let id = RecordId(self.info.records.len() as u32);
-        self.info.records.push(RecordInfo { name: String::from(name.name.as_str()), fields: Vec::new(), span });
+        self.info.records.push(RecordInfo {
+            name: String::from(name.name.as_str()),
+            fields: Vec::new(),
+            span,
+            vector: None,
+        });
         if is_bogus_name(&name.name) {
             return ItemRef::Record(id);
         }

@@ -4,6 +4,7 @@
 use skc_core::builtins::Builtin;
 use skc_core::syntax::ast::ExprId;
 use skc_core::types::{FunctionId, Resolution, Type};
+use skc_core::vectors::VectorKind;
 
 use super::function::FnCompiler;
 use crate::code::{
@@ -71,6 +72,9 @@ impl FnCompiler<'_, '_> {
             return result;
         }
         if let Some(result) = self.math_builtin(e, name, args, dst) {
+            return result;
+        }
+        if let Some(result) = self.vector_builtin(e, b, args, dst) {
             return result;
         }
         match name {
@@ -166,6 +170,37 @@ impl FnCompiler<'_, '_> {
         let dst = if op == AtomicOp::Store { zero } else { dst.unwrap_or_else(|| self.alloc(1)) };
         self.emit(Instr::Atomic { op, ty, dst, arr: get(0), idx: get(1), a: get(2), b: get(3) }, e);
         Some(dst)
+    }
+
+    /// `make_float4 x y z w` (the components into consecutive words, as a record's fields), `load_float4 a i`
+    /// and `store_float4 a i v` (element `i` of `a` seen as an array of `float4`s).
+    fn vector_builtin(&mut self, e: ExprId, b: &Builtin, args: &[ExprId], dst: Option<Reg>) -> Option<Reg> {
+        if let Some(kind) = b.name.strip_prefix("make_").and_then(VectorKind::by_name) {
+            let lanes = kind.lanes();
+            let temp = self.alloc(lanes);
+            for (k, arg) in args.iter().enumerate() {
+                let mark = self.mark();
+                self.value_into(*arg, temp + k as Reg);
+                self.release(mark);
+            }
+            return Some(self.deliver(e, temp, lanes, dst));
+        }
+        let kind = VectorKind::accessed_by(b)?;
+        let lanes = kind.lanes();
+        let regs = self.operands(args);
+        let zero = self.zero;
+        let (arr, idx) = (regs.first().copied().unwrap_or(zero), regs.get(1).copied().unwrap_or(zero));
+        let view = self.alloc(1);
+        self.emit(Instr::VectorView { dst: view, src: arr, lanes }, e);
+        let n = lanes as u16;
+        if b.name.starts_with("load_") {
+            let dst = dst.unwrap_or_else(|| self.alloc(lanes));
+            self.emit(Instr::Load { dst, arr: view, idx, idx_ty: Scalar::Int32, stride: n, offset: 0, n }, e);
+            return Some(dst);
+        }
+        let src = regs.get(2).copied().unwrap_or(zero);
+        self.emit(Instr::Store { src, arr: view, idx, idx_ty: Scalar::Int32, stride: n, offset: 0, n }, e);
+        Some(zero)
     }
 
     fn select(&mut self, e: ExprId, args: &[ExprId], dst: Option<Reg>) -> Reg {
