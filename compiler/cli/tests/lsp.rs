@@ -206,3 +206,29 @@ fn a_conditional_store_gets_a_quick_fix_over_stdio() {
     server.send(json!({ "jsonrpc": "2.0", "method": "exit" }));
     assert_eq!(server.exit_status(), 0);
 }
+
+/// A document that starts with a UTF-8 byte-order mark is checked without it: no E0103, and columns on its first
+/// line count from the first visible character.
+#[test]
+fn a_byte_order_mark_is_accepted_over_stdio() {
+    const BOM_URI: &str = "file:///tmp/skc-e2e/bom.sk";
+    const LINE: &str = "kernel k (out : int32 vector) = if thread_idx_x < 16 then Gpu.block_barrier";
+    let mut server = Server::start();
+    server.initialize();
+    server.send(json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": { "uri": BOM_URI, "languageId": "sk", "version": 1, "text": format!("\u{feff}{LINE}\n") } } }));
+    let published = server.expect(|m| m["method"] == "textDocument/publishDiagnostics");
+    let diagnostics = published["params"]["diagnostics"].as_array().unwrap();
+    assert!(diagnostics.iter().all(|d| d["code"] != "E0103"), "{diagnostics:?}");
+    let error = diagnostics.iter().find(|d| d["code"] == "E0001").expect("the barrier's error");
+    let start = LINE.find("Gpu").unwrap();
+    let end = start + "Gpu.block_barrier".len();
+    assert_eq!(
+        error["range"],
+        json!({ "start": { "line": 0, "character": start }, "end": { "line": 0, "character": end } })
+    );
+    server.send(json!({ "jsonrpc": "2.0", "id": 2, "method": "shutdown" }));
+    server.response(2);
+    server.send(json!({ "jsonrpc": "2.0", "method": "exit" }));
+    assert_eq!(server.exit_status(), 0);
+}
