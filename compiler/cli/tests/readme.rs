@@ -33,3 +33,40 @@ fn sample_of(readme: &str) -> Option<(&str, &str)> {
     let close = open + block[open..].find("\n```")?;
     Some((command, &block[open..close]))
 }
+
+/// docs/from-cuda.md's first kernel works as the page says, from a folder outside the tree: `skc check`, `skc emit
+/// --emit cuda` and `skc build --emit cuda` succeed, and `skc run` with the page's arguments prints the page's output.
+#[test]
+fn the_first_kernel_of_from_cuda_md_checks_builds_and_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let page = std::fs::read_to_string(root.join("docs/from-cuda.md")).unwrap();
+    let program = between(&page, "`vector_add.sk`:\n\n```sk\n", "```").expect("the first kernel");
+    let arguments = between(&page, "echo '", "' > add.json").expect("the arguments of `skc run`");
+    let command = between(&page, "skc run vector_add.sk", "   #").expect("the `skc run` command");
+    let expected = between(&page, "# prints ", "\n").expect("the output of `skc run`");
+    let work = std::env::temp_dir().join(format!("skc-from-cuda-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(work.join("vector_add.sk"), program).unwrap();
+    std::fs::write(work.join("add.json"), arguments).unwrap();
+    let skc = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_skc")).args(args).current_dir(&work).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "skc {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    skc(&["check", "vector_add.sk"]);
+    assert!(skc(&["emit", "--emit", "cuda", "vector_add.sk"]).contains("__global__ void vector_add("));
+    let no_nvrtc = work.join("no-nvrtc");
+    std::fs::create_dir_all(&no_nvrtc).unwrap();
+    skc(&["build", "vector_add.sk", "--emit", "cuda", "-o", "out", "--nvrtc", no_nvrtc.to_str().unwrap()]);
+    assert!(work.join("out/vector_add.cu").is_file());
+    let mut run = vec!["run", "vector_add.sk"];
+    run.extend(command.split_whitespace());
+    assert_eq!(skc(&run).trim(), expected.trim());
+}
+
+/// The text between the first `start` and the next `end` after it.
+fn between<'a>(text: &'a str, start: &str, end: &str) -> Option<&'a str> {
+    let from = text.find(start)? + start.len();
+    Some(&text[from..from + text[from..].find(end)?])
+}
