@@ -1,6 +1,8 @@
 //! `skc build` and `skc emit`: check, emit CUDA C, compile it with NVRTC (through the cache, in a worker process:
-//! `nvrtc`), write the artifacts and print each kernel's resources. A kernel that spills gets a warning (W0100)
-//! naming it.
+//! `nvrtc`), write the artifacts and print each kernel's resources, with its occupancy at its `[@launch_bounds]`
+//! (else `--block-size`). `build` takes several files and says on stderr, in cargo's style, what it compiles and
+//! each file it writes; a build of CUDA C alone goes on without NVRTC. A kernel that spills gets a warning
+//! (W0100) naming it.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -165,10 +167,7 @@ fn build_one(args: &BuildArgs, file: &Path, status: &Status) -> u8 {
         cubin: args.emit.contains(&Artifact::Cubin),
         keep_dir: Some(&out_dir),
     };
-    // The resource report needs ptxas, so NVRTC runs even when only CUDA C is written; then a missing NVRTC
-    // only leaves the report out.
-    let only_cuda = args.emit.iter().all(|a| *a == Artifact::Cuda);
-    let compiled = match if only_cuda { job.compile_if_found(&cuda) } else { job.compile(&cuda).map(Some) } {
+    let compiled = match compile_for(args, &job, &cuda) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -180,15 +179,31 @@ fn build_one(args: &BuildArgs, file: &Path, status: &Status) -> u8 {
             return 2;
         }
     }
+    report_resources(&built, args, file)
+}
+
+/// NVRTC's output for the artifacts `--emit` asks for. The resource report needs ptxas, so NVRTC runs even when
+/// only CUDA C is written; then a missing NVRTC only leaves the report out (`Ok(None)`).
+fn compile_for(args: &BuildArgs, job: &Job, cuda: &CudaOutput) -> Result<Option<CompileOutput>, u8> {
+    if args.emit.iter().all(|artifact| *artifact == Artifact::Cuda) {
+        job.compile_if_found(cuda)
+    } else {
+        job.compile(cuda).map(Some)
+    }
+}
+
+/// Prints each kernel's resources, the device runtime's note and the spill warnings (W0100, under the warning
+/// levels of `-D` and `-A`); the exit status of the file: 1 when a denied warning is left.
+fn report_resources(built: &Built, args: &BuildArgs, file: &Path) -> u8 {
     let Some(compiled) = &built.compiled else {
         errln!("note: no NVRTC was found: the CUDA C is written, the resource report needs NVRTC (see --nvrtc)");
         return 0;
     };
-    print_resources(&built, compiled, &args.codegen, args.frontend.message_format);
+    print_resources(built, compiled, &args.codegen, args.frontend.message_format);
     if built.cuda.needs_device_runtime && args.frontend.message_format != MessageFormat::Json {
         print_device_runtime_note(args, file);
     }
-    let warnings = Lints::from_args(&args.frontend).unwrap_or_default().apply(&spill_warnings(&built, compiled));
+    let warnings = Lints::from_args(&args.frontend).unwrap_or_default().apply(&spill_warnings(built, compiled));
     print_diagnostics(&warnings, &built.checked.sources, args.frontend.message_format, args.frontend.color);
     u8::from(warnings.iter().any(|w| w.severity == Severity::Error))
 }
