@@ -168,7 +168,10 @@ fn run() -> ExitCode {
         Command::Emit(args) => build::emit(&args),
         Command::Run(args) => run::run(&args),
         Command::Explain { code } => explain(&code),
-        Command::Lsp { .. } => skc_lsp::serve_stdio(),
+        Command::Lsp { .. } => {
+            stdlib::write_for_language_server();
+            skc_lsp::serve_stdio()
+        }
         Command::NvrtcWorker => ExitCode::from(skc_nvrtc::serve_worker().clamp(0, 255) as u8),
     }
 }

@@ -21,8 +21,13 @@ impl Server {
     }
 
     fn start_with(args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_skc"))
-            .args(args)
+        let mut command = Command::new(env!("CARGO_BIN_EXE_skc"));
+        command.args(args);
+        Server::spawn(command)
+    }
+
+    fn spawn(mut command: Command) -> Server {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -231,4 +236,34 @@ fn a_byte_order_mark_is_accepted_over_stdio() {
     server.response(2);
     server.send(json!({ "jsonrpc": "2.0", "method": "exit" }));
     assert_eq!(server.exit_status(), 0);
+}
+
+/// An installed `skc lsp` opens standard library modules without the source tree: the embedded library is
+/// written into the cache folder, whose files a definition can point at.
+#[test]
+fn the_server_opens_the_embedded_standard_library() {
+    const USES_URI: &str = "file:///tmp/skc-e2e/uses_tables.sk";
+    const USES: &str =
+        "open Weno_tables\n\nkernel k (out : float64 vector) =\n  out.(global_idx) <- weno_c_full_lit global_idx\n";
+    let cache = std::env::temp_dir().join(format!("skc-lsp-stdlib-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skc"));
+    child.arg("lsp").env("SKC_CACHE_DIR", &cache).env_remove("SKC_STDLIB");
+    let mut server = Server::spawn(child);
+    server.initialize();
+    server.send(json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": { "uri": USES_URI, "languageId": "sk", "version": 1, "text": USES } } }));
+    let published = server.expect(|m| m["method"] == "textDocument/publishDiagnostics");
+    assert_eq!(published["params"]["diagnostics"], json!([]), "{published}");
+    server.send(json!({ "jsonrpc": "2.0", "id": 2, "method": "textDocument/definition", "params": {
+        "textDocument": { "uri": USES_URI }, "position": { "line": 3, "character": 25 } } }));
+    let reply = server.response(2);
+    let target = reply["result"].to_string();
+    assert!(target.contains(&cache.join("stdlib").display().to_string()), "{target}");
+    assert!(target.contains("weno/weno_tables.sk"), "{target}");
+    server.send(json!({ "jsonrpc": "2.0", "id": 3, "method": "shutdown" }));
+    server.response(3);
+    server.send(json!({ "jsonrpc": "2.0", "method": "exit" }));
+    assert_eq!(server.exit_status(), 0);
+    let _ = std::fs::remove_dir_all(&cache);
 }
