@@ -1,4 +1,4 @@
-//! What the interpreter reports, as skc-core `Diagnostic`s (codes R0001..R0011, each with an `skc explain` page)
+//! What the interpreter reports, as skc-core `Diagnostic`s (codes R0001..R0013, each with an `skc explain` page)
 //! so they print like compile errors: a primary label where it happened, secondary labels for the other threads
 //! involved, notes naming the threads.
 
