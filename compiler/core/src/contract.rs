@@ -45,6 +45,11 @@ impl LaunchContract {
         *self != LaunchContract::default()
     }
 
+    /// Does the kernel declare nothing (every launch keeps the contract)?
+    pub fn is_empty(&self) -> bool {
+        !self.is_declared()
+    }
+
     /// Is `block_dim_y = block_dim_z = 1` promised?
     pub fn is_one_dimensional(&self) -> bool {
         self.one_dimensional || self.block_size.is_some()

@@ -94,7 +94,9 @@ pub struct KernelSignature {
     /// Element type of the kernel's dynamic shared array (`extern __shared__`), sized in bytes at launch.
     pub dynamic_shared_elem: Option<ScalarKind>,
     /// What every launch must keep (its attributes; `max_threads` the emitted `__launch_bounds__`, which an
-    /// emit option may lower): the convergence analysis relied on it, so launchers check it.
+    /// emit option may lower): the convergence analysis relied on it, so launchers check it. Left out of the JSON
+    /// when empty.
+    #[serde(skip_serializing_if = "LaunchContract::is_empty")]
     pub contract: LaunchContract,
 }
 
