@@ -21,7 +21,7 @@ impl Softmax {
 
     /// `ys` = the softmax of each of the `xs.len() / cols` rows of `xs`, with blocks of `block` threads.
     pub fn run(&self, xs: &DeviceBuffer<f32>, ys: &mut DeviceBuffer<f32>, cols: usize, block: u32) -> Result<()> {
-        let rows = if cols == 0 { 0 } else { xs.len() / cols };
+        let rows = xs.len().checked_div(cols).unwrap_or(0);
         if rows == 0 || rows * cols != xs.len() || ys.len() != xs.len() {
             return Err(RuntimeError::LaunchConfig {
                 kernel: "softmax".into(),

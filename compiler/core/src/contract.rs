@@ -57,7 +57,7 @@ impl LaunchContract {
 
     /// Is `block_dim_x` promised to be a multiple of `k`?
     pub fn x_multiple_of(&self, k: u32) -> bool {
-        let divides = |n: u32| k != 0 && n % k == 0;
+        let divides = |n: u32| k != 0 && n.is_multiple_of(k);
         self.block_size.is_some_and(divides) || self.block_multiple.is_some_and(divides)
     }
 
@@ -94,7 +94,7 @@ impl LaunchContract {
             return broken("[@block_1d]".into(), format!("the block is ({x}, {y}, {z}), not one-dimensional"));
         }
         if let Some(m) = self.block_multiple {
-            if m == 0 || x % m != 0 {
+            if m == 0 || !x.is_multiple_of(m) {
                 return broken(format!("[@block_multiple {m}]"), format!("block_dim_x = {x} is not a multiple of {m}"));
             }
         }

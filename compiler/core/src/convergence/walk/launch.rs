@@ -76,7 +76,7 @@ impl Walker<'_> {
             return Value::uniform();
         }
         let warp_chunks = match op {
-            BinaryOp::Div => self.constant(rhs).is_some_and(|k| k > 0 && k % u64::from(WARP_SIZE) == 0),
+            BinaryOp::Div => self.constant(rhs).is_some_and(|k| k > 0 && k.is_multiple_of(u64::from(WARP_SIZE))),
             BinaryOp::Lsr | BinaryOp::Asr => self.constant(rhs).is_some_and(|s| (5..32).contains(&s)),
             _ => false,
         };
