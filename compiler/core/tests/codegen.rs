@@ -368,6 +368,9 @@ fn a_whole_warp_contract_makes_the_warp_mask_constant() {
     assert!(output.source.contains("__global__ void __launch_bounds__(256) k("), "{}", output.source);
     let contract = output.kernels[0].contract;
     assert_eq!((contract.block_size, contract.max_threads), (Some(256), Some(256)));
+    let sized = "kernel[@block_size 128] k (out : int32 vector) =\n  out.(global_idx) <- block_dim_x * block_dim_y\n";
+    let output = emit_text(sized);
+    assert!(output.source.contains("] = 128 * 1;"), "{}", output.source);
     assert!(contract.whole_warps());
 
     let mixed = format!("{contracted}\nkernel plain (xs : int32 vector) (out : int32 vector) =\n  out.(global_idx) <- Gpu.shfl_up xs.(global_idx) 1\n");

@@ -255,6 +255,9 @@ pub fn print_kernel_prototypes(g: &Globals, reach: &Reach, p: &mut Printer) {
 fn kernel_header<'g, 'a>(g: &'g Globals<'a>, index: usize) -> Option<(String, (KernelSignature, FnLowering<'g, 'a>))> {
     let kernel: &KernelInfo = g.types.kernels.get(index)?;
     let mut l = FnLowering::new(g, false);
+    if let Some(Item::Kernel(k)) = g.module.items.get(kernel.item) {
+        l.launch = k.contract;
+    }
     let symbol = g.kernel_names.get(index).cloned().unwrap_or_else(|| kernel.name.clone());
     let mut params = Vec::new();
     let mut signature = Vec::new();
