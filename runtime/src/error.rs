@@ -49,6 +49,9 @@ pub enum RuntimeError {
     InvalidLength { kernel: String, param: String, reason: String },
     /// The grid, block or dynamic shared memory of a launch is not valid for this kernel on this device.
     LaunchConfig { kernel: String, reason: String },
+    /// The block of a launch breaks the kernel's launch contract (`contract`: the attribute, as written, such as
+    /// `[@block_multiple 32]`), which the convergence analysis relied on.
+    LaunchContract { kernel: String, contract: String, reason: String },
     /// A host/device copy between buffers of different lengths.
     CopyLength { operation: &'static str, device_len: usize, other_len: usize },
 }
@@ -74,7 +77,8 @@ impl RuntimeError {
             | RuntimeError::MisalignedVector { kernel, .. }
             | RuntimeError::BufferTooShort { kernel, .. }
             | RuntimeError::InvalidLength { kernel, .. }
-            | RuntimeError::LaunchConfig { kernel, .. } => Some(kernel),
+            | RuntimeError::LaunchConfig { kernel, .. }
+            | RuntimeError::LaunchContract { kernel, .. } => Some(kernel),
             _ => None,
         }
     }
@@ -179,6 +183,9 @@ impl fmt::Display for RuntimeError {
                 write!(f, "kernel `{kernel}`, length of parameter `{param}`: {reason}")
             }
             RuntimeError::LaunchConfig { kernel, reason } => write!(f, "cannot launch kernel `{kernel}`: {reason}"),
+            RuntimeError::LaunchContract { kernel, contract, reason } => {
+                write!(f, "cannot launch kernel `{kernel}`: the launch breaks its contract `{contract}`: {reason}")
+            }
             RuntimeError::CopyLength { operation, device_len, other_len } => write!(
                 f,
                 "{operation}: the device buffer has {device_len} element(s) and the other side {other_len}"

@@ -43,7 +43,7 @@ pub use link::LinkInput;
 pub use module::{CompileReport, Module};
 pub use program::{Program, COMPILER_VERSION};
 pub use scalar::{DeviceScalar, ScalarType, ScalarValue};
-pub use signature::{DeviceElem, ElemType, KernelSignature, ParamSignature, ParamType};
+pub use signature::{DeviceElem, ElemType, KernelSignature, LaunchContract, ParamSignature, ParamType};
 pub use untracked::{DeviceArray, HostMapped};
 
 /// What [`sk_record!`] expands to; not an API.

@@ -345,6 +345,7 @@ fn check_here(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &
     let broken = items_with_syntax_errors(&module, &diagnostics);
     let (types, mut type_diagnostics) = typeck::check_module(&module, &sources, &options.typeck);
     type_diagnostics.extend(crate::limits::check(&module, &types, options.target));
+    type_diagnostics.extend(crate::contract::check_device_launches(&module, &types));
     let (uniformity, convergence_diagnostics) = convergence::analyse(&module, &types, options.full_warps);
     let lint_diagnostics = crate::lint::run(&module, &types, &uniformity, &sources);
     // An item the parser had to repair reports only its syntax errors: what later passes say about the

@@ -399,6 +399,34 @@ kernel[@launch_bounds 1024 1] k (out : int32 vector) =
 ```"#,
     },
     Explanation {
+        code: "E0107",
+        title: "malformed launch contract",
+        body: r#"A kernel may declare facts about every launch of it, which the convergence analysis then relies on
+for that kernel and the functions it calls, and which the runtime and the interpreter check at every launch:
+`[@block_1d]` (`block_dim_y = block_dim_z = 1`), `[@block_multiple M]` (`block_dim_x` is a multiple of the
+positive integer literal `M`), `[@block_size N]` (the block is exactly `N` threads along x, 1 to 1024, and
+one-dimensional), with `[@launch_bounds T]` as the upper bound. They belong to kernels only, and together they
+must leave some launch that keeps them all (`[@block_size 100] [@block_multiple 32]` leaves none). A kernel
+with one of the first three is launched from the host only: a device-side `launch` of it is an error, since
+nothing checks the geometry the device chooses (CUDA itself refuses blocks above `__launch_bounds__`).
+
+Erroneous example:
+
+```sk
+kernel[@block_size 100] [@block_multiple 32] k (out : int32 vector) =  (* error: E0107 *)
+  out.(global_idx) <- 1
+```
+
+Fixed:
+
+```sk
+kernel[@block_size 128] [@block_multiple 32] k (out : int32 vector) =
+  out.(global_idx) <- 1
+```
+
+See "Launch contracts" in docs/language.md."#,
+    },
+    Explanation {
         code: "E0200",
         title: "unknown name",
         body: r#"A name is looked up among the local variables in scope (innermost first), then the top-level items of
@@ -1345,6 +1373,26 @@ kernel k (xs : int32 vector) (out : int32 vector) =
 
 See "Integer overflow" in docs/language.md."#,
     },
+    Explanation {
+        code: "R0013",
+        title: "launch breaks the kernel's launch contract",
+        body: r#"The kernel declares facts about every launch (`[@block_1d]`, `[@block_multiple M]`,
+`[@block_size N]`, `[@launch_bounds T]`), and the convergence analysis accepted it relying on them: a launch
+whose block breaks one could reach a barrier or collective in diverged control flow, or read a lane that does
+not exist. The interpreter refuses such a launch before any thread runs, as skc-runtime does
+(`RuntimeError::LaunchContract`), and names the attribute broken.
+
+Erroneous example (launched with `--block 100`):
+
+```sk
+kernel[@block_multiple 32] k (xs : float32 vector) (out : float32 vector) =
+  out.(global_idx) <- Gpu.shfl_xor xs.(global_idx) 1
+```
+
+Fixed: launch it with a block of 96 or 128 threads, or drop the attribute (and what relies on it).
+
+See "Launch contracts" in docs/language.md."#,
+    },
     // --- warnings -------------------------------------------------------------------------------------------
     Explanation {
         code: "W0002",
@@ -1877,7 +1925,7 @@ mod tests {
 
     /// Codes only the parser (and module loading) reports: their markers must be matched already by parsing.
     const SYNTAX_CODES: &[&str] =
-        &["E0005", "E0100", "E0101", "E0102", "E0103", "E0104", "E0105", "E0106", "E0211", "W0002"];
+        &["E0005", "E0100", "E0101", "E0102", "E0103", "E0104", "E0105", "E0106", "E0107", "E0211", "W0002"];
 
     /// Every ```sk example parses as its markers say: each syntax error it has is expected, and each expected
     /// syntax error is reported on its line.

@@ -397,9 +397,22 @@ impl FnLowering<'_, '_> {
         values
     }
 
+    /// The block's size along an axis as a literal, where the kernel's launch contract fixes it (`[@block_size N]`:
+    /// `(N, 1, 1)`; `[@block_1d]`: 1 along y and z), so ptxas sees it; the launchers check the contract.
+    fn block_dim_constant(&self, b: &Builtin) -> Option<String> {
+        match b.name {
+            "block_dim_x" => self.launch.block_size.map(|n| n.to_string()),
+            "block_dim_y" | "block_dim_z" if self.launch.is_one_dimensional() => Some("1".into()),
+            _ => None,
+        }
+    }
+
     /// A builtin's CUDA template with the arguments substituted. Effectful builtins with unit results become
     /// statements here.
     pub fn apply_builtin(&mut self, e: ExprId, b: &'static Builtin, args: Vec<CExpr>) -> CExpr {
+        if let Some(literal) = self.block_dim_constant(b) {
+            return CExpr::new(literal, prec::PRIMARY);
+        }
         if let Some(constant) = b.value {
             // A named float constant: its value as a literal of the use's type (`(1.0f / 0.0f)`, `3.4028235e38f`).
             let ty = self.g.ty(e);
