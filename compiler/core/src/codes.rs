@@ -107,6 +107,8 @@ pub static CODES: &[Code] = &[
     error("E0220", &[ResourceLimits]),
     error("E0221", &[TypeChecker]),
     error("E0222", &[TypeChecker]),
+    error("E0223", &[TypeChecker]),
+    error("E0224", &[ResourceLimits]),
     error("E0300", &[Build]),
     error("R0001", &[Interpreter]),
     error("R0002", &[Interpreter]),

@@ -1006,6 +1006,54 @@ kernel k (out : int32 vector) =
     },
     // --- building ------------------------------------------------------------------------------------------
     Explanation {
+        code: "E0223",
+        title: "shuffle width out of range",
+        body: r#"The last argument of `shfl_width`, `shfl_up_width`, `shfl_down_width` and `shfl_xor_width` is the
+width of the groups of lanes the shuffle works in. CUDA defines these shuffles only for a power of two from 1 to
+32 (the warp's size); when the width is known at compile time, any other value is an error. (A width computed
+at run time is not checked: keep it a power of two.)
+
+Erroneous example:
+
+```sk
+kernel k (out : int32 vector) =
+  out.(global_idx) <- shfl_xor_width global_idx 1 12  (* error: E0223 *)
+```
+
+Fixed:
+
+```sk
+kernel k (out : int32 vector) =
+  out.(global_idx) <- shfl_xor_width global_idx 1 16
+```"#,
+    },
+    Explanation {
+        code: "E0224",
+        title: "builtin not available on the target architecture",
+        body: r#"Some builtins map to a hardware instruction that older architectures do not have: the warp
+reductions (`warp_reduce_add` and the others, PTX `redux.sync`) need sm_80 or newer. `skc check` and `skc build`
+check the program against the target (`--arch`, sm_90 unless told otherwise), so a program that uses one on an
+older target is rejected at each use instead of failing in NVRTC.
+
+Erroneous example (checked with `--arch sm_75`):
+
+```console
+$ skc check --arch sm_75 k.sk
+error[E0224]: `warp_reduce_add` needs sm_80 or newer, and the target is sm_75
+```
+
+Fixed: build for sm_80 or newer, or reduce with shuffles, which every architecture has:
+
+```sk
+kernel k (xs : int32 vector) (out : int32 vector) =
+  let v = mut xs.(global_idx) in
+  for i = 0 to 4 do
+    v := v + shfl_xor v (1 lsl i)
+  done;
+  out.(global_idx) <- v
+```"#,
+    },
+    Explanation {
         code: "E0300",
         title: "NVRTC failed on the CUDA C skc generated (an internal compiler error)",
         body: r#"Reported by `skc build` and `skc emit --emit ptx` (not `skc check`), which exit with status 101: the

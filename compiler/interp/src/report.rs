@@ -199,8 +199,10 @@ fn sync_name(op: SyncOp) -> &'static str {
     match op {
         SyncOp::BlockBarrier => "barrier",
         SyncOp::WarpBarrier => "warp barrier",
-        SyncOp::Shuffle(_) => "shuffle",
+        SyncOp::BlockReduce(_) => "barrier reduction",
+        SyncOp::Shuffle(_) | SyncOp::ShuffleWidth(_) => "shuffle",
         SyncOp::Vote(_) => "vote",
+        SyncOp::WarpReduce(_) => "warp reduction",
         SyncOp::NamedBarrier { .. } => "named barrier",
         SyncOp::ActiveMask => "activemask",
     }
