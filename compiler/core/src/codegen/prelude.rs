@@ -201,6 +201,27 @@ __device__ __forceinline__ long long skc_atomic_or(long long* p, long long v) { 
 __device__ __forceinline__ unsigned long long skc_atomic_or(unsigned long long* p, unsigned long long v) { return atomicOr(p, v); }",
     },
     Helper {
+        name: "skc_warp_reduce_and",
+        needs: &["skc_warp_mask"],
+        code: "\
+__device__ __forceinline__ int skc_warp_reduce_and(int v) { return (int)__reduce_and_sync(skc_warp_mask(), (unsigned int)v); }
+__device__ __forceinline__ unsigned int skc_warp_reduce_and(unsigned int v) { return __reduce_and_sync(skc_warp_mask(), v); }",
+    },
+    Helper {
+        name: "skc_warp_reduce_or",
+        needs: &["skc_warp_mask"],
+        code: "\
+__device__ __forceinline__ int skc_warp_reduce_or(int v) { return (int)__reduce_or_sync(skc_warp_mask(), (unsigned int)v); }
+__device__ __forceinline__ unsigned int skc_warp_reduce_or(unsigned int v) { return __reduce_or_sync(skc_warp_mask(), v); }",
+    },
+    Helper {
+        name: "skc_warp_reduce_xor",
+        needs: &["skc_warp_mask"],
+        code: "\
+__device__ __forceinline__ int skc_warp_reduce_xor(int v) { return (int)__reduce_xor_sync(skc_warp_mask(), (unsigned int)v); }
+__device__ __forceinline__ unsigned int skc_warp_reduce_xor(unsigned int v) { return __reduce_xor_sync(skc_warp_mask(), v); }",
+    },
+    Helper {
         name: "skc_atomic_min_float",
         needs: &[],
         code: "\
