@@ -104,7 +104,9 @@ pub enum ResultUniformity {
 }
 
 /// The CUDA C for a builtin call. `{0}`, `{1}`... are the arguments; `{mask}` is the warp mask the emitter
-/// chooses; `{f}` is `f` when the generic float slot is float32 and empty otherwise (`sqrt{f}` -> `sqrtf`).
+/// chooses; `{f}` is `f` when the generic float slot is float32 and empty otherwise (`sqrt{f}` -> `sqrtf`);
+/// `{location}` is the call's first argument's source text, the `.sk` file and the line, as C literals
+/// (`"x > 0", "k.sk", 12`).
 pub type CudaTemplate = &'static str;
 
 #[derive(Clone, Copy, Debug)]
@@ -951,6 +953,22 @@ pub static BUILTINS: &[Builtin] = &[
         "((void)({0}))",
         "evaluates `x` (for its effects) and discards its value",
     ),
+    Builtin {
+        name: "assert",
+        aliases: &[],
+        params: &[Bool],
+        ret: Unit,
+        requirement: Requirement::None,
+        result: R::Uniform,
+        writes_first_arg: false,
+        orders_memory: true,
+        warp_uniform_args: false,
+        value: None,
+        cuda: "skc_assert({0}, {location})",
+        doc: "does nothing if `c` holds; else the thread stops the kernel with CUDA's failed-assertion error \
+              (`__assertfail`: the launch fails with cudaErrorAssert), printing the condition and its source file \
+              and line",
+    },
     // --- math -----------------------------------------------------------------------------------------
     pure("sqrt", F1, FR, "sqrt{f}({0})", "square root"),
     pure("rsqrt", F1, FR, "rsqrt{f}({0})", "1 / sqrt x"),

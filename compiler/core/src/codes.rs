@@ -122,6 +122,7 @@ pub static CODES: &[Code] = &[
     error("R0010", &[Interpreter]),
     error("R0011", &[Interpreter]),
     error("R0012", &[Interpreter]),
+    error("R0013", &[Interpreter]),
     warning("W0002", &[Parser]),
     warning("W0003", &[TypeChecker]),
     warning("W0004", &[TypeChecker]),

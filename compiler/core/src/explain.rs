@@ -1364,6 +1364,29 @@ kernel k (xs : int32 vector) (out : int32 vector) =
 
 See "Integer overflow" in docs/language.md."#,
     },
+    Explanation {
+        code: "R0013",
+        title: "assertion failed",
+        body: r#"A thread reached `assert c` with `c` false. On the GPU the same thread calls CUDA's `__assertfail`,
+which prints the condition, the file and line and the thread, and the launch fails with cudaErrorAssert; the
+interpreter stops the launch and reports the thread and the place.
+
+Erroneous example (run with a zero in `xs`):
+
+```sk
+kernel k (xs : int32 vector) (out : int32 vector) =
+  assert (xs.(global_idx) <> 0);
+  out.(global_idx) <- 100 / xs.(global_idx)
+```
+
+Fixed (the kernel handles the case the assertion excluded):
+
+```sk
+kernel k (xs : int32 vector) (out : int32 vector) =
+  let x = xs.(global_idx) in
+  out.(global_idx) <- if x = 0 then 0 else 100 / x
+```"#,
+    },
     // --- warnings -------------------------------------------------------------------------------------------
     Explanation {
         code: "W0002",

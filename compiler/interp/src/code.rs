@@ -455,6 +455,10 @@ pub enum Instr {
         hi: Reg,
         shift: Reg,
     },
+    /// `assert cond`: stops the launch (R0013) if `cond` is false.
+    Assert {
+        cond: Reg,
+    },
     /// A construct the interpreter cannot run (message `Code::traps[message]`).
     Trap {
         message: u32,

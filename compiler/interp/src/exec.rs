@@ -38,6 +38,8 @@ pub enum Fault {
     },
     /// A construct the interpreter does not run (`Code::traps`).
     Trap(u32),
+    /// `assert c` with `c` false.
+    AssertionFailed,
     /// A store into constant memory or through a dangling handle.
     BadMemory,
 }
@@ -356,6 +358,11 @@ impl Exec<'_> {
                     r!(dst) = 0;
                 }
                 Instr::Trap { message } => stop!(Stop::Fault(Fault::Trap(message))),
+                Instr::Assert { cond } => {
+                    if r!(cond) == 0 {
+                        stop!(Stop::Fault(Fault::AssertionFailed));
+                    }
+                }
             }
             pc += 1;
         }

@@ -1,4 +1,4 @@
-//! What the interpreter reports, as skc-core `Diagnostic`s (codes R0001..R0011, each with an `skc explain` page)
+//! What the interpreter reports, as skc-core `Diagnostic`s (codes R0001..R0013, each with an `skc explain` page)
 //! so they print like compile errors: a primary label where it happened, secondary labels for the other threads
 //! involved, notes naming the threads.
 
@@ -38,6 +38,8 @@ pub enum ReportKind {
     Unsupported,
     /// R0012: signed integer overflow.
     Overflow,
+    /// R0013: `assert c` with `c` false.
+    AssertionFailed,
 }
 
 impl ReportKind {
@@ -55,6 +57,7 @@ impl ReportKind {
             ReportKind::NamedBarrier => "R0010",
             ReportKind::Unsupported => "R0011",
             ReportKind::Overflow => "R0012",
+            ReportKind::AssertionFailed => "R0013",
         }
     }
 
@@ -337,6 +340,12 @@ pub fn fault(namer: &Namer, fault: Fault, thread: u32, pc: u32) -> Report {
             let what = namer.program.code.traps.get(message as usize).cloned().unwrap_or_default();
             (ReportKind::Unsupported, format!("the interpreter cannot run {what}"), format!("{who} reached it"), None)
         }
+        Fault::AssertionFailed => (
+            ReportKind::AssertionFailed,
+            format!("assertion failed in {who}"),
+            "this condition is false".to_string(),
+            None,
+        ),
         Fault::BadMemory => (
             ReportKind::OutOfBounds,
             format!("{who} accesses memory it cannot (a store to constant memory or a dangling handle)"),

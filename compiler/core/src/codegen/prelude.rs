@@ -222,6 +222,16 @@ __device__ __forceinline__ int skc_warp_reduce_xor(int v) { return (int)__reduce
 __device__ __forceinline__ unsigned int skc_warp_reduce_xor(unsigned int v) { return __reduce_xor_sync(skc_warp_mask(), v); }",
     },
     Helper {
+        name: "skc_assert",
+        needs: &[],
+        code: "\
+// `assert c`: CUDA's failed assertion (what <assert.h>'s `assert` calls), which prints the condition, the .sk
+// file and line, the block and the thread, and ends the launch with cudaErrorAssert.
+__device__ __forceinline__ void skc_assert(bool holds, const char* condition, const char* file, int line) {
+  if (!holds) __assertfail(condition, file, (unsigned int)line, \"\", 1);
+}",
+    },
+    Helper {
         name: "skc_atomic_min_float",
         needs: &[],
         code: "\

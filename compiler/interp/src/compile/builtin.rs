@@ -79,6 +79,12 @@ impl FnCompiler<'_, '_> {
         }
         match name {
             "select" => self.select(e, args, dst),
+            "assert" => {
+                let regs = self.operands(args);
+                let cond = regs.first().copied().unwrap_or(self.zero);
+                self.emit(Instr::Assert { cond }, e);
+                self.zero
+            }
             "ignore" => {
                 self.passed_arguments(args);
                 self.zero
