@@ -406,6 +406,10 @@ impl FnLowering<'_, '_> {
             let value = constant.value(*ty == Type::Float32);
             return CExpr::new(float_literal(value, ty), literal_prec(value));
         }
+        if b.name == "ignore" && args.iter().all(|a| a.text.is_empty()) {
+            // `ignore ()`, or of a unit-valued call already emitted as a statement: nothing is left to discard.
+            return CExpr::unit();
+        }
         let mut args = args;
         if b.name == "select" && args.len() == 3 {
             // Both operands are evaluated (a predicated select, not a branch): anything with an effect runs first,
