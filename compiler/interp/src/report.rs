@@ -1,4 +1,4 @@
-//! What the interpreter reports, as skc-core `Diagnostic`s (codes R0001..R0013, each with an `skc explain` page)
+//! What the interpreter reports, as skc-core `Diagnostic`s (codes R0001..R0014, each with an `skc explain` page)
 //! so they print like compile errors: a primary label where it happened, secondary labels for the other threads
 //! involved, notes naming the threads.
 
@@ -40,6 +40,8 @@ pub enum ReportKind {
     Overflow,
     /// R0013: the launch breaks the kernel's launch contract (no thread runs).
     LaunchContract,
+    /// R0014: `assert c` with `c` false.
+    AssertionFailed,
 }
 
 impl ReportKind {
@@ -58,6 +60,7 @@ impl ReportKind {
             ReportKind::Unsupported => "R0011",
             ReportKind::Overflow => "R0012",
             ReportKind::LaunchContract => "R0013",
+            ReportKind::AssertionFailed => "R0014",
         }
     }
 
@@ -202,8 +205,10 @@ fn sync_name(op: SyncOp) -> &'static str {
     match op {
         SyncOp::BlockBarrier => "barrier",
         SyncOp::WarpBarrier => "warp barrier",
-        SyncOp::Shuffle(_) => "shuffle",
+        SyncOp::BlockReduce(_) => "barrier reduction",
+        SyncOp::Shuffle(_) | SyncOp::ShuffleWidth(_) => "shuffle",
         SyncOp::Vote(_) => "vote",
+        SyncOp::WarpReduce(_) => "warp reduction",
         SyncOp::NamedBarrier { .. } => "named barrier",
         SyncOp::ActiveMask => "activemask",
     }
@@ -338,6 +343,12 @@ pub fn fault(namer: &Namer, fault: Fault, thread: u32, pc: u32) -> Report {
             let what = namer.program.code.traps.get(message as usize).cloned().unwrap_or_default();
             (ReportKind::Unsupported, format!("the interpreter cannot run {what}"), format!("{who} reached it"), None)
         }
+        Fault::AssertionFailed => (
+            ReportKind::AssertionFailed,
+            format!("assertion failed in {who}"),
+            "this condition is false".to_string(),
+            None,
+        ),
         Fault::BadMemory => (
             ReportKind::OutOfBounds,
             format!("{who} accesses memory it cannot (a store to constant memory or a dangling handle)"),

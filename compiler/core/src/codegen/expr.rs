@@ -419,6 +419,10 @@ impl FnLowering<'_, '_> {
             let value = constant.value(*ty == Type::Float32);
             return CExpr::new(float_literal(value, ty), literal_prec(value));
         }
+        if b.name == "ignore" && args.iter().all(|a| a.text.is_empty()) {
+            // `ignore ()`, or of a unit-valued call already emitted as a statement: nothing is left to discard.
+            return CExpr::unit();
+        }
         let mut args = args;
         if b.name == "select" && args.len() == 3 {
             // Both operands are evaluated (a predicated select, not a branch): anything with an effect runs first,
@@ -447,7 +451,11 @@ impl FnLowering<'_, '_> {
             return CExpr::new(text, prec::PRIMARY).with_parts(&args.iter().collect::<Vec<_>>());
         }
         let float = args_float_kind(self, e);
-        let text = substitute(b.cuda, &args, float);
+        let template = match b.cuda.contains("{location}") {
+            true => b.cuda.replace("{location}", &self.source_location(e)),
+            false => b.cuda.to_string(),
+        };
+        let text = substitute(&template, &args, float);
         let parts: Vec<&CExpr> = args.iter().collect();
         let (reads, writes, sync) = builtin_effects(b);
         let value = CExpr::new(text, prec::PRIMARY).with_parts(&parts).reading(reads).writing(writes).syncing(sync);
@@ -460,6 +468,36 @@ impl FnLowering<'_, '_> {
 }
 
 impl FnLowering<'_, '_> {
+    /// `"x > 0", "k.sk", 12` for `assert (x > 0)` on line 12 of k.sk: the first argument's source text, the file
+    /// and the line of the call, as C literals (with no braces, which the template substitution would read).
+    fn source_location(&self, e: ExprId) -> String {
+        let literal = |text: &str| {
+            let escaped: String = text
+                .chars()
+                .map(|c| match c {
+                    '\\' => "\\\\".to_string(),
+                    '"' => "\\\"".to_string(),
+                    '{' => "(".to_string(),
+                    '}' => ")".to_string(),
+                    c if c.is_control() => " ".to_string(),
+                    c => c.to_string(),
+                })
+                .collect();
+            format!("\"{escaped}\"")
+        };
+        let condition = match self.g.kind(e) {
+            ExprKind::Call { args, .. } => args.first().and_then(|a| self.g.span(*a)),
+            _ => None,
+        };
+        let condition = condition.map(|span| self.g.sources_snippet(span)).unwrap_or("");
+        let file = self.g.span(e).and_then(|span| Some((span, self.g.sources.files().nth(span.file.0 as usize)?.1)));
+        let (file, line) = match file {
+            Some((span, file)) => (file.name.as_str(), file.line_col(span.start as usize).0 + 1),
+            None => ("", 0),
+        };
+        format!("{}, {}, {line}", literal(condition), literal(file))
+    }
+
     /// For `int32 x`, `uint64 x`... of a float `x`: the CUDA intrinsic that converts it (`__float2int_rz`).
     fn float_to_integer_intrinsic(&self, e: ExprId, b: &Builtin) -> Option<&'static str> {
         let ExprKind::Call { args, .. } = self.g.kind(e) else { return None };
