@@ -166,7 +166,11 @@ mod tests {
                     (0..d.padded_len(nl))
                         .map(|e| {
                             let lp = e / plane;
-                            if lp < d.h || lp >= nl + d.h { -1 } else { (s.planes.start + lp - d.h) as i64 }
+                            if lp < d.h || lp >= nl + d.h {
+                                -1
+                            } else {
+                                (s.planes.start + lp - d.h) as i64
+                            }
                         })
                         .collect()
                 })
@@ -187,7 +191,11 @@ mod tests {
                 for lp in 0..nl + 2 * d.h {
                     let want = d.global_cell(&s, d.h, d.h, lp)[2] as i64;
                     let got = &slabs[s.rank][lp * plane..(lp + 1) * plane];
-                    assert!(got.iter().all(|&v| v == want), "parts {parts} rank {} plane {lp}: {got:?} != {want}", s.rank);
+                    assert!(
+                        got.iter().all(|&v| v == want),
+                        "parts {parts} rank {} plane {lp}: {got:?} != {want}",
+                        s.rank
+                    );
                 }
             }
         }
