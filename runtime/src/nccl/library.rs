@@ -88,10 +88,14 @@ fn load_first() -> Result<NcclApi> {
         // SAFETY: loading NCCL runs its (trivial) initialisers only.
         match unsafe { Library::new(&candidate) } {
             Ok(library) => return bind(library, candidate),
-            Err(e) => failures.push(e.to_string()),
+            Err(e) => {
+                // libloading's message is "dlopen failed"; the loader's own reason is its source.
+                let reason = std::error::Error::source(&e).map_or_else(|| e.to_string(), |s| s.to_string());
+                failures.push(reason);
+            }
         }
     }
-    let reason = failures.last().cloned().unwrap_or_else(|| "no candidate".into());
+    let reason = if failures.is_empty() { "no candidate".to_string() } else { failures.join("; ") };
     Err(RuntimeError::NcclMissing { searched, reason })
 }
 
