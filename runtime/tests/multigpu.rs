@@ -144,7 +144,7 @@ fn misuse_is_refused_with_the_devices_named() {
     } else {
         (set.context(0).new_stream().unwrap(), 1)
     };
-    let error = comms[0].send(&array, 0..16, peer, &stream).err().expect("a misuse");
+    let error = comms[0].send(&array, 0..16, peer, &stream).expect_err("a misuse");
     let text = error.to_string();
     assert!(text.contains("rank 0") && text.contains(&format!("device {}", set.ordinals()[0])), "{text}");
     if set.len() >= 2 {

@@ -174,7 +174,7 @@ impl EnsembleSolver {
     pub fn solve<T: Real>(&self, y0: &[T], params: &[T]) -> Result<(Solution<T>, EnsembleTiming), OdeError> {
         let shares = self.split(self.runs_of(y0, params)?);
         let started = Instant::now();
-        let results: Vec<Result<(Option<Solution<T>>, f64), OdeError>> = std::thread::scope(|scope| {
+        let results: Vec<Result<ShareResult<T>, OdeError>> = std::thread::scope(|scope| {
             let handles: Vec<_> = self
                 .solvers
                 .iter()
@@ -203,6 +203,9 @@ impl EnsembleSolver {
         Ok((solution, EnsembleTiming { wall_ms, device_ms, shares }))
     }
 }
+
+/// What one device's thread returns: its share's solution (None for an empty share) and its wall time in ms.
+type ShareResult<T> = (Option<Solution<T>>, f64);
 
 /// One device's share: chunks on two streams in turn (upload and launch chunk c, then download chunk c-1).
 fn solve_share<T: Real>(
