@@ -15,6 +15,9 @@
 #   weno      every WENO variant against the CPU reference, the benchmark, the 1-D advection study
 #   sched     the scheduler's smoke run, GPU tests, benchmark, memcheck and racecheck
 #   queue     the device queue alone: conservation tests and the sweep against the Broker Queue
+#   multigpu  every GPU of the machine (count from nvidia-smi): device sets and NCCL, the ODE ensemble and the
+#             WENO slabs against one GPU (bit for bit), ODE and WENO strong and weak scaling; NVLink multicast
+#             off (NCCL_NVLS_ENABLE=0); NCCL from SKC_NCCL_PATH or the nvidia.nccl Python package
 #
 # The test executables and binaries read .sk files at the paths they were built from: `run` links that folder
 # (recorded in the bundle) to the checkout when it does not exist. Options of `run` (environment): OUT (logs,
@@ -22,7 +25,7 @@
 # `bundle` needs SKC_NVRTC_PATH for the suites that compile CUBINs here (codegen, ode, weno), and takes the CuBIE
 # wheels of docs/ode.md from .carry/whl/ when there. Every step's log is in $OUT; the summary in $OUT/summary.txt.
 set -uo pipefail
-ALL_SUITES="runtime examples codegen ode metrics weno sched queue"
+ALL_SUITES="runtime examples codegen ode metrics weno sched queue multigpu"
 
 # ---- bundle (here) ---------------------------------------------------------------------------------------------
 
@@ -36,6 +39,7 @@ tests_of() {
   weno) echo "skc-weno-gpu:gpu" ;;
   sched) echo "skc-sched:gpu" ;;
   queue) echo "skc-bench:queue_gpu" ;;
+  multigpu) echo "skc-runtime:multigpu skc-ode:multigpu skc-weno-gpu:multigpu" ;;
   esac
 }
 
@@ -44,7 +48,7 @@ bins_of() {
   case "$1" in
   runtime) echo "bench:skc-runtime:launch_overhead" ;;
   examples)
-    for e in vector_add reduce warp_reduce scan histogram transpose matmul; do echo "example:skc-examples:$e"; done
+    for e in vector_add reduce warp_reduce scan histogram transpose matmul softmax stencil spmv; do echo "example:skc-examples:$e"; done
     echo "bin:skc-bench:kernels-bench"
     ;;
   ode) echo "example:skc-ode:lorenz bin:skc-bench:ode-bench bin:skc-bench:ode-dump" ;;
@@ -52,6 +56,7 @@ bins_of() {
   weno) echo "bin:skc-weno-gpu:weno-cubins bin:skc-weno-gpu:weno-gpu-check bin:skc-weno-gpu:weno-advect1d bin:skc-bench:weno-bench" ;;
   sched) echo "bin:skc-bench:sched-bench" ;;
   queue) echo "bin:skc-bench:queue-bench" ;;
+  multigpu) echo "bin:skc-bench:multigpu-bench" ;;
   esac
 }
 
@@ -192,14 +197,14 @@ run_examples() {
   step examples-wrappers 300 "$B/skc_examples_wrappers" --test-threads=1
   # Small sizes that are not multiples of the block: the sanitizers slow kernels down a lot.
   local sizes=("vector_add 100003" "reduce 100003" "warp_reduce 1000003" "scan 100003" "histogram 1000003"
-    "transpose 1000 777" "matmul 256")
+    "transpose 1000 777" "matmul 256" "softmax 1000 128" "stencil 1000 777" "spmv 100003 256")
   for tool in memcheck racecheck synccheck; do
     for example in "${sizes[@]}"; do
       # shellcheck disable=SC2086
       step "examples-$tool-${example%% *}" 240 compute-sanitizer --tool "$tool" --error-exitcode 99 "$B/"$example
     done
   done
-  for example in vector_add reduce warp_reduce scan histogram transpose matmul; do
+  for example in vector_add reduce warp_reduce scan histogram transpose matmul softmax stencil spmv; do
     step "examples-$example" 240 "$B/$example"
   done
   step examples-bench 300 "$B/kernels-bench"
@@ -292,6 +297,27 @@ run_queue() {
   step queue-bench 240 "$B/queue-bench"
 }
 
+# NVLink multicast must stay off on these machines: NCCL_NVLS_ENABLE=0 here and in the runtime (which sets it
+# before NCCL loads). The step limits add up to 8 minutes.
+run_multigpu() {
+  export NCCL_NVLS_ENABLE=0
+  local gpus
+  gpus="$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)"
+  export SKC_GPUS="$gpus"
+  if [ -z "${SKC_NCCL_PATH:-}" ]; then
+    SKC_NCCL_PATH="$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null)/lib"
+    export SKC_NCCL_PATH
+  fi
+  echo "gpus=$gpus NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE SKC_NCCL_PATH=$SKC_NCCL_PATH" | tee -a "$OUT/summary.txt"
+  nvidia-smi topo -m >"$OUT/multigpu-topology.log" 2>&1
+  step multigpu-runtime-tests 60 "$B/skc_runtime_multigpu" --test-threads=1 --nocapture
+  step multigpu-ode-tests 120 "$B/skc_ode_multigpu" --test-threads=1 --nocapture
+  step multigpu-weno-tests 90 "$B/skc_weno_gpu_multigpu" --test-threads=1 --nocapture
+  step multigpu-ode-bench 120 "$B/multigpu-bench" ode "$gpus" ${QUICK:+--quick}
+  step multigpu-weno-bench 90 "$B/multigpu-bench" weno "$gpus" ${QUICK:+--quick}
+  cat "$OUT/multigpu-ode-bench.log" "$OUT/multigpu-weno-bench.log" | grep '^{' >>"$OUT/multigpu-results.jsonl"
+}
+
 run() {
   BUNDLE="$(cd "$(dirname "$0")" && pwd)"
   B="$BUNDLE/bin"
@@ -320,5 +346,5 @@ run() {
 case "${1:-}" in
 bundle) shift && bundle "$@" ;;
 run) shift && run "$@" ;;
-*) sed -n '2,25p' "$0" && exit 2 ;;
+*) sed -n '2,28p' "$0" && exit 2 ;;
 esac

@@ -333,6 +333,98 @@ def test_device_functions(d):
     return compare("apply", Y.read(), want)
 
 
+def test_intrinsics(d):
+    """tests/codegen/intrinsics.sk: CUDA's definitions written out (Math API reference, Programming Guide)."""
+    ok = True
+    words = [0, 1, -1, -2**31, 0xF0, 12345678, -2**31 + 1, 2**30, -0x12345679]
+    wides = [0, 1, -1, -2**63, 0xF0, 0x123456789ABCDEF0, -2**63 + 1, 2**40, -0x123456789ABC]
+    n = len(words)
+    X, Y = Buffer("i", words), Buffer("q", wides)
+    O, W = Buffer("i", [0] * 9 * n), Buffer("q", [0] * n)
+    launch(d, "intrinsics", "bits", [1], [32], [X, Y, O, W, ("i", n)])
+    bits = lambda v, k: [(v >> b) & 1 for b in range(k)]
+    ffs = lambda v, k: next((b + 1 for b in range(k) if (v >> b) & 1), 0)
+    clz = lambda v, k: next((k - 1 - b for b in reversed(range(k)) if (v >> b) & 1), k)
+    brev = lambda v, k: sum(1 << (k - 1 - b) for b in range(k) if (v >> b) & 1)
+    want, want_wide = [], []
+    for i in range(n):
+        x, y, nxt = words[i] & 0xFFFFFFFF, wides[i] & (2**64 - 1), words[(i + 1) % n] & 0xFFFFFFFF
+        joined = (nxt << 32) | x
+        left = ((joined << ((3 * i) & 31)) >> 32) & 0xFFFFFFFF
+        right = (joined >> ((7 * i + 13) & 31)) & 0xFFFFFFFF
+        want += [sum(bits(x, 32)), sum(bits(y, 64)), clz(x, 32), clz(y, 64), ffs(x, 32), ffs(y, 64),
+                 wrap(brev(x, 32), 32), wrap(left, 32), wrap(right, 32)]
+        want_wide.append(wrap(brev(y, 64), 64))
+    ok = compare("bits", O.read(), want) and ok
+    ok = compare("bits (brev64)", W.read(), want_wide) and ok
+
+    # Barrier reductions over blocks of 100 threads (a partial last warp).
+    xs = [random.randint(-5, 100) if b == 0 else random.randint(0, 90) for b in range(2) for _ in range(100)]
+    X, O = Buffer("i", xs), Buffer("i", [0] * 600)
+    launch(d, "intrinsics", "barrier_reductions", [2], [100], [X, O])
+    want = []
+    for b in range(2):
+        block = xs[100 * b:100 * (b + 1)]
+        count = sum(1 for v in block if cmod(v, 3) == 0)
+        want += [count, int(all(v >= 0 for v in block)), int(any(v > 90 for v in block))] * 100
+    ok = compare("barrier_reductions", O.read(), want) and ok
+
+    # Warp reductions over blocks of 48 threads: a whole warp and one of 16 lanes.
+    xs = [random.randint(-2**31, 2**31 - 1) for _ in range(96)]
+    X, O, U = Buffer("i", xs), Buffer("i", [0] * 6 * 96), Buffer("I", [0] * 3 * 96)
+    launch(d, "intrinsics", "warp_reductions", [2], [48], [X, O, U])
+    want, want_u = [], []
+    for t in range(96):
+        start = t // 48 * 48 + (t % 48) // 32 * 32
+        warp = xs[start:min(start + 32, t // 48 * 48 + 48)]
+        unsigned = [v & 0xFFFFFFFF for v in warp]
+        a, o, x = 0xFFFFFFFF, 0, 0
+        for v in unsigned:
+            a, o, x = a & v, o | v, x ^ v
+        want += [wrap(sum(warp), 32), min(warp), max(warp), wrap(a, 32), wrap(o, 32), wrap(x, 32)]
+        want_u += [min(unsigned), max(unsigned), x]
+    ok = compare("warp_reductions", O.read(), want) and ok
+    ok = compare("warp_reductions (uint32)", U.read(), want_u) and ok
+
+    # Shuffles within groups of `width` lanes, as the Programming Guide describes them.
+    def source(mode, lane, operand, width):
+        group = lane // width
+        if mode == "idx":
+            return group * width + operand % width
+        if mode == "up" and lane % width >= operand:
+            return lane - operand
+        if mode == "down" and lane % width + operand < width:
+            return lane + operand
+        if mode == "xor" and (lane ^ operand) // width <= group:
+            return lane ^ operand
+        return lane
+    all_ok = True
+    for width in [1, 2, 4, 8, 16, 32]:
+        for operand in [0, 1, 2, 3, 5, 7, 12, 16, 31]:
+            O = Buffer("i", [0] * 4 * 64)
+            launch(d, "intrinsics", "shuffle_width", [1], [64], [O, ("i", operand), ("i", width)])
+            want = [100 + source(m, t % 32, operand, width) for t in range(64) for m in ("idx", "up", "down", "xor")]
+            got = O.read()
+            if got != want:
+                all_ok = compare(f"shuffle_width (width {width}, operand {operand})", got, want) and all_ok
+    print(("ok   " if all_ok else "FAIL ") + "shuffle_width")
+    ok = all_ok and ok
+
+    # Float atomic min/max: NaN operands never stored, a NaN element never replaced.
+    xs = [float("nan") if i % 9 == 4 else f32((i - 20.5) * 1.25) for i in range(64)]
+    ds = [x * 1e300 for x in xs]
+    X, D = Buffer("f", xs), Buffer("d", ds)
+    L, H = Buffer("f", [float("inf"), float("-inf"), float("nan")]), Buffer("d", [float("inf"), -0.0])
+    launch(d, "intrinsics", "float_atomics", [2], [32], [X, D, L, H])
+    finite = [x for x in xs if x == x]
+    lo = L.read()
+    ok = compare("float_atomics (float32)", lo[:2], [min(finite), max(finite)]) and ok
+    ok = compare("float_atomics (NaN element)", [lo[2] != lo[2]], [True]) and ok
+    finite = [x for x in ds if x == x]
+    ok = compare("float_atomics (float64)", H.read(), [min(finite), max(finite)], tol=0) and ok
+    return ok
+
+
 def main(argv):
     if len(argv) != 1:
         print(__doc__)

@@ -31,10 +31,23 @@ pub fn display_name(path: &Path) -> String {
     }
 }
 
-/// Checks a test input with `open M` looking only next to it (a session with an empty search path).
+/// Checks a test input with `open M` looking only next to it (a session with an empty search path), for the
+/// target its first line names (`(* target: sm_75 *)`), else the default one.
 pub fn check_path(path: &Path) -> Checked {
     let files = DiskFiles::rooted(repo_root());
-    Session::new(&files).check_file(Path::new(&display_name(path))).expect("test input is readable")
+    let mut session = Session::new(&files);
+    if let Some(target) = target_directive(path) {
+        session = session.with_target(target);
+    }
+    session.check_file(Path::new(&display_name(path))).expect("test input is readable")
+}
+
+/// The architecture a test input's first line asks for: `(* target: sm_75 *)`.
+fn target_directive(path: &Path) -> Option<skc_core::target::Target> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let first = text.lines().next()?.trim();
+    let name = first.strip_prefix("(* target:")?.strip_suffix("*)")?.trim();
+    Some(skc_core::target::Target::parse(name).expect("a known architecture in the target directive"))
 }
 
 /// [`check_path`] of `text` named `name` (a path from the repository root), with `-D` definitions.

@@ -24,6 +24,9 @@ pub const HISTOGRAM: KernelSource = source!("histogram.sk");
 pub const TRANSPOSE: KernelSource = source!("transpose.sk");
 pub const MATMUL: KernelSource = source!("matmul.sk");
 pub const EMPTY: KernelSource = source!("empty.sk");
+pub const SOFTMAX: KernelSource = source!("softmax.sk");
+pub const STENCIL: KernelSource = source!("stencil.sk");
+pub const SPMV: KernelSource = source!("spmv.sk");
 
 /// Variants the benchmark compares with the examples' kernels (kernels/bench/).
 pub const TRANSPOSE_ROWS: KernelSource = source!("bench/transpose_rows.sk");
@@ -31,7 +34,8 @@ pub const MATMUL_K8: KernelSource = source!("bench/matmul_k8.sk");
 pub const MATMUL_SCALAR: KernelSource = source!("bench/matmul_scalar.sk");
 pub const BENCH_VARIANTS: [KernelSource; 3] = [TRANSPOSE_ROWS, MATMUL_K8, MATMUL_SCALAR];
 
-pub const ALL: [KernelSource; 8] = [VECTOR_ADD, REDUCE, WARP_REDUCE, SCAN, HISTOGRAM, TRANSPOSE, MATMUL, EMPTY];
+pub const ALL: [KernelSource; 11] =
+    [VECTOR_ADD, REDUCE, WARP_REDUCE, SCAN, HISTOGRAM, TRANSPOSE, MATMUL, EMPTY, SOFTMAX, STENCIL, SPMV];
 
 impl KernelSource {
     pub fn program(&self) -> Result<Program> {

@@ -1,8 +1,10 @@
 //! Every example's kernels on a real GPU against the CPU, at sizes that are not multiples of the block
 //! (`cargo test -p skc-examples --features gpu-tests`). Without a GPU every test fails with a message saying so.
 
-use skc_examples::{histogram, matmul, reduce, scan, transpose, vector_add, warp_reduce, Outcome};
-use skc_runtime::{Context, Result};
+use skc_examples::{
+    histogram, matmul, reduce, scan, softmax, spmv, stencil, transpose, vector_add, warp_reduce, Outcome,
+};
+use skc_runtime::{Context, Result, RuntimeError};
 
 fn gpu() -> Context {
     Context::new(0).unwrap_or_else(|e| {
@@ -62,4 +64,38 @@ fn matmul_matches_the_cpu() {
     let ctx = gpu();
     assert_passes([128, 256, 512].map(|n| matmul::check(&ctx, n)));
     assert!(matmul::check(&ctx, 100).is_err(), "n must be a multiple of the tile");
+}
+
+#[test]
+fn softmax_matches_the_cpu() {
+    let ctx = gpu();
+    assert_passes([(1, 32), (1000, 128), (4096, 256), (100_000, 1024)].map(|(c, b)| softmax::check(&ctx, c, b)));
+}
+
+/// Blocks that are not whole warps break the kernel's launch contract: the runtime refuses them, naming the
+/// kernel and the attribute, instead of running shuffles that read lanes that do not exist.
+#[test]
+fn softmax_refuses_blocks_of_partial_warps() {
+    let ctx = gpu();
+    for block in [100, 200, 1000] {
+        match softmax::check(&ctx, 1000, block) {
+            Err(RuntimeError::LaunchContract { kernel, contract, .. }) => {
+                assert_eq!((kernel.as_str(), contract.as_str()), ("softmax", "[@block_multiple 32]"))
+            }
+            other => panic!("block {block}: expected a contract error, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn stencil_matches_the_cpu() {
+    let ctx = gpu();
+    assert_passes([(1, 1), (1000, 777), (33, 1025), (4096, 4096)].map(|(w, h)| stencil::check(&ctx, w, h)));
+}
+
+#[test]
+fn spmv_matches_the_cpu() {
+    let ctx = gpu();
+    assert_passes([(1, 32), (1000, 128), (100_003, 256), (1 << 20, 256)].map(|(r, b)| spmv::check(&ctx, r, b)));
+    assert!(matches!(spmv::check(&ctx, 1000, 100), Err(RuntimeError::LaunchContract { .. })));
 }

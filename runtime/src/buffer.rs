@@ -39,7 +39,39 @@ impl Context {
     }
 }
 
+impl Stream {
+    /// A buffer holding a copy of `data`, copied on this stream (the host waits until `data` has been read, or
+    /// staged when it is pageable).
+    pub fn upload<T: DeviceElem>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
+        let ctx = self.context();
+        let slice = self.cuda().clone_htod(data).map_err(|e| ctx.error("cuMemcpyHtoD", e))?;
+        Ok(DeviceBuffer { slice, ctx: ctx.clone() })
+    }
+
+    /// A buffer of `len` zeroed elements, allocated and zeroed in this stream's order.
+    pub fn alloc_zeros<T: DeviceElem>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        let ctx = self.context();
+        // SAFETY: zeroed below, on this stream, before anything can read it.
+        let slice = unsafe { self.cuda().alloc::<T>(len) }.map_err(|e| ctx.error("cuMemAlloc", e))?;
+        let mut buffer = DeviceBuffer { slice, ctx: ctx.clone() };
+        let bytes = len * std::mem::size_of::<T>();
+        let (ptr, _guard) = buffer.slice.device_ptr_mut(self.cuda());
+        // SAFETY: `ptr` addresses `bytes` bytes owned by the buffer.
+        unsafe { cudarc::driver::result::memset_d8_async(ptr, 0, bytes, self.cuda().cu_stream()) }
+            .map_err(|e| ctx.error("cuMemsetD8", e))?;
+        drop(_guard);
+        Ok(buffer)
+    }
+}
+
 impl<T: DeviceElem> DeviceBuffer<T> {
+    /// Copies the buffer into `out` (same length) after the work queued on `stream`, then waits for `stream`.
+    pub fn copy_to_host_on(&self, out: &mut [T], stream: &Stream) -> Result<()> {
+        check_len("copy to host", self.len(), out.len())?;
+        stream.cuda().memcpy_dtoh(&self.slice, out).map_err(|e| self.ctx.error("cuMemcpyDtoH", e))?;
+        stream.synchronize()
+    }
+
     pub fn len(&self) -> usize {
         self.slice.len()
     }

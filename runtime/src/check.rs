@@ -243,7 +243,21 @@ pub(crate) fn check_config(sig: &KernelSignature, config: &LaunchConfig, limits:
             ));
         }
     }
+    check_contract(sig, config)?;
     check_shared(sig, config, limits)
+}
+
+/// The kernel's launch contract (`[@block_multiple 32]`, ...), which its convergence analysis relied on: the one
+/// definition of a violation is `skc_core::contract::LaunchContract::violation`, which the interpreter uses too.
+pub(crate) fn check_contract(sig: &KernelSignature, config: &LaunchConfig) -> Result<()> {
+    match sig.contract.violation(config.block.as_array()) {
+        Some(violation) => Err(RuntimeError::LaunchContract {
+            kernel: sig.name.clone(),
+            contract: violation.attribute,
+            reason: violation.reason,
+        }),
+        None => Ok(()),
+    }
 }
 
 fn check_shared(sig: &KernelSignature, config: &LaunchConfig, limits: &Limits) -> Result<()> {
@@ -444,6 +458,32 @@ mod tests {
         narrow.max_threads_per_block = 512;
         let err = check_config(&sig, &LaunchConfig::new(1, 1024), &narrow).unwrap_err();
         assert!(err.to_string().contains("limit of 512"), "{err}");
+    }
+
+    #[test]
+    fn every_launch_keeps_the_kernel_contract() {
+        use skc_core::contract::LaunchContract;
+        let mut sig = vec_add();
+        sig.contract = LaunchContract { one_dimensional: true, block_multiple: Some(32), ..Default::default() };
+        assert!(check_config(&sig, &LaunchConfig::new(10, 256), &limits()).is_ok());
+        let err = check_config(&sig, &LaunchConfig::new(10, 100), &limits()).unwrap_err();
+        match &err {
+            RuntimeError::LaunchContract { kernel, contract, reason } => {
+                assert_eq!((kernel.as_str(), contract.as_str()), ("vec_add", "[@block_multiple 32]"));
+                assert!(reason.contains("100"), "{reason}");
+            }
+            other => panic!("not a contract error: {other:?}"),
+        }
+        assert_eq!(err.kernel(), Some("vec_add"));
+        assert!(err.to_string().contains("[@block_multiple 32]"), "{err}");
+        let err = check_config(&sig, &LaunchConfig::new(1, (32, 2, 1)), &limits()).unwrap_err();
+        assert!(matches!(err, RuntimeError::LaunchContract { ref contract, .. } if contract == "[@block_1d]"));
+        sig.contract = LaunchContract { block_size: Some(128), ..Default::default() };
+        assert!(check_config(&sig, &LaunchConfig::new(3, 128), &limits()).is_ok());
+        assert!(check_config(&sig, &LaunchConfig::new(3, 256), &limits()).is_err());
+        sig.contract = LaunchContract { max_threads: Some(256), ..Default::default() };
+        assert!(check_config(&sig, &LaunchConfig::new(3, (16, 16, 1)), &limits()).is_ok());
+        assert!(check_config(&sig, &LaunchConfig::new(3, 512), &limits()).is_err());
     }
 
     #[test]

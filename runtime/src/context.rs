@@ -148,7 +148,7 @@ impl Context {
     pub(crate) fn error(&self, call: &'static str, error: DriverError) -> RuntimeError {
         let id = self.inner.last_kernel.load(Ordering::Relaxed);
         let last = self.inner.kernel_names.lock().unwrap_or_else(|p| p.into_inner()).get(id).cloned();
-        RuntimeError::driver(call, error, last)
+        RuntimeError::driver_on(call, error, last, Some(self.inner.device.ordinal))
     }
 
     /// Errors cudarc recorded in calls that cannot return one (drops, guards).
@@ -203,6 +203,19 @@ impl Stream {
         &self.cuda
     }
 
+    /// Marks the work queued on this stream so far, for another stream (of any device) to wait for.
+    pub fn record_event(&self) -> Result<Event> {
+        let flags = Some(CUevent_flags::CU_EVENT_DISABLE_TIMING);
+        let event = self.cuda.record_event(flags).map_err(|e| self.ctx.error("cuEventRecord", e))?;
+        Ok(Event { event, device: self.ctx.device().ordinal })
+    }
+
+    /// Makes the work queued on this stream from now on wait for `event` (recorded on any stream, any device of
+    /// the host), without blocking the host.
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        self.cuda.wait(&event.event).map_err(|e| self.ctx.error("cuStreamWaitEvent", e))
+    }
+
     /// Records what `work` queues on this stream (launches on this stream, not run now) into a CUDA graph, which
     /// [`Graph::launch`] replays as one unit. The stream must be one of [`Context::new_stream`]'s: the legacy
     /// default stream cannot be captured.
@@ -219,6 +232,19 @@ impl Stream {
             Some(graph) => Ok(Graph { graph, ctx: self.ctx.clone() }),
             None => Err(RuntimeError::LaunchConfig { kernel: "(graph)".into(), reason: "nothing was captured".into() }),
         }
+    }
+}
+
+/// A point in a stream's work ([`Stream::record_event`]), which other streams can wait for.
+pub struct Event {
+    event: CudaEvent,
+    device: usize,
+}
+
+impl Event {
+    /// The device whose stream recorded the event.
+    pub fn device(&self) -> usize {
+        self.device
     }
 }
 

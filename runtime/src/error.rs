@@ -16,8 +16,18 @@ pub enum RuntimeError {
     NoDevice { ordinal: usize, count: usize },
     /// A CUDA driver call failed. `kernel` is the kernel launched (or, for errors reported later by a
     /// synchronising call, the last kernel launched on the context), so an asynchronous
-    /// `CUDA_ERROR_ILLEGAL_ADDRESS` names the kernel that most likely caused it.
-    Driver { call: &'static str, code: String, description: String, kernel: Option<String> },
+    /// `CUDA_ERROR_ILLEGAL_ADDRESS` names the kernel that most likely caused it. `device` is the ordinal of the
+    /// device the call acted on, when known.
+    Driver { call: &'static str, code: String, description: String, kernel: Option<String>, device: Option<usize> },
+    /// Fewer CUDA devices than a multi-device program asked for.
+    NotEnoughDevices { asked: usize, present: usize },
+    /// The same device ordinal appears twice in a device set.
+    DuplicateDevice { ordinal: usize },
+    /// The NCCL library could not be loaded (`searched` lists the files and names tried) or lacks a function.
+    NcclMissing { searched: Vec<String>, reason: String },
+    /// An NCCL call failed on the communicator of `rank`, which lives on device `device` (`code` is NCCL's name
+    /// for the result, `ncclUnhandledCudaError`; `description` NCCL's own message, with its last error).
+    Nccl { call: &'static str, code: String, description: String, rank: Option<usize>, device: Option<usize> },
     /// The `.sk` program has errors; `rendered` holds the diagnostics as `skc check` prints them.
     Frontend { file: String, error_count: usize, rendered: String },
     /// NVRTC could not be loaded or rejected the generated CUDA C.
@@ -49,6 +59,9 @@ pub enum RuntimeError {
     InvalidLength { kernel: String, param: String, reason: String },
     /// The grid, block or dynamic shared memory of a launch is not valid for this kernel on this device.
     LaunchConfig { kernel: String, reason: String },
+    /// The block of a launch breaks the kernel's launch contract (`contract`: the attribute, as written, such as
+    /// `[@block_multiple 32]`), which the convergence analysis relied on.
+    LaunchContract { kernel: String, contract: String, reason: String },
     /// A host/device copy between buffers of different lengths.
     CopyLength { operation: &'static str, device_len: usize, other_len: usize },
 }
@@ -74,7 +87,8 @@ impl RuntimeError {
             | RuntimeError::MisalignedVector { kernel, .. }
             | RuntimeError::BufferTooShort { kernel, .. }
             | RuntimeError::InvalidLength { kernel, .. }
-            | RuntimeError::LaunchConfig { kernel, .. } => Some(kernel),
+            | RuntimeError::LaunchConfig { kernel, .. }
+            | RuntimeError::LaunchContract { kernel, .. } => Some(kernel),
             _ => None,
         }
     }
@@ -92,11 +106,30 @@ impl RuntimeError {
         }
     }
 
+    /// The device the error is about, if known.
+    pub fn device(&self) -> Option<usize> {
+        match self {
+            RuntimeError::Driver { device, .. } | RuntimeError::Nccl { device, .. } => *device,
+            RuntimeError::NoDevice { ordinal, .. } | RuntimeError::DuplicateDevice { ordinal } => Some(*ordinal),
+            _ => None,
+        }
+    }
+
     pub(crate) fn driver(call: &'static str, error: cudarc::driver::DriverError, kernel: Option<String>) -> Self {
+        RuntimeError::driver_on(call, error, kernel, None)
+    }
+
+    /// A driver error of a call that acted on device `device`.
+    pub(crate) fn driver_on(
+        call: &'static str,
+        error: cudarc::driver::DriverError,
+        kernel: Option<String>,
+        device: Option<usize>,
+    ) -> Self {
         let code =
             error.error_name().map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", error.0));
         let description = error.error_string().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
-        RuntimeError::Driver { call, code, description, kernel }
+        RuntimeError::Driver { call, code, description, kernel, device }
     }
 }
 
@@ -110,10 +143,41 @@ impl fmt::Display for RuntimeError {
             RuntimeError::NoDevice { ordinal, count } => {
                 write!(f, "no CUDA device {ordinal}: the driver reports {count} device(s)")
             }
-            RuntimeError::Driver { call, code, description, kernel } => {
+            RuntimeError::Driver { call, code, description, kernel, device } => {
                 write!(f, "{code} from {call}")?;
+                if let Some(device) = device {
+                    write!(f, " on device {device}")?;
+                }
                 if let Some(kernel) = kernel {
                     write!(f, " (kernel `{kernel}`)")?;
+                }
+                if !description.is_empty() {
+                    write!(f, ": {description}")?;
+                }
+                Ok(())
+            }
+            RuntimeError::NotEnoughDevices { asked, present } => write!(
+                f,
+                "{asked} CUDA device(s) asked for, but the driver reports {present} (CUDA_VISIBLE_DEVICES may hide some)"
+            ),
+            RuntimeError::DuplicateDevice { ordinal } => write!(f, "device {ordinal} appears twice in a device set"),
+            RuntimeError::NcclMissing { searched, reason } => write!(
+                f,
+                "NCCL could not be loaded: {reason}. Looked for: {}. Set {} to libnccl.so.2 (or its folder); the \
+                 `nvidia-nccl-cu13` wheel (which PyTorch installs) has it in nvidia/nccl/lib",
+                searched.join("; "),
+                crate::nccl::NCCL_PATH_ENV
+            ),
+            RuntimeError::Nccl { call, code, description, rank, device } => {
+                write!(f, "{code} from {call}")?;
+                if let Some(rank) = rank {
+                    write!(f, " (rank {rank}")?;
+                    match device {
+                        Some(device) => write!(f, ", device {device})")?,
+                        None => write!(f, ")")?,
+                    }
+                } else if let Some(device) = device {
+                    write!(f, " on device {device}")?;
                 }
                 if !description.is_empty() {
                     write!(f, ": {description}")?;
@@ -179,6 +243,9 @@ impl fmt::Display for RuntimeError {
                 write!(f, "kernel `{kernel}`, length of parameter `{param}`: {reason}")
             }
             RuntimeError::LaunchConfig { kernel, reason } => write!(f, "cannot launch kernel `{kernel}`: {reason}"),
+            RuntimeError::LaunchContract { kernel, contract, reason } => {
+                write!(f, "cannot launch kernel `{kernel}`: the launch breaks its contract `{contract}`: {reason}")
+            }
             RuntimeError::CopyLength { operation, device_len, other_len } => write!(
                 f,
                 "{operation}: the device buffer has {device_len} element(s) and the other side {other_len}"

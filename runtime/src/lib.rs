@@ -16,7 +16,9 @@
 //! (front end and emitter through a session, NVRTC; no GPU needed), `module` (loading, from a program or a prebuilt
 //! CUBIN), `kernel` (arguments and launches, plain or cooperative), `check` (the launch checks, pure), `link`
 //! (linking programs that launch kernels from the device with the device runtime), `config` (geometry and declared
-//! lengths), `signature` and `scalar` (the launch interface), `error` (the one error type).
+//! lengths), `signature` and `scalar` (the launch interface), `error` (the one error type), `devices` (several
+//! devices of a host: a context each, peer access, a program loaded on all), `nccl` (communicators between them,
+//! NCCL loaded at run time).
 //!
 //! This is the only crate of skc that talks to the CUDA driver: the others launch, allocate and time through it
 //! (`tests/architecture.rs` of skc-tests fails the build otherwise).
@@ -25,10 +27,12 @@ mod buffer;
 mod check;
 mod config;
 mod context;
+mod devices;
 mod error;
 mod kernel;
 mod link;
 mod module;
+pub mod nccl;
 mod program;
 mod scalar;
 mod signature;
@@ -36,14 +40,15 @@ mod untracked;
 
 pub use buffer::{DeviceBuffer, RawBuffer};
 pub use config::{Dim3, Extent, LaunchConfig};
-pub use context::{Context, DeviceInfo, GpuTimer, Graph, Stream};
+pub use context::{Context, DeviceInfo, Event, GpuTimer, Graph, Stream};
+pub use devices::{device_count, split_aligned, DeviceSet};
 pub use error::{Result, RuntimeError};
 pub use kernel::{Arg, Call, Kernel};
 pub use link::LinkInput;
 pub use module::{CompileReport, Module};
 pub use program::{Program, COMPILER_VERSION};
 pub use scalar::{DeviceScalar, ScalarType, ScalarValue};
-pub use signature::{DeviceElem, ElemType, KernelSignature, ParamSignature, ParamType};
+pub use signature::{DeviceElem, ElemType, KernelSignature, LaunchContract, ParamSignature, ParamType};
 pub use untracked::{DeviceArray, HostMapped};
 
 /// What [`sk_record!`] expands to; not an API.

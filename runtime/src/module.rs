@@ -70,6 +70,17 @@ impl Module {
     pub fn from_program(ctx: &Context, program: Program) -> Result<Module> {
         let arch = ctx.device().arch.clone();
         let output = program.compile(&arch)?;
+        Module::from_output(ctx, program, arch, output)
+    }
+
+    /// Loads what `program.compile(arch)` produced (`arch` must be the device's), keeping NVRTC's report: several
+    /// devices of one architecture share one compile ([`DeviceSet::load`](crate::DeviceSet::load)).
+    pub(crate) fn from_output(
+        ctx: &Context,
+        program: Program,
+        arch: String,
+        output: skc_nvrtc::CompileOutput,
+    ) -> Result<Module> {
         let report = CompileReport {
             arch,
             cache_hit: output.cache_hit,

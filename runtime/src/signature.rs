@@ -9,6 +9,7 @@ use std::fmt;
 use cudarc::driver::DeviceRepr;
 
 use crate::scalar::{DeviceScalar, ScalarType};
+pub use skc_core::contract::LaunchContract;
 
 /// The element type of a vector: a scalar or a record (by its C name, with its size in bytes).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -78,13 +79,21 @@ pub struct KernelSignature {
     pub params: Vec<ParamSignature>,
     /// Element type of the kernel's dynamic shared array, if it has one (its bytes are given at launch).
     pub dynamic_shared_elem: Option<ScalarType>,
+    /// What every launch must keep (`[@block_multiple 32]`, ...): the emitter's, checked at every launch.
+    pub contract: LaunchContract,
 }
 
 impl KernelSignature {
     /// A signature for hand-written CUDA C, whose symbol is its name.
     pub fn new(name: impl Into<String>, params: Vec<ParamSignature>) -> Self {
         let name = name.into();
-        KernelSignature { symbol: name.clone(), name, params, dynamic_shared_elem: None }
+        KernelSignature {
+            symbol: name.clone(),
+            name,
+            params,
+            dynamic_shared_elem: None,
+            contract: LaunchContract::default(),
+        }
     }
 
     pub fn with_dynamic_shared(mut self, elem: ScalarType) -> Self {
@@ -190,6 +199,7 @@ pub(crate) fn from_codegen(
         symbol: kernel.symbol.clone(),
         params,
         dynamic_shared_elem: kernel.dynamic_shared_elem,
+        contract: kernel.contract,
     }
 }
 

@@ -16,8 +16,8 @@ use std::sync::atomic::AtomicU64;
 
 use cudarc::driver::{result, sys};
 
-use crate::context::Context;
-use crate::error::Result;
+use crate::context::{Context, Stream};
+use crate::error::{Result, RuntimeError};
 use crate::kernel::Arg;
 use crate::signature::DeviceElem;
 
@@ -147,6 +147,57 @@ impl<T: DeviceElem> DeviceArray<T> {
         self.ctx.bind()?;
         // SAFETY: `data` fits in the array.
         unsafe { result::memcpy_htod_sync(self.ptr, data) }.map_err(|e| self.ctx.error("cuMemcpyHtoD", e))
+    }
+
+    /// The device address of element 0.
+    pub(crate) fn device_ptr(&self) -> u64 {
+        self.ptr
+    }
+
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// Copies elements `source.start..source.end` to the elements from `destination` on, queued on `stream` (a
+    /// stream of the array's device). The two ranges must not overlap.
+    pub fn copy_within_on(&self, source: std::ops::Range<usize>, destination: usize, stream: &Stream) -> Result<()> {
+        let count = source.end.saturating_sub(source.start);
+        let fits = source.start <= source.end && source.end <= self.len && destination + count <= self.len;
+        let disjoint = destination >= source.end || destination + count <= source.start;
+        if !fits || !disjoint {
+            return Err(RuntimeError::CopyLength {
+                operation: "copy within a device array (ranges out of bounds or overlapping)",
+                device_len: self.len,
+                other_len: source.end.max(destination + count),
+            });
+        }
+        if count == 0 {
+            return Ok(());
+        }
+        let size = std::mem::size_of::<T>() as u64;
+        let (dst, src) = (self.ptr + destination as u64 * size, self.ptr + source.start as u64 * size);
+        self.ctx.bind()?;
+        // SAFETY: both ranges lie in the array and do not overlap (checked above).
+        unsafe { result::memcpy_dtod_async(dst, src, count * size as usize, stream.cuda().cu_stream()) }
+            .map_err(|e| self.ctx.error("cuMemcpyDtoDAsync", e))
+    }
+
+    /// Copies `data` to the elements from `start` on, synchronously (only while no kernel uses them).
+    pub fn upload_at(&self, start: usize, data: &[T]) -> Result<()> {
+        if start + data.len() > self.len {
+            return Err(RuntimeError::CopyLength {
+                operation: "upload into a device array",
+                device_len: self.len,
+                other_len: start + data.len(),
+            });
+        }
+        if data.is_empty() {
+            return Ok(());
+        }
+        self.ctx.bind()?;
+        let dst = self.ptr + (start * std::mem::size_of::<T>()) as u64;
+        // SAFETY: `data` fits from `start` on.
+        unsafe { result::memcpy_htod_sync(dst, data) }.map_err(|e| self.ctx.error("cuMemcpyHtoD", e))
     }
 
     /// Copies the array to the host, synchronously (only after the kernels using it exited).

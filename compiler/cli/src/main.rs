@@ -19,9 +19,13 @@ macro_rules! errln {
 
 mod build;
 mod check;
+mod input;
+mod lints;
 mod nvrtc;
 mod output;
 mod run;
+mod status;
+mod stdlib;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -67,7 +71,7 @@ impl Command {
     fn input_files(&self) -> Vec<PathBuf> {
         match self {
             Command::Check(args) => args.files.clone(),
-            Command::Build(args) => vec![args.file.clone()],
+            Command::Build(args) => args.files.clone(),
             Command::Emit(args) => vec![args.file.clone()],
             Command::Run(args) => vec![args.file.clone()],
             Command::Explain { .. } | Command::Lsp { .. } | Command::NvrtcWorker => Vec::new(),
@@ -90,13 +94,15 @@ pub struct FrontendArgs {
     /// More directories in which to look for modules named by `open M`.
     #[arg(short = 'I', long = "include")]
     pub include: Vec<PathBuf>,
-    /// Override a top-level constant: `-D NAME=VALUE`.
-    #[arg(short = 'D', value_name = "NAME=VALUE")]
+    /// `-D NAME=VALUE` overrides a top-level constant; `-D warnings` turns every warning into an error (exit
+    /// status 1), `-D W0101` one warning. May be repeated.
+    #[arg(short = 'D', value_name = "NAME=VALUE|warnings|CODE")]
     pub defines: Vec<String>,
-    /// Do not report this warning (for example `-A W0101`); may be repeated. Errors cannot be allowed.
-    #[arg(short = 'A', long = "allow", value_name = "CODE")]
+    /// Do not report a warning: `-A W0101` one, `-A warnings` all. May be repeated; a code given to `-D` wins
+    /// over `-A warnings`, and errors cannot be allowed.
+    #[arg(short = 'A', long = "allow", value_name = "CODE|warnings")]
     pub allow: Vec<String>,
-    /// Treat warnings as errors.
+    /// Treat warnings as errors (the same as `-D warnings`).
     #[arg(long = "deny-warnings")]
     pub deny_warnings: bool,
 }
@@ -162,7 +168,10 @@ fn run() -> ExitCode {
         Command::Emit(args) => build::emit(&args),
         Command::Run(args) => run::run(&args),
         Command::Explain { code } => explain(&code),
-        Command::Lsp { .. } => skc_lsp::serve_stdio(),
+        Command::Lsp { .. } => {
+            stdlib::write_for_language_server();
+            skc_lsp::serve_stdio()
+        }
         Command::NvrtcWorker => ExitCode::from(skc_nvrtc::serve_worker().clamp(0, 255) as u8),
     }
 }

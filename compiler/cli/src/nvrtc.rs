@@ -5,7 +5,6 @@
 //! alone to name the kernels NVRTC crashes on.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use skc_core::codegen::{CudaOutput, EmitOptions};
 use skc_core::session::Session;
@@ -13,6 +12,7 @@ use skc_core::{Checked, Diagnostic};
 use skc_nvrtc::{Cache, CompileOptions, CompileOutput, Isolation, NvrtcError, Runner, WorkerCommand, WORKER_ENV};
 
 use crate::build::CodegenArgs;
+use crate::input::{artifact_stem, display_name};
 use crate::output::print_diagnostics;
 use crate::FrontendArgs;
 
@@ -27,20 +27,17 @@ fn isolation() -> Isolation {
     WorkerCommand::current_exe().map_or(Isolation::InProcess, Isolation::Worker)
 }
 
+/// NVRTC where `--nvrtc` says, and only there; else the default search.
 fn runner(codegen: &CodegenArgs) -> Runner {
-    let mut search = skc_nvrtc::LibrarySearch::from_env();
-    if let Some(path) = &codegen.nvrtc {
-        search = search.with_explicit(path.clone());
-    }
+    let search = match &codegen.nvrtc {
+        Some(path) => skc_nvrtc::LibrarySearch::only(path.clone()),
+        None => skc_nvrtc::LibrarySearch::from_env(),
+    };
     Runner { search, isolation: isolation() }
 }
 
 fn program_name(file: &Path) -> String {
-    format!("{}.cu", file_stem(file))
-}
-
-pub fn file_stem(file: &Path) -> String {
-    file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "program".into())
+    format!("{}.cu", artifact_stem(file))
 }
 
 /// What a compilation needs besides the CUDA C.
@@ -69,20 +66,34 @@ impl Job<'_> {
     }
 
     /// Compiles `cuda`; `Err(exit status)` after printing what went wrong.
-    pub fn compile(&self, cuda: &CudaOutput) -> Result<CompileOutput, ExitCode> {
-        let cache = if self.codegen.no_cache { None } else { Cache::from_env() };
+    pub fn compile(&self, cuda: &CudaOutput) -> Result<CompileOutput, u8> {
         let runner = runner(self.codegen);
-        let result = runner.compile_cached(
+        self.compile_with(&runner, cuda).map_err(|error| self.report_failure(cuda, &runner, error))
+    }
+
+    /// [`compile`](Self::compile), but `Ok(None)` when no NVRTC library is found (a build that writes only
+    /// CUDA C goes on without its resource report).
+    pub fn compile_if_found(&self, cuda: &CudaOutput) -> Result<Option<CompileOutput>, u8> {
+        let runner = runner(self.codegen);
+        match self.compile_with(&runner, cuda) {
+            Ok(compiled) => Ok(Some(compiled)),
+            Err(NvrtcError::LibraryNotFound { .. }) => Ok(None),
+            Err(error) => Err(self.report_failure(cuda, &runner, error)),
+        }
+    }
+
+    fn compile_with(&self, runner: &Runner, cuda: &CudaOutput) -> Result<CompileOutput, NvrtcError> {
+        let cache = if self.codegen.no_cache { None } else { Cache::from_env() };
+        runner.compile_cached(
             &cuda.source,
             &program_name(self.file),
             &self.options(cuda),
             cache.as_ref(),
             env!("CARGO_PKG_VERSION"),
-        );
-        result.map_err(|error| self.report_failure(cuda, &runner, error))
+        )
     }
 
-    fn report_failure(&self, cuda: &CudaOutput, runner: &Runner, error: NvrtcError) -> ExitCode {
+    fn report_failure(&self, cuda: &CudaOutput, runner: &Runner, error: NvrtcError) -> u8 {
         let (kept, why) = match &error {
             NvrtcError::Crashed { ended, .. } => (self.keep(cuda, None), format!("NVRTC's worker process was {ended}")),
             NvrtcError::Compile { log } => {
@@ -90,7 +101,7 @@ impl Job<'_> {
             }
             _ => {
                 errln!("error: {error}");
-                return ExitCode::from(2);
+                return 2;
             }
         };
         let kernels = match &error {
@@ -99,7 +110,7 @@ impl Job<'_> {
         };
         let diagnostics = self.diagnostics(&kernels, matches!(error, NvrtcError::Crashed { .. }), &why, &kept);
         print_diagnostics(&diagnostics, &self.checked.sources, self.frontend.message_format, self.frontend.color);
-        ExitCode::from(ICE_EXIT)
+        ICE_EXIT
     }
 
     /// Writes the CUDA C (and NVRTC's log, `STEM.nvrtc.log`) next to the other artifacts, or into the temporary
@@ -110,7 +121,7 @@ impl Job<'_> {
             None => std::env::temp_dir().join(format!("skc-ice-{}", std::process::id())),
         };
         let path = dir.join(program_name(self.file));
-        let log_path = dir.join(format!("{}.nvrtc.log", file_stem(self.file)));
+        let log_path = dir.join(format!("{}.nvrtc.log", artifact_stem(self.file)));
         std::fs::create_dir_all(&dir)
             .and_then(|()| std::fs::write(&path, &cuda.source))
             .and_then(|()| log.map_or(Ok(()), |log| std::fs::write(&log_path, log)))
@@ -146,7 +157,7 @@ impl Job<'_> {
             Ok(path) => format!("the CUDA C is kept in {}", path.display()),
             Err(why) => format!("the CUDA C was not kept: {why}"),
         };
-        let report = format!("this is a bug in skc: please report it with {} and the CUDA C", self.file.display());
+        let report = format!("this is a bug in skc: please report it with {} and the CUDA C", display_name(self.file));
         let diagnostic = |span, message: String, label: String| {
             Diagnostic::error("E0300", message)
                 .primary(span, label)
@@ -157,7 +168,7 @@ impl Job<'_> {
         if kernels.is_empty() {
             let span = types.kernels.first().map(|k| self.kernel_name_span(k)).unwrap_or_default();
             let message =
-                format!("internal compiler error: NVRTC {what} the CUDA C generated for {}", self.file.display());
+                format!("internal compiler error: NVRTC {what} the CUDA C generated for {}", display_name(self.file));
             let label =
                 if crashed { "no kernel's CUDA C alone makes it crash" } else { "in the CUDA C of this program" };
             return vec![diagnostic(span, message, label.to_string())];

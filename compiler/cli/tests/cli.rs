@@ -234,7 +234,7 @@ fn allow_silences_a_warning_and_json_carries_its_suggestion() {
     let file = repo("tests/ui/lint/predicated_commit.sk");
     let o = skc(&["check", "--deny-warnings", &file]);
     assert_eq!(o.status.code(), Some(1), "W0101 fails the check under --deny-warnings: {}", stderr(&o));
-    assert!(stderr(&o).contains("[W0101] Warning"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("[W0101] Error"), "a denied warning is shown as an error: {}", stderr(&o));
     let o = skc(&["check", "--deny-warnings", "-A", "W0101", &file]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stderr(&o).is_empty(), "{}", stderr(&o));

@@ -21,8 +21,13 @@ impl Server {
     }
 
     fn start_with(args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_skc"))
-            .args(args)
+        let mut command = Command::new(env!("CARGO_BIN_EXE_skc"));
+        command.args(args);
+        Server::spawn(command)
+    }
+
+    fn spawn(mut command: Command) -> Server {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -205,4 +210,60 @@ fn a_conditional_store_gets_a_quick_fix_over_stdio() {
     server.response(3);
     server.send(json!({ "jsonrpc": "2.0", "method": "exit" }));
     assert_eq!(server.exit_status(), 0);
+}
+
+/// A document that starts with a UTF-8 byte-order mark is checked without it: no E0103, and columns on its first
+/// line count from the first visible character.
+#[test]
+fn a_byte_order_mark_is_accepted_over_stdio() {
+    const BOM_URI: &str = "file:///tmp/skc-e2e/bom.sk";
+    const LINE: &str = "kernel k (out : int32 vector) = if thread_idx_x < 16 then Gpu.block_barrier";
+    let mut server = Server::start();
+    server.initialize();
+    server.send(json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": { "uri": BOM_URI, "languageId": "sk", "version": 1, "text": format!("\u{feff}{LINE}\n") } } }));
+    let published = server.expect(|m| m["method"] == "textDocument/publishDiagnostics");
+    let diagnostics = published["params"]["diagnostics"].as_array().unwrap();
+    assert!(diagnostics.iter().all(|d| d["code"] != "E0103"), "{diagnostics:?}");
+    let error = diagnostics.iter().find(|d| d["code"] == "E0001").expect("the barrier's error");
+    let start = LINE.find("Gpu").unwrap();
+    let end = start + "Gpu.block_barrier".len();
+    assert_eq!(
+        error["range"],
+        json!({ "start": { "line": 0, "character": start }, "end": { "line": 0, "character": end } })
+    );
+    server.send(json!({ "jsonrpc": "2.0", "id": 2, "method": "shutdown" }));
+    server.response(2);
+    server.send(json!({ "jsonrpc": "2.0", "method": "exit" }));
+    assert_eq!(server.exit_status(), 0);
+}
+
+/// An installed `skc lsp` opens standard library modules without the source tree: the embedded library is
+/// written into the cache folder, whose files a definition can point at.
+#[test]
+fn the_server_opens_the_embedded_standard_library() {
+    const USES_URI: &str = "file:///tmp/skc-e2e/uses_tables.sk";
+    const USES: &str =
+        "open Weno_tables\n\nkernel k (out : float64 vector) =\n  out.(global_idx) <- weno_c_full_lit global_idx\n";
+    let cache = std::env::temp_dir().join(format!("skc-lsp-stdlib-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skc"));
+    child.arg("lsp").env("SKC_CACHE_DIR", &cache).env_remove("SKC_STDLIB");
+    let mut server = Server::spawn(child);
+    server.initialize();
+    server.send(json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": { "uri": USES_URI, "languageId": "sk", "version": 1, "text": USES } } }));
+    let published = server.expect(|m| m["method"] == "textDocument/publishDiagnostics");
+    assert_eq!(published["params"]["diagnostics"], json!([]), "{published}");
+    server.send(json!({ "jsonrpc": "2.0", "id": 2, "method": "textDocument/definition", "params": {
+        "textDocument": { "uri": USES_URI }, "position": { "line": 3, "character": 25 } } }));
+    let reply = server.response(2);
+    let target = reply["result"].to_string();
+    assert!(target.contains(&cache.join("stdlib").display().to_string()), "{target}");
+    assert!(target.contains("weno/weno_tables.sk"), "{target}");
+    server.send(json!({ "jsonrpc": "2.0", "id": 3, "method": "shutdown" }));
+    server.response(3);
+    server.send(json!({ "jsonrpc": "2.0", "method": "exit" }));
+    assert_eq!(server.exit_status(), 0);
+    let _ = std::fs::remove_dir_all(&cache);
 }

@@ -107,7 +107,9 @@ pub enum ResultUniformity {
 }
 
 /// The CUDA C for a builtin call. `{0}`, `{1}`... are the arguments; `{mask}` is the warp mask the emitter
-/// chooses; `{f}` is `f` when the generic float slot is float32 and empty otherwise (`sqrt{f}` -> `sqrtf`).
+/// chooses; `{f}` is `f` when the generic float slot is float32 and empty otherwise (`sqrt{f}` -> `sqrtf`);
+/// `{location}` is the call's first argument's source text, the `.sk` file and the line, as C literals
+/// (`"x > 0", "k.sk", 12`).
 pub type CudaTemplate = &'static str;
 
 #[derive(Clone, Copy, Debug)]
@@ -407,6 +409,50 @@ const fn named_barrier(name: &'static str, cuda: CudaTemplate, doc: &'static str
     }
 }
 
+/// A block barrier that also reduces a predicate over the block (`__syncthreads_count/and/or`): a block
+/// collective, so it needs the block converged exactly as `block_barrier` does, and its result is block-uniform.
+const fn block_reduction(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    ret: SigType,
+    cuda: CudaTemplate,
+    doc: &'static str,
+) -> Builtin {
+    Builtin {
+        name,
+        aliases,
+        params: &[Bool],
+        ret,
+        requirement: Requirement::BlockConverged,
+        result: R::BlockUniform,
+        writes_first_arg: false,
+        orders_memory: false,
+        warp_uniform_args: false,
+        value: None,
+        cuda,
+        doc,
+    }
+}
+
+/// A warp reduction (`__reduce_*_sync`, sm_80 and newer: see [`min_sm`]) of a 32-bit integer `ty`: a warp
+/// collective like a vote, whose result is the same in every lane.
+const fn warp_reduction(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    ty: SigType,
+    cuda: CudaTemplate,
+    doc: &'static str,
+) -> Builtin {
+    let params: &'static [SigType] = match ty {
+        UInt32 => &[UInt32],
+        _ => &[Int32],
+    };
+    with_aliases(warp(name, params, ty, R::WarpUniform, cuda, doc), aliases)
+}
+
+/// `shfl_*_width v lane w`: a shuffle within groups of `w` lanes.
+const SHUFFLE_WIDTH_PARAMS: &[SigType] = &[Var(0, AtomicWord), Int32, Int32];
+
 const ATOMIC_CAS_PARAMS: &[SigType] = &[ArrayOf(0, Integer), Int32, Var(0, Integer), Var(0, Integer)];
 
 const F1: &[SigType] = &[Var(0, Float)];
@@ -529,6 +575,27 @@ pub static BUILTINS: &[Builtin] = &[
         doc: "waits until every thread of the block has reached it; shared and global writes before it are visible \
               to the block after it",
     },
+    block_reduction(
+        "block_barrier_count",
+        &["syncthreads_count"],
+        Int32,
+        "__syncthreads_count({0})",
+        "`block_barrier`, and the number of threads of the block for which `p` holds (the same in every thread)",
+    ),
+    block_reduction(
+        "block_barrier_and",
+        &["syncthreads_and"],
+        Bool,
+        "(__syncthreads_and({0}) != 0)",
+        "`block_barrier`, and true in every thread iff `p` holds in every thread of the block",
+    ),
+    block_reduction(
+        "block_barrier_or",
+        &["syncthreads_or"],
+        Bool,
+        "(__syncthreads_or({0}) != 0)",
+        "`block_barrier`, and true in every thread iff `p` holds in some thread of the block",
+    ),
     warp(
         "warp_barrier",
         &[],
@@ -627,6 +694,68 @@ pub static BUILTINS: &[Builtin] = &[
         ),
         &["warp_ballot"],
     ),
+    warp(
+        "shfl_width",
+        SHUFFLE_WIDTH_PARAMS,
+        Var(0, AtomicWord),
+        R::ThreadVarying,
+        "__shfl_sync({mask}, {0}, {1}, {2})",
+        "value of `v` in lane `src mod w` of the calling lane's group of `w` lanes (`w`: 1, 2, 4, 8, 16 or 32)",
+    ),
+    warp(
+        "shfl_down_width",
+        SHUFFLE_WIDTH_PARAMS,
+        Var(0, AtomicWord),
+        R::ThreadVarying,
+        "__shfl_down_sync({mask}, {0}, {1}, {2})",
+        "value of `v` in lane `lane_id + d`, or the lane's own `v` past the end of its group of `w` lanes",
+    ),
+    warp(
+        "shfl_up_width",
+        SHUFFLE_WIDTH_PARAMS,
+        Var(0, AtomicWord),
+        R::OwnOrLowerLane,
+        "__shfl_up_sync({mask}, {0}, {1}, {2})",
+        "value of `v` in lane `lane_id - d`, or the lane's own `v` before the start of its group of `w` lanes",
+    ),
+    warp(
+        "shfl_xor_width",
+        SHUFFLE_WIDTH_PARAMS,
+        Var(0, AtomicWord),
+        R::ThreadVarying,
+        "__shfl_xor_sync({mask}, {0}, {1}, {2})",
+        "value of `v` in lane `lane_id lxor m`, or the lane's own `v` if that lane is in a later group of `w` lanes",
+    ),
+    warp_reduction("warp_reduce_add", &["reduce_add_sync"], Int32, "__reduce_add_sync({mask}, {0})", "sum of `v` over the lanes of the warp (wrapping)"),
+    warp_reduction("warp_reduce_min", &["reduce_min_sync"], Int32, "__reduce_min_sync({mask}, {0})", "minimum of `v` over the lanes of the warp"),
+    warp_reduction("warp_reduce_max", &["reduce_max_sync"], Int32, "__reduce_max_sync({mask}, {0})", "maximum of `v` over the lanes of the warp"),
+    warp_reduction(
+        "warp_reduce_and",
+        &["reduce_and_sync"],
+        Int32,
+        "skc_warp_reduce_and({0})",
+        "bitwise and of `v` over the lanes of the warp",
+    ),
+    warp_reduction(
+        "warp_reduce_or",
+        &["reduce_or_sync"],
+        Int32,
+        "skc_warp_reduce_or({0})",
+        "bitwise or of `v` over the lanes of the warp",
+    ),
+    warp_reduction(
+        "warp_reduce_xor",
+        &["reduce_xor_sync"],
+        Int32,
+        "skc_warp_reduce_xor({0})",
+        "bitwise exclusive or of `v` over the lanes of the warp",
+    ),
+    warp_reduction("warp_reduce_add_uint32", &[], UInt32, "__reduce_add_sync({mask}, {0})", "`warp_reduce_add` on uint32"),
+    warp_reduction("warp_reduce_min_uint32", &[], UInt32, "__reduce_min_sync({mask}, {0})", "`warp_reduce_min` on uint32 (unsigned order)"),
+    warp_reduction("warp_reduce_max_uint32", &[], UInt32, "__reduce_max_sync({mask}, {0})", "`warp_reduce_max` on uint32 (unsigned order)"),
+    warp_reduction("warp_reduce_and_uint32", &[], UInt32, "skc_warp_reduce_and({0})", "`warp_reduce_and` on uint32"),
+    warp_reduction("warp_reduce_or_uint32", &[], UInt32, "skc_warp_reduce_or({0})", "`warp_reduce_or` on uint32"),
+    warp_reduction("warp_reduce_xor_uint32", &[], UInt32, "skc_warp_reduce_xor({0})", "`warp_reduce_xor` on uint32"),
     Builtin {
         name: "activemask",
         aliases: &["active_mask"],
@@ -713,6 +842,34 @@ pub static BUILTINS: &[Builtin] = &[
     sarek_atomic("atomic_add_int64", SAREK_ATOMIC_INT64, Int64, "skc_atomic_add(&{0}[{1}], {2})", "`atomic_add` on int64 elements"),
     sarek_atomic("atomic_add_float32", SAREK_ATOMIC_FLOAT32, Float32, "skc_atomic_add(&{0}[{1}], {2})", "`atomic_add` on float32 elements"),
     sarek_atomic("atomic_add_float64", SAREK_ATOMIC_FLOAT64, Float64, "skc_atomic_add(&{0}[{1}], {2})", "`atomic_add` on float64 elements"),
+    sarek_atomic(
+        "atomic_min_float32",
+        SAREK_ATOMIC_FLOAT32,
+        Float32,
+        "skc_atomic_min_float(&{0}[{1}], {2})",
+        "a.(i) <- v if v < a.(i), atomically (a compare-and-swap loop; a NaN `v` or element is never replaced); old value",
+    ),
+    sarek_atomic(
+        "atomic_max_float32",
+        SAREK_ATOMIC_FLOAT32,
+        Float32,
+        "skc_atomic_max_float(&{0}[{1}], {2})",
+        "a.(i) <- v if v > a.(i), atomically (a compare-and-swap loop; a NaN `v` or element is never replaced); old value",
+    ),
+    sarek_atomic(
+        "atomic_min_float64",
+        SAREK_ATOMIC_FLOAT64,
+        Float64,
+        "skc_atomic_min_float(&{0}[{1}], {2})",
+        "`atomic_min_float32` on float64 elements",
+    ),
+    sarek_atomic(
+        "atomic_max_float64",
+        SAREK_ATOMIC_FLOAT64,
+        Float64,
+        "skc_atomic_max_float(&{0}[{1}], {2})",
+        "`atomic_max_float32` on float64 elements",
+    ),
     sarek_atomic(
         "atomic_add_global_int32",
         SAREK_ATOMIC_INT32,
@@ -841,6 +998,28 @@ pub static BUILTINS: &[Builtin] = &[
         "({0} ? {1} : {2})",
         "`a` if `c` else `b`; both are evaluated (a predicated select, not a branch)",
     ),
+    effect(
+        "ignore",
+        &[Var(0, Any)],
+        "((void)({0}))",
+        "evaluates `x` (for its effects) and discards its value",
+    ),
+    Builtin {
+        name: "assert",
+        aliases: &[],
+        params: &[Bool],
+        ret: Unit,
+        requirement: Requirement::None,
+        result: R::Uniform,
+        writes_first_arg: false,
+        orders_memory: true,
+        warp_uniform_args: false,
+        value: None,
+        cuda: "skc_assert({0}, {location})",
+        doc: "does nothing if `c` holds; else the thread stops the kernel with CUDA's failed-assertion error \
+              (`__assertfail`: the launch fails with cudaErrorAssert), printing the condition and its source file \
+              and line",
+    },
     // --- math -----------------------------------------------------------------------------------------
     pure("sqrt", F1, FR, "sqrt{f}({0})", "square root"),
     pure("rsqrt", F1, FR, "rsqrt{f}({0})", "1 / sqrt x"),
@@ -920,6 +1099,46 @@ pub static BUILTINS: &[Builtin] = &[
     pure("max", N2, NR, "skc_max({0}, {1})", "maximum"),
     with_aliases(pure("popc", &[Int32], Int32, "__popc((unsigned int)({0}))", "number of bits set"), &["popcount_int32"]),
     with_aliases(pure("clz", &[Int32], Int32, "__clz({0})", "number of leading zero bits (32 for 0)"), &["clz_int32"]),
+    with_aliases(
+        pure("popc64", &[Int64], Int32, "__popcll((unsigned long long)({0}))", "number of bits set in an int64"),
+        &["popcll"],
+    ),
+    with_aliases(
+        pure("clz64", &[Int64], Int32, "__clzll({0})", "number of leading zero bits of an int64 (64 for 0)"),
+        &["clzll"],
+    ),
+    pure("ffs", &[Int32], Int32, "__ffs({0})", "position of the least significant bit set, from 1 (0 for 0)"),
+    with_aliases(
+        pure("ffs64", &[Int64], Int32, "__ffsll({0})", "`ffs` of an int64 (0 for 0)"),
+        &["ffsll"],
+    ),
+    pure("brev", &[Int32], Int32, "((int)__brev((unsigned int)({0})))", "the 32 bits in reverse order"),
+    with_aliases(
+        pure(
+            "brev64",
+            &[Int64],
+            Int64,
+            "((long long)__brevll((unsigned long long)({0})))",
+            "the 64 bits of an int64 in reverse order",
+        ),
+        &["brevll"],
+    ),
+    pure(
+        "funnel_shift_left",
+        &[Int32, Int32, Int32],
+        Int32,
+        "((int)__funnelshift_l((unsigned int)({0}), (unsigned int)({1}), (unsigned int)({2})))",
+        "`funnel_shift_left lo hi s`: the high 32 bits of the 64-bit `hi:lo` shifted left by `s land 31` (CUDA's \
+         `__funnelshift_l`)",
+    ),
+    pure(
+        "funnel_shift_right",
+        &[Int32, Int32, Int32],
+        Int32,
+        "((int)__funnelshift_r((unsigned int)({0}), (unsigned int)({1}), (unsigned int)({2})))",
+        "`funnel_shift_right lo hi s`: the low 32 bits of the 64-bit `hi:lo` shifted right by `s land 31` (CUDA's \
+         `__funnelshift_r`)",
+    ),
     // Sarek's typed names: the type in the name is the type of the operands and result.
     pure("abs_int32", &[Int32], Int32, "skc_abs({0})", "`abs` on int32"),
     pure("min_int32", &[Int32, Int32], Int32, "skc_min({0}, {1})", "`min` on int32"),
@@ -1065,6 +1284,17 @@ pub const BUILTIN_MODULES: &[&str] = &["Gpu", "Std", "Math", "Float32", "Float64
 /// Finds a builtin by name or alias (the first in table order that has it).
 pub fn lookup(name: &str) -> Option<&'static Builtin> {
     by_spelling().get(name).copied()
+}
+
+/// The oldest architecture (`sm_XY` times ten) whose hardware has a builtin, for the few that not every
+/// architecture skc compiles for has: the warp reductions (`redux.sync`) are sm_80 and newer.
+pub fn min_sm(builtin: &Builtin) -> Option<u32> {
+    builtin.name.starts_with("warp_reduce_").then_some(80)
+}
+
+/// Is `builtin` a shuffle within groups of lanes (its last argument the group's width, a power of two up to 32)?
+pub fn is_shuffle_with_width(builtin: &Builtin) -> bool {
+    builtin.name.starts_with("shfl") && builtin.name.ends_with("_width")
 }
 
 /// Every spelling (name or alias) of a builtin, to the first builtin that has it: a name resolved to a builtin

@@ -183,7 +183,7 @@ pub fn parse_all(
     let mut item_files = Vec::new();
     let mut diagnostics = Vec::new();
     let root = sources.add(file_name, text);
-    diagnostics.extend(parse(text, root, &mut module, &file_stem(file_name)));
+    diagnostics.extend(parse(&sources.file(root).text, root, &mut module, &file_stem(file_name)));
     item_files.resize(module.items.len(), root);
     // Every module named so far, with its file once it is loaded.
     let mut loaded: Vec<(Name, Option<FileId>)> = vec![(Name::from(root_module_name(file_name).as_str()), Some(root))];
@@ -206,10 +206,10 @@ pub fn parse_all(
         let importer_name = sources.file(importer).name.clone();
         match loader.load(&open.module.name, &importer_name) {
             Ok((name, text)) => {
-                let file = sources.add(name.clone(), text.clone());
+                let file = sources.add(name.clone(), text);
                 loaded.push((open.module.name.clone(), Some(file)));
                 opens.push(OpenEdge { from: importer, to: file, span: open.module.span });
-                diagnostics.extend(parse(&text, file, &mut module, &file_stem(&name)));
+                diagnostics.extend(parse(&sources.file(file).text, file, &mut module, &file_stem(&name)));
                 item_files.resize(module.items.len(), file);
             }
             Err(why) => {
@@ -345,6 +345,7 @@ fn check_here(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &
     let broken = items_with_syntax_errors(&module, &diagnostics);
     let (types, mut type_diagnostics) = typeck::check_module(&module, &sources, &options.typeck);
     type_diagnostics.extend(crate::limits::check(&module, &types, options.target));
+    type_diagnostics.extend(crate::contract::check_device_launches(&module, &types));
     let (uniformity, convergence_diagnostics) = convergence::analyse(&module, &types, options.full_warps);
     let lint_diagnostics = crate::lint::run(&module, &types, &uniformity, &sources);
     // An item the parser had to repair reports only its syntax errors: what later passes say about the

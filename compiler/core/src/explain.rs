@@ -399,6 +399,34 @@ kernel[@launch_bounds 1024 1] k (out : int32 vector) =
 ```"#,
     },
     Explanation {
+        code: "E0107",
+        title: "malformed launch contract",
+        body: r#"A kernel may declare facts about every launch of it, which the convergence analysis then relies on
+for that kernel and the functions it calls, and which the runtime and the interpreter check at every launch:
+`[@block_1d]` (`block_dim_y = block_dim_z = 1`), `[@block_multiple M]` (`block_dim_x` is a multiple of the
+positive integer literal `M`), `[@block_size N]` (the block is exactly `N` threads along x, 1 to 1024, and
+one-dimensional), with `[@launch_bounds T]` as the upper bound. They belong to kernels only, and together they
+must leave some launch that keeps them all (`[@block_size 100] [@block_multiple 32]` leaves none). A kernel
+with one of the first three is launched from the host only: a device-side `launch` of it is an error, since
+nothing checks the geometry the device chooses (CUDA itself refuses blocks above `__launch_bounds__`).
+
+Erroneous example:
+
+```sk
+kernel[@block_size 100] [@block_multiple 32] k (out : int32 vector) =  (* error: E0107 *)
+  out.(global_idx) <- 1
+```
+
+Fixed:
+
+```sk
+kernel[@block_size 128] [@block_multiple 32] k (out : int32 vector) =
+  out.(global_idx) <- 1
+```
+
+See "Launch contracts" in docs/language.md."#,
+    },
+    Explanation {
         code: "E0200",
         title: "unknown name",
         body: r#"A name is looked up among the local variables in scope (innermost first), then the top-level items of
@@ -1004,6 +1032,55 @@ kernel k (out : int32 vector) =
   out.(global_idx) <- !a + !b
 ```"#,
     },
+    // --- building ------------------------------------------------------------------------------------------
+    Explanation {
+        code: "E0223",
+        title: "shuffle width out of range",
+        body: r#"The last argument of `shfl_width`, `shfl_up_width`, `shfl_down_width` and `shfl_xor_width` is the
+width of the groups of lanes the shuffle works in. CUDA defines these shuffles only for a power of two from 1 to
+32 (the warp's size); when the width is known at compile time, any other value is an error. (A width computed
+at run time is not checked: keep it a power of two.)
+
+Erroneous example:
+
+```sk
+kernel k (out : int32 vector) =
+  out.(global_idx) <- shfl_xor_width global_idx 1 12  (* error: E0223 *)
+```
+
+Fixed:
+
+```sk
+kernel k (out : int32 vector) =
+  out.(global_idx) <- shfl_xor_width global_idx 1 16
+```"#,
+    },
+    Explanation {
+        code: "E0224",
+        title: "builtin not available on the target architecture",
+        body: r#"Some builtins map to a hardware instruction that older architectures do not have: the warp
+reductions (`warp_reduce_add` and the others, PTX `redux.sync`) need sm_80 or newer. `skc check` and `skc build`
+check the program against the target (`--arch`, sm_90 unless told otherwise), so a program that uses one on an
+older target is rejected at each use instead of failing in NVRTC.
+
+Erroneous example (checked with `--arch sm_75`):
+
+```console
+$ skc check --arch sm_75 k.sk
+error[E0224]: `warp_reduce_add` needs sm_80 or newer, and the target is sm_75
+```
+
+Fixed: build for sm_80 or newer, or reduce with shuffles, which every architecture has:
+
+```sk
+kernel k (xs : int32 vector) (out : int32 vector) =
+  let v = mut xs.(global_idx) in
+  for i = 0 to 4 do
+    v := v + shfl_xor v (1 lsl i)
+  done;
+  out.(global_idx) <- v
+```"#,
+    },
     Explanation {
         code: "E0230",
         title: "a vector load or store on storage that cannot be aligned for it",
@@ -1033,7 +1110,6 @@ kernel k (out : float32 vector) =
   out.(global_idx) <- table.(0)
 ```"#,
     },
-    // --- building ------------------------------------------------------------------------------------------
     Explanation {
         code: "E0300",
         title: "NVRTC failed on the CUDA C skc generated (an internal compiler error)",
@@ -1344,6 +1420,49 @@ kernel k (xs : int32 vector) (out : int32 vector) =
 ```
 
 See "Integer overflow" in docs/language.md."#,
+    },
+    Explanation {
+        code: "R0013",
+        title: "launch breaks the kernel's launch contract",
+        body: r#"The kernel declares facts about every launch (`[@block_1d]`, `[@block_multiple M]`,
+`[@block_size N]`, `[@launch_bounds T]`), and the convergence analysis accepted it relying on them: a launch
+whose block breaks one could reach a barrier or collective in diverged control flow, or read a lane that does
+not exist. The interpreter refuses such a launch before any thread runs, as skc-runtime does
+(`RuntimeError::LaunchContract`), and names the attribute broken.
+
+Erroneous example (launched with `--block 100`):
+
+```sk
+kernel[@block_multiple 32] k (xs : float32 vector) (out : float32 vector) =
+  out.(global_idx) <- Gpu.shfl_xor xs.(global_idx) 1
+```
+
+Fixed: launch it with a block of 96 or 128 threads, or drop the attribute (and what relies on it).
+
+See "Launch contracts" in docs/language.md."#,
+    },
+    Explanation {
+        code: "R0014",
+        title: "assertion failed",
+        body: r#"A thread reached `assert c` with `c` false. On the GPU the same thread calls CUDA's `__assertfail`,
+which prints the condition, the file and line and the thread, and the launch fails with cudaErrorAssert; the
+interpreter stops the launch and reports the thread and the place.
+
+Erroneous example (run with a zero in `xs`):
+
+```sk
+kernel k (xs : int32 vector) (out : int32 vector) =
+  assert (xs.(global_idx) <> 0);
+  out.(global_idx) <- 100 / xs.(global_idx)
+```
+
+Fixed (the kernel handles the case the assertion excluded):
+
+```sk
+kernel k (xs : int32 vector) (out : int32 vector) =
+  let x = xs.(global_idx) in
+  out.(global_idx) <- if x = 0 then 0 else 100 / x
+```"#,
     },
     // --- warnings -------------------------------------------------------------------------------------------
     Explanation {
@@ -1877,7 +1996,7 @@ mod tests {
 
     /// Codes only the parser (and module loading) reports: their markers must be matched already by parsing.
     const SYNTAX_CODES: &[&str] =
-        &["E0005", "E0100", "E0101", "E0102", "E0103", "E0104", "E0105", "E0106", "E0211", "W0002"];
+        &["E0005", "E0100", "E0101", "E0102", "E0103", "E0104", "E0105", "E0106", "E0107", "E0211", "W0002"];
 
     /// Every ```sk example parses as its markers say: each syntax error it has is expected, and each expected
     /// syntax error is reported on its line.

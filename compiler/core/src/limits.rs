@@ -3,6 +3,8 @@
 //! local memory of a thread (a kernel's own arrays and those of every function it calls, each counted once), the
 //! program's constant arrays (`CONSTANT_BYTES`), and what `[@launch_bounds]` may promise on the target. Each
 //! violation is `E0220`, reported at the declaration that crosses the limit, with the limit and the architecture.
+//! A builtin the target's hardware does not have (`builtins::min_sm`: the warp reductions before sm_80) is `E0224`
+//! at each use.
 
 use crate::diagnostic::Diagnostic;
 use crate::fxhash::FxHashSet;
@@ -10,6 +12,28 @@ use crate::source::Span;
 use crate::syntax::ast::{ExprId, ExprKind, Item, Kernel, LaunchBounds, MemorySpace, Module};
 use crate::target::{self, grouped, Target};
 use crate::types::{ArraySize, ConstantId, FunctionId, Resolution, Type, TypeInfo};
+
+impl Limits<'_> {
+    /// `E0224` at every use of a builtin that needs a newer architecture than the target.
+    fn check_builtin_architectures(&mut self) {
+        for (&e, resolution) in &self.info.resolutions {
+            let Resolution::Builtin(builtin) = *resolution else { continue };
+            let Some(sm) = crate::builtins::min_sm(builtin) else { continue };
+            if sm <= self.target.sm {
+                continue;
+            }
+            let needed = Target { sm };
+            let d = Diagnostic::error(
+                "E0224",
+                format!("`{}` needs {needed} or newer, and the target is {}", builtin.name, self.target),
+            )
+            .primary(self.module.span(e), format!("{} has no instruction for this", self.target))
+            .note(format!("the hardware instruction behind `{}` exists from {needed} on", builtin.name))
+            .help(format!("build for {needed} or newer (`--arch {needed}`), or reduce with shuffles (`shfl_xor`)"));
+            self.diagnostics.push(d);
+        }
+    }
+}
 
 /// A fixed-size shared or local array declared in a body.
 struct ArrayDecl {
@@ -57,6 +81,7 @@ pub fn check(module: &Module, info: &TypeInfo, target: Target) -> Vec<Diagnostic
         }
     }
     limits.check_constant_arrays(used_constants);
+    limits.check_builtin_architectures();
     limits.diagnostics
 }
 

@@ -39,6 +39,14 @@ impl Span {
     }
 }
 
+/// The UTF-8 byte-order mark, accepted (and dropped) at the start of a file.
+pub const BYTE_ORDER_MARK: char = '\u{feff}';
+
+/// `text` without a leading byte-order mark: the text a [`SourceFile`] holds and spans point into.
+pub fn without_byte_order_mark(text: &str) -> &str {
+    text.strip_prefix(BYTE_ORDER_MARK).unwrap_or(text)
+}
+
 /// One loaded source file.
 #[derive(Clone, Debug)]
 pub struct SourceFile {
@@ -49,8 +57,13 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
+    /// A file named `name` holding `text`, without the UTF-8 byte-order mark some editors write at its start:
+    /// spans and columns count from the first character a person sees.
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> SourceFile {
-        let text = text.into();
+        let mut text = text.into();
+        if text.starts_with(BYTE_ORDER_MARK) {
+            text.drain(..BYTE_ORDER_MARK.len_utf8());
+        }
         let line_starts = line_starts(&text);
         SourceFile { name: name.into(), text, line_starts }
     }
@@ -171,6 +184,16 @@ impl SourceMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_byte_order_mark_is_dropped_and_columns_count_from_the_first_visible_character() {
+        let file = SourceFile::new("bom.sk", "\u{feff}let x = 1\nlet y = 2\n");
+        assert_eq!(file.text, "let x = 1\nlet y = 2\n");
+        assert_eq!(file.line_col(4), (0, 4));
+        assert_eq!(file.line_col_utf16(4), (0, 4));
+        assert_eq!(without_byte_order_mark("\u{feff}x"), "x");
+        assert_eq!(without_byte_order_mark("x\u{feff}"), "x\u{feff}");
+    }
 
     #[test]
     fn line_starts_match_a_plain_search() {

@@ -347,3 +347,35 @@ fn full_warps_makes_the_warp_mask_constant() {
     assert!(!full.source.contains("const int lanes"));
     assert_eq!(code_after_prelude(&default.source), code_after_prelude(&full.source));
 }
+
+fn emit_text(text: &str) -> CudaOutput {
+    let checked = check("contract.sk", text, &NoModules, &Default::default());
+    assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+    emit_cuda(&checked.module, &checked.types, &checked.sources, &EmitOptions::default())
+}
+
+/// A kernel's launch contract of whole warps does per program what `EmitOptions::full_warps` does: when every
+/// emitted kernel promises whole warps the mask is the constant full mask; one kernel without the promise keeps
+/// the mask computed from the block's size (collectives in shared functions are emitted once). The contract is
+/// in the signature, and an exact block size becomes `__launch_bounds__`.
+#[test]
+fn a_whole_warp_contract_makes_the_warp_mask_constant() {
+    let constant = "unsigned int skc_warp_mask() { return 0xFFFFFFFFu; }";
+    let contracted = "kernel[@block_size 256] k (xs : int32 vector) (out : int32 vector) =\n  \
+                      out.(global_idx) <- Gpu.shfl_down xs.(global_idx) 1\n";
+    let output = emit_text(contracted);
+    assert!(output.source.contains(constant), "{}", output.source);
+    assert!(output.source.contains("__global__ void __launch_bounds__(256) k("), "{}", output.source);
+    let contract = output.kernels[0].contract;
+    assert_eq!((contract.block_size, contract.max_threads), (Some(256), Some(256)));
+    let sized = "kernel[@block_size 128] k (out : int32 vector) =\n  out.(global_idx) <- block_dim_x * block_dim_y\n";
+    let output = emit_text(sized);
+    assert!(output.source.contains("] = 128 * 1;"), "{}", output.source);
+    assert!(contract.whole_warps());
+
+    let mixed = format!("{contracted}\nkernel plain (xs : int32 vector) (out : int32 vector) =\n  out.(global_idx) <- Gpu.shfl_up xs.(global_idx) 1\n");
+    let output = emit_text(&mixed);
+    assert!(!output.source.contains(constant), "{}", output.source);
+    assert!(output.source.contains("const int lanes"));
+    assert!(!output.kernels[1].contract.is_declared());
+}

@@ -224,6 +224,8 @@ mod tests {
                 Param { name: "n".into(), kind: ParamKind::Scalar(Scalar::Int32) },
             ],
             dynamic_shared: None,
+            contract: Default::default(),
+            name_span: Default::default(),
         }
     }
 

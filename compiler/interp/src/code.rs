@@ -106,6 +106,18 @@ pub enum UnaryOp {
     IsNan64,
     IsFinite32,
     IsFinite64,
+    /// Bits set (`popc`, `popc64`).
+    Popc32,
+    Popc64,
+    /// Leading zero bits (`clz`, `clz64`).
+    Clz32,
+    Clz64,
+    /// Position of the lowest bit set, from 1; 0 for 0 (`ffs`, `ffs64`).
+    Ffs32,
+    Ffs64,
+    /// The bits in reverse order (`brev`, `brev64`).
+    Brev32,
+    Brev64,
 }
 
 /// The read-modify-write atomics.
@@ -143,17 +155,42 @@ pub enum VoteOp {
     Ballot,
 }
 
+/// The warp reductions (`__reduce_*_sync`) of 32-bit integers; `Min` and `Max` signed or not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpReduceOp {
+    Add,
+    Min { signed: bool },
+    Max { signed: bool },
+    And,
+    Or,
+    Xor,
+}
+
+/// The block barriers that reduce a predicate (`__syncthreads_count/and/or`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockReduceOp {
+    Count,
+    And,
+    Or,
+}
+
 /// What a thread waits for at a synchronisation point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SyncOp {
     /// `block_barrier`, the end of a `superstep`, either barrier of `uniform_load`.
     BlockBarrier,
+    /// `block_barrier_count`, `_and`, `_or`: a block barrier; the predicate in `a`, the result in `dst`.
+    BlockReduce(BlockReduceOp),
     /// `warp_barrier`.
     WarpBarrier,
     /// `shfl*`: the value in `a`, the lane or offset in `b`, the result in `dst`.
     Shuffle(ShuffleMode),
+    /// `shfl*_width`: as `Shuffle`, within groups of `c` lanes.
+    ShuffleWidth(ShuffleMode),
     /// `all`, `any`, `ballot`: the predicate in `a`.
     Vote(VoteOp),
+    /// `warp_reduce_*`: the value in `a`.
+    WarpReduce(WarpReduceOp),
     /// `named_barrier id count` (`arrive`: `named_barrier_arrive`): id in `a`, count in `b`.
     NamedBarrier { arrive: bool },
     /// `activemask`: not a barrier; the lanes that reach it together (see the scheduler).
@@ -405,6 +442,7 @@ pub enum Instr {
         dst: Reg,
         a: Reg,
         b: Reg,
+        c: Reg,
     },
     /// `nanosleep`: the thread yields.
     Sleep,
@@ -416,6 +454,18 @@ pub enum Instr {
     Launch {
         site: u32,
         dst: Reg,
+    },
+    /// `funnel_shift_left lo hi s` (`left`) or `funnel_shift_right`: CUDA's `__funnelshift_l/r` on int32.
+    Funnel {
+        left: bool,
+        dst: Reg,
+        lo: Reg,
+        hi: Reg,
+        shift: Reg,
+    },
+    /// `assert cond`: stops the launch (R0014) if `cond` is false.
+    Assert {
+        cond: Reg,
     },
     /// A construct the interpreter cannot run (message `Code::traps[message]`).
     Trap {

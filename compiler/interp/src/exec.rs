@@ -38,6 +38,8 @@ pub enum Fault {
     },
     /// A construct the interpreter does not run (`Code::traps`).
     Trap(u32),
+    /// `assert c` with `c` false.
+    AssertionFailed,
     /// A store into constant memory or through a dangling handle.
     BadMemory,
 }
@@ -172,6 +174,9 @@ impl Exec<'_> {
                 Instr::CmpI32 { op, dst, a, b } => r!(dst) = ops::compare_i32(op, r!(a), r!(b)),
                 Instr::Cmp { ty, op, dst, a, b } => r!(dst) = ops::compare(ty, op, r!(a), r!(b)),
                 Instr::Unary { op, dst, a } => r!(dst) = ops::unary(op, r!(a)),
+                Instr::Funnel { left, dst, lo, hi, shift } => {
+                    r!(dst) = ops::funnel_shift(left, r!(lo), r!(hi), r!(shift))
+                }
                 Instr::Math32 { op, dst, a } => r!(dst) = ops::math32(op, r!(a)),
                 Instr::Math64 { op, dst, a } => r!(dst) = ops::math64(op, r!(a)),
                 Instr::Fma32 { dst, a, b, c } => {
@@ -329,8 +334,8 @@ impl Exec<'_> {
                     continue;
                 }
                 Instr::Exit => stop!(Stop::Exit),
-                Instr::Sync { op, dst, a, b } => {
-                    t.pending = Pending { op, dst, a: r!(a), b: r!(b) };
+                Instr::Sync { op, dst, a, b, c } => {
+                    t.pending = Pending { op, dst, a: r!(a), b: r!(b), c: r!(c) };
                     stop!(Stop::Sync);
                 }
                 Instr::Sleep => {
@@ -357,6 +362,11 @@ impl Exec<'_> {
                     r!(dst) = 0;
                 }
                 Instr::Trap { message } => stop!(Stop::Fault(Fault::Trap(message))),
+                Instr::Assert { cond } => {
+                    if r!(cond) == 0 {
+                        stop!(Stop::Fault(Fault::AssertionFailed));
+                    }
+                }
             }
             pc += 1;
         }
@@ -619,6 +629,9 @@ fn atomic_result(op: AtomicOp, ty: Scalar, old: u64, a: u64, b: u64) -> u64 {
             _ => int(IntOp::Add).unwrap_or(old),
         },
         AtomicOp::Sub => int(IntOp::Sub).unwrap_or(old),
+        AtomicOp::Min | AtomicOp::Max if matches!(ty, Scalar::Float32 | Scalar::Float64) => {
+            ops::atomic_float_min_max(op == AtomicOp::Min, ty == Scalar::Float64, old, a)
+        }
         AtomicOp::Min => int(IntOp::Min).unwrap_or(old),
         AtomicOp::Max => int(IntOp::Max).unwrap_or(old),
         AtomicOp::And => old & a,

@@ -201,6 +201,11 @@ pub fn launch(
     })?;
     check_geometry(geometry)?;
     check_arguments(program, index, args)?;
+    let kernel_interface = &program.kernels[index];
+    if let Some(violation) = kernel_interface.contract.violation(geometry.block) {
+        let report = report::contract_violation(kernel_interface, geometry.block, &violation);
+        return Ok(Outcome { reports: vec![report], completed: false, ..Outcome::default() });
+    }
     let mut globals = Vec::new();
     let mut names = Vec::new();
     let mut params = Vec::new();

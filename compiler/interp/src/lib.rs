@@ -35,7 +35,8 @@ mod thread;
 pub mod value;
 mod warp;
 
-use skc_core::syntax::ast::{ExprId, Module};
+use skc_core::contract::LaunchContract;
+use skc_core::syntax::ast::{ExprId, Item, Module};
 use skc_core::types::{Type, TypeInfo};
 use skc_core::{Checked, Span};
 
@@ -74,6 +75,10 @@ pub struct Kernel {
     pub params: Vec<Param>,
     /// The element type of its dynamic shared array, if it declares one (sized by the launch's bytes).
     pub dynamic_shared: Option<ValueType>,
+    /// What every launch must keep (`[@block_multiple 32]`, ...), checked before any thread runs (R0013).
+    pub contract: LaunchContract,
+    /// The kernel's name where it is defined (what a contract report points at).
+    pub name_span: Span,
 }
 
 /// A program compiled for the interpreter. It keeps its own copy of the AST (reports point into it), so it
@@ -97,7 +102,7 @@ impl Program {
     /// From a module and its types; `sources` are the texts of its files (by `FileId`), or empty.
     pub fn from_parts(module: &Module, types: &TypeInfo, sources: Vec<String>) -> Program {
         let code = compile::compile(module, types);
-        let kernels = types.kernels.iter().map(|k| kernel_interface(k, types)).collect();
+        let kernels = types.kernels.iter().map(|k| kernel_interface(k, module, types)).collect();
         Program { code, module: module.clone(), sources, kernels }
     }
 
@@ -137,7 +142,7 @@ impl Program {
     }
 }
 
-fn kernel_interface(info: &skc_core::types::KernelInfo, types: &TypeInfo) -> Kernel {
+fn kernel_interface(info: &skc_core::types::KernelInfo, module: &Module, types: &TypeInfo) -> Kernel {
     let params = info
         .params
         .iter()
@@ -157,5 +162,9 @@ fn kernel_interface(info: &skc_core::types::KernelInfo, types: &TypeInfo) -> Ker
         })
         .collect();
     let dynamic_shared = info.dynamic_shared.as_ref().and_then(|t| ValueType::of(t, types));
-    Kernel { name: info.name.clone(), params, dynamic_shared }
+    let (contract, name_span) = match module.items.get(info.item) {
+        Some(Item::Kernel(k)) => (k.contract, k.name.span),
+        _ => (LaunchContract::default(), Span::default()),
+    };
+    Kernel { name: info.name.clone(), params, dynamic_shared, contract, name_span }
 }

@@ -205,6 +205,52 @@ pub fn unary(op: UnaryOp, a: u64) -> u64 {
         UnaryOp::IsNan64 => f64::from_bits(a).is_nan() as u64,
         UnaryOp::IsFinite32 => f32::from_bits(a as u32).is_finite() as u64,
         UnaryOp::IsFinite64 => f64::from_bits(a).is_finite() as u64,
+        UnaryOp::Popc32 => (a as u32).count_ones() as u64,
+        UnaryOp::Popc64 => a.count_ones() as u64,
+        UnaryOp::Clz32 => (a as u32).leading_zeros() as u64,
+        UnaryOp::Clz64 => a.leading_zeros() as u64,
+        UnaryOp::Ffs32 => lowest_set_bit(a as u32 as u64),
+        UnaryOp::Ffs64 => lowest_set_bit(a),
+        UnaryOp::Brev32 => (a as u32).reverse_bits() as u64,
+        UnaryOp::Brev64 => a.reverse_bits(),
+    }
+}
+
+/// CUDA's `__ffs`: the position of the lowest bit set, counted from 1; 0 when no bit is set.
+fn lowest_set_bit(a: u64) -> u64 {
+    if a == 0 {
+        0
+    } else {
+        u64::from(a.trailing_zeros()) + 1
+    }
+}
+
+/// CUDA's `__funnelshift_l` (`left`) and `__funnelshift_r` on 32-bit words: `hi:lo` as one 64-bit value shifted by
+/// `shift land 31`, then its high (left) or low (right) 32 bits.
+pub fn funnel_shift(left: bool, lo: u64, hi: u64, shift: u64) -> u64 {
+    let joined = (u64::from(hi as u32) << 32) | u64::from(lo as u32);
+    let s = (shift & 31) as u32;
+    if left {
+        (joined << s) >> 32
+    } else {
+        (joined >> s) & 0xFFFF_FFFF
+    }
+}
+
+/// The new value of `atomic_min_float*` (`min`) or `atomic_max_float*` as the emitted compare-and-swap loop
+/// computes it: `v` replaces the element only if `v < old` (`v > old` for max), so a NaN on either side leaves
+/// the element as it is, and -0.0 and +0.0 compare equal.
+pub fn atomic_float_min_max(min: bool, double: bool, old: u64, v: u64) -> u64 {
+    let (o, x) = if double {
+        (f64::from_bits(old), f64::from_bits(v))
+    } else {
+        (f64::from(f32::from_bits(old as u32)), f64::from(f32::from_bits(v as u32)))
+    };
+    let replace = if min { x < o } else { x > o };
+    if replace {
+        v
+    } else {
+        old
     }
 }
 

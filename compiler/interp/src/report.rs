@@ -1,4 +1,4 @@
-//! What the interpreter reports, as skc-core `Diagnostic`s (codes R0001..R0011, each with an `skc explain` page)
+//! What the interpreter reports, as skc-core `Diagnostic`s (codes R0001..R0014, each with an `skc explain` page)
 //! so they print like compile errors: a primary label where it happened, secondary labels for the other threads
 //! involved, notes naming the threads.
 
@@ -38,6 +38,10 @@ pub enum ReportKind {
     Unsupported,
     /// R0012: signed integer overflow.
     Overflow,
+    /// R0013: the launch breaks the kernel's launch contract (no thread runs).
+    LaunchContract,
+    /// R0014: `assert c` with `c` false.
+    AssertionFailed,
 }
 
 impl ReportKind {
@@ -55,6 +59,8 @@ impl ReportKind {
             ReportKind::NamedBarrier => "R0010",
             ReportKind::Unsupported => "R0011",
             ReportKind::Overflow => "R0012",
+            ReportKind::LaunchContract => "R0013",
+            ReportKind::AssertionFailed => "R0014",
         }
     }
 
@@ -199,8 +205,10 @@ fn sync_name(op: SyncOp) -> &'static str {
     match op {
         SyncOp::BlockBarrier => "barrier",
         SyncOp::WarpBarrier => "warp barrier",
-        SyncOp::Shuffle(_) => "shuffle",
+        SyncOp::BlockReduce(_) => "barrier reduction",
+        SyncOp::Shuffle(_) | SyncOp::ShuffleWidth(_) => "shuffle",
         SyncOp::Vote(_) => "vote",
+        SyncOp::WarpReduce(_) => "warp reduction",
         SyncOp::NamedBarrier { .. } => "named barrier",
         SyncOp::ActiveMask => "activemask",
     }
@@ -335,6 +343,12 @@ pub fn fault(namer: &Namer, fault: Fault, thread: u32, pc: u32) -> Report {
             let what = namer.program.code.traps.get(message as usize).cloned().unwrap_or_default();
             (ReportKind::Unsupported, format!("the interpreter cannot run {what}"), format!("{who} reached it"), None)
         }
+        Fault::AssertionFailed => (
+            ReportKind::AssertionFailed,
+            format!("assertion failed in {who}"),
+            "this condition is false".to_string(),
+            None,
+        ),
         Fault::BadMemory => (
             ReportKind::OutOfBounds,
             format!("{who} accesses memory it cannot (a store to constant memory or a dangling handle)"),
@@ -444,4 +458,21 @@ pub fn named_barrier(namer: &Namer, thread: u32, pc: u32, problem: String) -> Re
             "a named barrier's id is 1 to 15 and its count a multiple of 32, the same for every warp that meets there",
         );
     Report { kind: ReportKind::NamedBarrier, diagnostic: d }
+}
+
+/// R0013: a launch of `kernel` with blocks of `block` threads breaks its contract (`violation`).
+pub fn contract_violation(
+    kernel: &crate::Kernel,
+    block: [u32; 3],
+    violation: &skc_core::contract::ContractViolation,
+) -> Report {
+    let [x, y, z] = block;
+    let d = Diagnostic::error(
+        ReportKind::LaunchContract.code(),
+        format!("the launch breaks the contract of kernel `{}`: {}", kernel.name, violation.reason),
+    )
+    .primary(kernel.name_span, format!("`{}` declares `{}`", kernel.name, violation.attribute))
+    .note(format!("the launch's block is ({x}, {y}, {z}); no thread ran"))
+    .help("launch it with a block that keeps the contract, or drop the attribute (and what relies on it)");
+    Report { kind: ReportKind::LaunchContract, diagnostic: d }
 }

@@ -278,7 +278,7 @@ impl<'a> BlockRunner<'a> {
         let w = self.threads[rank as usize].warp;
         match op {
             SyncOp::ActiveMask => self.set_state(rank, State::Parked),
-            SyncOp::BlockBarrier => {
+            SyncOp::BlockBarrier | SyncOp::BlockReduce(_) => {
                 self.set_state(rank, State::Waiting);
                 self.block_waiting += 1;
                 if self.block_waiting == self.tpb() && self.all_at_same_point(0..self.tpb()) {
@@ -311,6 +311,13 @@ impl<'a> BlockRunner<'a> {
             self.clocks.block_barrier();
         }
         self.block_waiting = 0;
+        if let SyncOp::BlockReduce(op) = self.threads[0].pending.op {
+            let result = warp::block_reduce(op, self.threads.iter().map(|t| t.pending.a));
+            for t in &mut self.threads {
+                let dst = t.pending.dst;
+                t.set_reg(dst, result);
+            }
+        }
         let ranks = self.order((0..self.tpb()).collect());
         for r in ranks {
             self.wake(r);
@@ -327,11 +334,15 @@ impl<'a> BlockRunner<'a> {
                     self.clocks.synchronise(&[w], &[]);
                 }
             }
-            SyncOp::Shuffle(mode) => {
+            SyncOp::Shuffle(mode) | SyncOp::ShuffleWidth(mode) => {
                 let ts = &self.threads[lanes.start as usize..lanes.end as usize];
                 let values: Vec<u64> = ts.iter().map(|t| t.pending.a).collect();
                 let operands: Vec<u64> = ts.iter().map(|t| t.pending.b).collect();
-                let (results, absent) = warp::shuffle(mode, &values, &operands);
+                let widths: Vec<u64> = match op {
+                    SyncOp::ShuffleWidth(_) => ts.iter().map(|t| t.pending.c).collect(),
+                    _ => vec![32; ts.len()],
+                };
+                let (results, absent) = warp::shuffle_within(mode, &values, &operands, &widths);
                 for (lane, source) in absent {
                     let t = &self.threads[(lanes.start + lane) as usize];
                     let finding =
@@ -354,8 +365,18 @@ impl<'a> BlockRunner<'a> {
                     t.set_reg(dst, result);
                 }
             }
+            SyncOp::WarpReduce(reduce) => {
+                let ts = &self.threads[lanes.start as usize..lanes.end as usize];
+                let values: Vec<u64> = ts.iter().map(|t| t.pending.a).collect();
+                let result = warp::warp_reduce(reduce, &values);
+                for r in lanes.clone() {
+                    let t = &mut self.threads[r as usize];
+                    let dst = t.pending.dst;
+                    t.set_reg(dst, result);
+                }
+            }
             SyncOp::NamedBarrier { arrive } => return self.named_barrier(w, arrive),
-            SyncOp::BlockBarrier | SyncOp::ActiveMask => return Ok(()),
+            SyncOp::BlockBarrier | SyncOp::BlockReduce(_) | SyncOp::ActiveMask => return Ok(()),
         }
         let ranks = self.order(lanes.collect());
         for r in ranks {
@@ -460,7 +481,10 @@ impl<'a> BlockRunner<'a> {
     fn divergence(&self) -> Report {
         let at_barrier = self.threads.iter().any(|t| {
             t.state == State::Waiting
-                && matches!(t.pending.op, SyncOp::BlockBarrier | SyncOp::NamedBarrier { arrive: false })
+                && matches!(
+                    t.pending.op,
+                    SyncOp::BlockBarrier | SyncOp::BlockReduce(_) | SyncOp::NamedBarrier { arrive: false }
+                )
         });
         if at_barrier {
             let groups = report::groups(&self.threads, &self.namer.program.code);

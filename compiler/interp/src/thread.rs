@@ -34,6 +34,7 @@ pub struct Pending {
     pub dst: Reg,
     pub a: u64,
     pub b: u64,
+    pub c: u64,
 }
 
 pub struct Thread {
@@ -73,7 +74,7 @@ impl Thread {
             local: Vec::new(),
             frames: Vec::new(),
             state: State::Exited,
-            pending: Pending { op: SyncOp::BlockBarrier, dst: 0, a: 0, b: 0 },
+            pending: Pending { op: SyncOp::BlockBarrier, dst: 0, a: 0, b: 0, c: 0 },
             steps: 0,
             nodes: 0,
         }

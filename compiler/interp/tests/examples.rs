@@ -58,3 +58,30 @@ fn transpose() {
 fn matmul() {
     check("matmul", &[(128, 0), (256, 0)]);
 }
+
+#[test]
+fn softmax() {
+    check("softmax", &[(1, 32), (100, 64), (1000, 128), (33, 1024)]);
+}
+
+/// Blocks that are not whole warps are refused by the kernel's contract before any thread runs (R0013), never
+/// computed with shuffles from lanes that do not exist.
+#[test]
+fn softmax_refuses_partial_warps() {
+    for block in [100, 200, 1000] {
+        let run = examples::run("softmax", (1000, block), &skc_interp::Options::default());
+        assert!(!run.reports.is_empty(), "block {block}: refused");
+        assert!(run.reports.iter().all(|r| r.starts_with("R0013: ")), "block {block}: {:?}", run.reports);
+        assert_eq!(run.threads, 0, "block {block}: no thread ran");
+    }
+}
+
+#[test]
+fn stencil() {
+    check("stencil", &[(1, 1), (32, 8), (100, 77), (33, 200)]);
+}
+
+#[test]
+fn spmv() {
+    check("spmv", &[(1, 32), (100, 64), (1000, 128), (3001, 256)]);
+}

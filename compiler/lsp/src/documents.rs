@@ -51,9 +51,19 @@ pub fn uri_of(file_name: &str) -> Option<Url> {
     Url::parse(file_name).ok()
 }
 
+/// The text without a leading byte-order mark, as the compiler's [`skc_core::source::SourceFile`] holds it, so
+/// that the document's offsets and the compiler's spans agree.
+fn without_byte_order_mark(text: String) -> String {
+    match skc_core::source::without_byte_order_mark(&text) {
+        stripped if stripped.len() == text.len() => text,
+        stripped => stripped.to_string(),
+    }
+}
+
 impl Documents {
     pub fn open(&mut self, uri: Url, version: i32, text: String) {
         let file_name = file_name_of(&uri);
+        let text = without_byte_order_mark(text);
         self.open.insert(uri.clone(), Document { uri, version, text, file_name, checked: None, checked_version: None });
     }
 
@@ -62,7 +72,7 @@ impl Documents {
         match self.open.get_mut(uri) {
             Some(document) => {
                 document.version = version;
-                document.text = text;
+                document.text = without_byte_order_mark(text);
                 true
             }
             None => false,

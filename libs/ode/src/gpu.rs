@@ -15,7 +15,7 @@
 use std::fmt;
 
 use skc_runtime::{
-    Arg, Context, DeviceBuffer, DeviceElem, Kernel, LaunchConfig, Module, Program, RuntimeError, ScalarValue,
+    Arg, Context, DeviceBuffer, DeviceElem, Kernel, LaunchConfig, Module, Program, RuntimeError, ScalarValue, Stream,
 };
 
 use crate::config::{Config, ConfigError, Precision, Status};
@@ -117,6 +117,29 @@ pub struct Solution<T> {
 }
 
 impl<T: Real> Solution<T> {
+    /// The solutions of consecutive slices of one batch, as the solution of the whole batch (`device_ms` is the
+    /// largest part's).
+    pub fn concat(parts: Vec<Solution<T>>) -> Solution<T> {
+        let mut parts = parts.into_iter();
+        let mut whole = parts.next().expect("Solution::concat of no parts");
+        for part in parts {
+            whole.n_runs += part.n_runs;
+            whole.final_state.extend(part.final_state);
+            whole.saves.extend(part.saves);
+            whole.status.extend(part.status);
+            whole.attempted.extend(part.attempted);
+            whole.rejected.extend(part.rejected);
+            whole.newton_iters.extend(part.newton_iters);
+            whole.trace.extend(part.trace);
+            whole.device_ms = whole.device_ms.max(part.device_ms);
+            if let (Some(all), Some(more)) = (whole.summaries.as_mut(), part.summaries) {
+                all.n_runs += more.n_runs;
+                all.values.extend(more.values);
+            }
+        }
+        whole
+    }
+
     pub fn final_of(&self, run: usize) -> &[T] {
         &self.final_state[run * self.n_states..(run + 1) * self.n_states]
     }
@@ -161,9 +184,27 @@ pub struct OdeSolver {
 impl OdeSolver {
     /// Validates the settings, compiles the solver program (front end, CUDA C, NVRTC through the cache) and loads it.
     pub fn new(ctx: &Context, system: &SystemSource, cfg: &Config, options: &Options) -> Result<OdeSolver, OdeError> {
+        let program = OdeSolver::program(system, cfg, options)?;
+        let module = Module::from_program(ctx, Program::from_output(&program.name, &program.cuda))?;
+        OdeSolver::from_module(module, &program, cfg, options)
+    }
+
+    /// Validates the settings and builds the solver program (front end and CUDA C; no GPU, no NVRTC).
+    pub fn program(system: &SystemSource, cfg: &Config, options: &Options) -> Result<SolverProgram, OdeError> {
         cfg.validate()?;
         let program = SolverProgram::build(system, cfg, options).map_err(OdeError::Frontend)?;
         cfg.validate_for(program.n_states)?;
+        Ok(program)
+    }
+
+    /// A solver from `program` ([`OdeSolver::program`] of the same settings) already loaded as `module` on the
+    /// module's device: several devices share one build ([`crate::ensemble::EnsembleSolver`]).
+    pub fn from_module(
+        module: Module,
+        program: &SolverProgram,
+        cfg: &Config,
+        options: &Options,
+    ) -> Result<OdeSolver, OdeError> {
         let (summary_names, summary_columns, summary_width, summary_windows) = match &cfg.summaries {
             Some(spec) => {
                 let layout = Layout::of(spec);
@@ -173,12 +214,11 @@ impl OdeSolver {
             }
             None => (Vec::new(), Vec::new(), 0, 0),
         };
-        let module = Module::from_program(ctx, Program::from_output(&program.name, &program.cuda))?;
         let kernel = module.kernel("ode_solve")?;
         // A multiple of 32: the program is emitted with `full_warps` (program.rs), whose votes assume whole warps.
         let block = (kernel.max_threads_per_block().min(crate::sk::BLOCK) / 32 * 32).max(32);
         Ok(OdeSolver {
-            ctx: ctx.clone(),
+            ctx: module.context().clone(),
             module,
             kernel,
             cfg: cfg.clone(),
@@ -247,23 +287,37 @@ impl OdeSolver {
 
     /// Uploads a batch and allocates its outputs (shapes checked first).
     pub fn upload<T: Real>(&self, y0: &[T], params: &[T]) -> Result<DeviceBatch<T>, OdeError> {
+        self.upload_on(y0, params, &self.ctx.stream())
+    }
+
+    /// [`upload`](Self::upload) in the order of `stream` (a stream of the solver's device).
+    pub fn upload_on<T: Real>(&self, y0: &[T], params: &[T], stream: &Stream) -> Result<DeviceBatch<T>, OdeError> {
         let runs = self.check_inputs::<T>(y0.len(), params.len())?;
-        let params_buffer = if params.is_empty() { self.ctx.alloc_zeros::<T>(1)? } else { self.ctx.upload(params)? };
+        let params_buffer = if params.is_empty() { stream.alloc_zeros::<T>(1)? } else { stream.upload(params)? };
         Ok(DeviceBatch {
             n_runs: runs,
-            y0: self.ctx.upload(y0)?,
+            y0: stream.upload(y0)?,
             params: params_buffer,
-            final_state: self.ctx.alloc_zeros::<T>(runs * self.n_states)?,
-            saves: self.ctx.alloc_zeros::<T>((runs * self.cfg.n_saves() * self.n_states).max(1))?,
-            status: self.ctx.alloc_zeros::<i32>(runs)?,
-            counters: self.ctx.alloc_zeros::<i32>(runs * 3)?,
-            trace: self.ctx.alloc_zeros::<f64>((runs * self.options.trace_len).max(1))?,
-            summaries: self.ctx.alloc_zeros::<T>(self.summary_len(runs).max(1))?,
+            final_state: stream.alloc_zeros::<T>(runs * self.n_states)?,
+            saves: stream.alloc_zeros::<T>((runs * self.cfg.n_saves() * self.n_states).max(1))?,
+            status: stream.alloc_zeros::<i32>(runs)?,
+            counters: stream.alloc_zeros::<i32>(runs * 3)?,
+            trace: stream.alloc_zeros::<f64>((runs * self.options.trace_len).max(1))?,
+            summaries: stream.alloc_zeros::<T>(self.summary_len(runs).max(1))?,
         })
     }
 
     /// Runs the kernel on a batch already on the device; returns its device time in milliseconds.
     pub fn run<T: Real>(&self, batch: &mut DeviceBatch<T>) -> Result<f32, OdeError> {
+        let stream = self.ctx.stream();
+        let timer = stream.start_timer()?;
+        self.launch_on(batch, &stream)?;
+        Ok(timer.stop()?)
+    }
+
+    /// Queues the kernel on a batch already on the device, on `stream` (a stream of the solver's device), and
+    /// returns at once.
+    pub fn launch_on<T: Real>(&self, batch: &mut DeviceBatch<T>, stream: &Stream) -> Result<(), OdeError> {
         if T::PRECISION != self.cfg.precision {
             return Err(OdeError::Precision { compiled: self.cfg.precision, given: T::PRECISION });
         }
@@ -272,8 +326,6 @@ impl OdeSolver {
         let r = T::from_f64;
         let grid = batch.n_runs.div_ceil(self.block as usize) as u32;
         let config = LaunchConfig::new(grid, self.block);
-        let stream = self.ctx.stream();
-        let timer = stream.start_timer()?;
         let mut args: Vec<Arg> = vec![
             Arg::from(&batch.y0),
             Arg::from(&batch.params),
@@ -306,23 +358,44 @@ impl OdeSolver {
             Arg::from(c.max_newton.min(i32::MAX as u32) as i32),
             Arg::from(&mut batch.summaries),
         ];
-        self.kernel.launch_on(&stream, &config, &mut args)?;
-        Ok(timer.stop()?)
+        self.kernel.launch_on(stream, &config, &mut args)?;
+        Ok(())
     }
 
     /// Downloads the results of a batch.
     pub fn download<T: Real>(&self, batch: &DeviceBatch<T>, device_ms: f32) -> Result<Solution<T>, OdeError> {
+        self.download_on(batch, &self.ctx.stream(), device_ms)
+    }
+
+    /// [`download`](Self::download) after the work queued on `stream` (a stream of the solver's device).
+    pub fn download_on<T: Real>(
+        &self,
+        batch: &DeviceBatch<T>,
+        stream: &Stream,
+        device_ms: f32,
+    ) -> Result<Solution<T>, OdeError> {
+        let get = |buffer: &DeviceBuffer<T>| -> Result<Vec<T>, OdeError> {
+            let mut out = vec![T::default(); buffer.len()];
+            buffer.copy_to_host_on(&mut out, stream)?;
+            Ok(out)
+        };
+        let get_i32 = |buffer: &DeviceBuffer<i32>| -> Result<Vec<i32>, OdeError> {
+            let mut out = vec![0; buffer.len()];
+            buffer.copy_to_host_on(&mut out, stream)?;
+            Ok(out)
+        };
         let runs = batch.n_runs;
-        let counters = batch.counters.download()?;
+        let counters = get_i32(&batch.counters)?;
         let n_saves = self.cfg.n_saves();
         let trace_len = self.options.trace_len;
-        let mut saves = batch.saves.download()?;
+        let mut saves = get(&batch.saves)?;
         saves.truncate(runs * n_saves * self.n_states);
-        let mut trace = batch.trace.download()?;
+        let mut trace = vec![0.0; batch.trace.len()];
+        batch.trace.copy_to_host_on(&mut trace, stream)?;
         trace.truncate(runs * trace_len);
         let summaries = match self.cfg.summaries {
             Some(_) => {
-                let device = batch.summaries.download()?;
+                let device = get(&batch.summaries)?;
                 let names = self.summary_names.clone();
                 Some(Summaries::from_device(runs, self.summary_windows, names, &self.summary_columns, &device))
             }
@@ -332,9 +405,9 @@ impl OdeSolver {
             n_runs: runs,
             n_states: self.n_states,
             n_saves,
-            final_state: batch.final_state.download()?,
+            final_state: get(&batch.final_state)?,
             saves,
-            status: batch.status.download()?.into_iter().map(|s| Status(s as u32)).collect(),
+            status: get_i32(&batch.status)?.into_iter().map(|s| Status(s as u32)).collect(),
             attempted: (0..runs).map(|i| counters[3 * i] as u32).collect(),
             rejected: (0..runs).map(|i| counters[3 * i + 1] as u32).collect(),
             newton_iters: (0..runs).map(|i| counters[3 * i + 2] as u32).collect(),

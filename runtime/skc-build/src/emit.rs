@@ -149,8 +149,13 @@ fn signature(k: &KernelSignature, records: &[RecordLayout]) -> String {
         Some(s) => format!("Some({})", runtime_scalar(s)),
         None => "None".into(),
     };
+    let c = &k.contract;
+    let contract = format!(
+        "{RT}::LaunchContract {{ one_dimensional: {}, block_multiple: {:?}, block_size: {:?}, max_threads: {:?} }}",
+        c.one_dimensional, c.block_multiple, c.block_size, c.max_threads
+    );
     format!(
-        "{RT}::KernelSignature {{ name: {:?}.into(), symbol: {:?}.into(), params: vec![{}], dynamic_shared_elem: {shared} }}",
+        "{RT}::KernelSignature {{ name: {:?}.into(), symbol: {:?}.into(), params: vec![{}], dynamic_shared_elem: {shared}, contract: {contract} }}",
         k.name,
         k.symbol,
         params.join(", ")

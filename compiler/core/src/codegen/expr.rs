@@ -397,14 +397,31 @@ impl FnLowering<'_, '_> {
         values
     }
 
+    /// The block's size along an axis as a literal, where the kernel's launch contract fixes it (`[@block_size N]`:
+    /// `(N, 1, 1)`; `[@block_1d]`: 1 along y and z), so ptxas sees it; the launchers check the contract.
+    fn block_dim_constant(&self, b: &Builtin) -> Option<String> {
+        match b.name {
+            "block_dim_x" => self.launch.block_size.map(|n| n.to_string()),
+            "block_dim_y" | "block_dim_z" if self.launch.is_one_dimensional() => Some("1".into()),
+            _ => None,
+        }
+    }
+
     /// A builtin's CUDA template with the arguments substituted. Effectful builtins with unit results become
     /// statements here.
     pub fn apply_builtin(&mut self, e: ExprId, b: &'static Builtin, args: Vec<CExpr>) -> CExpr {
+        if let Some(literal) = self.block_dim_constant(b) {
+            return CExpr::new(literal, prec::PRIMARY);
+        }
         if let Some(constant) = b.value {
             // A named float constant: its value as a literal of the use's type (`(1.0f / 0.0f)`, `3.4028235e38f`).
             let ty = self.g.ty(e);
             let value = constant.value(*ty == Type::Float32);
             return CExpr::new(float_literal(value, ty), literal_prec(value));
+        }
+        if b.name == "ignore" && args.iter().all(|a| a.text.is_empty()) {
+            // `ignore ()`, or of a unit-valued call already emitted as a statement: nothing is left to discard.
+            return CExpr::unit();
         }
         let mut args = args;
         if b.name == "select" && args.len() == 3 {
@@ -434,7 +451,11 @@ impl FnLowering<'_, '_> {
             return CExpr::new(text, prec::PRIMARY).with_parts(&args.iter().collect::<Vec<_>>());
         }
         let float = args_float_kind(self, e);
-        let text = substitute(b.cuda, &args, float);
+        let template = match b.cuda.contains("{location}") {
+            true => b.cuda.replace("{location}", &self.source_location(e)),
+            false => b.cuda.to_string(),
+        };
+        let text = substitute(&template, &args, float);
         let parts: Vec<&CExpr> = args.iter().collect();
         let (reads, writes, sync) = builtin_effects(b);
         let value = CExpr::new(text, prec::PRIMARY).with_parts(&parts).reading(reads).writing(writes).syncing(sync);
@@ -447,6 +468,36 @@ impl FnLowering<'_, '_> {
 }
 
 impl FnLowering<'_, '_> {
+    /// `"x > 0", "k.sk", 12` for `assert (x > 0)` on line 12 of k.sk: the first argument's source text, the file
+    /// and the line of the call, as C literals (with no braces, which the template substitution would read).
+    fn source_location(&self, e: ExprId) -> String {
+        let literal = |text: &str| {
+            let escaped: String = text
+                .chars()
+                .map(|c| match c {
+                    '\\' => "\\\\".to_string(),
+                    '"' => "\\\"".to_string(),
+                    '{' => "(".to_string(),
+                    '}' => ")".to_string(),
+                    c if c.is_control() => " ".to_string(),
+                    c => c.to_string(),
+                })
+                .collect();
+            format!("\"{escaped}\"")
+        };
+        let condition = match self.g.kind(e) {
+            ExprKind::Call { args, .. } => args.first().and_then(|a| self.g.span(*a)),
+            _ => None,
+        };
+        let condition = condition.map(|span| self.g.sources_snippet(span)).unwrap_or("");
+        let file = self.g.span(e).and_then(|span| Some((span, self.g.sources.files().nth(span.file.0 as usize)?.1)));
+        let (file, line) = match file {
+            Some((span, file)) => (file.name.as_str(), file.line_col(span.start as usize).0 + 1),
+            None => ("", 0),
+        };
+        format!("{}, {}, {line}", literal(condition), literal(file))
+    }
+
     /// For `int32 x`, `uint64 x`... of a float `x`: the CUDA intrinsic that converts it (`__float2int_rz`).
     fn float_to_integer_intrinsic(&self, e: ExprId, b: &Builtin) -> Option<&'static str> {
         let ExprKind::Call { args, .. } = self.g.kind(e) else { return None };

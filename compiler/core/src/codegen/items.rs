@@ -9,6 +9,7 @@ use crate::codegen::lower::{Dest, FnLowering, Globals};
 use crate::codegen::output::{Printer, Stmt};
 use crate::codegen::reach::Reach;
 use crate::codegen::{ElemType, KernelParamSignature, KernelSignature, ParamKind};
+use crate::contract::LaunchContract;
 use crate::source::Span;
 use crate::syntax::ast::{ExprId, Item, LaunchBounds};
 use crate::syntax::item_attributes::item_attribute_names;
@@ -209,20 +210,39 @@ fn param_kind(g: &Globals, ty: &Type, writable: bool) -> Option<ParamKind> {
 /// `__launch_bounds__(max_threads[, min_blocks]) ` for a kernel the emit options bound, or that is declared with
 /// `[@launch_bounds ...]`.
 fn launch_bounds(g: &Globals, kernel: &KernelInfo) -> String {
-    let bounds = match g.launch_bounds.iter().find(|b| b.kernel == kernel.name) {
-        Some(b) => Some((b.max_threads, b.min_blocks)),
-        None => match g.module.items.get(kernel.item) {
-            Some(Item::Kernel(k)) => {
-                k.launch_bounds.map(|LaunchBounds { max_threads, min_blocks, .. }| (max_threads, min_blocks))
-            }
-            _ => None,
-        },
-    };
-    match bounds {
+    match emitted_bounds(g, kernel) {
         Some((max_threads, Some(min))) => format!("__launch_bounds__({max_threads}, {min}) "),
         Some((max_threads, None)) => format!("__launch_bounds__({max_threads}) "),
         None => String::new(),
     }
+}
+
+/// The kernel's `__launch_bounds__`: an emit option's, else its attribute's, else its exact block size's.
+fn emitted_bounds(g: &Globals, kernel: &KernelInfo) -> Option<(u32, Option<u32>)> {
+    match g.launch_bounds.iter().find(|b| b.kernel == kernel.name) {
+        Some(b) => Some((b.max_threads, b.min_blocks)),
+        None => match g.module.items.get(kernel.item) {
+            Some(Item::Kernel(k)) => k
+                .launch_bounds
+                .map(|LaunchBounds { max_threads, min_blocks, .. }| (max_threads, min_blocks))
+                .or(k.contract.block_size.map(|n| (n, None))),
+            _ => None,
+        },
+    }
+}
+
+/// The kernel's launch contract as launchers must check it: its attributes, with the emitted bound.
+fn launch_contract(g: &Globals, kernel: &KernelInfo) -> LaunchContract {
+    let declared = match g.module.items.get(kernel.item) {
+        Some(Item::Kernel(k)) => k.contract,
+        _ => LaunchContract::default(),
+    };
+    let emitted = emitted_bounds(g, kernel).map(|(max_threads, _)| max_threads);
+    let max_threads = match (declared.max_threads, emitted) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    LaunchContract { max_threads, ..declared }
 }
 
 /// Prototypes of every emitted kernel, for programs whose code launches kernels from the device (a kernel may
@@ -241,6 +261,9 @@ pub fn print_kernel_prototypes(g: &Globals, reach: &Reach, p: &mut Printer) {
 fn kernel_header<'g, 'a>(g: &'g Globals<'a>, index: usize) -> Option<(String, (KernelSignature, FnLowering<'g, 'a>))> {
     let kernel: &KernelInfo = g.types.kernels.get(index)?;
     let mut l = FnLowering::new(g, false);
+    if let Some(Item::Kernel(k)) = g.module.items.get(kernel.item) {
+        l.launch = k.contract;
+    }
     let symbol = g.kernel_names.get(index).cloned().unwrap_or_else(|| kernel.name.clone());
     let mut params = Vec::new();
     let mut signature = Vec::new();
@@ -264,6 +287,7 @@ fn kernel_header<'g, 'a>(g: &'g Globals<'a>, index: usize) -> Option<(String, (K
         symbol,
         params: signature,
         dynamic_shared_elem: kernel.dynamic_shared.as_ref().and_then(ScalarKind::of),
+        contract: launch_contract(g, kernel),
     };
     Some((header, (signature, l)))
 }

@@ -414,6 +414,9 @@ pub struct FnLowering<'g, 'a> {
     /// For each loop being lowered, innermost last: what a `continue` of it must do first (a `for` loop whose
     /// last iteration ends with `if (i == i_end) break;` leaves there, not through `i++`).
     pub loop_exits: Vec<Option<String>>,
+    /// The launch contract of the kernel whose body this is (empty in device functions, which kernels share):
+    /// under an exact block size `block_dim_x` is emitted as the constant.
+    pub launch: crate::contract::LaunchContract,
 }
 
 impl<'g, 'a> FnLowering<'g, 'a> {
@@ -426,6 +429,7 @@ impl<'g, 'a> FnLowering<'g, 'a> {
             pending_pragma: None,
             returns_value,
             loop_exits: Vec::new(),
+            launch: Default::default(),
         }
     }
 

@@ -26,6 +26,7 @@ use serde::Serialize;
 pub use ctypes::ScalarKind;
 pub use prelude::full_prelude;
 
+use crate::contract::LaunchContract;
 use crate::source::SourceMap;
 use crate::syntax::ast::Module;
 use crate::types::{Type, TypeInfo};
@@ -92,6 +93,11 @@ pub struct KernelSignature {
     pub params: Vec<KernelParamSignature>,
     /// Element type of the kernel's dynamic shared array (`extern __shared__`), sized in bytes at launch.
     pub dynamic_shared_elem: Option<ScalarKind>,
+    /// What every launch must keep (its attributes; `max_threads` the emitted `__launch_bounds__`, which an
+    /// emit option may lower): the convergence analysis relied on it, so launchers check it. Left out of the JSON
+    /// when empty.
+    #[serde(skip_serializing_if = "LaunchContract::is_empty")]
+    pub contract: LaunchContract,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -211,7 +217,8 @@ fn emit_here(module: &Module, types: &TypeInfo, sources: &SourceMap, options: &E
     }
 
     let mut source = header(sources, &kernels);
-    let prelude = prelude::prelude_for(&code.out, &globals.helper_overloads.borrow(), options.full_warps);
+    let full_warps = options.full_warps || every_kernel_promises_whole_warps(&kernels);
+    let prelude = prelude::prelude_for(&code.out, &globals.helper_overloads.borrow(), full_warps);
     if !prelude.is_empty() {
         source.push_str(&prelude);
         source.push_str("\n// ---- end of prelude ----\n\n");
@@ -223,6 +230,14 @@ fn emit_here(module: &Module, types: &TypeInfo, sources: &SourceMap, options: &E
     }
     let records = used_layouts(record_layouts(&globals), &kernels);
     CudaOutput { source, kernels, records, needs_device_runtime, device_functions }
+}
+
+/// Does every emitted kernel's launch contract promise whole warps (`[@block_multiple 32]`, `[@block_size 256]`)?
+/// Then, as under [`EmitOptions::full_warps`], every lane exists at every collective and the mask is the constant
+/// full mask. (Collectives are emitted once, in functions kernels share, so one kernel without the promise keeps
+/// the mask computed from the block's size for all; that mask is exact either way.)
+fn every_kernel_promises_whole_warps(kernels: &[KernelSignature]) -> bool {
+    !kernels.is_empty() && kernels.iter().all(|k| k.contract.whole_warps())
 }
 
 fn header(sources: &SourceMap, kernels: &[KernelSignature]) -> String {

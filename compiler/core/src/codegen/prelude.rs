@@ -201,6 +201,91 @@ __device__ __forceinline__ long long skc_atomic_or(long long* p, long long v) { 
 __device__ __forceinline__ unsigned long long skc_atomic_or(unsigned long long* p, unsigned long long v) { return atomicOr(p, v); }",
     },
     Helper {
+        name: "skc_warp_reduce_and",
+        needs: &["skc_warp_mask"],
+        code: "\
+__device__ __forceinline__ int skc_warp_reduce_and(int v) { return (int)__reduce_and_sync(skc_warp_mask(), (unsigned int)v); }
+__device__ __forceinline__ unsigned int skc_warp_reduce_and(unsigned int v) { return __reduce_and_sync(skc_warp_mask(), v); }",
+    },
+    Helper {
+        name: "skc_warp_reduce_or",
+        needs: &["skc_warp_mask"],
+        code: "\
+__device__ __forceinline__ int skc_warp_reduce_or(int v) { return (int)__reduce_or_sync(skc_warp_mask(), (unsigned int)v); }
+__device__ __forceinline__ unsigned int skc_warp_reduce_or(unsigned int v) { return __reduce_or_sync(skc_warp_mask(), v); }",
+    },
+    Helper {
+        name: "skc_warp_reduce_xor",
+        needs: &["skc_warp_mask"],
+        code: "\
+__device__ __forceinline__ int skc_warp_reduce_xor(int v) { return (int)__reduce_xor_sync(skc_warp_mask(), (unsigned int)v); }
+__device__ __forceinline__ unsigned int skc_warp_reduce_xor(unsigned int v) { return __reduce_xor_sync(skc_warp_mask(), v); }",
+    },
+    Helper {
+        name: "skc_assert",
+        needs: &[],
+        code: "\
+// `assert c`: CUDA's failed assertion (what <assert.h>'s `assert` calls), which prints the condition, the .sk
+// file and line, the block and the thread, and ends the launch with cudaErrorAssert.
+__device__ __forceinline__ void skc_assert(bool holds, const char* condition, const char* file, int line) {
+  if (!holds) __assertfail(condition, file, (unsigned int)line, \"\", 1);
+}",
+    },
+    Helper {
+        name: "skc_atomic_min_float",
+        needs: &[],
+        code: "\
+// CUDA has no float atomicMin: a compare-and-swap loop on the element's bits. `v` is written only while it is
+// below the element, so a NaN on either side never replaces it and -0.0 and +0.0 compare equal. The old value.
+__device__ __forceinline__ float skc_atomic_min_float(float* p, float v) {
+  unsigned int* bits = (unsigned int*)p;
+  unsigned int old = *(volatile unsigned int*)bits;
+  while (v < __uint_as_float(old)) {
+    const unsigned int seen = atomicCAS(bits, old, __float_as_uint(v));
+    if (seen == old) break;
+    old = seen;
+  }
+  return __uint_as_float(old);
+}
+__device__ __forceinline__ double skc_atomic_min_float(double* p, double v) {
+  unsigned long long* bits = (unsigned long long*)p;
+  unsigned long long old = *(volatile unsigned long long*)bits;
+  while (v < __longlong_as_double((long long)old)) {
+    const unsigned long long seen = atomicCAS(bits, old, (unsigned long long)__double_as_longlong(v));
+    if (seen == old) break;
+    old = seen;
+  }
+  return __longlong_as_double((long long)old);
+}",
+    },
+    Helper {
+        name: "skc_atomic_max_float",
+        needs: &[],
+        code: "\
+// CUDA has no float atomicMax: a compare-and-swap loop on the element's bits. `v` is written only while it is
+// above the element, so a NaN on either side never replaces it and -0.0 and +0.0 compare equal. The old value.
+__device__ __forceinline__ float skc_atomic_max_float(float* p, float v) {
+  unsigned int* bits = (unsigned int*)p;
+  unsigned int old = *(volatile unsigned int*)bits;
+  while (v > __uint_as_float(old)) {
+    const unsigned int seen = atomicCAS(bits, old, __float_as_uint(v));
+    if (seen == old) break;
+    old = seen;
+  }
+  return __uint_as_float(old);
+}
+__device__ __forceinline__ double skc_atomic_max_float(double* p, double v) {
+  unsigned long long* bits = (unsigned long long*)p;
+  unsigned long long old = *(volatile unsigned long long*)bits;
+  while (v > __longlong_as_double((long long)old)) {
+    const unsigned long long seen = atomicCAS(bits, old, (unsigned long long)__double_as_longlong(v));
+    if (seen == old) break;
+    old = seen;
+  }
+  return __longlong_as_double((long long)old);
+}",
+    },
+    Helper {
         name: "skc_atomic_xor",
         needs: &[],
         code: "\

@@ -20,6 +20,7 @@
 //! and a replay checks that the guards would not fire at its own depth.
 
 use super::lattice::{Control, Facts, Origin, OriginId, OriginKind, Uniformity, Value};
+use crate::contract::LaunchContract;
 use crate::source::Span;
 use crate::syntax::ast::{ExprId, Module};
 use crate::types::{FunctionId, LocalId};
@@ -35,6 +36,8 @@ pub struct CallKey {
     /// The arguments' levels, two bits each.
     args: u128,
     count: u8,
+    /// The launch contract of the kernel the call is analysed under (it changes levels and requirements).
+    launch: LaunchContract,
 }
 
 impl CallKey {
@@ -44,7 +47,12 @@ impl CallKey {
             return None;
         }
         let packed = args.iter().enumerate().fold(0u128, |acc, (i, v)| acc | (v.level as u128) << (2 * i));
-        Some(CallKey { function, control, flags, args: packed, count: args.len() as u8 })
+        Some(CallKey { function, control, flags, args: packed, count: args.len() as u8, launch: Default::default() })
+    }
+
+    /// The key of the same call analysed under the kernel's launch contract `launch`.
+    pub fn under(self, launch: LaunchContract) -> CallKey {
+        CallKey { launch, ..self }
     }
 }
 

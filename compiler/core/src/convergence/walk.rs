@@ -17,10 +17,12 @@ mod calls;
 mod cells;
 mod checks;
 mod control;
+mod launch;
 
 use std::collections::HashSet;
 use std::rc::Rc;
 
+use crate::contract::LaunchContract;
 use crate::diagnostic::Diagnostic;
 use crate::fxhash::FxHashMap;
 use crate::source::Span;
@@ -100,6 +102,8 @@ pub struct Walker<'a> {
     pub memoize: bool,
     /// The host launches blocks of whole warps only: every lane of a warp exists.
     pub full_warps: bool,
+    /// The launch contract of the kernel being analysed (the empty one outside kernels): see `walk::launch`.
+    launch: LaunchContract,
     /// How many calls were analysed and how many replayed (what tests of the memo look at).
     pub calls_analysed: u64,
     pub calls_replayed: u64,
@@ -153,6 +157,7 @@ impl<'a> Walker<'a> {
             in_kernel: false,
             memoize: true,
             full_warps: false,
+            launch: LaunchContract::default(),
             calls_analysed: 0,
             calls_replayed: 0,
             calls: FxHashMap::default(),
@@ -187,7 +192,9 @@ impl<'a> Walker<'a> {
             self.own_storage(param.local, value);
         }
         self.in_kernel = true;
+        self.launch = self.kernel_contract(info.item);
         self.body(body);
+        self.launch = LaunchContract::default();
         self.in_kernel = false;
     }
 
@@ -297,7 +304,7 @@ impl<'a> Walker<'a> {
             ExprKind::Var(_) => self.var(e),
             ExprKind::Call { args, .. } => self.call(e, args),
             ExprKind::Unary { operand, .. } => self.expr(*operand),
-            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, *lhs, *rhs),
+            ExprKind::Binary { op, lhs, rhs } => self.binary(e, *op, *lhs, *rhs),
             ExprKind::Let { binder, value, body, .. } => self.let_(e, binder.span(), *value, *body),
             ExprKind::Ref(inner) => self.expr(*inner),
             ExprKind::LetArray { name, space, size, body, .. } => self.let_array(e, name.span, *space, *size, *body),

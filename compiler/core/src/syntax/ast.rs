@@ -361,6 +361,9 @@ pub struct Kernel {
     pub span: Span,
     /// `[@launch_bounds max_threads min_blocks]`: CUDA's `__launch_bounds__`.
     pub launch_bounds: Option<LaunchBounds>,
+    /// What `[@block_1d]`, `[@block_multiple M]`, `[@block_size N]` and `[@launch_bounds T]` promise about every
+    /// launch (the empty contract without them).
+    pub contract: crate::contract::LaunchContract,
 }
 
 /// `[@launch_bounds 1024 1]` on a kernel: at most `max_threads` threads per block, and (if given) registers

@@ -14,6 +14,9 @@ use crate::syntax::lift::LocalFunction;
 use crate::syntax::literals;
 use crate::syntax::operators::{self, Chain, Operator};
 
+mod launch_contract;
+use launch_contract::is_contract_attribute;
+
 /// Parameters as written; `written` is set by `()` too (`let f () = ...` is a function without parameters).
 #[derive(Default)]
 pub struct ParamList {
@@ -726,6 +729,7 @@ impl<'s> Builder<'s> {
     ) {
         self.trailing_item_attributes(&item_attributes);
         let launch_bounds = self.let_item_attributes(&attributes);
+        let contract = self.launch_contract(&attributes, launch_bounds);
         let span = self.span(l, r);
         let item = match body {
             LetItemBody::Value(name, ty, value) => {
@@ -740,12 +744,20 @@ impl<'s> Builder<'s> {
             }),
             LetItemBody::Kernel(name, (params, body)) => {
                 let name = self.ident(name);
-                self.module.items.push(Item::Kernel(Kernel { name, params: params.params, body, span, launch_bounds }));
+                let contract = contract.map(|(c, _)| c).unwrap_or_default();
+                let kernel = Kernel { name, params: params.params, body, span, launch_bounds, contract };
+                self.module.items.push(Item::Kernel(kernel));
                 return;
             }
             LetItemBody::Error => return,
         };
         self.module.items.push(item);
+        if let Some((_, contract_span)) = contract {
+            self.attribute_errors.push(
+                Diagnostic::error("E0107", "a launch contract applies to kernels only")
+                    .primary(contract_span, "this item is not a kernel"),
+            );
+        }
         if let Some(bounds) = launch_bounds {
             self.attribute_errors.push(
                 Diagnostic::error("E0106", "`launch_bounds` applies to kernels only")
@@ -765,6 +777,7 @@ impl<'s> Builder<'s> {
                 "launch_bounds" => bounds = self.launch_bounds(attribute).or(bounds),
                 "allow" => self.allow(attribute),
                 "sarek.module" | "sarek.kernel" | "inline" | "noinline" | "device" => {}
+                name if is_contract_attribute(name) => {}
                 _ => self.unknown_attribute(attribute),
             }
         }
@@ -901,12 +914,15 @@ impl<'s> Builder<'s> {
             match &self.text[attribute.name.range()] {
                 "launch_bounds" => launch_bounds = self.launch_bounds(attribute).or(launch_bounds),
                 "allow" => self.allow(attribute),
+                name if is_contract_attribute(name) => {}
                 _ => self.unknown_attribute(attribute),
             }
         }
+        let contract = self.launch_contract(&attributes, launch_bounds).map(|(c, _)| c).unwrap_or_default();
         let span = self.span(l, r);
         let name = self.ident(name);
-        self.module.items.push(Item::Kernel(Kernel { name, params: params.params, body, span, launch_bounds }));
+        let kernel = Kernel { name, params: params.params, body, span, launch_bounds, contract };
+        self.module.items.push(Item::Kernel(kernel));
     }
 
     /// A bare `[%kernel fun ... -> ...]` or `fun ... -> ...`, named after the file (`saxpy`, `saxpy_1`, ...).
@@ -919,7 +935,15 @@ impl<'s> Builder<'s> {
         self.bare_kernels += 1;
         let name = Ident { name: name.into(), span: self.span(l, l) };
         let span = self.span(l, r);
-        self.module.items.push(Item::Kernel(Kernel { name, params: params.params, body, span, launch_bounds: None }));
+        let contract = Default::default();
+        self.module.items.push(Item::Kernel(Kernel {
+            name,
+            params: params.params,
+            body,
+            span,
+            launch_bounds: None,
+            contract,
+        }));
     }
 
     pub fn record(&mut self, name: Lexeme, fields: Vec<(Lexeme, Box<TypeExpr>)>, l: u32, r: u32) {

@@ -329,6 +329,9 @@ impl Checker<'_> {
         if let (Some(kind), Some(first)) = (crate::vectors::VectorKind::accessed_by(builtin), args.first()) {
             self.check_vector_storage(kind, *first);
         }
+        if crate::builtins::is_shuffle_with_width(builtin) {
+            self.check_shuffle_width(callee, args);
+        }
         if builtin.orders_memory
             && !builtin.writes_first_arg
             && matches!(builtin.params.first(), Some(SigType::ArrayOf(..)))
@@ -386,6 +389,25 @@ impl Checker<'_> {
                 self.diagnostics.push(d);
             }
         }
+    }
+
+    /// The width of `shfl_*_width`, where known at compile time (E0223): a power of two from 1 to 32, as CUDA
+    /// requires (other widths are undefined).
+    fn check_shuffle_width(&mut self, callee: &Path, args: &[ExprId]) {
+        use crate::types::ConstValue;
+        let Some(&width_arg) = args.last() else { return };
+        let Ok(ConstValue::Int(width)) = self.eval_const(width_arg) else { return };
+        if (1..=32).contains(&width) && (width as u64).is_power_of_two() {
+            return;
+        }
+        let d = Diagnostic::error("E0223", format!("shuffle width {width} is not a power of two from 1 to 32"))
+            .primary(self.span(width_arg), "expected 1, 2, 4, 8, 16 or 32")
+            .note(format!(
+                "`{}` shuffles within groups of this many lanes; CUDA leaves other widths undefined",
+                callee.display()
+            ))
+            .help("use a power of two up to the warp's 32 lanes");
+        self.diagnostics.push(d);
     }
 
     fn slot_type(&mut self, slot: u8, class: crate::builtins::TypeClass, slots: &mut Slots) -> Type {

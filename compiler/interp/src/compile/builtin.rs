@@ -8,7 +8,8 @@ use skc_core::vectors::VectorKind;
 
 use super::function::FnCompiler;
 use crate::code::{
-    AtomicOp, FloatOp, Instr, IntOp, LaunchSite, MathOp, Position, Reg, ShuffleMode, SyncOp, UnaryOp, VoteOp,
+    AtomicOp, BlockReduceOp, FloatOp, Instr, IntOp, LaunchSite, MathOp, Position, Reg, ShuffleMode, SyncOp, UnaryOp,
+    VoteOp, WarpReduceOp,
 };
 use crate::value::Scalar;
 
@@ -77,8 +78,21 @@ impl FnCompiler<'_, '_> {
         if let Some(result) = self.vector_builtin(e, b, args, dst) {
             return result;
         }
+        if let Some(result) = self.bit_builtin(e, name, args, dst) {
+            return result;
+        }
         match name {
             "select" => self.select(e, args, dst),
+            "assert" => {
+                let regs = self.operands(args);
+                let cond = regs.first().copied().unwrap_or(self.zero);
+                self.emit(Instr::Assert { cond }, e);
+                self.zero
+            }
+            "ignore" => {
+                self.passed_arguments(args);
+                self.zero
+            }
             "nanosleep" => {
                 self.passed_arguments(args);
                 self.emit(Instr::Sleep, e);
@@ -111,6 +125,14 @@ impl FnCompiler<'_, '_> {
             "shfl_down" => SyncOp::Shuffle(ShuffleMode::Down),
             "shfl_up" => SyncOp::Shuffle(ShuffleMode::Up),
             "shfl_xor" => SyncOp::Shuffle(ShuffleMode::Xor),
+            "block_barrier_count" => SyncOp::BlockReduce(BlockReduceOp::Count),
+            "block_barrier_and" => SyncOp::BlockReduce(BlockReduceOp::And),
+            "block_barrier_or" => SyncOp::BlockReduce(BlockReduceOp::Or),
+            "shfl_width" => SyncOp::ShuffleWidth(ShuffleMode::Idx),
+            "shfl_down_width" => SyncOp::ShuffleWidth(ShuffleMode::Down),
+            "shfl_up_width" => SyncOp::ShuffleWidth(ShuffleMode::Up),
+            "shfl_xor_width" => SyncOp::ShuffleWidth(ShuffleMode::Xor),
+            _ if name.starts_with("warp_reduce_") => SyncOp::WarpReduce(warp_reduce_op(name)?),
             "all" => SyncOp::Vote(crate::code::VoteOp::All),
             "any" => SyncOp::Vote(VoteOp::Any),
             "ballot" => SyncOp::Vote(VoteOp::Ballot),
@@ -123,11 +145,17 @@ impl FnCompiler<'_, '_> {
         let passed = self.passed_arguments(args);
         let a = passed.first().map(|p| p.0).unwrap_or(self.zero);
         let b = passed.get(1).map(|p| p.0).unwrap_or(self.zero);
+        let c = passed.get(2).map(|p| p.0).unwrap_or(self.zero);
         let dst = match op {
-            SyncOp::Shuffle(_) | SyncOp::Vote(_) | SyncOp::ActiveMask => dst.unwrap_or_else(|| self.alloc(1)),
-            _ => self.zero,
+            SyncOp::Shuffle(_)
+            | SyncOp::ShuffleWidth(_)
+            | SyncOp::Vote(_)
+            | SyncOp::WarpReduce(_)
+            | SyncOp::BlockReduce(_)
+            | SyncOp::ActiveMask => dst.unwrap_or_else(|| self.alloc(1)),
+            SyncOp::BlockBarrier | SyncOp::WarpBarrier | SyncOp::NamedBarrier { .. } => self.zero,
         };
-        self.emit(Instr::Sync { op, dst, a, b }, e);
+        self.emit(Instr::Sync { op, dst, a, b, c }, e);
         Some(dst)
     }
 
@@ -135,7 +163,7 @@ impl FnCompiler<'_, '_> {
     fn uniform_load(&mut self, e: ExprId, args: &[ExprId], dst: Option<Reg>) -> Reg {
         let regs = self.operands(args);
         let zero = self.zero;
-        let barrier = Instr::Sync { op: SyncOp::BlockBarrier, dst: zero, a: zero, b: zero };
+        let barrier = Instr::Sync { op: SyncOp::BlockBarrier, dst: zero, a: zero, b: zero, c: zero };
         self.emit(barrier, e);
         let stride = args.first().and_then(|a| self.layout.ty(*a).element()).map(|t| self.slots(t)).unwrap_or(1);
         let dst = dst.unwrap_or_else(|| self.alloc(stride.max(1)));
@@ -201,6 +229,38 @@ impl FnCompiler<'_, '_> {
         let src = regs.get(2).copied().unwrap_or(zero);
         self.emit(Instr::Store { src, arr: view, idx, idx_ty: Scalar::Int32, stride: n, offset: 0, n }, e);
         Some(zero)
+    }
+
+    /// `popc`, `clz`, `ffs`, `brev` and their 64-bit forms; the funnel shifts.
+    fn bit_builtin(&mut self, e: ExprId, name: &str, args: &[ExprId], dst: Option<Reg>) -> Option<Reg> {
+        let left = match name {
+            "funnel_shift_left" => Some(true),
+            "funnel_shift_right" => Some(false),
+            _ => None,
+        };
+        if let Some(left) = left {
+            let regs = self.operands(args);
+            let dst = dst.unwrap_or_else(|| self.alloc(1));
+            let get = |i: usize| regs.get(i).copied().unwrap_or(self.zero);
+            self.emit(Instr::Funnel { left, dst, lo: get(0), hi: get(1), shift: get(2) }, e);
+            return Some(dst);
+        }
+        let op = match name {
+            "popc" => UnaryOp::Popc32,
+            "popc64" => UnaryOp::Popc64,
+            "clz" => UnaryOp::Clz32,
+            "clz64" => UnaryOp::Clz64,
+            "ffs" => UnaryOp::Ffs32,
+            "ffs64" => UnaryOp::Ffs64,
+            "brev" => UnaryOp::Brev32,
+            "brev64" => UnaryOp::Brev64,
+            _ => return None,
+        };
+        let regs = self.operands(args);
+        let dst = dst.unwrap_or_else(|| self.alloc(1));
+        let a = regs.first().copied().unwrap_or(self.zero);
+        self.emit(Instr::Unary { op, dst, a }, e);
+        Some(dst)
     }
 
     fn select(&mut self, e: ExprId, args: &[ExprId], dst: Option<Reg>) -> Reg {
@@ -329,6 +389,24 @@ fn position(name: &str) -> Option<Position> {
             "warp_size" => return None,
             _ => return None,
         },
+    })
+}
+
+/// The operation of `warp_reduce_add`, `warp_reduce_min_uint32`...
+fn warp_reduce_op(name: &str) -> Option<WarpReduceOp> {
+    let rest = name.strip_prefix("warp_reduce_")?;
+    let (op, signed) = match rest.strip_suffix("_uint32") {
+        Some(op) => (op, false),
+        None => (rest, true),
+    };
+    Some(match op {
+        "add" => WarpReduceOp::Add,
+        "min" => WarpReduceOp::Min { signed },
+        "max" => WarpReduceOp::Max { signed },
+        "and" => WarpReduceOp::And,
+        "or" => WarpReduceOp::Or,
+        "xor" => WarpReduceOp::Xor,
+        _ => return None,
     })
 }
 

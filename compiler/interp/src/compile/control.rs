@@ -196,6 +196,6 @@ impl FnCompiler<'_, '_> {
     pub fn superstep(&mut self, e: ExprId, body: ExprId) {
         self.discard(body);
         let zero = self.zero;
-        self.emit(Instr::Sync { op: SyncOp::BlockBarrier, dst: zero, a: zero, b: zero }, e);
+        self.emit(Instr::Sync { op: SyncOp::BlockBarrier, dst: zero, a: zero, b: zero, c: zero }, e);
     }
 }

@@ -1,5 +1,5 @@
 #![allow(dead_code)] // Shared by a test and an example, each using part of it.
-//! The seven example kernels of `examples/kernels/` run by the interpreter with the launches their host code
+//! The example kernels of `examples/kernels/` run by the interpreter with the launches their host code
 //! makes (`examples/src/*.rs`: the same block sizes, grids and dynamic shared memory), each checked against a
 //! CPU reference written here (the examples crate depends on the CUDA runtime; this keeps the interpreter's
 //! tests free of it). Shared by `tests/examples.rs` (CI sizes) and `examples/run_examples.rs` (the GPU tests'
@@ -35,7 +35,8 @@ impl Run {
     }
 }
 
-pub const EXAMPLES: &[&str] = &["vector_add", "reduce", "warp_reduce", "scan", "histogram", "transpose", "matmul"];
+pub const EXAMPLES: &[&str] =
+    &["vector_add", "reduce", "warp_reduce", "scan", "histogram", "transpose", "matmul", "softmax", "stencil", "spmv"];
 
 /// The sizes of `examples/tests/gpu_examples.rs` (for transpose, width and height).
 pub fn gpu_test_sizes(example: &str) -> Vec<(usize, usize)> {
@@ -48,6 +49,10 @@ pub fn gpu_test_sizes(example: &str) -> Vec<(usize, usize)> {
         "histogram" => one(&[1, 1000, 1 << 20, 10_000_019]),
         "transpose" => vec![(1, 1), (32, 32), (1000, 777), (33, 1025), (2048, 2048)],
         "matmul" => one(&[128, 256, 512]),
+        // (columns, threads per block); (width, height); (rows, threads per block).
+        "softmax" => vec![(1, 32), (1000, 128), (4096, 256), (100_000, 1024)],
+        "stencil" => vec![(1, 1), (1000, 777), (33, 1025), (4096, 4096)],
+        "spmv" => vec![(1, 32), (1000, 128), (100_003, 256), (1 << 20, 256)],
         _ => Vec::new(),
     }
 }
@@ -271,8 +276,110 @@ pub fn run(example: &'static str, (n, m): (usize, usize), options: &Options) -> 
                 .fold(0.0, f64::max);
             r.finish(example, format!("{n}^3"), error, 1e-5 * n as f64)
         }
+        "softmax" => run_softmax(r, n, m as u32),
+        "stencil" => run_stencil(r, n, m),
+        "spmv" => run_spmv(r, n, m as u32),
         other => panic!("no example {other}"),
     }
+}
+
+/// The rows of every softmax run.
+pub const SOFTMAX_ROWS: usize = 6;
+
+/// Row softmax (`examples/src/softmax.rs`): `SOFTMAX_ROWS` rows of `cols` values, one block of `block` threads
+/// per row; a float64 reference, relative error.
+fn run_softmax(mut r: Runner, cols: usize, block: u32) -> Run {
+    let mut rng = Rng::new(9);
+    let xs: Vec<f32> = (0..SOFTMAX_ROWS * cols).map(|_| rng.f32_in(-8.0, 8.0)).collect();
+    let mut args =
+        vec![Arg::Vector(Buffer::from_f32(&xs)), zeros(Scalar::Float32, SOFTMAX_ROWS * cols), Arg::i32(cols as i32)];
+    r.launch("softmax", Geometry::linear(SOFTMAX_ROWS as u32, block), &mut args);
+    let ys = buffer(&args, 1).as_f32();
+    let mut error = 0.0f64;
+    for row in 0..SOFTMAX_ROWS {
+        let x = &xs[row * cols..(row + 1) * cols];
+        let m = x.iter().fold(f64::MIN, |a, &v| a.max(v as f64));
+        let total: f64 = x.iter().map(|&v| (v as f64 - m).exp()).sum();
+        for (j, &v) in x.iter().enumerate() {
+            let exact = (v as f64 - m).exp() / total;
+            error = error.max((ys[row * cols + j] as f64 - exact).abs() / exact.max(1e-30));
+        }
+    }
+    r.finish("softmax", format!("{SOFTMAX_ROWS}x{cols}, block {block}"), error, 1e-4)
+}
+
+/// One Jacobi step with a shared tile and halo (`examples/src/stencil.rs`), blocks of 32 x 8 threads.
+fn run_stencil(mut r: Runner, width: usize, height: usize) -> Run {
+    const BLOCK: [u32; 2] = [32, 8];
+    let mut rng = Rng::new(10);
+    let input: Vec<f32> = (0..width * height).map(|_| rng.f32_in(-1.0, 1.0)).collect();
+    let tile = ((BLOCK[0] + 2) * (BLOCK[1] + 2)) as usize;
+    let mut args = vec![
+        Arg::Vector(Buffer::from_f32(&input)),
+        zeros(Scalar::Float32, width * height),
+        Arg::i32(width as i32),
+        Arg::i32(height as i32),
+        Arg::i32(tile as i32),
+    ];
+    let grid = [width.div_ceil(BLOCK[0] as usize) as u32, height.div_ceil(BLOCK[1] as usize) as u32, 1];
+    let geometry = Geometry { grid, block: [BLOCK[0], BLOCK[1], 1], dynamic_shared_bytes: (tile * 4) as u32 };
+    r.launch("stencil", geometry, &mut args);
+    let at = |x: isize, y: isize| {
+        let (x, y) = (x.clamp(0, width as isize - 1), y.clamp(0, height as isize - 1));
+        input[y as usize * width + x as usize]
+    };
+    let mut expected = vec![0.0f32; width * height];
+    for y in 0..height as isize {
+        for x in 0..width as isize {
+            expected[y as usize * width + x as usize] =
+                0.25 * (((at(x - 1, y) + at(x + 1, y)) + at(x, y - 1)) + at(x, y + 1));
+        }
+    }
+    let error = mismatches(&buffer(&args, 1).as_f32(), &expected);
+    r.finish("stencil", format!("{width}x{height}"), error, 0.0)
+}
+
+/// A random square CSR matrix of `rows` rows with 0 to 63 nonzeros each, as `examples/src/spmv.rs` makes it:
+/// (row starts, columns, values).
+pub fn spmv_matrix(rows: usize) -> (Vec<i32>, Vec<i32>, Vec<f32>) {
+    let mut rng = Rng::new(11);
+    let mut starts = vec![0i32];
+    let (mut cols, mut vals) = (Vec::new(), Vec::new());
+    for _ in 0..rows {
+        let count = rng.below(64);
+        for _ in 0..count {
+            cols.push(rng.below(rows as u32) as i32);
+            vals.push(rng.f32_in(-1.0, 1.0));
+        }
+        starts.push(cols.len() as i32);
+    }
+    (starts, cols, vals)
+}
+
+/// CSR SpMV with one warp per row (`examples/src/spmv.rs`), blocks of `block` threads; a float64 reference.
+fn run_spmv(mut r: Runner, rows: usize, block: u32) -> Run {
+    let (starts, cols, vals) = spmv_matrix(rows);
+    let mut rng = Rng::new(12);
+    let x: Vec<f32> = (0..rows).map(|_| rng.f32_in(-1.0, 1.0)).collect();
+    let mut args = vec![
+        Arg::Vector(Buffer::from_i32(&starts)),
+        Arg::Vector(Buffer::from_i32(&cols)),
+        Arg::Vector(Buffer::from_f32(&vals)),
+        Arg::Vector(Buffer::from_f32(&x)),
+        zeros(Scalar::Float32, rows),
+        Arg::i32(rows as i32),
+    ];
+    let warps = (block / 32) as usize;
+    r.launch("spmv", Geometry::linear(rows.div_ceil(warps).max(1) as u32, block), &mut args);
+    let y = buffer(&args, 4).as_f32();
+    let error = (0..rows)
+        .map(|row| {
+            let range = starts[row] as usize..starts[row + 1] as usize;
+            let exact: f64 = range.map(|k| vals[k] as f64 * x[cols[k] as usize] as f64).sum();
+            (y[row] as f64 - exact).abs()
+        })
+        .fold(0.0, f64::max);
+    r.finish("spmv", format!("{rows} rows, block {block}"), error, 1e-5 * 64.0)
 }
 
 /// The two-level scan of `examples/src/scan.rs`: scan each block of 1024, scan the block sums, add them back.

@@ -49,6 +49,7 @@ impl Walker<'_> {
         let bindings = self.bindings(params, args);
         let site = CallSite { function, span, args, module: self.module, params, values: &values, control };
         let key = CallKey::new(function, &values, control.level, (self.reporting, self.in_kernel))
+            .map(|key| key.under(self.launch_contract()))
             .filter(|_| self.memoize && replayable(&bindings));
         if let Some(result) = key.and_then(|key| self.replay(key, &site, &bindings)) {
             self.calls_replayed += 1;

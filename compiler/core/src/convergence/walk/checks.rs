@@ -172,6 +172,9 @@ impl Walker<'_> {
         indices: Value,
         values: &[Value],
     ) -> Value {
+        if let Some(value) = self.launch_builtin(builtin, e, span) {
+            return value;
+        }
         match builtin.result {
             ResultUniformity::Uniform => Value::uniform(),
             // Another block may write a global vector between two threads' loads: only shared memory (and data
@@ -194,7 +197,7 @@ impl Walker<'_> {
             }
             // Under the host's promise of whole warps every lane exists: lane `src`'s `v`, as uniform as `v`
             // (at worst warp-uniform when `src` is).
-            ResultUniformity::Broadcast if self.full_warps => match (values.first(), values.get(1)) {
+            ResultUniformity::Broadcast if self.whole_warps() => match (values.first(), values.get(1)) {
                 (Some(v), _) if v.level <= Uniformity::WarpUniform => *v,
                 (_, Some(src)) if src.level <= Uniformity::WarpUniform => {
                     self.facts.value(Uniformity::WarpUniform, OriginKind::Builtin(e), span, None)
@@ -248,7 +251,7 @@ impl Walker<'_> {
     fn check_requirement(&mut self, builtin: &'static Builtin, e: ExprId, span: Span, control: &Control) {
         match builtin.requirement {
             Requirement::None => {}
-            Requirement::BlockConverged if control.level > Uniformity::BlockUniform => {
+            Requirement::BlockConverged if control.level > self.block_converged_limit() => {
                 let name = self.written_name(e, builtin);
                 let help =
                     convergence_help(Scope::Block, "the barrier", ("Gpu.block_barrier", false), control, &self.facts);
@@ -288,7 +291,8 @@ impl Walker<'_> {
 
     pub(super) fn superstep(&mut self, divergent: bool, body: ExprId, span: Span) -> Value {
         let entry = self.effective_control();
-        if entry.level > Uniformity::BlockUniform {
+        let limit = self.block_converged_limit();
+        if entry.level > limit {
             let help =
                 convergence_help(Scope::Block, "the superstep", ("superstep { ... }", false), &entry, &self.facts);
             let d = divergence_error(
@@ -312,7 +316,7 @@ impl Walker<'_> {
             return Value::uniform();
         }
         let exit = self.effective_control();
-        if exit.level > Uniformity::BlockUniform && entry.level <= Uniformity::BlockUniform {
+        if exit.level > limit && entry.level <= limit {
             let keyword = Span { end: span.start + "superstep".len() as u32, ..span };
             let help = convergence_help(
                 Scope::Block,

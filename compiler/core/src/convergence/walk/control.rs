@@ -154,10 +154,11 @@ impl Walker<'_> {
 
     /// `a op b`; for `&&` and `||`, `b` runs only in the threads where `a` allows it, like the branch of an `if`.
     #[inline]
-    pub(super) fn binary(&mut self, op: BinaryOp, lhs: ExprId, rhs: ExprId) -> Value {
+    pub(super) fn binary(&mut self, e: ExprId, op: BinaryOp, lhs: ExprId, rhs: ExprId) -> Value {
         let left = self.expr(lhs);
         if !op.is_logical() {
-            return left.join(self.expr(rhs));
+            let joined = left.join(self.expr(rhs));
+            return self.launch_binary(e, op, lhs, rhs, joined);
         }
         self.short_circuit(left, lhs, rhs)
     }
