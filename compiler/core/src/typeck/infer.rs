@@ -425,7 +425,7 @@ fn is_scalar(ty: &Type) -> bool {
 }
 
 /// `container` (a vector, ref or array type) with its element type replaced.
-fn with_element(container: &Type, elem: Type) -> Type {
+pub(crate) fn with_element(container: &Type, elem: Type) -> Type {
     let elem = Arc::new(elem);
     match container {
         Type::Vector(_) => Type::Vector(elem),
