@@ -7,7 +7,9 @@
 //! types, and substitute every variable away. Per-expression rules live in `expr.rs` (the dispatcher, with one
 //! helper per `ExprKind`), `bindings.rs`, `access.rs` and `calls.rs`; `infer.rs` owns unification, `consts.rs`
 //! constant evaluation, `effects.rs` the written-parameter and call-graph facts, `report.rs` the wording of type
-//! mismatches, `scope.rs` name lookup and `suggest.rs` the "did you mean" hints.
+//! mismatches, `scope.rs` name lookup and `suggest.rs` the "did you mean" hints. Generic device functions are
+//! `generic.rs` (the planning run: generalisation, instantiation at calls, the instances a program uses) and
+//! `specialise.rs` (one copy of a function per instance); [`check_program`] runs both, then the final run.
 //!
 //! Diagnostics: `E0200` unknown name or type, `E0201` mismatched types, `E0202` wrong number of arguments, `E0203`
 //! bad array size, `E0204` write to something read-only, `E0205` array literal outside a constant, `E0206`
