@@ -86,6 +86,14 @@ pub struct CheckedProgram {
 /// instances; if one is used at several types, the program is specialised (one function per instance) and
 /// checked again. All diagnostics come from the final run.
 pub fn check_program(module: Module, sources: &SourceMap, options: &TypeckOptions) -> CheckedProgram {
+    // A function whose parameters and result are all annotated has nothing to generalise: a program of such
+    // functions needs no planning run.
+    let annotated = |f: &crate::syntax::ast::Function| f.ret.is_some() && f.params.iter().all(|p| p.ty.is_some());
+    if module.functions().all(annotated) {
+        let (info, diagnostics) = check_module(&module, sources, options);
+        let item_origins = (0..module.items.len()).collect();
+        return CheckedProgram { module, item_origins, info, diagnostics };
+    }
     let (plan, function_items) = {
         let mut planner = Checker::new(&module, sources, options);
         planner.generics.enabled = true;
