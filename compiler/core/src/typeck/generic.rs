@@ -256,10 +256,13 @@ impl Checker<'_> {
             }
         }
         let mut unused = (0..count).filter(|f| self.generics.schemes[*f].is_some());
+        let mut unknown: Vec<(Option<InstanceRef>, &GenericCall)> = Vec::new();
         loop {
             while let Some((caller, call)) = work.pop_front() {
                 let key: Vec<Type> = call.types.iter().map(|t| self.concrete_in(t, caller, &plan)).collect();
                 if !key.iter().all(concrete) {
+                    // A call whose types are unknown (an error elsewhere) still names an instance, below.
+                    unknown.push((caller, call));
                     continue;
                 }
                 let f = call.callee.0 as usize;
@@ -279,6 +282,11 @@ impl Checker<'_> {
             let key = plan.variables[f].iter().map(|v| self.default_of(*v)).collect();
             plan.instances[f].push(key);
             work.extend(inside[f].iter().map(|c| (Some((FunctionId(f as u32), 0)), *c)));
+        }
+        for (caller, call) in unknown {
+            if !plan.instances[call.callee.0 as usize].is_empty() {
+                plan.edges.push((caller, call.call, (call.callee, 0)));
+            }
         }
         self.name_instances(&mut plan);
         plan
