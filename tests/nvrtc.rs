@@ -131,6 +131,31 @@ fn every_corpus_file_compiles_with_nvrtc() {
     assert!(failures.is_empty(), "{} of {} programs failed:\n{}", failures.len(), corpus.len(), failures.join("\n"));
 }
 
+/// A program that uses generic functions at several types compiles to one C function per instance, each of the
+/// instance's types, and NVRTC compiles them all (no templates, no function pointers).
+#[test]
+fn generic_functions_compile_to_one_function_per_instance() {
+    if !require::nvrtc("generic function instances") {
+        return;
+    }
+    let path = Path::new("tests/ui/types/generic_functions.sk");
+    let cuda = session(&DiskFiles::rooted(repo_root())).compile_file(path).unwrap_or_else(|e| panic!("{e}")).cuda;
+    for signature in [
+        "float sq__float32(float x)",
+        "int sq__int32(int x)",
+        "double sq__float64(double x)",
+        "long long pick__int64(long long x, long long y)",
+        "float pick__float32(float x, float y)",
+        "double sum_sq__float64(double x, double y)",
+        "float double_it(float x)",
+    ] {
+        assert!(cuda.source.contains(signature), "`{signature}` in:\n{}", cuda.source);
+    }
+    assert!(!cuda.source.contains("unused"), "a generic function nothing calls is not emitted");
+    let out = compile(path).unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.resources.iter().any(|r| r.is_entry && r.name == "k"), "the kernel's ptxas report");
+}
+
 /// Device-side launches compile only as relocatable code, which calls the device runtime (linked at load time);
 /// ordered atomics and named barriers become the PTX instructions they promise.
 #[test]

@@ -343,7 +343,9 @@ fn check_here(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &
         sources.add(typeck::COMMAND_LINE, defines);
     }
     let broken = items_with_syntax_errors(&module, &diagnostics);
-    let (types, mut type_diagnostics) = typeck::check_module(&module, &sources, &options.typeck);
+    let checked = typeck::check_program(module, &sources, &options.typeck);
+    let (module, types, mut type_diagnostics) = (checked.module, checked.info, checked.diagnostics);
+    let item_files: Vec<FileId> = checked.item_origins.iter().map(|origin| item_files[*origin]).collect();
     type_diagnostics.extend(crate::limits::check(&module, &types, options.target));
     type_diagnostics.extend(crate::contract::check_device_launches(&module, &types));
     let (uniformity, convergence_diagnostics) = convergence::analyse(&module, &types, options.full_warps);

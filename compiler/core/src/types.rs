@@ -147,6 +147,9 @@ pub struct FunctionInfo {
     pub span: Span,
     /// Index in `Module::items`.
     pub item: usize,
+    /// For an instance of a generic function used at several types (`sq__float32`): how a diagnostic inside it
+    /// names the instance ("in the instance `sq__float32` of the generic function `sq` (x : float32)").
+    pub instance: Option<String>,
 }
 
 /// A kernel parameter as the runtime sees it.

@@ -271,8 +271,25 @@ impl<'a> Walker<'a> {
         self.report_attempts += 1;
         let secondary = diagnostic.labels.iter().find(|l| !l.primary).map(|l| l.span);
         if self.seen.insert((diagnostic.code, diagnostic.primary_span(), secondary)) {
+            let diagnostic = self.name_instance(diagnostic);
             self.diagnostics.push(diagnostic);
         }
+    }
+
+    /// A diagnostic inside an instance of a generic function (each instance is analysed on its own, as any
+    /// function is) says which instance it is: the innermost function being analysed whose body holds it.
+    fn name_instance(&self, mut diagnostic: Diagnostic) -> Diagnostic {
+        let at = diagnostic.primary_span();
+        let inside = |f: &&FunctionId| {
+            let span = self.types.function(**f).span;
+            span.file == at.file && span.start <= at.start && at.end <= span.end
+        };
+        if let Some(note) =
+            self.call_stack.iter().rev().find(inside).and_then(|f| self.types.function(*f).instance.clone())
+        {
+            diagnostic.notes.push(note);
+        }
+        diagnostic
     }
 
     // --- expressions -------------------------------------------------------------------------------------

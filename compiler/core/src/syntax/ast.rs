@@ -539,6 +539,37 @@ pub fn for_each_child(kind: &ExprKind, mut visit: impl FnMut(ExprId)) {
     }
 }
 
+/// Replaces each child of `kind` by `map(child)`, in the order [`for_each_child`] visits them (a copy of a
+/// subtree, as the specialisation of a generic function makes, maps the copied node's children to their copies).
+pub fn map_children(kind: &mut ExprKind, mut map: impl FnMut(ExprId) -> ExprId) {
+    use ExprKind::*;
+    let mut one = |e: &mut ExprId| *e = map(*e);
+    match kind {
+        Int { .. } | Float { .. } | Bool(_) | Unit | Var(_) | Global(_) | Break | Continue | Error => {}
+        Return(e) => e.iter_mut().for_each(one),
+        Call { args, .. } => args.iter_mut().for_each(one),
+        Unary { operand, .. } => one(operand),
+        Binary { lhs, rhs, .. } => [lhs, rhs].into_iter().for_each(one),
+        Let { value, body, .. } => [value, body].into_iter().for_each(one),
+        Ref(e) => one(e),
+        LetArray { size, body, .. } => [size, body].into_iter().for_each(one),
+        Assign { value, .. } => one(value),
+        If { cond, then_branch, else_branch } => [cond, then_branch].into_iter().chain(else_branch).for_each(one),
+        For { start, end, body, .. } => [start, end, body].into_iter().for_each(one),
+        While { cond, body } => [cond, body].into_iter().for_each(one),
+        Seq(a, b) => [a, b].into_iter().for_each(one),
+        Index { array, index } => [array, index].into_iter().for_each(one),
+        IndexSet { array, index, value } => [array, index, value].into_iter().for_each(one),
+        Field { record, .. } => one(record),
+        FieldSet { record, value, .. } => [record, value].into_iter().for_each(one),
+        Record(fields) => fields.iter_mut().map(|(_, e)| e).for_each(one),
+        ArrayLit(items) => items.iter_mut().for_each(one),
+        Superstep { body, .. } => one(body),
+        Annot { expr, .. } => one(expr),
+        Pragma { body, .. } => one(body),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -491,6 +491,8 @@ impl Checker<'_> {
         };
         let (params, ret) = (info.params.clone(), info.ret.clone());
         let declared = self.function_name_span(f).unwrap_or(info.span);
+        let param_types: Vec<Type> = params.iter().map(|p| self.local_type(*p)).collect();
+        let (param_types, ret) = self.call_signature(id, f, &param_types, ret);
         let (args, found) = self.effective_args(params.len(), args, found);
         self.note_call(f, args, self.span(id));
         if args.len() != params.len() {
@@ -498,12 +500,11 @@ impl Checker<'_> {
             self.report_arity(callee, params.len(), args.len(), Some(declared), help);
             return ret;
         }
-        for ((param, arg), found) in params.iter().zip(args).zip(found) {
+        for (((param, arg), found), expected) in params.iter().zip(args).zip(found).zip(param_types) {
             let Some(local) = self.local_info(*param) else {
                 continue;
             };
             let why = Because::of(local.span, Reason::Parameter(*param));
-            let expected = local.ty.clone();
             self.expect_type_because(*arg, found, &expected, why);
             self.check_named_cell(*arg, &expected);
         }

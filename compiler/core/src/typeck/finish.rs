@@ -54,7 +54,20 @@ impl Checker<'_> {
     }
 
     fn run_deferred(&mut self) {
-        for deferred in std::mem::take(&mut self.deferred) {
+        let instances = std::mem::take(&mut self.deferred_instances);
+        for (index, deferred) in std::mem::take(&mut self.deferred).into_iter().enumerate() {
+            let before = self.diagnostics.len();
+            self.run_one_deferred(deferred);
+            if let Some((_, note)) = instances.iter().find(|(range, _)| range.contains(&index)) {
+                for d in &mut self.diagnostics[before..] {
+                    d.notes.push(note.clone());
+                }
+            }
+        }
+    }
+
+    fn run_one_deferred(&mut self, deferred: Deferred) {
+        {
             match deferred {
                 Deferred::Comparable { ty, expr } => self.check_comparable(&ty, expr),
                 Deferred::Discarded { expr } => self.check_discarded(expr),

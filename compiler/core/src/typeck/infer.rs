@@ -1,7 +1,8 @@
 //! Inference variables and unification. Types under inference are ordinary [`Type`]s that may contain
 //! `Type::Var`; this table says, for every variable, either the class of types it may still become or the type it
-//! was bound to. Unification is monomorphic (no generalisation): every variable ends up as one concrete type,
-//! either through a constraint or through defaulting by class at the end of checking.
+//! was bound to. Unification is monomorphic (generalising functions is `generic`'s, which instantiates their
+//! variables at each call): every variable ends up as one concrete type, either through a constraint or through
+//! defaulting by class at the end of checking.
 //!
 //! A value indexed before its type is known gets the class `Array` (with an element type kept beside it): it
 //! becomes whichever array it is used as (a vector, a shared or local array, a constant array), and a vector if
@@ -425,7 +426,7 @@ fn is_scalar(ty: &Type) -> bool {
 }
 
 /// `container` (a vector, ref or array type) with its element type replaced.
-fn with_element(container: &Type, elem: Type) -> Type {
+pub(crate) fn with_element(container: &Type, elem: Type) -> Type {
     let elem = Arc::new(elem);
     match container {
         Type::Vector(_) => Type::Vector(elem),

@@ -84,6 +84,7 @@ impl<'a> Checker<'a> {
             ret: Type::Error,
             span: function.span,
             item,
+            instance: self.instance_notes.get(item).cloned().flatten(),
         });
         self.register_value(&function.name, ValueItem::Function(id));
         ItemRef::Function(id)
@@ -243,9 +244,12 @@ impl<'a> Checker<'a> {
     /// Checks the body of every function, then of every kernel.
     pub(crate) fn check_bodies(&mut self) {
         let module = self.module;
-        for (index, item) in module.items.iter().enumerate() {
-            if let (Item::Function(f), Some(ItemRef::Function(id))) = (item, self.item_refs.get(index).copied()) {
+        for index in self.function_body_order() {
+            if let (Some(Item::Function(f)), Some(ItemRef::Function(id))) =
+                (module.items.get(index), self.item_refs.get(index).copied())
+            {
                 self.check_function_body(f, id);
+                self.generalise(id);
             }
         }
         for (index, item) in module.items.iter().enumerate() {
@@ -255,7 +259,34 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// The items of functions in the order their bodies are checked: source order, or callees first when
+    /// generic functions are being planned (a function is generalised before its calls are checked).
+    fn function_body_order(&self) -> Vec<usize> {
+        let module = self.module;
+        if !self.generics.enabled {
+            return (0..module.items.len()).collect();
+        }
+        let mut functions = crate::fxhash::FxHashMap::default();
+        for (index, item) in module.items.iter().enumerate() {
+            if let Item::Function(f) = item {
+                functions.entry(f.name.name.as_str()).or_insert(index);
+            }
+        }
+        super::generic::callee_first_order(module, &functions)
+    }
+
     fn check_function_body(&mut self, function: &'a Function, id: FunctionId) {
+        let (before, deferred_before) = (self.diagnostics.len(), self.deferred.len());
+        self.check_function_body_here(function, id);
+        if let Some(note) = self.info.functions.get(id.0 as usize).and_then(|f| f.instance.clone()) {
+            for d in &mut self.diagnostics[before..] {
+                d.notes.push(note.clone());
+            }
+            self.deferred_instances.push((deferred_before..self.deferred.len(), note));
+        }
+    }
+
+    fn check_function_body_here(&mut self, function: &'a Function, id: FunctionId) {
         let Some(info) = self.info.functions.get(id.0 as usize) else {
             return;
         };

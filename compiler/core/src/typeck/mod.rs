@@ -7,7 +7,9 @@
 //! types, and substitute every variable away. Per-expression rules live in `expr.rs` (the dispatcher, with one
 //! helper per `ExprKind`), `bindings.rs`, `access.rs` and `calls.rs`; `infer.rs` owns unification, `consts.rs`
 //! constant evaluation, `effects.rs` the written-parameter and call-graph facts, `report.rs` the wording of type
-//! mismatches, `scope.rs` name lookup and `suggest.rs` the "did you mean" hints.
+//! mismatches, `scope.rs` name lookup and `suggest.rs` the "did you mean" hints. Generic device functions are
+//! `generic.rs` (the planning run: generalisation, instantiation at calls, the instances a program uses) and
+//! `specialise.rs` (one copy of a function per instance); [`check_program`] runs both, then the final run.
 //!
 //! Diagnostics: `E0200` unknown name or type, `E0201` mismatched types, `E0202` wrong number of arguments, `E0203`
 //! bad array size, `E0204` write to something read-only, `E0205` array literal outside a constant, `E0206`
@@ -32,12 +34,14 @@ mod consts;
 mod effects;
 mod expr;
 mod finish;
+mod generic;
 mod infer;
 mod items;
 mod literals;
 mod report;
 mod sarek_names;
 mod scope;
+mod specialise;
 mod storage;
 mod suggest;
 #[cfg(test)]
@@ -60,16 +64,56 @@ pub struct TypeckOptions {
     pub defines: Vec<(String, String)>,
 }
 
-/// Resolves names, infers the type of every expression and evaluates constants.
+/// Resolves names, infers the type of every expression and evaluates constants, with every device function
+/// monomorphic (one type, unified over its calls). [`check_program`] specialises generic functions first.
 pub fn check_module(module: &Module, sources: &SourceMap, options: &TypeckOptions) -> (TypeInfo, Vec<Diagnostic>) {
     let mut checker = Checker::new(module, sources, options);
-    checker.collect_items();
-    checker.lower_records();
-    checker.check_constants();
-    checker.apply_unknown_defines();
-    checker.collect_signatures();
-    checker.check_bodies();
+    checker.check_items();
     checker.finish()
+}
+
+/// A program after type checking, its generic functions specialised (see `generic` and `specialise`).
+pub struct CheckedProgram {
+    /// The program as checked: the written one, or, where a generic function is used at several types, the
+    /// written one with that function replaced by its instances.
+    pub module: Module,
+    /// For each item of `module`, the item of the written program it comes from.
+    pub item_origins: Vec<usize>,
+    pub info: TypeInfo,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Type checks a program whose device functions may be generic: a first run finds each generic function's
+/// instances; if one is used at several types, the program is specialised (one function per instance) and
+/// checked again. All diagnostics come from the final run.
+pub fn check_program(module: Module, sources: &SourceMap, options: &TypeckOptions) -> CheckedProgram {
+    // A function whose parameters and result are all annotated has nothing to generalise: a program of such
+    // functions needs no planning run.
+    let annotated = |f: &crate::syntax::ast::Function| f.ret.is_some() && f.params.iter().all(|p| p.ty.is_some());
+    if module.functions().all(annotated) {
+        let (info, diagnostics) = check_module(&module, sources, options);
+        let item_origins = (0..module.items.len()).collect();
+        return CheckedProgram { module, item_origins, info, diagnostics };
+    }
+    let (plan, function_items) = {
+        let mut planner = Checker::new(&module, sources, options);
+        planner.generics.enabled = true;
+        planner.check_items();
+        (planner.plan(), planner.info.functions.iter().map(|f| f.item).collect::<Vec<_>>())
+    };
+    if !plan.specialises() {
+        let (info, diagnostics) = check_module(&module, sources, options);
+        let item_origins = (0..module.items.len()).collect();
+        return CheckedProgram { module, item_origins, info, diagnostics };
+    }
+    let specialised = specialise::specialise(&module, &plan, &function_items);
+    let (info, diagnostics) = {
+        let mut checker = Checker::new(&specialised.module, sources, options);
+        checker.instance_notes = specialised.instance_notes;
+        checker.check_items();
+        checker.finish()
+    };
+    CheckedProgram { module: specialised.module, item_origins: specialised.origins, info, diagnostics }
 }
 
 /// The item whose body is being checked.
@@ -156,6 +200,13 @@ pub(crate) struct Checker<'a> {
     pub(crate) seq_pending: Vec<ExprId>,
     /// How many more "did you mean" searches this check may run (see `suggest`).
     pub(crate) suggestions_left: std::cell::Cell<usize>,
+    /// Generic functions: what the planning run learns (see `generic`).
+    pub(crate) generics: generic::Generics,
+    /// For each item, if it is an instance of a generic function used at several types, how it is named in
+    /// the diagnostics of its body.
+    pub(crate) instance_notes: Vec<Option<String>>,
+    /// The deferred checks (indices in `deferred`) that the body of an instance queued, with its note.
+    pub(crate) deferred_instances: Vec<(std::ops::Range<usize>, String)>,
 }
 
 impl<'a> Checker<'a> {
@@ -187,7 +238,21 @@ impl<'a> Checker<'a> {
             seq_nodes: Vec::new(),
             seq_pending: Vec::new(),
             suggestions_left: std::cell::Cell::new(suggest::MAX_SEARCHES),
+            generics: generic::Generics::default(),
+            instance_notes: Vec::new(),
+            deferred_instances: Vec::new(),
         }
+    }
+
+    /// Every phase before `finish`.
+    fn check_items(&mut self) {
+        self.collect_items();
+        self.lower_records();
+        self.check_constants();
+        self.apply_unknown_defines();
+        self.collect_signatures();
+        self.start_generics();
+        self.check_bodies();
     }
 
     /// The expression `id` (an `Error` node if the id is out of range, which a well-formed module never has).
