@@ -3,7 +3,9 @@
 //!
 //! `multigpu-bench ode GPUS [--quick]`: the Lorenz sweep of `ode-bench` (float32, Tsit5 fixed dt = 1e-3 and
 //! adaptive at atol = rtol = 1e-6, final state only) split over 1 .. GPUS devices by `EnsembleSolver`. Strong
-//! scaling at N = 2^25 (2^23 with --quick), weak scaling at 2^23 (2^21) per GPU. Per device count: `compute_ms`,
+//! scaling at N = 2^25 (2^23 with --quick), weak scaling at 2^23 (2^21) per GPU. Per device count: `gpu_ms`, the
+//! median over 5 runs of the slowest device's kernel time by its own events (the GPUs' time, the host's launches
+//! left out); `compute_ms`,
 //! the median over 5 runs (after a warm-up) of the wall time from the first launch to the last device's end with
 //! the batch resident on the devices; `solve_ms`, the median of 3 whole solves from host arrays to host arrays
 //! (uploads and downloads overlapped with the kernels); the speed-up or efficiency against one GPU of the same
@@ -53,7 +55,8 @@ fn lorenz_inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
 }
 
 /// One ODE measurement on `count` devices: (compute_ms, solve_ms, final states).
-fn ode_point(count: usize, controller: ControllerKind, n: usize) -> Result<(f64, f64, Vec<f32>, String)> {
+/// One ODE measurement: (GPU ms, compute ms, solve ms, final states, card).
+fn ode_point(count: usize, controller: ControllerKind, n: usize) -> Result<(f64, f64, f64, Vec<f32>, String)> {
     let set = devices(count)?;
     let system = SystemSource::new(skc_ode::program::systems_dir().join("lorenz.sk"));
     let solver = EnsembleSolver::new(&set, &system, &lorenz_cfg(controller), &Options::default())?;
@@ -61,8 +64,12 @@ fn ode_point(count: usize, controller: ControllerKind, n: usize) -> Result<(f64,
     let mut batch = solver.upload(&y0, &rho)?;
     solver.run(&mut batch)?;
     let mut compute = Vec::new();
+    let mut gpu = Vec::new();
     for _ in 0..5 {
-        compute.push(solver.run(&mut batch)?.wall_ms);
+        let timing = solver.run(&mut batch)?;
+        compute.push(timing.wall_ms);
+        // The slowest device's kernels by its own events: the GPUs' time without the host's launches.
+        gpu.push(timing.device_ms.iter().copied().fold(0.0, f64::max));
     }
     drop(batch);
     let mut solve = Vec::new();
@@ -72,7 +79,8 @@ fn ode_point(count: usize, controller: ControllerKind, n: usize) -> Result<(f64,
         solve.push(timing.wall_ms);
         final_state = solution.final_state;
     }
-    Ok((median(&compute).unwrap_or(f64::NAN), median(&solve).unwrap_or(f64::NAN), final_state, card(&set)))
+    let gpu = median(&gpu).unwrap_or(f64::NAN);
+    Ok((gpu, median(&compute).unwrap_or(f64::NAN), median(&solve).unwrap_or(f64::NAN), final_state, card(&set)))
 }
 
 fn ode(gpus: usize, quick: bool) -> Result<()> {
@@ -81,30 +89,32 @@ fn ode(gpus: usize, quick: bool) -> Result<()> {
     for controller in [ControllerKind::Fixed, ControllerKind::I] {
         let name = if controller == ControllerKind::Fixed { "fixed" } else { "adaptive" };
         for scaling in ["strong", "weak"] {
-            let mut base: Option<(f64, f64, Vec<f32>)> = None;
+            let mut base: Option<(f64, f64, f64, Vec<f32>)> = None;
             for count in 1..=gpus {
                 let n = if scaling == "strong" { strong_n } else { per_gpu * count };
-                let (compute, solve, finals, card) = ode_point(count, controller, n)?;
-                let (ratio_compute, ratio_solve, equal) = match &base {
-                    None => (1.0, 1.0, true),
-                    Some((c1, s1, f1)) => {
+                let (gpu, compute, solve, finals, card) = ode_point(count, controller, n)?;
+                let (ratio_gpu, ratio_compute, ratio_solve, equal) = match &base {
+                    None => (1.0, 1.0, 1.0, true),
+                    Some((g1, c1, s1, f1)) => {
                         // Strong: speed-up t1 / tN; weak: efficiency t1 / tN (same work per GPU).
                         let equal =
                             scaling == "weak" || f1.iter().zip(&finals).all(|(a, b)| a.to_bits() == b.to_bits());
-                        (c1 / compute, s1 / solve, equal)
+                        (g1 / gpu, c1 / compute, s1 / solve, equal)
                     }
                 };
                 if base.is_none() {
-                    base = Some((compute, solve, finals));
+                    base = Some((gpu, compute, solve, finals));
                 }
                 let label = if scaling == "strong" { "speedup" } else { "efficiency" };
                 eprintln!(
-                    "ode tsit5 {name} {scaling} N={n} gpus={count}: compute {compute:.2} ms ({label} {ratio_compute:.3}), \
+                    "ode tsit5 {name} {scaling} N={n} gpus={count}: GPU {gpu:.3} ms ({label} {ratio_gpu:.3}), \
+                     compute {compute:.2} ms ({label} {ratio_compute:.3}), \
                      solve {solve:.2} ms ({label} {ratio_solve:.3}), equal to one GPU: {equal}"
                 );
                 let mut line = JsonLine::measurement("skc", &format!("multigpu-ode-{scaling}"), &card);
                 line.str("method", "tsit5").str("controller", name).int("N", n as u64).int("gpus", count as u64);
-                line.num("compute_ms", compute).num("solve_ms", solve);
+                line.num("gpu_ms", gpu).num("compute_ms", compute).num("solve_ms", solve);
+                line.num(&format!("{label}_gpu"), ratio_gpu);
                 line.num(&format!("{label}_compute"), ratio_compute).num(&format!("{label}_solve"), ratio_solve);
                 line.str(
                     "equal_to_one_gpu",

@@ -12,7 +12,7 @@ use super::{Layout, Part, SummarySpec};
 
 /// The float types the recomputation runs in.
 pub trait Float:
-    Copy + PartialOrd + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self>
+    Copy + PartialOrd + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Send + Sync
 {
     fn of(v: f64) -> Self;
     fn to_f64(self) -> f64;
