@@ -65,8 +65,13 @@ fn ode_point(count: usize, controller: ControllerKind, n: usize) -> Result<(f64,
     solver.run(&mut batch)?;
     let mut compute = Vec::new();
     let mut gpu = Vec::new();
-    for _ in 0..5 {
+    for round in 0..5 {
         let timing = solver.run(&mut batch)?;
+        if round == 0 && count > 1 {
+            // Each device's own kernel time: shows whether the shares cost the same.
+            let per_device: Vec<String> = timing.device_ms.iter().map(|ms| format!("{ms:.3}")).collect();
+            eprintln!("  N={n} gpus={count}: kernel ms per device {}", per_device.join(" / "));
+        }
         compute.push(timing.wall_ms);
         // The slowest device's kernels by its own events: the GPUs' time without the host's launches.
         gpu.push(timing.device_ms.iter().copied().fold(0.0, f64::max));
