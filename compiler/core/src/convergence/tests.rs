@@ -200,6 +200,61 @@ kernel k (out : int32 vector) =
     assert_eq!(call_counts(&c), (2, 0));
 }
 
+#[test]
+fn calls_are_replayed_whatever_their_results_hang_off() {
+    let counts = |text: &str| call_counts(&checked(text));
+    // The result hangs off an argument: also when one value is passed to both parameters.
+    let one_value_twice = "let add (a : int32) (b : int32) : int32 = a + b
+
+kernel k (out : int32 vector) =
+  let t = thread_idx_x in
+  out.(global_idx) <- add t t + add t t
+";
+    assert_eq!(counts(one_value_twice), (1, 1));
+    // The result is the contents of the cell passed (no step of the callee's own).
+    let contents = "let get (p : int32 ref) : int32 = !p
+
+kernel k (out : int32 vector) =
+  let r = ref thread_idx_x in
+  out.(global_idx) <- get r + get r
+";
+    assert_eq!(counts(contents), (1, 1));
+    // A cell made for the call (`f (ref e)`): the callee's writes reach nobody.
+    let own_cell = "let bump (p : int32 ref) : int32 = p := !p + 1; !p
+
+kernel k (out : int32 vector) (n : int32) =
+  out.(global_idx) <- bump (ref n) + bump (ref n)
+";
+    assert_eq!(counts(own_cell), (1, 1));
+}
+
+/// A call thirty deep is replayed like one at the top: a summary's height counts the calls below it, not the
+/// depth it was made at.
+#[test]
+fn calls_deep_in_a_chain_are_replayed() {
+    let mut text = String::from("let leaf (x : int32) : int32 = x * 2\n");
+    text.push_str("let f29 (x : int32) : int32 = leaf x + leaf x\n");
+    for i in (0..29).rev() {
+        text.push_str(&format!("let f{i} (x : int32) : int32 = f{} x\n", i + 1));
+    }
+    text.push_str("\nkernel k (out : int32 vector) (n : int32) =\n  out.(global_idx) <- f0 n\n");
+    assert_eq!(call_counts(&checked(&text)), (31, 1));
+}
+
+/// `activemask` is the same in the lanes that run it together: warp-uniform in converged code, as uniform as the
+/// control flow under a branch.
+#[test]
+fn activemask_is_as_uniform_as_the_control_flow_it_runs_in() {
+    let c = checked(
+        "kernel k (out : uint32 vector) (n : int32) =
+  let m = Gpu.activemask in
+  if thread_idx_x < n then out.(global_idx) <- m + Gpu.activemask
+",
+    );
+    let level = |nth| info(&c).level(expr(&c, "Gpu.activemask", nth));
+    assert_eq!([level(0), level(1)], [Uniformity::WarpUniform, Uniformity::ThreadVarying]);
+}
+
 /// A shuffle from lane 1 guards a warp collective: in a partial last warp lane 1 may be missing, so the program is
 /// rejected, unless the host promises blocks of whole warps (`CheckOptions::full_warps`).
 #[test]
