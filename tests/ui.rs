@@ -44,6 +44,9 @@ fn memoized_calls_give_the_same_analysis() {
                 .collect()
         };
         assert_eq!(render(&fresh), render(&memo), "{}", path.display());
+        // With memoized calls on, `analyse_with` is the analysis `check` runs (with no promise of whole warps).
+        let (_, checked_diagnostics) = skc_core::convergence::analyse(&checked.module, &checked.types, false);
+        assert_eq!(render(&memo), render(&checked_diagnostics), "{}", path.display());
         assert_eq!(fresh_info.thread_varying_ifs(), memo_info.thread_varying_ifs(), "{}", path.display());
         for e in 0..checked.module.exprs.len() as u32 {
             let e = skc_core::syntax::ast::ExprId(e);
