@@ -226,6 +226,16 @@ kernel k (out : int32 vector) (n : int32) =
   out.(global_idx) <- bump (ref n) + bump (ref n)
 ";
     assert_eq!(counts(own_cell), (1, 1));
+    // What the callee leaves in a cell hangs off the diverged control flow it was called in.
+    let control = "let put (p : int32 ref) = p := 1
+
+kernel k (out : int32 vector) =
+  let r = ref 0 in
+  let s = ref 0 in
+  if thread_idx_x > 2 then begin put r; put s end;
+  out.(global_idx) <- !r + !s
+";
+    assert_eq!(counts(control), (1, 1));
 }
 
 /// A call thirty deep is replayed like one at the top: a summary's height counts the calls below it, not the
