@@ -279,3 +279,20 @@ fn a_shuffle_from_a_fixed_lane_is_uniform_only_under_the_promise_of_whole_warps(
     assert_eq!(codes(false), ["E0002"]);
     assert!(codes(true).is_empty(), "{:?}", codes(true));
 }
+
+/// Under the promise of whole warps a shuffle from a warp-uniform lane is as uniform as the value shuffled, and at
+/// worst warp-uniform; from a thread-varying lane it is thread-varying.
+#[test]
+fn a_shuffle_under_the_promise_of_whole_warps_is_as_uniform_as_its_value_and_lane() {
+    let codes = |body: &str| {
+        let text = format!("kernel k (out : int32 vector) (u : int32) =\n  {body}\n");
+        let options = crate::driver::CheckOptions { full_warps: true, ..Default::default() };
+        let checked = check("k.sk", &text, &NoModules, &options);
+        checked.diagnostics.iter().map(|d| d.code).collect::<Vec<_>>()
+    };
+    let ballot = "out.(global_idx) <- int32 (Gpu.ballot true)";
+    assert_eq!(codes("if Gpu.shfl u 1 > 0 then Gpu.block_barrier"), Vec::<&str>::new());
+    assert_eq!(codes(&format!("if Gpu.shfl thread_idx_x 0 > 0 then {ballot}")), Vec::<&str>::new());
+    assert_eq!(codes("if Gpu.shfl thread_idx_x 0 > 0 then Gpu.block_barrier"), ["E0001"]);
+    assert_eq!(codes(&format!("if Gpu.shfl thread_idx_x lane_id > 0 then {ballot}")), ["E0002"]);
+}
