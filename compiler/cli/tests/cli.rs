@@ -1,23 +1,14 @@
 //! The `skc` binary as users run it: exit statuses (0 clean, 1 errors, 2 usage or I/O), output streams, the JSON
 //! message format, `explain`, `NO_COLOR`, and `build`/`emit` through NVRTC.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
+
+mod common;
+use common::{repo, stderr, stdout};
 
 fn skc(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skc")).args(args).env("NO_COLOR", "1").output().expect("skc runs")
-}
-
-fn repo(path: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path).display().to_string()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 #[test]

@@ -3,20 +3,11 @@
 //! warning levels `-D warnings`, `-D CODE`, `-A warnings` beside `-D NAME=VALUE`.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-fn repo(path: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path).display().to_string()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+mod common;
+use common::{repo, stderr, stdout};
 
 fn skc() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_skc"));

@@ -6,6 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+use common::stderr;
+
 const PROGRAM: &str = "open Weno_tables
 
 (* Coefficients of WENO5, from the standard library's tables. *)
@@ -13,10 +16,6 @@ kernel coefficients (out : float64 vector) =
   let i = global_idx in
   out.(i) <- weno_c_full_lit (weno_c_full_base.(3) + i)
 ";
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 fn fresh_dir(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("skc-install-{tag}-{}", std::process::id()));

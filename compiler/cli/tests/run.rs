@@ -5,16 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+use common::{repo, stderr};
+
 fn skc(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skc")).args(args).env("NO_COLOR", "1").output().expect("skc runs")
-}
-
-fn repo(path: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path).display().to_string()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn json(o: &Output) -> serde_json::Value {
