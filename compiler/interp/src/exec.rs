@@ -432,14 +432,8 @@ impl Exec<'_> {
                 let at = at as usize;
                 copy_words(out, buffer.words.get(at..at + n))?;
                 if let (Some(shadow), true) = (&mut buffer.shadow, self.check_races) {
-                    for k in 0..n {
-                        if let Some(race) = track(&mut shadow[at + k], self.clocks, by, false, false) {
-                            let word = (at + k) as u64;
-                            let finding =
-                                Finding::Race { space, buffer: base, word, race, thread: by.thread, pc: by.pc };
-                            push(self.findings, finding);
-                        }
-                    }
+                    let words = &mut shadow[at..at + n];
+                    track_global(words, self.clocks, self.findings, by, false, base, at);
                 }
             }
             Space::Shared => {
@@ -497,14 +491,7 @@ impl Exec<'_> {
                 copy_words(buffer.words.get_mut(at..at + n).ok_or(Fault::BadMemory)?, Some(words))?;
                 if self.check_races {
                     let shadow = buffer.shadow.get_or_insert_with(|| vec![Shadow::INITIALISED; buffer.words.len()]);
-                    for k in 0..n {
-                        if let Some(race) = track(&mut shadow[at + k], self.clocks, by, true, false) {
-                            let word = (at + k) as u64;
-                            let finding =
-                                Finding::Race { space, buffer: base, word, race, thread: by.thread, pc: by.pc };
-                            push(self.findings, finding);
-                        }
-                    }
+                    track_global(&mut shadow[at..at + n], self.clocks, self.findings, by, true, base, at);
                 }
             }
             Space::Shared => {
@@ -590,6 +577,27 @@ impl Exec<'_> {
 }
 
 /// Records a finding, up to [`MAX_FINDINGS`].
+/// Tracks an access by `by` to consecutive words of global buffer `buffer` from word `first` (their shadows in
+/// `shadow`), recording each race it finds.
+#[inline(always)]
+fn track_global(
+    shadow: &mut [Shadow],
+    clocks: &Clocks,
+    findings: &mut Vec<Finding>,
+    by: Accessor,
+    writes: bool,
+    buffer: u32,
+    first: usize,
+) {
+    for (k, word_shadow) in shadow.iter_mut().enumerate() {
+        if let Some(race) = track(word_shadow, clocks, by, writes, false) {
+            let word = (first + k) as u64;
+            let finding = Finding::Race { space: Space::Global, buffer, word, race, thread: by.thread, pc: by.pc };
+            push(findings, finding);
+        }
+    }
+}
+
 fn push(findings: &mut Vec<Finding>, finding: Finding) {
     if findings.len() < MAX_FINDINGS {
         findings.push(finding);
