@@ -50,7 +50,7 @@ pub enum Applicability {
 /// Every code whose diagnostics may carry a [`Suggestion`] (an edit the language server offers as a quick fix and
 /// the JSON as `suggested_replacement`). An edit must never change what a correct program means; the suggestion
 /// test of `tests/` applies every edit of each listed code, and fails for a code it has no case of.
-pub const SUGGESTING_CODES: &[&str] = &["W0101", "W0102"];
+pub const SUGGESTING_CODES: &[&str] = &["E0001", "E0002", "E0003", "E0004", "E0006", "W0101", "W0102"];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {

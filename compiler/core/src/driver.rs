@@ -330,12 +330,70 @@ fn allowed_by_attribute(module: &Module, d: &Diagnostic) -> bool {
     })
 }
 
+/// Attaches each proposed edit whose edited file checks with fewer errors of the diagnostic's code and no other new
+/// error (the edits keep the meaning by construction; this checks that they fix what they are offered for).
+fn attach_checked_fixes(
+    file_name: &str,
+    text: &str,
+    loader: &dyn ModuleLoader,
+    options: &CheckOptions,
+    diagnostics: &mut [Diagnostic],
+    proposed: Vec<(usize, convergence::fixes::Fix)>,
+) {
+    let errors_of = |diagnostics: &[Diagnostic]| {
+        let mut counts = std::collections::BTreeMap::<&'static str, usize>::new();
+        for d in diagnostics.iter().filter(|d| d.is_error()) {
+            *counts.entry(d.code).or_default() += 1;
+        }
+        counts
+    };
+    let before = errors_of(diagnostics);
+    let mut verdicts: Vec<((crate::source::Span, String), bool)> = Vec::new();
+    for (index, fix) in proposed {
+        let key = (fix.span, fix.replacement.clone());
+        let known = verdicts.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+        let fixes = match known {
+            Some(verdict) => verdict,
+            None if verdicts.len() >= MAX_CHECKED_FIXES => false,
+            None => {
+                let mut edited = text.to_string();
+                edited.replace_range(fix.span.range(), &fix.replacement);
+                let after = errors_of(&check_with(file_name, &edited, loader, options, false).diagnostics);
+                let code = diagnostics[index].code;
+                let fewer = after.get(code).copied().unwrap_or(0) < before.get(code).copied().unwrap_or(0);
+                let verdict = fewer && after.iter().all(|(c, n)| *n <= before.get(c).copied().unwrap_or(0));
+                verdicts.push((key, verdict));
+                verdict
+            }
+        };
+        if fixes {
+            let diagnostic = std::mem::replace(&mut diagnostics[index], Diagnostic::error("E0001", ""));
+            diagnostics[index] = fix.apply(diagnostic);
+        }
+    }
+}
+
 /// Runs the whole front end (on a large stack, whatever thread calls it).
 pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &CheckOptions) -> Checked {
     crate::stack::on_large_stack(|| check_here(file_name, text, loader, options))
 }
 
 fn check_here(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &CheckOptions) -> Checked {
+    check_with(file_name, text, loader, options, true)
+}
+
+/// At most this many edits are checked (by checking the edited file) in one check; later errors get their help in
+/// words only, so that a file with many errors does not cost many checks.
+const MAX_CHECKED_FIXES: usize = 8;
+
+/// The front end; `with_fixes`: also the edits that fix divergence errors, each checked by checking the edited file.
+fn check_with(
+    file_name: &str,
+    text: &str,
+    loader: &dyn ModuleLoader,
+    options: &CheckOptions,
+    with_fixes: bool,
+) -> Checked {
     let (mut sources, module, item_files, mut diagnostics) = parse_all(file_name, text, loader);
     if !options.typeck.defines.is_empty() {
         // After every module: item files keep their ids; diagnostics about a `-D` can point into this one.
@@ -348,7 +406,15 @@ fn check_here(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &
     let item_files: Vec<FileId> = checked.item_origins.iter().map(|origin| item_files[*origin]).collect();
     type_diagnostics.extend(crate::limits::check(&module, &types, options.target));
     type_diagnostics.extend(crate::contract::check_device_launches(&module, &types));
-    let (uniformity, convergence_diagnostics) = convergence::analyse(&module, &types, options.full_warps);
+    let earlier_errors = diagnostics.iter().chain(&type_diagnostics).any(Diagnostic::is_error);
+    let (uniformity, convergence_diagnostics) = if with_fixes && !earlier_errors {
+        let (uniformity, mut found, proposed) =
+            convergence::analyse_with_fixes(&module, &types, options.full_warps, &sources);
+        attach_checked_fixes(file_name, text, loader, options, &mut found, proposed);
+        (uniformity, found)
+    } else {
+        convergence::analyse(&module, &types, options.full_warps)
+    };
     let lint_diagnostics = crate::lint::run(&module, &types, &uniformity, &sources);
     // An item the parser had to repair reports only its syntax errors: what later passes say about the
     // repaired tree would be noise.

@@ -6,6 +6,7 @@
 //! fixpoints and context-sensitive re-analysis of callees (`memo` replays a call whose context was met before);
 //! `report` builds the diagnostics. The rules are stated for users in docs/language.md ("Convergence rules").
 
+pub mod fixes;
 pub mod lattice;
 pub mod memo;
 pub mod report;
@@ -135,6 +136,21 @@ pub fn analyse(module: &Module, types: &TypeInfo, full_warps: bool) -> (Uniformi
     run(walker, types)
 }
 
+/// [`analyse`], with the edits that would fix its errors (`fixes`): `(index in the diagnostics, edit)`, not yet
+/// attached (the driver checks each first).
+pub fn analyse_with_fixes(
+    module: &Module,
+    types: &TypeInfo,
+    full_warps: bool,
+    sources: &crate::source::SourceMap,
+) -> (UniformityInfo, Vec<Diagnostic>, Vec<(usize, fixes::Fix)>) {
+    let mut walker = walk::Walker::new(module, types);
+    walker.full_warps = full_warps;
+    let (info, diagnostics, requests) = run_keeping_requests(walker, types);
+    let proposed = fixes::propose(module, types, &info, sources, &requests);
+    (info, diagnostics, proposed)
+}
+
 /// [`analyse`], with the memoized calls (`memo`) on or off: off, every call is analysed again, the reference
 /// the tests compare the memoized analysis with.
 pub fn analyse_with(module: &Module, types: &TypeInfo, memoize: bool) -> (UniformityInfo, Vec<Diagnostic>) {
@@ -143,7 +159,14 @@ pub fn analyse_with(module: &Module, types: &TypeInfo, memoize: bool) -> (Unifor
     run(walker, types)
 }
 
-fn run(mut walker: walk::Walker<'_>, types: &TypeInfo) -> (UniformityInfo, Vec<Diagnostic>) {
+fn run(walker: walk::Walker<'_>, types: &TypeInfo) -> (UniformityInfo, Vec<Diagnostic>) {
+    let (info, diagnostics, _) = run_keeping_requests(walker, types);
+    (info, diagnostics)
+}
+
+type Requests = Vec<(usize, fixes::FixRequest)>;
+
+fn run_keeping_requests(mut walker: walk::Walker<'_>, types: &TypeInfo) -> (UniformityInfo, Vec<Diagnostic>, Requests) {
     for kernel in 0..types.kernels.len() {
         walker.kernel(kernel);
     }
@@ -155,5 +178,5 @@ fn run(mut walker: walk::Walker<'_>, types: &TypeInfo) -> (UniformityInfo, Vec<D
     info.kernel_min_levels = walker.kernel_min_levels;
     info.varying_ifs = walker.varying_ifs;
     info.varying_ifs.sort_unstable();
-    (info, walker.diagnostics)
+    (info, walker.diagnostics, walker.fix_requests)
 }

@@ -87,6 +87,9 @@ pub struct Walker<'a> {
     /// Scratch stack of the syntactic walks.
     pending: Vec<ExprId>,
     pub diagnostics: Vec<Diagnostic>,
+    /// For diagnostics whose fix an edit may make, the index in `diagnostics` and what the edit needs to know
+    /// (`fixes` computes it after the analysis).
+    pub fix_requests: Vec<(usize, super::fixes::FixRequest)>,
     seen: HashSet<(&'static str, Span, Option<Span>)>,
     pub info: UniformityInfo,
     /// For the conditions of `if`s and the indices of element accesses (what the predicated-commit lint asks
@@ -149,6 +152,7 @@ impl<'a> Walker<'a> {
             assigns_nothing: Rc::new(Vec::new()),
             pending: Vec::new(),
             diagnostics: Vec::new(),
+            fix_requests: Vec::new(),
             seen: HashSet::new(),
             info: UniformityInfo::new(module.exprs.len()),
             context_levels: vec![None; module.exprs.len()],
@@ -265,6 +269,11 @@ impl<'a> Walker<'a> {
     /// Reports `diagnostic`, once, unless reporting is off (a loop's earlier rounds, a call's analysis done only
     /// for its result) or the point is unreachable.
     fn report(&mut self, diagnostic: Diagnostic) {
+        self.report_fixable(diagnostic, None);
+    }
+
+    /// `report`, keeping what an edit that fixes the diagnostic needs to know (if it is reported).
+    fn report_fixable(&mut self, diagnostic: Diagnostic, request: Option<super::fixes::FixRequest>) {
         if !self.reporting || self.dead {
             return;
         }
@@ -272,6 +281,9 @@ impl<'a> Walker<'a> {
         let secondary = diagnostic.labels.iter().find(|l| !l.primary).map(|l| l.span);
         if self.seen.insert((diagnostic.code, diagnostic.primary_span(), secondary)) {
             let diagnostic = self.name_instance(diagnostic);
+            if let Some(request) = request {
+                self.fix_requests.push((self.diagnostics.len(), request));
+            }
             self.diagnostics.push(diagnostic);
         }
     }

@@ -14,12 +14,7 @@ use super::super::lattice::{Control, DivergenceKind, Facts, OriginKind, Uniformi
 use super::super::report::{divergence_error, value_divergence_error};
 use super::{PlainSuperstep, Walker};
 
-/// Which group of threads an operation needs together.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Scope {
-    Block,
-    Warp,
-}
+use super::super::fixes::{FixRequest, Link, Scope};
 
 impl Scope {
     fn group(self) -> &'static str {
@@ -95,6 +90,23 @@ fn convergence_help(
 }
 
 impl Walker<'_> {
+    /// What an edit that fixes a divergence error at `op` needs: the constructs that made `control` diverge
+    /// (innermost first), the first thread-varying source among them, and the level the operation tolerates.
+    fn fix_request(&self, scope: Scope, op: Span, control: &Control, limit: Uniformity) -> FixRequest {
+        let mut chain = Vec::new();
+        let mut root = None;
+        let mut next = control.why;
+        while let Some(id) = next {
+            let divergence = self.facts.divergence(id);
+            chain.push(Link { kind: divergence.kind, span: divergence.span, level: divergence.cause.level });
+            if root.is_none() {
+                root = self.facts.root(divergence.cause).map(|(_, origin)| (origin.kind, origin.span));
+            }
+            next = divergence.outer;
+        }
+        FixRequest::Converge { scope, op, chain, root, limit }
+    }
+
     /// Is `e` a global vector whose contents may change under other threads?
     fn is_written_global(&self, e: Option<ExprId>) -> bool {
         let Some(e) = e else { return false };
@@ -243,7 +255,7 @@ impl Walker<'_> {
             )
             .note("Every lane of a warp must name the same barrier and the same thread count.")
             .help("compute it from `warp_id`, constants, parameters or block indices, or broadcast it with `Gpu.shfl v 0`");
-            self.report(d);
+            self.report_fixable(d, Some(FixRequest::Broadcast { operand: arg }));
         }
     }
 
@@ -265,7 +277,8 @@ impl Walker<'_> {
                 )
                 .note("This barrier may not be reached by all threads, causing deadlock.")
                 .help(help);
-                self.report(d);
+                let request = self.fix_request(Scope::Block, span, control, self.block_converged_limit());
+                self.report_fixable(d, Some(request));
             }
             Requirement::WarpConverged if control.level > Uniformity::WarpUniform => {
                 let name = self.written_name(e, builtin);
@@ -283,7 +296,8 @@ impl Walker<'_> {
                 )
                 .note("All threads in a warp must participate together.")
                 .help(help);
-                self.report(d);
+                let request = self.fix_request(Scope::Warp, span, control, Uniformity::WarpUniform);
+                self.report_fixable(d, Some(request));
             }
             Requirement::BlockConverged | Requirement::WarpConverged => {}
         }
@@ -305,7 +319,8 @@ impl Walker<'_> {
             )
             .note("`~divergent` allows divergence only inside a superstep, never around it.")
             .help(help);
-            self.report(d);
+            let request = self.fix_request(Scope::Block, span, &entry, limit);
+            self.report_fixable(d, Some(request));
         }
         let saved = self.superstep;
         self.superstep = if divergent { None } else { Some(PlainSuperstep { span }) };
@@ -370,7 +385,7 @@ impl Walker<'_> {
         )
         .secondary(superstep.span, "in this superstep")
         .help("if the divergence is intended, write `superstep ~divergent { ... }` (the emitted code is the same)");
-        self.report(d);
+        self.report_fixable(d, Some(FixRequest::MarkDivergent { superstep: superstep.span }));
     }
 
     pub(super) fn check_plain_superstep_loop(&mut self, bounds: &Value, span: Span) {
@@ -389,6 +404,6 @@ impl Walker<'_> {
         )
         .secondary(superstep.span, "in this superstep")
         .help("if the divergence is intended, write `superstep ~divergent { ... }` (the emitted code is the same)");
-        self.report(d);
+        self.report_fixable(d, Some(FixRequest::MarkDivergent { superstep: superstep.span }));
     }
 }
