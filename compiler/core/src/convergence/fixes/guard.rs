@@ -113,11 +113,21 @@ fn split_branch(f: &Fixer, request: &Converge) -> Option<Fix> {
     f.flatten(*then_branch, &mut pieces);
     let guarded = render(f, &pieces, &name, &inner, request.scope)?;
     let (c, what) = (f.text(*cond), what(f, request));
-    let (replacement, help) = if !guarded.contains(&format!("if {name} then")) && f.harmless(*cond, true) {
+    let guards_work = guarded.contains(&format!("if {name} then"));
+    let (replacement, help) = if !guards_work && f.harmless(*cond, true) {
         // Nothing is left under the condition, which has no effect: the operation alone.
         (
             guarded,
             format!("runs {what} in every thread: where `{c}` holds only in some threads, the others now reach it too"),
+        )
+    } else if !guards_work {
+        // Nothing is left under the condition, which is still evaluated once, where it was.
+        (
+            format!("begin\n{inner}let {name} = {c} in\n{inner}{guarded}\n{indent}end"),
+            format!(
+                "evaluates the condition as before (bound to `{name}`) and runs {what} in every thread: where `{c}` \
+                 holds only in some threads, the others now reach it too"
+            ),
         )
     } else {
         let results = if guarded.contains(&format!("let {}", hoisted_name(request.scope))) {
@@ -134,8 +144,12 @@ fn split_branch(f: &Fixer, request: &Converge) -> Option<Fix> {
             ),
         )
     };
+    let message = match guards_work {
+        true => format!("split the branch around {what}"),
+        false => format!("run {what} in every thread"),
+    };
     Some(Fix {
-        message: format!("split the branch around {what}"),
+        message,
         help,
         span: f.span(if_expr),
         replacement,
