@@ -10,8 +10,8 @@
 //! Both keep the order of every effect, evaluate `c` once where it was evaluated, and let the threads that skipped
 //! the code before evaluate only harmless expressions (see `syntax::Fixer::harmless`): a binding of the rest, or an
 //! operand of the operation, that loads memory is evaluated under the guard (`if taken then v else 0`), and one
-//! that calls a function or has an effect stops the edit. Loops, `break` and `continue` get no edit: their help
-//! stays in words.
+//! that calls a function or has an effect stops the edit. Loops whose trip count varies are `loops`'; `break`,
+//! `continue` and the condition of a `while` that holds the operation get no edit: their help stays in words.
 
 use crate::builtins::{Requirement, SigType};
 use crate::diagnostic::Applicability;
@@ -26,6 +26,7 @@ pub(super) fn fix(f: &Fixer, request: &Converge) -> Option<Fix> {
     match request.chain.first()?.kind {
         DivergenceKind::Return => flag_instead_of_return(f, request),
         DivergenceKind::Branch => split_branch(f, request),
+        DivergenceKind::Loop => super::loops::fix(f, request),
         _ => None,
     }
 }
@@ -148,13 +149,7 @@ fn split_branch(f: &Fixer, request: &Converge) -> Option<Fix> {
         true => format!("split the branch around {what}"),
         false => format!("run {what} in every thread"),
     };
-    Some(Fix {
-        message,
-        help,
-        span: f.span(if_expr),
-        replacement,
-        applicability: Applicability::MachineApplicable,
-    })
+    Some(Fix { message, help, span: f.span(if_expr), replacement, applicability: Applicability::MachineApplicable })
 }
 
 /// The name a hoisted operation's result is bound to (before `fresh_name` makes it unique).
@@ -185,7 +180,7 @@ fn parenthesised(f: &Fixer, e: ExprId) -> String {
 /// The pieces with their work under `if guard`: bindings stay outside (their values are harmless), an operation
 /// that needs converged threads stays outside as a statement of its own, and one with a result that a statement
 /// uses is bound before it. `None` if a piece cannot be placed so.
-fn render(f: &Fixer, pieces: &[Piece], guard: &str, indent: &str, scope: Scope) -> Option<String> {
+pub(super) fn render(f: &Fixer, pieces: &[Piece], guard: &str, indent: &str, scope: Scope) -> Option<String> {
     let mut out = Output { text: String::new(), indent: indent.to_string(), pending: Vec::new(), after_binding: true };
     let mut synced = false;
     for &piece in pieces {

@@ -11,11 +11,13 @@
 //! and drops an edit that does not remove the error (`driver::verify_fixes`).
 //!
 //! `guard`: the rewrites of control flow (split a branch around the operation, guard the rest with a flag instead
-//! of returning, shuffle in every lane and use the result under the condition); `cause`: the rewrites of the
+//! of returning, shuffle in every lane and use the result under the condition); `loops`: a loop whose trip count
+//! varies iterates while some thread runs, with its work guarded; `cause`: the rewrites of the
 //! thread-varying source (`uniform_load`, warp-index arithmetic) and of a superstep's marker.
 
 mod cause;
 mod guard;
+mod loops;
 mod syntax;
 
 use crate::diagnostic::{Applicability, Diagnostic};

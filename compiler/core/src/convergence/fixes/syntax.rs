@@ -66,6 +66,12 @@ impl<'a> Fixer<'a> {
         found.map(|(index, _)| ExprId(index as u32)).max()
     }
 
+    /// The outermost expression that `wanted` accepts.
+    pub fn find_where(&self, wanted: impl Fn(ExprId, &ExprKind) -> bool) -> Option<ExprId> {
+        let found = self.module.exprs.iter().enumerate().filter(|(index, kind)| wanted(ExprId(*index as u32), kind));
+        found.map(|(index, _)| ExprId(index as u32)).max()
+    }
+
     /// The kernel or function whose body holds `span`, and that item's span.
     pub fn item_at(&self, span: Span) -> Option<&'a Item> {
         self.module.items.iter().find(|item| {
