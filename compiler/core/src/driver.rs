@@ -40,6 +40,10 @@ pub struct CheckOptions {
     /// warp-uniform lane to be as uniform as its value (the lane exists); without the promise the last warp of a
     /// block may be partial and the lane missing. `skc check` makes no such promise.
     pub full_warps: bool,
+    /// Attach the edits that fix divergence errors without checking each by checking the edited file (which costs
+    /// a check per edit): the caller checks an edit before it offers it ([`fixes_its_error`]), as the language
+    /// server does when a code action is requested.
+    pub defer_fix_checks: bool,
 }
 
 /// The result of checking: every file, the merged module, the analyses' side tables, and all diagnostics
@@ -330,8 +334,24 @@ fn allowed_by_attribute(module: &Module, d: &Diagnostic) -> bool {
     })
 }
 
+/// Does the edited program (`after`, the diagnostics of the file with a diagnostic's edit applied) fix that
+/// diagnostic: fewer errors of its `code` than `before`, and no more errors of any code?
+pub fn fixes_its_error(code: &str, before: &[Diagnostic], after: &[Diagnostic]) -> bool {
+    let errors = |diagnostics: &[Diagnostic]| {
+        let mut counts = std::collections::BTreeMap::<&'static str, usize>::new();
+        for d in diagnostics.iter().filter(|d| d.is_error()) {
+            *counts.entry(d.code).or_default() += 1;
+        }
+        counts
+    };
+    let (before, after) = (errors(before), errors(after));
+    let count = |counts: &std::collections::BTreeMap<&str, usize>, c: &str| counts.get(c).copied().unwrap_or(0);
+    count(&after, code) < count(&before, code) && after.iter().all(|(c, n)| *n <= count(&before, c))
+}
+
 /// Attaches each proposed edit whose edited file checks with fewer errors of the diagnostic's code and no other new
-/// error (the edits keep the meaning by construction; this checks that they fix what they are offered for).
+/// error (the edits keep the meaning by construction; this checks that they fix what they are offered for). With
+/// `defer_fix_checks`, attaches them all.
 fn attach_checked_fixes(
     file_name: &str,
     text: &str,
@@ -340,28 +360,19 @@ fn attach_checked_fixes(
     diagnostics: &mut [Diagnostic],
     proposed: Vec<(usize, convergence::fixes::Fix)>,
 ) {
-    let errors_of = |diagnostics: &[Diagnostic]| {
-        let mut counts = std::collections::BTreeMap::<&'static str, usize>::new();
-        for d in diagnostics.iter().filter(|d| d.is_error()) {
-            *counts.entry(d.code).or_default() += 1;
-        }
-        counts
-    };
-    let before = errors_of(diagnostics);
     let mut verdicts: Vec<((crate::source::Span, String), bool)> = Vec::new();
     for (index, fix) in proposed {
         let key = (fix.span, fix.replacement.clone());
         let known = verdicts.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
         let fixes = match known {
+            _ if options.defer_fix_checks => true,
             Some(verdict) => verdict,
             None if verdicts.len() >= MAX_CHECKED_FIXES => false,
             None => {
                 let mut edited = text.to_string();
                 edited.replace_range(fix.span.range(), &fix.replacement);
-                let after = errors_of(&check_with(file_name, &edited, loader, options, false).diagnostics);
-                let code = diagnostics[index].code;
-                let fewer = after.get(code).copied().unwrap_or(0) < before.get(code).copied().unwrap_or(0);
-                let verdict = fewer && after.iter().all(|(c, n)| *n <= before.get(c).copied().unwrap_or(0));
+                let after = check_with(file_name, &edited, loader, options, false);
+                let verdict = fixes_its_error(diagnostics[index].code, diagnostics, &after.diagnostics);
                 verdicts.push((key, verdict));
                 verdict
             }

@@ -1,18 +1,25 @@
 //! Quick fixes: a diagnostic that carries a [`Suggestion`](skc_core::diagnostic::Suggestion) becomes a code action
 //! that applies its replacement, offered wherever the requested range meets the diagnostic's primary span. Only a
 //! machine-applicable suggestion is marked preferred (the fix an editor may apply on its own, "fix all" or
-//! "auto fix"); one that may change what the program does is offered for a person to choose.
+//! "auto fix"); one that may change what the program does is offered for a person to choose. The caller decides
+//! which edits are offered at all (the server checks a divergence error's edit first).
 
 use std::collections::HashMap;
 
 use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, Url, WorkspaceEdit};
-use skc_core::diagnostic::Applicability;
+use skc_core::diagnostic::{Applicability, Diagnostic};
 use skc_core::Checked;
 
 use crate::diagnostics;
 use crate::position::range_of;
 
-pub fn quick_fixes(checked: &Checked, uri: &Url, requested: Range) -> Vec<CodeActionOrCommand> {
+/// `offer` decides, for a diagnostic in the range with a suggestion, whether its edit is offered.
+pub fn quick_fixes(
+    checked: &Checked,
+    uri: &Url,
+    requested: Range,
+    offer: &mut dyn FnMut(&Diagnostic) -> bool,
+) -> Vec<CodeActionOrCommand> {
     let file = checked.sources.file(checked.root);
     let mut actions = Vec::new();
     for diagnostic in &checked.diagnostics {
@@ -21,7 +28,7 @@ pub fn quick_fixes(checked: &Checked, uri: &Url, requested: Range) -> Vec<CodeAc
         if primary.file != checked.root || suggestion.span.file != checked.root {
             continue;
         }
-        if !overlaps(range_of(file, primary), requested) {
+        if !overlaps(range_of(file, primary), requested) || !offer(diagnostic) {
             continue;
         }
         let edit = TextEdit { range: range_of(file, suggestion.span), new_text: suggestion.replacement.clone() };
@@ -50,7 +57,6 @@ fn overlaps(a: Range, b: Range) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use skc_core::diagnostic::Diagnostic;
     use skc_core::Span;
 
     #[test]
@@ -65,9 +71,13 @@ mod tests {
             .suggest("replace with `length`", span, "length")];
         let uri = Url::parse("file:///t.sk").unwrap();
         let on_line = |line| Range::new(lsp_types::Position::new(line, 0), lsp_types::Position::new(line, 0));
-        assert!(quick_fixes(&checked, &uri, on_line(0)).is_empty());
-        let fixes =
-            quick_fixes(&checked, &uri, Range::new(lsp_types::Position::new(1, 14), lsp_types::Position::new(1, 14)));
+        assert!(quick_fixes(&checked, &uri, on_line(0), &mut |_| true).is_empty());
+        let fixes = quick_fixes(
+            &checked,
+            &uri,
+            Range::new(lsp_types::Position::new(1, 14), lsp_types::Position::new(1, 14)),
+            &mut |_| true,
+        );
         let [CodeActionOrCommand::CodeAction(fix)] = fixes.as_slice() else { panic!("{fixes:?}") };
         assert_eq!(fix.title, "replace with `length`");
         let edits = &fix.edit.as_ref().unwrap().changes.as_ref().unwrap()[&uri];
@@ -79,8 +89,12 @@ mod tests {
         let suggestion = diagnostic.suggestion.clone().unwrap();
         checked.diagnostics =
             vec![diagnostic.suggest_maybe_incorrect(suggestion.message, suggestion.span, suggestion.replacement)];
-        let fixes =
-            quick_fixes(&checked, &uri, Range::new(lsp_types::Position::new(1, 14), lsp_types::Position::new(1, 14)));
+        let fixes = quick_fixes(
+            &checked,
+            &uri,
+            Range::new(lsp_types::Position::new(1, 14), lsp_types::Position::new(1, 14)),
+            &mut |_| true,
+        );
         let [CodeActionOrCommand::CodeAction(fix)] = fixes.as_slice() else { panic!("{fixes:?}") };
         assert_eq!(fix.is_preferred, Some(false));
     }

@@ -144,7 +144,8 @@ pub fn search_path(include_dirs: &[PathBuf]) -> SearchPath {
 pub fn check(documents: &Documents, search_path: &SearchPath, uri: &Url) -> Option<(i32, Checked)> {
     let document = documents.get(uri)?;
     let files = DocumentFiles { documents, edited: None, disk: DiskFiles::new() };
-    let session = Session::new(&files).with_search(search_path.clone());
+    // A divergence error's edit is checked when a code action offers it, not at every keystroke.
+    let session = Session::new(&files).with_search(search_path.clone()).with_deferred_fix_checks();
     Some((document.version, session.check(&document.file_name, &document.text)))
 }
 
@@ -158,7 +159,7 @@ pub fn check_edited(
 ) -> Option<Checked> {
     let document = documents.get(uri)?;
     let files = DocumentFiles { documents, edited: Some(edited), disk: DiskFiles::new() };
-    let session = Session::new(&files).with_search(search_path.clone());
+    let session = Session::new(&files).with_search(search_path.clone()).with_deferred_fix_checks();
     let text = edited.get(&document.file_name).unwrap_or(&document.text);
     Some(session.check(&document.file_name, text))
 }

@@ -44,6 +44,14 @@ kernel running_max (xs : float32 vector) (m : float32 vector) =
   if x > m.(i) then m.(i) <- x
 ";
 
+const EARLY_RETURN: &str = "\
+kernel k (out : int32 vector) (n : int32) =
+  if global_idx >= n then return;
+  out.(global_idx) <- 1;
+  Gpu.block_barrier;
+  out.(global_idx) <- 2
+";
+
 /// Applies the text edits of a workspace edit for one document (edits do not overlap).
 fn apply_edits(text: &str, edits: &[lsp_types::TextEdit]) -> String {
     let mut out = text.to_string();
@@ -92,6 +100,37 @@ fn a_conditional_store_gets_a_select_quick_fix() {
         "context": { "diagnostics": [] },
     });
     assert_eq!(client.request("textDocument/codeAction", params).result, Some(json!([])));
+    client.shutdown().unwrap();
+}
+
+/// A divergence error's edit is a quick fix too: the barrier after an early return gets the flag rewrite, which
+/// leaves a file without diagnostics.
+#[test]
+fn an_early_return_gets_a_flag_quick_fix() {
+    let mut client = Client::start();
+    let published = client.open("early.sk", EARLY_RETURN);
+    let on_barrier = support::position_of(EARLY_RETURN, "Gpu.block_barrier", 0);
+    let params = json!({
+        "textDocument": { "uri": uri("early.sk") },
+        "range": { "start": on_barrier, "end": on_barrier },
+        "context": { "diagnostics": [] },
+    });
+    let response = client.request("textDocument/codeAction", params);
+    let actions: Vec<lsp_types::CodeAction> = serde_json::from_value(response.result.unwrap()).unwrap();
+    let [fix] = actions.as_slice() else { panic!("{actions:?}") };
+    let edits = &fix.edit.as_ref().unwrap().changes.as_ref().unwrap()[&uri("early.sk")];
+    let fixed = apply_edits(EARLY_RETURN, edits);
+    let mut shown = render_diagnostics(EARLY_RETURN, &published);
+    shown.push_str(&format!("\naction: {} ({:?}, preferred: {:?})\n", fix.title, fix.kind, fix.is_preferred));
+    for edit in edits {
+        let covered = support::range_text(EARLY_RETURN, &edit.range);
+        shown.push_str(&format!("replace `{covered}`\n   with `{}`\n", edit.new_text));
+    }
+    shown.push_str(&format!("\nafter the fix:\n{fixed}"));
+    insta::assert_snapshot!("early_return_quick_fix", shown);
+    assert_eq!(fix.diagnostics.as_ref().unwrap()[0].code, Some(lsp_types::NumberOrString::String("E0001".into())));
+    client.change("early.sk", 2, &fixed);
+    assert_eq!(client.next_diagnostics().diagnostics, vec![]);
     client.shutdown().unwrap();
 }
 

@@ -123,6 +123,13 @@ impl<'f> Session<'f> {
         self
     }
 
+    /// Edits that fix divergence errors are attached without checking the edited file (see
+    /// [`CheckOptions::defer_fix_checks`]): for a caller that checks the one it offers.
+    pub fn with_deferred_fix_checks(mut self) -> Session<'f> {
+        self.check.defer_fix_checks = true;
+        self
+    }
+
     pub fn with_emit(mut self, emit: EmitOptions) -> Session<'f> {
         self.emit = emit;
         self

@@ -247,7 +247,7 @@ impl Output {
             return;
         }
         let inner = format!("{}  ", self.indent);
-        let body: Vec<String> = self.pending.drain(..).map(|s| s.replace('\n', &format!("\n  "))).collect();
+        let body: Vec<String> = self.pending.drain(..).map(|s| s.replace('\n', "\n  ")).collect();
         let block = format!("if {guard} then begin\n{inner}{}\n{}end", body.join(&format!(";\n{inner}")), self.indent);
         self.line(&block, false);
     }
