@@ -58,7 +58,25 @@ kernel k (data : int32 vector) =
 The same error is reported on the `superstep` keyword when the body of a superstep can be left early
 (`return`, `break`, `continue`) by only some threads: its closing barrier would then be skipped by them.
 
-See "Convergence rules" in docs/language.md."#,
+Where it can compute one, skc suggests an edit (a quick fix in the language server), and the help says what it
+does: the branch split around the barrier; after `if c then return`, the rest guarded by a flag; a loop whose
+trip count varies iterating while some thread runs (`Gpu.block_barrier_or`), its work guarded; a condition
+reading shared memory read through `uniform_load`. An edit never changes what a program whose threads in fact
+agree computes; where the threads disagree, those that skipped the work now reach the barrier without doing it.
+Where no edit can be proven right (the barrier is in a function the branch calls, the code after a `return`
+binds a load...), the help stays in words. For an early return the edit gives:
+
+```sk
+kernel k (out : int32 vector) (n : int32) =
+  let active = not (global_idx >= n) in
+  if active then begin
+    out.(global_idx) <- 1
+  end;
+  Gpu.block_barrier
+```
+
+See "Convergence rules" in docs/language.md, and "Suggested edits for divergence errors" in
+docs/diagnostics.md."#,
     },
     Explanation {
         code: "E0002",
@@ -105,7 +123,16 @@ kernel k (xs : float32 vector) (out : float32 vector) =
 Writing `if Gpu.all c` around a reduction where only some lanes have `c` (`lane_id < 16`) would make no lane do
 it.
 
-See "Convergence rules" in docs/language.md."#,
+skc suggests the first fix as an edit where it can (a quick fix in the language server): every lane runs the
+collective, a load its operand needs stays under the condition, and the statement that uses the result keeps it
+(`let taken = lane_id < 16 in let exchanged = Gpu.shfl_down (if taken then xs.(global_idx) else 0.0) 1 in if
+taken then ...`). A loop whose trip count varies by lane iterates while some lane runs (`Gpu.any`), with its
+work guarded. Under `thread_idx_x / 32`, which is warp-uniform only in blocks of whole warps, the edit is
+`warp_id` in a kernel whose contract makes its blocks one-dimensional, and otherwise the contract
+`[@block_multiple 32]` (offered for a person to accept: launches with other blocks are then refused).
+
+See "Convergence rules" in docs/language.md, and "Suggested edits for divergence errors" in
+docs/diagnostics.md."#,
     },
     Explanation {
         code: "E0003",
@@ -131,6 +158,9 @@ kernel k (out : int32 vector) =
     if thread_idx_x < 3 then out.(global_idx) <- 1
   }
 ```
+
+skc suggests this edit where it can: the condition bound once before the superstep (`let taken = ... in`), the
+work of the branch and of the superstep's body under `if taken`.
 
 See "Supersteps" under "Convergence rules" in docs/language.md."#,
     },
@@ -171,7 +201,8 @@ kernel finish (out : int32 vector) =
 ```
 
 A thread-varying loop bound is the same error:
-`superstep { for i = 0 to thread_idx_x do ... done }` needs `~divergent`.
+`superstep { for i = 0 to thread_idx_x do ... done }` needs `~divergent`. skc suggests adding it (the emitted code
+is the same).
 
 See "Supersteps" under "Convergence rules" in docs/language.md."#,
     },
@@ -223,6 +254,9 @@ Fixed (the count depends only on the warp):
 kernel k (out : int32 vector) =
   if warp_id < 2 then named_barrier 1 64
 ```
+
+skc suggests broadcasting the operand from lane 0, `named_barrier 1 (Gpu.shfl n 0)`, which changes nothing where
+the lanes agree and makes every lane pass lane 0's value where they do not.
 
 See "Named barriers" in docs/language.md."#,
     },
