@@ -1,5 +1,6 @@
 //! What the edits need to know about the syntax tree and the source: parents, the source text of a node, which
-//! expressions may run in threads that did not run them before (no effect, no fault), which contain an operation
+//! expressions may run in threads that did not run them before (no effect, no fault, no signed overflow, which is
+//! undefined: signed `+ - *` only over small known ranges such as thread indices), which contain an operation
 //! that needs converged threads or an exit, statement sequences, and fresh names.
 
 use crate::builtins::{Builtin, Requirement};
@@ -124,15 +125,28 @@ impl<'a> Fixer<'a> {
                 Some(Resolution::Local(_) | Resolution::Constant(_)) => true,
                 _ => false,
             },
-            ExprKind::Unary { op, operand } => (loads || *op != UnaryOp::Deref) && self.harmless(*operand, loads),
+            ExprKind::Unary { op, operand } => {
+                (loads || *op != UnaryOp::Deref)
+                    && (*op != UnaryOp::Neg || !self.may_overflow(e))
+                    && self.harmless(*operand, loads)
+            }
             ExprKind::Binary { op, lhs, rhs } => {
-                self.defined_operator(*op, e, *rhs) && self.harmless(*lhs, loads) && self.harmless(*rhs, loads)
+                let wraps = matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Lsl);
+                self.defined_operator(*op, e, *rhs)
+                    && !(wraps && self.may_overflow(e))
+                    && self.harmless(*lhs, loads)
+                    && self.harmless(*rhs, loads)
             }
             ExprKind::Call { args, .. } => match self.builtin(e) {
                 Some(b) => {
+                    // A builtin given an array reads memory (`load_float4 a i`), which a load may not.
+                    let reads_memory = args.iter().any(|&a| {
+                        matches!(self.types.type_of(a), Type::Vector(_) | Type::Array { .. } | Type::ConstArray { .. })
+                    });
                     b.requirement == Requirement::None
                         && !b.writes_first_arg
                         && !b.orders_memory
+                        && (loads || !reads_memory)
                         && args.iter().all(|&a| self.harmless(a, loads))
                 }
                 None => false,
@@ -145,6 +159,53 @@ impl<'a> Fixer<'a> {
             }
             _ => false,
         }
+    }
+
+    /// May `e`, a signed integer `+ - * lsl` or negation, overflow (which is undefined)? Not when its value is
+    /// known to lie in a small range (`small_range`); unsigned arithmetic wraps and floats do not trap.
+    fn may_overflow(&self, e: ExprId) -> bool {
+        matches!(self.types.type_of(e), Type::Int32 | Type::Int64) && self.small_range(e).is_none()
+    }
+
+    /// Bounds of an integer expression made of literals, thread and lane indices, block sizes and the operators
+    /// over them, when its every intermediate value fits in an `int32`.
+    fn small_range(&self, e: ExprId) -> Option<(i64, i64)> {
+        const LIMIT: i64 = i32::MAX as i64;
+        let range = match self.kind(e) {
+            ExprKind::Int { value, .. } => {
+                let v = i64::try_from(*value).ok()?;
+                (v, v)
+            }
+            ExprKind::Var(_) => match self.builtin(e)?.name {
+                "thread_idx_x" | "thread_idx_y" | "thread_idx_z" => (0, 1023),
+                "block_dim_x" | "block_dim_y" | "block_dim_z" => (1, 1024),
+                "lane_id" | "warp_id" => (0, 31),
+                "warp_size" => (32, 32),
+                _ => return None,
+            },
+            ExprKind::Annot { expr, .. } => self.small_range(*expr)?,
+            ExprKind::Unary { op: UnaryOp::Neg, operand } => {
+                let (lo, hi) = self.small_range(*operand)?;
+                (-hi, -lo)
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let ((a, b), (c, d)) = (self.small_range(*lhs)?, self.small_range(*rhs)?);
+                match op {
+                    BinaryOp::Add => (a + c, b + d),
+                    BinaryOp::Sub => (a - d, b - c),
+                    BinaryOp::Mul => {
+                        let products = [a * c, a * d, b * c, b * d];
+                        (*products.iter().min()?, *products.iter().max()?)
+                    }
+                    BinaryOp::Div if c == d && c > 0 => (a / c, b / c),
+                    BinaryOp::Mod if c == d && c > 0 && a >= 0 => (0, (c - 1).min(b)),
+                    BinaryOp::Lsr | BinaryOp::Asr if c == d && (0..32).contains(&c) && a >= 0 => (a >> c, b >> c),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        (range.0 >= -LIMIT && range.1 <= LIMIT).then_some(range)
     }
 
     /// Is `lhs op rhs` defined whatever `lhs` is: an integer division or remainder by a non-zero literal, a shift
