@@ -536,18 +536,22 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// Pushes `local`, or, for a `let` alias of `ref` or array type, the variables it names (transitively).
+    /// Pushes `local`, or, for a `let` alias of `ref` or array type, the variables it names (transitively). Every
+    /// alias is followed (an owner left out would hide a write); each local is visited once, so aliases chosen by
+    /// `if` that share names stay linear.
     fn push_owners(&self, local: LocalId, out: &mut Vec<LocalId>) {
         if !refers_to_storage(&self.types.local(local).ty) || self.types.aliased(local).is_empty() {
             out.push(local);
             return;
         }
         let mut pending = vec![local];
-        let mut visited = 0;
+        let mut seen = HashSet::new();
         while let Some(l) = pending.pop() {
-            visited += 1;
+            if !seen.insert(l) {
+                continue;
+            }
             let names = self.types.aliased(l);
-            if names.is_empty() || visited > 1000 || !refers_to_storage(&self.types.local(l).ty) {
+            if names.is_empty() || !refers_to_storage(&self.types.local(l).ty) {
                 out.push(l);
             } else {
                 pending.extend_from_slice(names);
