@@ -150,6 +150,10 @@ pub struct FunctionInfo {
     /// For an instance of a generic function used at several types (`sq__float32`): how a diagnostic inside it
     /// names the instance ("in the instance `sq__float32` of the generic function `sq` (x : float32)").
     pub instance: Option<String>,
+    /// The vector parameters whose contents differ between threads in every call: the function (or one it
+    /// calls) writes through them, or loads from them with an ordered atomic. The analysis of the function on its
+    /// own starts them thread-varying, as a kernel's.
+    pub varying_vector_params: Vec<LocalId>,
 }
 
 /// A kernel parameter as the runtime sees it.

@@ -199,12 +199,20 @@ impl<'a> Walker<'a> {
     }
 
     /// Analyses a device function on its own, every parameter uniform (and every `ref` or array parameter its own
-    /// storage): reports what is wrong whatever the caller passes. Calls re-analyse it in the caller's context.
+    /// storage) except a vector it writes or loads atomically, whose contents differ between threads whatever the
+    /// caller passes (as in a kernel): reports what is wrong whatever the caller passes. Calls re-analyse it in the
+    /// caller's context.
     pub fn function(&mut self, function: FunctionId) {
         let info = self.types.function(function);
         let Some(body) = self.function_body(function) else { return };
         for &param in &info.params {
-            self.own_storage(param, Value::uniform());
+            let value = if info.varying_vector_params.contains(&param) {
+                let span = self.types.local(param).span;
+                self.facts.value(Uniformity::ThreadVarying, OriginKind::SharedLoad(param), span, None)
+            } else {
+                Value::uniform()
+            };
+            self.own_storage(param, value);
         }
         self.call_stack.push(function);
         self.body(body);

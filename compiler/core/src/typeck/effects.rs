@@ -7,7 +7,7 @@ use crate::diagnostic::Diagnostic;
 use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::source::Span;
 use crate::syntax::ast::{ExprId, ExprKind};
-use crate::types::{FunctionId, LocalId, Resolution};
+use crate::types::{FunctionId, LocalId, Resolution, Type};
 
 use super::{Checker, Owner};
 
@@ -119,8 +119,8 @@ impl Checker<'_> {
         }
     }
 
-    /// Propagates writes (and ordered atomic loads) through calls until nothing changes, then marks the kernel
-    /// parameters.
+    /// Propagates writes (and ordered atomic loads) through calls until nothing changes, then marks the vector
+    /// parameters of kernels and functions.
     pub(crate) fn propagate_writes(&mut self) {
         loop {
             let mut changed = false;
@@ -140,10 +140,17 @@ impl Checker<'_> {
         }
         for kernel in &mut self.info.kernels {
             for param in &mut kernel.params {
-                let is_vector = matches!(self.vars.resolve(&param.ty), crate::types::Type::Vector(_));
+                let is_vector = matches!(self.vars.resolve(&param.ty), Type::Vector(_));
                 param.written = is_vector && self.effects.written.contains(&param.local);
                 param.loaded_atomically = is_vector && self.effects.loaded_atomically.contains(&param.local);
             }
+        }
+        for function in &mut self.info.functions {
+            let varying = function.params.iter().copied().filter(|local| {
+                let is_vector = matches!(self.vars.resolve(&self.info.locals[local.0 as usize].ty), Type::Vector(_));
+                is_vector && (self.effects.written.contains(local) || self.effects.loaded_atomically.contains(local))
+            });
+            function.varying_vector_params = varying.collect();
         }
     }
 
