@@ -88,7 +88,7 @@ pub fn run_batch<B: Backend>(
                 skc_core::stack::this_thread_has_a_large_stack();
                 while !stop.load(Ordering::SeqCst) && in_time() {
                     let Some(case) = todo.get(next.fetch_add(1, Ordering::SeqCst)) else { break };
-                    if sender.send((*case, backend.prepare(dir, case))).is_err() {
+                    if sender.send((*case, prepare_guarded(backend, dir, case))).is_err() {
                         break;
                     }
                 }
@@ -105,6 +105,14 @@ pub fn run_batch<B: Backend>(
     })?;
     tally.not_run = todo.len() - tally.written - tally.failed;
     Ok(tally)
+}
+
+/// `backend.prepare`, with a panic (a bug in skc: the front end, the emitter) recorded as the case's failure
+/// instead of ending the batch; its message and place are on stderr, printed by the panic hook.
+fn prepare_guarded<B: Backend>(backend: &B, dir: &Path, case: &Case) -> Result<B::Prepared, Failure> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| backend.prepare(dir, case))).unwrap_or_else(|_| {
+        Err(Failure::of_case("error: internal compiler error: skc panicked on this case (its message is on stderr)"))
+    })
 }
 
 /// Runs the prepared cases as they come, until there are none, the deadline passes or one is fatal.
