@@ -106,6 +106,40 @@ fn no_case_starts_after_the_deadline() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A case that never ends on the device (made to hang with `SKC_DEBUG_HANG` in a debug build) is ended by the
+/// watchdog, which records it and stops the process (exit status 3); the next process runs the rest.
+#[test]
+fn a_hanging_case_is_recorded_and_the_next_process_finishes_the_batch() {
+    let dir = scratch("hang");
+    let cases = write_corpus(&dir, 4);
+    write_manifest(&dir, &cases.iter().map(|(n, g, b, _)| (n.clone(), *g, *b)).collect::<Vec<_>>());
+    let hanging = &cases[1].0;
+    let stopped = Command::new(env!("CARGO_BIN_EXE_skc-run-batch"))
+        .arg(&dir)
+        .args(["--interp", "--threads", "1", "--case-timeout", "0.5"])
+        .env("SKC_DEBUG_HANG", hanging)
+        .output()
+        .unwrap();
+    assert_eq!(stopped.status.code(), Some(3), "{}", text(&stopped));
+    assert!(text(&stopped).contains("timed out"), "{}", text(&stopped));
+    let log = std::fs::read_to_string(dir.join(format!("{hanging}.gpu.log"))).unwrap();
+    assert!(log.starts_with("error: timed out"), "{log}");
+    assert!(!dir.join(format!("{hanging}.gpu.json")).exists());
+    let after = cases.iter().filter(|(n, ..)| dir.join(format!("{n}.gpu.json")).exists()).count();
+    assert!(after < cases.len() - 1, "the process stopped at the hanging case: {after} outputs");
+
+    let rest = batch(&dir, &[]);
+    assert_eq!(rest.status.code(), Some(0), "{}", text(&rest));
+    for (name, .., expected) in &cases {
+        let output = std::fs::read(dir.join(format!("{name}.gpu.json")));
+        match output {
+            Ok(bytes) => assert_eq!(compare_outputs(expected, &serde_json::from_slice(&bytes).unwrap()), None),
+            Err(_) => assert_eq!(name, hanging, "only the hanging case has no output"),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_bad_manifest_or_a_missing_gpu_build_is_a_usage_error() {
     let dir = scratch("usage");

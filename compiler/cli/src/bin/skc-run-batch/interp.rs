@@ -36,7 +36,20 @@ impl Backend for Interpreter<'_> {
         Ok(Finished { written, notes })
     }
 
-    fn run(&self, _: &Case, finished: Finished) -> Result<Finished, Failure> {
+    fn run(&self, case: &Case, finished: Finished) -> Result<Finished, Failure> {
+        hang_if_asked(case);
         Ok(finished)
+    }
+}
+
+/// Debug builds only: `SKC_DEBUG_HANG=NAME` makes case NAME hang in `run`, as a kernel that never returns would on
+/// a GPU, so that the tests can watch the watchdog end the process and the next process finish the batch.
+#[cfg_attr(not(debug_assertions), allow(unused_variables))]
+fn hang_if_asked(case: &Case) {
+    #[cfg(debug_assertions)]
+    if std::env::var_os("SKC_DEBUG_HANG").is_some_and(|name| name == case.name.as_str()) {
+        loop {
+            std::thread::park();
+        }
     }
 }

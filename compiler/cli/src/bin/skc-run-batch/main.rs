@@ -12,7 +12,7 @@
 //! `--gpu` (the default) needs a binary built with the `gpu` feature; `--interp` runs the interpreter instead (a
 //! check of the pipeline without a GPU). `--threads`: the pool (default: the cores); `--seconds`: no case starts
 //! after S seconds; `--case-timeout` (10): seconds one case may spend on the device before the watchdog ends the
-//! process (`gpu`). Cases that already have an output or a log are skipped, so a batch that stopped is finished by
+//! process (`watchdog`). Cases that already have an output or a log are skipped, so a batch that stopped is finished by
 //! running it again. Exit status: 0 when the batch ran to its end (or its deadline), 3 when it stopped early (a
 //! kernel hung, or a CUDA error may have broken the context; run it again for the rest), 2 usage or I/O errors.
 
@@ -22,6 +22,7 @@ mod gpu;
 mod interp;
 mod launch;
 mod pipeline;
+mod watchdog;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,7 +32,8 @@ use clap::Parser;
 use skc_core::session::{DiskFiles, Session};
 use skc_core::target::Target;
 
-use crate::pipeline::{run_batch, Tally};
+use crate::pipeline::{run_batch, Limits, Tally};
+use crate::watchdog::STOPPED_EXIT;
 
 #[derive(Parser)]
 #[command(name = "skc-run-batch", about = "Runs every case of a GPU-differential corpus in one process")]
@@ -61,16 +63,13 @@ struct Settings {
     arch: String,
 }
 
-/// The exit status of a batch that stopped before its end; running it again finishes it.
-const STOPPED: u8 = 3;
-
 fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some(skc_nvrtc::WORKER_ARG) {
         return ExitCode::from(skc_nvrtc::serve_worker().clamp(0, 255) as u8);
     }
     let settings = Settings::parse();
     match run(&settings) {
-        Ok(tally) if tally.stopped => ExitCode::from(STOPPED),
+        Ok(tally) if tally.stopped => ExitCode::from(STOPPED_EXIT),
         Ok(_) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
@@ -86,12 +85,16 @@ fn run(settings: &Settings) -> Result<Tally, String> {
     let files = DiskFiles::new();
     let session = Session::standard(&files).with_target(target);
     let threads = settings.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let deadline = settings.seconds.map(|s| began + Duration::from_secs_f64(s));
+    let limits = Limits {
+        threads,
+        deadline: settings.seconds.map(|s| began + Duration::from_secs_f64(s)),
+        case_timeout: Duration::from_secs_f64(settings.case_timeout),
+    };
     let tally = if settings.interp {
         let backend = interp::Interpreter { session: &session, kernel: settings.kernel.clone() };
-        run_batch(&backend, &settings.dir, &cases, threads, deadline)?
+        run_batch(&backend, &settings.dir, &cases, &limits)?
     } else {
-        run_on_gpu(settings, &session, &cases, threads, deadline)?
+        run_on_gpu(settings, &session, &cases, &limits)?
     };
     println!(
         "skc-run-batch: {} cases: {} written, {} failed, {} finished earlier, {} not run{}; {:.1} s, {threads} threads",
@@ -111,21 +114,20 @@ fn run_on_gpu(
     settings: &Settings,
     session: &Session,
     cases: &[corpus::Case],
-    threads: usize,
-    deadline: Option<Instant>,
+    limits: &Limits,
 ) -> Result<Tally, String> {
     // NVRTC in a worker process (this binary): a crash of NVRTC fails one case, not the batch.
     if std::env::var_os(skc_nvrtc::WORKER_ENV).is_none() {
         let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
         std::env::set_var(skc_nvrtc::WORKER_ENV, exe);
     }
-    let backend = gpu::Gpu::open(session, &settings.kernel, Duration::from_secs_f64(settings.case_timeout))?;
+    let backend = gpu::Gpu::open(session, &settings.kernel)?;
     println!("skc-run-batch: GPU 0: {}", backend.describe());
-    run_batch(&backend, &settings.dir, cases, threads, deadline)
+    run_batch(&backend, &settings.dir, cases, limits)
 }
 
 #[cfg(not(feature = "gpu"))]
-fn run_on_gpu(_: &Settings, _: &Session, _: &[corpus::Case], _: usize, _: Option<Instant>) -> Result<Tally, String> {
+fn run_on_gpu(_: &Settings, _: &Session, _: &[corpus::Case], _: &Limits) -> Result<Tally, String> {
     Err("not built with GPU support: `--gpu` needs skc-run-batch built with `--features gpu` (use `--interp` to run \
          on the CPU)"
         .into())

@@ -2,17 +2,18 @@
 //! NVRTC), and the calling thread runs them on the one device, one at a time, in the order they are ready.
 //!
 //! Before a case runs on the device its log says so, and the log is replaced when the case ends: a process that
-//! dies (a crash, or the watchdog ending a kernel that hangs) leaves its case recorded as failed with that
-//! message, and the next process skips it. A failure that leaves the device unusable (`Failure::fatal`: a CUDA
+//! dies (a crash, or the watchdog ending a kernel that hangs: `watchdog`) leaves its case recorded as failed, and
+//! the next process skips it. A failure that leaves the device unusable (`Failure::fatal`: a CUDA
 //! error, after which the context may be broken) is recorded and stops the batch, so that a fresh process runs
 //! the rest.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::corpus::{Case, CaseFiles};
+use crate::watchdog::Watchdog;
 
 /// Why a case has no output.
 #[derive(Debug)]
@@ -64,24 +65,28 @@ pub struct Tally {
     pub stopped: bool,
 }
 
-/// Runs every case of `cases` not finished earlier, preparing on `threads` threads; no case starts after
-/// `deadline`. `Err` is an I/O error on the corpus itself.
-pub fn run_batch<B: Backend>(
-    backend: &B,
-    dir: &Path,
-    cases: &[Case],
-    threads: usize,
-    deadline: Option<Instant>,
-) -> Result<Tally, String> {
+/// How a batch runs.
+pub struct Limits {
+    /// Threads that prepare cases.
+    pub threads: usize,
+    /// No case starts after it.
+    pub deadline: Option<Instant>,
+    /// The longest a case may stay on the device before the watchdog ends the process.
+    pub case_timeout: Duration,
+}
+
+/// Runs every case of `cases` not finished earlier, within `limits`. `Err` is an I/O error on the corpus itself.
+pub fn run_batch<B: Backend>(backend: &B, dir: &Path, cases: &[Case], limits: &Limits) -> Result<Tally, String> {
+    let (threads, deadline) = (limits.threads.max(1), limits.deadline);
     let mut tally = Tally::default();
     let todo: Vec<&Case> = cases.iter().filter(|c| !CaseFiles::new(dir, c).done()).collect();
     tally.skipped = cases.len() - todo.len();
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let in_time = || deadline.is_none_or(|d| Instant::now() < d);
-    let (sender, prepared) = mpsc::sync_channel(threads.max(1) * 2);
+    let (sender, prepared) = mpsc::sync_channel(threads * 2);
     std::thread::scope(|scope| -> Result<(), String> {
-        for _ in 0..threads.max(1) {
+        for _ in 0..threads {
             let sender = sender.clone();
             let (todo, next, stop) = (&todo, &next, &stop);
             let work = move || {
@@ -99,7 +104,8 @@ pub fn run_batch<B: Backend>(
                 .map_err(|e| format!("cannot start a thread: {e}"))?;
         }
         drop(sender);
-        let outcome = run_prepared(backend, dir, prepared, &mut tally, in_time);
+        let watchdog = Watchdog::start(limits.case_timeout);
+        let outcome = run_prepared(backend, dir, prepared, &watchdog, &mut tally, in_time);
         stop.store(true, Ordering::SeqCst);
         outcome
     })?;
@@ -120,6 +126,7 @@ fn run_prepared<B: Backend>(
     backend: &B,
     dir: &Path,
     prepared: mpsc::Receiver<(&Case, Result<B::Prepared, Failure>)>,
+    watchdog: &Watchdog,
     tally: &mut Tally,
     in_time: impl Fn() -> bool,
 ) -> Result<(), String> {
@@ -130,7 +137,7 @@ fn run_prepared<B: Backend>(
         let files = CaseFiles::new(dir, case);
         let result = ready.and_then(|ready| {
             files.write_failure(DIED_WHILE_RUNNING)?;
-            backend.run(case, ready)
+            watchdog.watch(&files.log(), || backend.run(case, ready))
         });
         match result {
             Ok(finished) => {
