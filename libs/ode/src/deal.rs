@@ -192,8 +192,8 @@ mod tests {
         assert_eq!(shares[1].batch_ranges(40..70), [136..160, 224..230]);
         assert_eq!(shares[1].batch_ranges(50..50), []);
         let one = deal(10 * 32 + 5, 1, 32);
-        assert_eq!(one[0].batch_ranges(0..325), [0..325]);
-        assert_eq!(one[0].batch_ranges(33..300), [33..300]);
+        assert_eq!(one[0].batch_ranges(0..325), vec![0..325]);
+        assert_eq!(one[0].batch_ranges(33..300), vec![33..300]);
     }
 
     #[test]
