@@ -4,7 +4,7 @@
 //! whose cost rises along the batch is dealt to the devices in equal costs; a batch of fewer blocks than devices
 //! leaves the last devices idle. Fails, never skips, when the host has fewer devices than SKC_GPUS.
 
-use skc_ode::deal::Share;
+use skc_ode::deal::{deal, Share};
 use skc_ode::ensemble::EnsembleSolver;
 use skc_ode::gpu::{OdeSolver, Real, Solution};
 use skc_ode::program::SystemSource;
@@ -53,16 +53,17 @@ fn assert_same<T: Real>(label: &str, one: &Solution<T>, many: &Solution<T>) {
     }
 }
 
-/// The ensemble on 1 .. SKC_GPUS devices (with and without chunking) against OdeSolver on device 0; returns the
-/// one-GPU solution.
-fn check<T: Real>(label: &str, cfg: &Config, options: &Options, runs: usize) -> Solution<T> {
+/// The ensemble on 1 .. SKC_GPUS devices (with and without chunking) against OdeSolver on device 0.
+fn check<T: Real>(label: &str, cfg: &Config, options: &Options, runs: usize) {
     let (y0, rho) = lorenz_inputs::<T>(runs);
-    check_inputs(label, cfg, options, &y0, &rho)
+    check_inputs(label, cfg, options, &y0, &rho);
 }
 
-fn check_inputs<T: Real>(label: &str, cfg: &Config, options: &Options, y0: &[T], rho: &[T]) -> Solution<T> {
+/// [`check`] on given inputs; returns the one-GPU solution and the kernel's block size.
+fn check_inputs<T: Real>(label: &str, cfg: &Config, options: &Options, y0: &[T], rho: &[T]) -> (Solution<T>, usize) {
     let ctx = devices(1).context(0).clone();
-    let one = OdeSolver::new(&ctx, &lorenz(), cfg, options).unwrap().solve::<T>(y0, rho).unwrap();
+    let single = OdeSolver::new(&ctx, &lorenz(), cfg, options).unwrap();
+    let one = single.solve::<T>(y0, rho).unwrap();
     assert!(one.status.iter().any(|s| !s.failed()), "{label}: every run failed");
     for count in 1..=gpus_asked() {
         let mut solver = EnsembleSolver::new(&devices(count), &lorenz(), cfg, options).unwrap();
@@ -71,7 +72,8 @@ fn check_inputs<T: Real>(label: &str, cfg: &Config, options: &Options, y0: &[T],
             let (many, timing) = solver.solve::<T>(y0, rho).unwrap();
             let label = format!("{label}, {count} GPU(s), {chunks} chunk(s) each");
             assert_same(&label, &one, &many);
-            assert_eq!(timing.shares.len(), count);
+            // The shares are the batch's blocks dealt in turn (empty past the last block).
+            assert_eq!(timing.shares, deal(one.n_runs, count, single.block_size() as usize), "{label}");
             let runs: Vec<usize> = timing.shares.iter().map(Share::len).collect();
             eprintln!("{label}: equal; runs per device {runs:?}, {:.2} ms", timing.wall_ms);
         }
@@ -79,7 +81,7 @@ fn check_inputs<T: Real>(label: &str, cfg: &Config, options: &Options, y0: &[T],
         solver.run(&mut batch).unwrap();
         assert_same(&format!("{label}, {count} GPU(s), resident"), &one, &solver.download(&batch).unwrap());
     }
-    one
+    (one, single.block_size() as usize)
 }
 
 #[test]
@@ -92,12 +94,8 @@ fn tsit5_fixed_and_adaptive_are_bit_identical_on_every_device_count() {
             let options = Options { trace_len: 64, ..Options::default() };
             let label = format!("Tsit5 {} {}", controller.name(), precision.name());
             match precision {
-                Precision::F32 => {
-                    check::<f32>(&label, &cfg, &options, 20_000 + 77);
-                }
-                Precision::F64 => {
-                    check::<f64>(&label, &cfg, &options, 20_000 + 77);
-                }
+                Precision::F32 => check::<f32>(&label, &cfg, &options, 20_000 + 77),
+                Precision::F64 => check::<f64>(&label, &cfg, &options, 20_000 + 77),
             }
         }
     }
@@ -130,16 +128,17 @@ fn a_sweep_whose_cost_rises_along_the_batch_is_dealt_evenly_and_stays_bit_identi
     for (i, state) in y0.chunks_mut(3).enumerate() {
         state[0] = 1.0 + 0.25 * (i % 5) as f32;
     }
-    let one = check_inputs("Tsit5 I float32, rising cost", &cfg, &options, &y0, &rho);
+    let (one, block) = check_inputs("Tsit5 I float32, rising cost", &cfg, &options, &y0, &rho);
     let steps = |runs: &mut dyn Iterator<Item = usize>| runs.map(|r| one.attempted[r] as f64).sum::<f64>();
     let fifth = runs / 5;
     let (low, high) = (steps(&mut (0..fifth)), steps(&mut (runs - fifth..runs)));
     eprintln!("attempted steps: bottom fifth {low}, top fifth {high} ({:.2}x)", high / low);
     assert!(high > 1.3 * low, "the sweep's cost does not rise along the batch: {low} then {high}");
     for count in 2..=gpus_asked() {
-        let solver = EnsembleSolver::new(&devices(count), &lorenz(), &cfg, &options).unwrap();
-        let per_share: Vec<f64> =
-            solver.split(runs).iter().map(|share| steps(&mut (0..share.len()).map(|l| share.batch_run(l)))).collect();
+        let per_share: Vec<f64> = deal(runs, count, block)
+            .iter()
+            .map(|share| steps(&mut (0..share.len()).map(|l| share.batch_run(l))))
+            .collect();
         let mean = per_share.iter().sum::<f64>() / count as f64;
         let worst = per_share.iter().map(|s| (s / mean - 1.0).abs()).fold(0.0, f64::max);
         eprintln!("{count} GPUs: attempted steps per share {per_share:?}, worst {:.2}% off the mean", 100.0 * worst);
@@ -147,7 +146,7 @@ fn a_sweep_whose_cost_rises_along_the_batch_is_dealt_evenly_and_stays_bit_identi
     }
 }
 
-/// Two blocks, the second partial: with more devices than blocks the last devices get nothing.
+/// Two blocks of 256 runs, the second partial: on 3 GPUs or more, the devices past the second get nothing.
 #[test]
 fn a_batch_of_fewer_blocks_than_devices_leaves_devices_idle() {
     let mut cfg = Config::new(Method::Tsit5, 1.0, 1e-3).with_controller(ControllerKind::I);
