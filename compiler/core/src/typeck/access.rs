@@ -83,7 +83,7 @@ impl Checker<'_> {
                 .primary(self.span(array), format!("already an element: `{name}` is indexed in every dimension here"))
                 .help(format!(
                     "remove the extra index: an element of `{name}` is `{name}{}`",
-                    ".(i)".repeat(dimensions)
+                    super::dims::placeholders(dimensions)
                 )),
         );
         true

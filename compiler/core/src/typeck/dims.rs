@@ -112,7 +112,7 @@ impl Checker<'_> {
             Diagnostic::error("E0231", format!("`{text}` is a multi-dimensional array; it can only be indexed"))
                 .primary(span, format!("this is {shown}, used here as a value"))
                 .note("a function's `T array` parameter takes a one-dimensional array; a multi-dimensional array is not passed, bound or returned")
-                .help(format!("index every dimension: `{text}{}`", ".(i)".repeat(ty.array_dimensions().len())))
+                .help(format!("index every dimension: `{text}{}`", placeholders(ty.array_dimensions().len())))
         } else {
             Diagnostic::error("E0231", "a multi-dimensional array can only be named and indexed")
                 .primary(span, format!("this is {shown}"))
@@ -138,7 +138,7 @@ impl Checker<'_> {
     /// `t.(y).(x)` for the row `t.(y)`: the access with one `.(i)` per missing dimension.
     fn full_access_hint(&self, row: ExprId) -> String {
         let missing = self.expr_type(row).array_dimensions().len();
-        format!("{}{}", self.snippet(row), ".(i)".repeat(missing))
+        format!("{}{}", self.snippet(row), placeholders(missing))
     }
 
     /// `E0232` for an index known at compile time outside the dimension of a multi-dimensional array it indexes.
@@ -223,4 +223,9 @@ fn holds_multi_dimensional(ty: &Type) -> bool {
         }
         _ => false,
     }
+}
+
+/// `.(i).(j)...`: one index per dimension, for help texts.
+pub(crate) fn placeholders(count: usize) -> String {
+    ["i", "j", "k", "l", "m", "n"].iter().cycle().take(count).map(|name| format!(".({name})")).collect()
 }
