@@ -1291,8 +1291,9 @@ kernel k (out : int32 vector) =
         title: "index out of bounds",
         body: r#"A thread accessed element `i` of a vector, shared, local or constant array with `i` negative or
 not below its length (a vector's length is the host's buffer's; a shared or local array's is its declared
-size; the dynamic shared array's is its size expression). On a GPU this reads or corrupts other memory, or
-faults. The launch stops at the first such access.
+size; the dynamic shared array's is its size expression). Each index of a multi-dimensional array is checked
+against its own dimension: `t.(0).(17)` in a `(16, 17)` array is reported, not read as `t.(1).(0)`. On a GPU
+this reads or corrupts other memory, or faults. The launch stops at the first such access.
 
 Erroneous example (launched with exactly one thread per element, the last thread writes past the end):
 
