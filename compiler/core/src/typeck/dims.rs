@@ -31,9 +31,9 @@ impl Checker<'_> {
         }
         let declared = self.declared_arrays();
         let mut misuses = Vec::new();
-        for index in 0..count {
+        for (index, &is_indexed) in indexed.iter().enumerate() {
             let id = ExprId(index as u32);
-            misuses.extend(self.row_misuse(id, indexed[index], &declared));
+            misuses.extend(self.row_misuse(id, is_indexed, &declared));
             self.check_constant_index(id);
         }
         self.report_outermost(misuses);
@@ -188,13 +188,13 @@ impl Checker<'_> {
     /// `E0231` for a local of a multi-dimensional type that `let%shared`/`let%local` did not declare (a parameter
     /// `float32[4][4]`, a `let` of a row), and `E0203` for a declared one with a size not known at compile time.
     fn check_multi_dimensional_locals(&mut self, declared: &[bool]) {
-        for index in 0..self.info.locals.len() {
+        for (index, &is_declared) in declared.iter().enumerate() {
             let local = &self.info.locals[index];
             if !holds_multi_dimensional(&local.ty) {
                 continue;
             }
             let (span, shown) = (local.span, self.info.display(&local.ty));
-            if !declared[index] {
+            if !is_declared {
                 if self.has_error_at(span) {
                     continue;
                 }
