@@ -34,6 +34,7 @@ impl Checker<'_> {
         for (index, &is_indexed) in indexed.iter().enumerate() {
             let id = ExprId(index as u32);
             misuses.extend(self.row_misuse(id, is_indexed, &declared));
+            misuses.extend(self.row_write(id));
             self.check_constant_index(id);
         }
         self.report_outermost(misuses);
@@ -119,6 +120,34 @@ impl Checker<'_> {
                 .note("declare it with `let%shared` or `let%local` and index that name: `t.(y).(x)`")
         };
         Some(d)
+    }
+
+    /// `E0231` for a store into a whole row (`t.(y) <- v` for a two-dimensional `t`), in place of the mismatch
+    /// between the value and the row type (`E0201`, at the value).
+    fn row_write(&mut self, id: ExprId) -> Option<Diagnostic> {
+        let ExprKind::IndexSet { array, value, .. } = self.kind(id) else { return None };
+        let ty = self.expr_type(*array);
+        if !ty.is_multi_dimensional() {
+            return None;
+        }
+        let value_span = self.span(*value);
+        self.diagnostics.retain(|old| !(old.code == "E0201" && old.primary_span() == value_span));
+        let name = self.root_name(*array);
+        let dimensions = self.dimensions_of_root(*array);
+        Some(
+            Diagnostic::error("E0231", format!("a store into `{name}` needs {dimensions} indices"))
+                .primary(self.span(id), "this stores into a whole row")
+                .note("a row of a multi-dimensional array is not a value: its elements are stored one by one")
+                .help(format!("store one element: `{name}{} <- v`", placeholders(dimensions))),
+        )
+    }
+
+    /// How many dimensions the array a chain of row accesses starts from has.
+    fn dimensions_of_root(&self, mut id: ExprId) -> usize {
+        while let ExprKind::Index { array, .. } = self.kind(id) {
+            id = *array;
+        }
+        self.expr_type(id).array_dimensions().len()
     }
 
     fn has_error_at(&self, span: crate::source::Span) -> bool {
