@@ -62,3 +62,14 @@ pub fn strip_annotations(module: &Module, mut e: ExprId) -> ExprId {
     }
     e
 }
+
+/// The array an index's array operand belongs to: `t` for the rows `t.(y)` and `t.(z).(y)` of a
+/// multi-dimensional array, `e` itself otherwise. Only for an operand of array type (that of `a.(i)` or
+/// `a.(i) <- v`), where every `Index` is a row: the type checker makes rows only by indexing the array's name
+/// (`typeck::dims`), so a write to an element of a row is a write to the named array.
+pub fn row_owner(module: &Module, mut e: ExprId) -> ExprId {
+    while let Some(ExprKind::Index { array, .. }) = module.exprs.get(e.index()) {
+        e = *array;
+    }
+    e
+}

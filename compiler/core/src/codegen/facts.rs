@@ -144,10 +144,12 @@ fn written_locals(module: &Module, types: &TypeInfo) -> HashSet<LocalId> {
     for (index, kind) in module.exprs.iter().enumerate() {
         let e = ExprId(index as u32);
         match kind {
-            ExprKind::IndexSet { array, .. } => pointer_roots(module, types, *array, &mut direct),
+            ExprKind::IndexSet { array, .. } => {
+                pointer_roots(module, types, crate::storage::row_owner(module, *array), &mut direct)
+            }
             ExprKind::FieldSet { record, .. } => {
                 if let Some(array) = place_array(module, *record) {
-                    pointer_roots(module, types, array, &mut direct);
+                    pointer_roots(module, types, crate::storage::row_owner(module, array), &mut direct);
                 }
             }
             ExprKind::Call { args, .. } => match types.resolution(e) {
