@@ -180,6 +180,21 @@ def test_transpose(d):
     return compare("transpose", O.read(), want)
 
 
+def test_tiles_2d(d):
+    w, h = 70, 45
+    xs = [random.uniform(-1, 1) for _ in range(w * h)]
+    I, O = Buffer("f", xs), Buffer("f", [0.0] * (w * h))
+    launch(d, "tiles_2d", "transpose_2d", [3, 2], [32, 32], [I, O, ("i", w), ("i", h)])
+    want = [0.0] * (w * h)
+    for y in range(h):
+        for x in range(w):
+            want[x * h + y] = f32(xs[y * w + x])
+    ok = compare("transpose_2d", O.read(), want)
+    C = Buffer("i", [0] * 64)
+    launch(d, "tiles_2d", "cube", [1], [64], [C])
+    return compare("cube", C.read(), [123 + 100 * (i % 2) + 10 for i in range(64)]) and ok
+
+
 def test_matmul(d):
     n = 50
     a = [random.uniform(-1, 1) for _ in range(n * n)]

@@ -276,6 +276,21 @@ fn shared_case(elements: u32, fits: bool) -> LimitCase {
     }
 }
 
+/// A two-dimensional shared array of `rows` x `columns` float64: every element counts.
+fn shared_2d_case(rows: u32, columns: u32, fits: bool) -> LimitCase {
+    LimitCase {
+        what: format!("{rows} x {columns} float64 of static shared memory"),
+        source: format!(
+            "kernel k (out : float64 vector) =\n  let%shared (t : float64) = ({rows}, {columns}) in\n  \
+             t.(thread_idx_y).(thread_idx_x) <- 1.0d;\n  Gpu.block_barrier;\n  \
+             out.(global_idx) <- t.(block_dim_y - 1 - thread_idx_y).(block_dim_x - 1 - thread_idx_x)\n"
+        ),
+        arch: "sm_90",
+        fits,
+        nvrtc_enforces: true,
+    }
+}
+
 fn constant_case(elements: usize, fits: bool) -> LimitCase {
     let items: Vec<String> = (0..elements).map(|i| (i % 97).to_string()).collect();
     LimitCase {
@@ -331,6 +346,8 @@ fn limit_cases() -> Vec<LimitCase> {
         shared_case(6144, true),
         shared_case(6143, true),
         shared_case(6145, false),
+        shared_2d_case(64, 96, true),
+        shared_2d_case(64, 97, false),
         constant_case(16384, true),
         constant_case(16383, true),
         constant_case(16385, false),

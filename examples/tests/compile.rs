@@ -62,7 +62,7 @@ fn shared_arrays_sized_by_parameters_are_dynamic() {
     assert_eq!(program.kernel("scan_blocks").expect("scan_blocks").dynamic_shared_elem, Some(ScalarType::Int32));
     assert_eq!(program.kernel("add_offsets").expect("add_offsets").dynamic_shared_elem, None);
     let program = front_end(&kernels::TRANSPOSE);
-    assert_eq!(program.kernel("transpose").expect("transpose").dynamic_shared_elem, None, "32 * 33 is a constant");
+    assert_eq!(program.kernel("transpose").expect("transpose").dynamic_shared_elem, None, "(32, 33) is constant");
 }
 
 #[test]

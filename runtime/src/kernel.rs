@@ -20,7 +20,7 @@ use smallvec::SmallVec;
 use crate::buffer::{DeviceBuffer, RawBuffer};
 use crate::check::{self, ArgInfo, LengthRule, Limits};
 use crate::config::{Extent, LaunchConfig};
-use crate::context::Stream;
+use crate::context::{Context, Stream};
 use crate::error::{Result, RuntimeError};
 use crate::module::ModuleInner;
 use crate::scalar::ScalarValue;
@@ -118,6 +118,11 @@ impl Kernel {
 
     pub fn name(&self) -> &str {
         &self.signature.name
+    }
+
+    /// The context the kernel's module is loaded on (its launches run on this context's stream).
+    pub fn context(&self) -> &Context {
+        &self.module.ctx
     }
 
     /// Declares that vector parameter `param` must hold at least `extent` elements at every launch (replacing

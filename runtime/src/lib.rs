@@ -18,7 +18,8 @@
 //! (linking programs that launch kernels from the device with the device runtime), `config` (geometry and declared
 //! lengths), `signature` and `scalar` (the launch interface), `error` (the one error type), `devices` (several
 //! devices of a host: a context each, peer access, a program loaded on all), `nccl` (communicators between them,
-//! NCCL loaded at run time).
+//! NCCL loaded at run time), `interp_args` (feature `interp`: a launch with the interpreter's arguments, as
+//! `skc run --gpu` does).
 //!
 //! This is the only crate of skc that talks to the CUDA driver: the others launch, allocate and time through it
 //! (`tests/architecture.rs` of skc-tests fails the build otherwise).
@@ -29,6 +30,8 @@ mod config;
 mod context;
 mod devices;
 mod error;
+#[cfg(feature = "interp")]
+pub mod interp_args;
 mod kernel;
 mod link;
 mod module;

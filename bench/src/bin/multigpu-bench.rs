@@ -1,15 +1,17 @@
 //! Scaling over the GPUs of one host, one JSON line per measurement on stdout (and a readable line on stderr).
-//! NVLink multicast stays off (the runtime sets `NCCL_NVLS_ENABLE=0` before NCCL loads).
+//! NVLink multicast stays off (the runtime sets `NCCL_NVLS_ENABLE=0` before NCCL loads). Both workloads run on
+//! 1, 2, 4, ... devices up to GPUS (and on GPUS itself when it is not a power of two).
 //!
 //! `multigpu-bench ode GPUS [--quick]`: the Lorenz sweep of `ode-bench` (float32, Tsit5 fixed dt = 1e-3 and
-//! adaptive at atol = rtol = 1e-6, final state only) split over 1 .. GPUS devices by `EnsembleSolver`. Strong
-//! scaling at N = 2^25 (2^23 with --quick), weak scaling at 2^23 (2^21) per GPU. Per device count: `gpu_ms`, the
-//! median over 5 runs of the slowest device's kernel time by its own events (the GPUs' time, the host's launches
-//! left out); `compute_ms`,
-//! the median over 5 runs (after a warm-up) of the wall time from the first launch to the last device's end with
-//! the batch resident on the devices; `solve_ms`, the median of 3 whole solves from host arrays to host arrays
-//! (uploads and downloads overlapped with the kernels); the speed-up or efficiency against one GPU of the same
-//! run; and whether the final states equal the one-GPU ones bit for bit.
+//! adaptive at atol = rtol = 1e-6, final state only) over the devices by `EnsembleSolver`, which deals the batch's
+//! blocks to them in turn. Strong scaling at N = 2^25 (2^23 with --quick), weak scaling at 2^23 (2^21) per GPU.
+//! Per device count: `gpu_ms`, the median over 5 runs of the slowest device's kernel time by its own events (the
+//! GPUs' time, the host's launches left out), and `gpu_ms_per_device`, each device's median (equal when the
+//! shares cost the same); `compute_ms`, the median over 5 runs (after a warm-up) of the wall time from the first
+//! launch to the last device's end with the batch resident on the devices; `solve_ms`, the median of 3 whole
+//! solves from host arrays to host arrays (gathers, uploads, downloads and scatters, the copies overlapped with
+//! the kernels); the speed-up or efficiency against one GPU of the same run; and whether the final states equal
+//! the one-GPU ones bit for bit.
 //!
 //! `multigpu-bench weno GPUS [--quick]`: 3-D WENO5 advection (float64, SSP-RK3, periodic, `SlabAdvection`) on z
 //! slabs. Weak scaling at 256^3 cells per GPU (128^3 with --quick), strong scaling at 512^3 (256^3). Per device
@@ -17,7 +19,7 @@
 //! speed-up or efficiency against one GPU; for strong scaling, whether the field equals the one-GPU field bit
 //! for bit.
 //!
-//! cargo run --release -p skc-bench --bin multigpu-bench -- ode 2
+//! cargo run --release -p skc-bench --bin multigpu-bench -- ode 4
 
 use skc_bench::timing::{median, JsonLine};
 use skc_ode::config::Gains;
@@ -54,9 +56,19 @@ fn lorenz_inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
     (y0, rho)
 }
 
-/// One ODE measurement on `count` devices: (compute_ms, solve_ms, final states).
-/// One ODE measurement: (GPU ms, compute ms, solve ms, final states, card).
-fn ode_point(count: usize, controller: ControllerKind, n: usize) -> Result<(f64, f64, f64, Vec<f32>, String)> {
+/// One ODE measurement on some devices.
+struct OdePoint {
+    /// The slowest device's kernel time by its own events, median over the rounds.
+    gpu_ms: f64,
+    /// Each device's kernel time, median over the rounds (shows whether the shares cost the same).
+    gpu_ms_per_device: Vec<f64>,
+    compute_ms: f64,
+    solve_ms: f64,
+    final_state: Vec<f32>,
+    card: String,
+}
+
+fn ode_point(count: usize, controller: ControllerKind, n: usize) -> Result<OdePoint> {
     let set = devices(count)?;
     let system = SystemSource::new(skc_ode::program::systems_dir().join("lorenz.sk"));
     let solver = EnsembleSolver::new(&set, &system, &lorenz_cfg(controller), &Options::default())?;
@@ -65,18 +77,22 @@ fn ode_point(count: usize, controller: ControllerKind, n: usize) -> Result<(f64,
     solver.run(&mut batch)?;
     let mut compute = Vec::new();
     let mut gpu = Vec::new();
-    for round in 0..5 {
+    let mut per_device = vec![Vec::new(); count];
+    for _ in 0..5 {
         let timing = solver.run(&mut batch)?;
-        if round == 0 && count > 1 {
-            // Each device's own kernel time: shows whether the shares cost the same.
-            let per_device: Vec<String> = timing.device_ms.iter().map(|ms| format!("{ms:.3}")).collect();
-            eprintln!("  N={n} gpus={count}: kernel ms per device {}", per_device.join(" / "));
-        }
         compute.push(timing.wall_ms);
         // The slowest device's kernels by its own events: the GPUs' time without the host's launches.
         gpu.push(timing.device_ms.iter().copied().fold(0.0, f64::max));
+        for (times, ms) in per_device.iter_mut().zip(&timing.device_ms) {
+            times.push(*ms);
+        }
     }
     drop(batch);
+    let gpu_ms_per_device: Vec<f64> = per_device.iter().map(|t| median(t).unwrap_or(f64::NAN)).collect();
+    if count > 1 {
+        let shown: Vec<String> = gpu_ms_per_device.iter().map(|ms| format!("{ms:.3}")).collect();
+        eprintln!("  N={n} gpus={count}: kernel ms per device {}", shown.join(" / "));
+    }
     let mut solve = Vec::new();
     let mut final_state = Vec::new();
     for _ in 0..3 {
@@ -84,8 +100,23 @@ fn ode_point(count: usize, controller: ControllerKind, n: usize) -> Result<(f64,
         solve.push(timing.wall_ms);
         final_state = solution.final_state;
     }
-    let gpu = median(&gpu).unwrap_or(f64::NAN);
-    Ok((gpu, median(&compute).unwrap_or(f64::NAN), median(&solve).unwrap_or(f64::NAN), final_state, card(&set)))
+    Ok(OdePoint {
+        gpu_ms: median(&gpu).unwrap_or(f64::NAN),
+        gpu_ms_per_device,
+        compute_ms: median(&compute).unwrap_or(f64::NAN),
+        solve_ms: median(&solve).unwrap_or(f64::NAN),
+        final_state,
+        card: card(&set),
+    })
+}
+
+/// The device counts measured up to `gpus`: the powers of two, and `gpus` itself (1, 2, 4 on a 4-GPU machine).
+fn device_counts(gpus: usize) -> Vec<usize> {
+    let mut counts: Vec<usize> = (0..usize::BITS).map(|k| 1 << k).take_while(|&c| c <= gpus).collect();
+    if gpus > 0 && !gpus.is_power_of_two() {
+        counts.push(gpus);
+    }
+    counts
 }
 
 fn ode(gpus: usize, quick: bool) -> Result<()> {
@@ -94,31 +125,36 @@ fn ode(gpus: usize, quick: bool) -> Result<()> {
     for controller in [ControllerKind::Fixed, ControllerKind::I] {
         let name = if controller == ControllerKind::Fixed { "fixed" } else { "adaptive" };
         for scaling in ["strong", "weak"] {
-            let mut base: Option<(f64, f64, f64, Vec<f32>)> = None;
-            for count in 1..=gpus {
+            let mut base: Option<OdePoint> = None;
+            for count in device_counts(gpus) {
                 let n = if scaling == "strong" { strong_n } else { per_gpu * count };
-                let (gpu, compute, solve, finals, card) = ode_point(count, controller, n)?;
+                let point = ode_point(count, controller, n)?;
                 let (ratio_gpu, ratio_compute, ratio_solve, equal) = match &base {
                     None => (1.0, 1.0, 1.0, true),
-                    Some((g1, c1, s1, f1)) => {
+                    Some(one) => {
                         // Strong: speed-up t1 / tN; weak: efficiency t1 / tN (same work per GPU).
-                        let equal =
-                            scaling == "weak" || f1.iter().zip(&finals).all(|(a, b)| a.to_bits() == b.to_bits());
-                        (g1 / gpu, c1 / compute, s1 / solve, equal)
+                        let equal = scaling == "weak"
+                            || one.final_state.iter().zip(&point.final_state).all(|(a, b)| a.to_bits() == b.to_bits());
+                        (
+                            one.gpu_ms / point.gpu_ms,
+                            one.compute_ms / point.compute_ms,
+                            one.solve_ms / point.solve_ms,
+                            equal,
+                        )
                     }
                 };
-                if base.is_none() {
-                    base = Some((gpu, compute, solve, finals));
-                }
                 let label = if scaling == "strong" { "speedup" } else { "efficiency" };
+                let (gpu, compute, solve) = (point.gpu_ms, point.compute_ms, point.solve_ms);
                 eprintln!(
                     "ode tsit5 {name} {scaling} N={n} gpus={count}: GPU {gpu:.3} ms ({label} {ratio_gpu:.3}), \
                      compute {compute:.2} ms ({label} {ratio_compute:.3}), \
                      solve {solve:.2} ms ({label} {ratio_solve:.3}), equal to one GPU: {equal}"
                 );
-                let mut line = JsonLine::measurement("skc", &format!("multigpu-ode-{scaling}"), &card);
+                let mut line = JsonLine::measurement("skc", &format!("multigpu-ode-{scaling}"), &point.card);
                 line.str("method", "tsit5").str("controller", name).int("N", n as u64).int("gpus", count as u64);
-                line.num("gpu_ms", gpu).num("compute_ms", compute).num("solve_ms", solve);
+                line.str("shares", "blocks dealt in turn");
+                line.num("gpu_ms", gpu).nums("gpu_ms_per_device", &point.gpu_ms_per_device);
+                line.num("compute_ms", compute).num("solve_ms", solve);
                 line.num(&format!("{label}_gpu"), ratio_gpu);
                 line.num(&format!("{label}_compute"), ratio_compute).num(&format!("{label}_solve"), ratio_solve);
                 line.str(
@@ -134,6 +170,9 @@ fn ode(gpus: usize, quick: bool) -> Result<()> {
                 println!("{}", line.render());
                 if !equal {
                     return Err(format!("{count} GPUs: final states differ from one GPU").into());
+                }
+                if base.is_none() {
+                    base = Some(point);
                 }
             }
         }
@@ -156,7 +195,7 @@ fn weno(gpus: usize, quick: bool) -> Result<()> {
     let (weak_side, strong_side) = if quick { (128, 256) } else { (256, 512) };
     for scaling in ["weak", "strong"] {
         let mut base: Option<(f64, Option<Vec<f64>>)> = None;
-        for count in 1..=gpus {
+        for count in device_counts(gpus) {
             let n = if scaling == "weak" {
                 [weak_side, weak_side, weak_side * count]
             } else {

@@ -115,7 +115,7 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, String> {
     let geometry = Geometry { grid: args.grid, block: args.block, dynamic_shared_bytes: args.shared };
     let clean = match choose_backend(args)? {
         Backend::Gpu => {
-            gpu::run(&args.file, &args.frontend, &args.kernel, &geometry, &mut launch_args)?;
+            gpu::run(args, &geometry, &mut launch_args)?;
             true
         }
         Backend::Interpreter => run_interpreter(&program, &checked, args, &geometry, &mut launch_args)?,
@@ -153,18 +153,10 @@ fn front_end_allows_running(checked: &Checked, args: &RunArgs) -> bool {
 }
 
 fn read_arguments(kernel: &skc_interp::Kernel, args: &RunArgs) -> Result<Vec<Arg>, String> {
-    let Some(path) = &args.args_file else {
-        return run_args::parse(kernel, &serde_json::json!({}), &|_| Err("no --args file".into()));
-    };
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let json: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("{} is not valid JSON: {e}", path.display()))?;
-    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let read_file = |name: &str| {
-        let file = dir.join(name);
-        std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))
-    };
-    run_args::parse(kernel, &json, &read_file).map_err(|e| format!("{}: {e}", path.display()))
+    match &args.args_file {
+        Some(path) => run_args::read_file(kernel, path),
+        None => run_args::parse(kernel, &serde_json::json!({}), &|_| Err("no --args file".into())),
+    }
 }
 
 fn choose_backend(args: &RunArgs) -> Result<Backend, String> {
@@ -252,7 +244,7 @@ mod gpu {
         false
     }
 
-    pub fn run(_: &Path, _: &FrontendArgs, _: &str, _: &Geometry, _: &mut [Arg]) -> Result<(), String> {
+    pub fn run(_: &RunArgs, _: &Geometry, _: &mut [Arg]) -> Result<(), String> {
         Err("not built with GPU support in this binary".into())
     }
 }

@@ -111,6 +111,8 @@ pub static CODES: &[Code] = &[
     error("E0223", &[TypeChecker]),
     error("E0224", &[ResourceLimits]),
     error("E0230", &[TypeChecker]),
+    error("E0231", &[TypeChecker]),
+    error("E0232", &[TypeChecker]),
     error("E0300", &[Build]),
     error("R0001", &[Interpreter]),
     error("R0002", &[Interpreter]),

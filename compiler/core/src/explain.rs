@@ -1145,6 +1145,64 @@ kernel k (out : float32 vector) =
 ```"#,
     },
     Explanation {
+        code: "E0231",
+        title: "a multi-dimensional array indexed with the wrong number of indices, or used as a value",
+        body: r#"`let%shared (tile : float32) = (16, 17) in` declares a two-dimensional array of 16 rows of 17
+elements, row-major, and an element is `tile.(y).(x)` (or `tile.(y, x)`): one index per dimension. The array
+and its rows exist only to be indexed in place, as the emitted `float tile[16][17]` is: `tile.(y)` alone (a
+row) is not a value, an element cannot be indexed again, and the array is not passed to a function (a `T
+array` parameter is one-dimensional), bound by `let`, returned or chosen by `if`; no parameter has a
+multi-dimensional type.
+
+Erroneous example (a row passed where a value is expected):
+
+```sk
+kernel k (out : float32 vector) =
+  let%shared (tile : float32) = (16, 17) in
+  tile.(thread_idx_y).(thread_idx_x) <- 1.0;
+  Gpu.block_barrier;
+  out.(global_idx) <- tile.(thread_idx_y)  (* error: E0231 *)
+```
+
+Fixed (one index per dimension):
+
+```sk
+kernel k (out : float32 vector) =
+  let%shared (tile : float32) = (16, 17) in
+  tile.(thread_idx_y).(thread_idx_x) <- 1.0;
+  Gpu.block_barrier;
+  out.(global_idx) <- tile.(thread_idx_y).(thread_idx_x)
+```"#,
+    },
+    Explanation {
+        code: "E0232",
+        title: "a constant index outside a dimension of a multi-dimensional array",
+        body: r#"Each index of a multi-dimensional array selects within its own dimension: in
+`let%shared (tile : float32) = (16, 17) in`, `tile.(y).(x)` needs `0 <= y < 16` and `0 <= x < 17`. An index
+known at compile time outside its dimension is an error (a thread-varying one is checked by `skc run`, which
+reports it in its dimension, R0004). In the emitted C, `tile[0][17]` would silently read `tile[1][0]`.
+
+Erroneous example:
+
+```sk
+kernel k (out : float32 vector) =
+  let%shared (tile : float32) = (16, 17) in
+  tile.(thread_idx_y).(thread_idx_x) <- 1.0;
+  Gpu.block_barrier;
+  out.(global_idx) <- tile.(0).(17)  (* error: E0232 *)
+```
+
+Fixed:
+
+```sk
+kernel k (out : float32 vector) =
+  let%shared (tile : float32) = (16, 17) in
+  tile.(thread_idx_y).(thread_idx_x) <- 1.0;
+  Gpu.block_barrier;
+  out.(global_idx) <- tile.(0).(16)
+```"#,
+    },
+    Explanation {
         code: "E0300",
         title: "NVRTC failed on the CUDA C skc generated (an internal compiler error)",
         body: r#"Reported by `skc build` and `skc emit --emit ptx` (not `skc check`), which exit with status 101: the
@@ -1267,8 +1325,9 @@ kernel k (out : int32 vector) =
         title: "index out of bounds",
         body: r#"A thread accessed element `i` of a vector, shared, local or constant array with `i` negative or
 not below its length (a vector's length is the host's buffer's; a shared or local array's is its declared
-size; the dynamic shared array's is its size expression). On a GPU this reads or corrupts other memory, or
-faults. The launch stops at the first such access.
+size; the dynamic shared array's is its size expression). Each index of a multi-dimensional array is checked
+against its own dimension: `t.(0).(17)` in a `(16, 17)` array is reported, not read as `t.(1).(0)`. On a GPU
+this reads or corrupts other memory, or faults. The launch stops at the first such access.
 
 Erroneous example (launched with exactly one thread per element, the last thread writes past the end):
 

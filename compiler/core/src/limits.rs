@@ -144,9 +144,11 @@ impl Limits<'_> {
     fn array_decl(&self, e: ExprId) -> Option<ArrayDecl> {
         let local = self.info.declared_local.get(&e)?;
         let local = self.info.locals.get(local.0 as usize)?;
-        let Type::Array { elem, space, size: ArraySize::Const(n) } = &local.ty else { return None };
-        let layout = self.info.c_layout(elem)?;
-        Some(ArrayDecl { space: *space, bytes: layout.size.saturating_mul(u64::from(*n)), span: local.span })
+        let Type::Array { space, size: ArraySize::Const(_), .. } = &local.ty else { return None };
+        // Every element, through every dimension of a multi-dimensional array (rows are stored whole).
+        let elements = local.ty.total_elements()?;
+        let layout = self.info.c_layout(local.ty.innermost_element())?;
+        Some(ArrayDecl { space: *space, bytes: layout.size.saturating_mul(elements), span: local.span })
     }
 
     /// The parameters as NVRTC lays them out (each at its alignment, in order); unit parameters are not passed.

@@ -6,36 +6,31 @@
 use crate::syntax::ast::{ExprId, ExprKind, Module};
 use crate::types::{LocalId, Resolution};
 
-/// How deep one search follows nested expressions at most (the parser already bounds nesting; this is defence
-/// against broken input only).
-const MAX_DEPTH: u32 = 512;
-
 /// Pushes onto `out` every local that `e` may evaluate to, once each: the variable it names, through annotations,
 /// the last expression of a sequence or a `let`'s body, both branches of an `if` and both operands of a `select`.
 /// Nothing for other expressions (literals, calls of functions, elements). `resolve` gives the resolution of a
 /// name.
+///
+/// Never stops early: a root left out would hide a write from the analyses. The spines (a sequence's last
+/// expression, a `let`'s body, annotations) are followed in a loop, since they may be arbitrarily long; the
+/// recursion is through branches and `select` operands only, whose nesting the parser bounds (E0104).
 pub fn pointer_roots(
     module: &Module,
     resolve: &impl Fn(ExprId) -> Option<Resolution>,
     e: ExprId,
     out: &mut Vec<LocalId>,
 ) {
-    roots_at(module, resolve, e, out, 0)
-}
-
-fn roots_at(
-    module: &Module,
-    resolve: &impl Fn(ExprId) -> Option<Resolution>,
-    e: ExprId,
-    out: &mut Vec<LocalId>,
-    depth: u32,
-) {
-    if depth > MAX_DEPTH {
-        return;
+    let mut e = e;
+    loop {
+        let Some(kind) = module.exprs.get(e.index()) else { return };
+        e = match kind {
+            ExprKind::Annot { expr, .. } => *expr,
+            ExprKind::Seq(_, last) => *last,
+            ExprKind::Let { body, .. } | ExprKind::LetArray { body, .. } | ExprKind::Pragma { body, .. } => *body,
+            _ => break,
+        };
     }
-    let Some(kind) = module.exprs.get(e.index()) else { return };
-    let next = |e: ExprId, out: &mut Vec<LocalId>| roots_at(module, resolve, e, out, depth + 1);
-    match kind {
+    match &module.exprs[e.index()] {
         ExprKind::Var(_) => {
             if let Some(Resolution::Local(local)) = resolve(e) {
                 if !out.contains(&local) {
@@ -43,21 +38,16 @@ fn roots_at(
                 }
             }
         }
-        ExprKind::Annot { expr, .. } => next(*expr, out),
-        ExprKind::Seq(_, last) => next(*last, out),
-        ExprKind::Let { body, .. } | ExprKind::LetArray { body, .. } | ExprKind::Pragma { body, .. } => {
-            next(*body, out)
-        }
         ExprKind::If { then_branch, else_branch, .. } => {
-            next(*then_branch, out);
+            pointer_roots(module, resolve, *then_branch, out);
             if let Some(else_branch) = else_branch {
-                next(*else_branch, out);
+                pointer_roots(module, resolve, *else_branch, out);
             }
         }
         ExprKind::Call { args, .. } => {
             if matches!(resolve(e), Some(Resolution::Builtin(b)) if b.name == "select") {
                 for arg in args.iter().skip(1) {
-                    next(*arg, out);
+                    pointer_roots(module, resolve, *arg, out);
                 }
             }
         }
@@ -69,6 +59,17 @@ fn roots_at(
 pub fn strip_annotations(module: &Module, mut e: ExprId) -> ExprId {
     while let Some(ExprKind::Annot { expr, .. }) = module.exprs.get(e.index()) {
         e = *expr;
+    }
+    e
+}
+
+/// The array an index's array operand belongs to: `t` for the rows `t.(y)` and `t.(z).(y)` of a
+/// multi-dimensional array, `e` itself otherwise. Only for an operand of array type (that of `a.(i)` or
+/// `a.(i) <- v`), where every `Index` is a row: the type checker makes rows only by indexing the array's name
+/// (`typeck::dims`), so a write to an element of a row is a write to the named array.
+pub fn row_owner(module: &Module, mut e: ExprId) -> ExprId {
+    while let Some(ExprKind::Index { array, .. }) = module.exprs.get(e.index()) {
+        e = *array;
     }
     e
 }

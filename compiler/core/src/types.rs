@@ -70,6 +70,41 @@ impl Type {
     pub fn is_numeric(&self) -> bool {
         self.is_integer() || self.is_float()
     }
+    /// The sizes of a shared or local array, outermost first: one for `float32 shared[256]`, two for the
+    /// row-major `float32 shared[16][17]` (an array whose elements are rows); none for any other type.
+    pub fn array_dimensions(&self) -> Vec<ArraySize> {
+        let mut sizes = Vec::new();
+        let mut ty = self;
+        while let Type::Array { elem, size, .. } = ty {
+            sizes.push(*size);
+            ty = elem;
+        }
+        sizes
+    }
+
+    /// The scalar or record an array's elements hold, through every dimension; the type itself otherwise.
+    pub fn innermost_element(&self) -> &Type {
+        let mut ty = self;
+        while let Type::Array { elem, .. } = ty {
+            ty = elem;
+        }
+        ty
+    }
+
+    /// Is this a shared or local array of two or more dimensions (its elements are rows)?
+    pub fn is_multi_dimensional(&self) -> bool {
+        matches!(self, Type::Array { elem, .. } if matches!(elem.as_ref(), Type::Array { .. }))
+    }
+
+    /// Elements of the innermost type a fixed-size array holds, through every dimension (`16 * 17` for
+    /// `float32 shared[16][17]`); `None` when a size is not a constant.
+    pub fn total_elements(&self) -> Option<u64> {
+        self.array_dimensions().iter().try_fold(1u64, |total, size| match size {
+            ArraySize::Const(n) => Some(total * u64::from(*n)),
+            ArraySize::Dynamic => None,
+        })
+    }
+
     /// Element type of a vector, shared/local array or constant array.
     pub fn element(&self) -> Option<&Type> {
         match self {
@@ -150,6 +185,10 @@ pub struct FunctionInfo {
     /// For an instance of a generic function used at several types (`sq__float32`): how a diagnostic inside it
     /// names the instance ("in the instance `sq__float32` of the generic function `sq` (x : float32)").
     pub instance: Option<String>,
+    /// The vector parameters whose contents differ between threads in every call: the function (or one it
+    /// calls) writes through them, or loads from them with an ordered atomic. The analysis of the function on its
+    /// own starts them thread-varying, as a kernel's.
+    pub varying_vector_params: Vec<LocalId>,
 }
 
 /// A kernel parameter as the runtime sees it.
@@ -281,15 +320,20 @@ impl TypeInfo {
             Type::Bool => "bool".into(),
             Type::Unit => "unit".into(),
             Type::Vector(e) => format!("{} vector", self.display(e)),
-            Type::Array { elem, space, size } => {
+            Type::Array { space, .. } => {
                 let space = match space {
                     MemorySpace::Shared => "shared",
                     MemorySpace::Local => "local",
                 };
-                match size {
-                    ArraySize::Const(n) => format!("{} {}[{}]", self.display(elem), space, n),
-                    ArraySize::Dynamic => format!("{} {}[dynamic]", self.display(elem), space),
-                }
+                let sizes: String = ty
+                    .array_dimensions()
+                    .iter()
+                    .map(|size| match size {
+                        ArraySize::Const(n) => format!("[{n}]"),
+                        ArraySize::Dynamic => "[dynamic]".to_string(),
+                    })
+                    .collect();
+                format!("{} {space}{sizes}", self.display(ty.innermost_element()))
             }
             Type::ConstArray { elem, size } => format!("{} constant[{}]", self.display(elem), size),
             Type::Ref(t) => format!("{} ref", self.display(t)),

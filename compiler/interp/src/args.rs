@@ -6,6 +6,11 @@
 //! `{ "random": n, "seed": s }` (integers uniform in `[min, max]`, by default 0 to 99; floats uniform in
 //! `[min, max)`, by default 0 to 1; "min" and "max" may be given), or a `.npy` file: `"file.npy"` or
 //! `{ "npy": "file.npy" }`.
+//!
+//! `read_file` reads such an object from a file (the one I/O of the crate, so that every host that takes
+//! arguments from a file, `skc run` and its batch runner, reads them the same way).
+
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -51,6 +56,18 @@ pub fn parse(
         .zip(values)
         .map(|(p, v)| argument(&p.kind, v, read_file).map_err(|e| format!("parameter `{}`: {e}", p.name)))
         .collect()
+}
+
+/// The arguments of `kernel` from the JSON file `path`; `.npy` files named in it are read relative to its folder.
+pub fn read_file(kernel: &Kernel, path: &Path) -> Result<Vec<Arg>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let json: Value = serde_json::from_str(&text).map_err(|e| format!("{} is not valid JSON: {e}", path.display()))?;
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let read_npy = |name: &str| {
+        let file = dir.join(name);
+        std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))
+    };
+    parse(kernel, &json, &read_npy).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn argument(kind: &ParamKind, v: &Value, read_file: &dyn Fn(&str) -> Result<Vec<u8>, String>) -> Result<Arg, String> {

@@ -395,6 +395,17 @@ pub enum Instr {
         src: Reg,
         lanes: u32,
     },
+    /// `dst` = the handle of row `idx` (a value of type `idx_ty`) of the multi-dimensional array `arr`: `len`
+    /// elements at `idx * stride` words from its start, once `idx` is checked against `arr`'s length (so an index
+    /// past a row is reported in its own dimension, never wrapped into the next row).
+    Row {
+        dst: Reg,
+        arr: Reg,
+        idx: Reg,
+        idx_ty: Scalar,
+        stride: u32,
+        len: u32,
+    },
     /// A handle to `len` elements of local or shared memory at `offset` words.
     Handle {
         base: HandleBase,

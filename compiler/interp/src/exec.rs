@@ -276,6 +276,14 @@ impl Exec<'_> {
                         Err(fault) => stop!(Stop::Fault(fault)),
                     }
                 }
+                Instr::Row { dst, arr, idx, idx_ty, stride, len } => {
+                    let index = index_value(r!(idx), idx_ty);
+                    let (space, base, rows) = decode(r!(arr));
+                    match Self::address(index, rows, u64::from(stride), 0, space) {
+                        Ok(at) => r!(dst) = handle(space, base + at as u32, len),
+                        Err(fault) => stop!(Stop::Fault(fault)),
+                    }
+                }
                 Instr::VectorView { dst, src, lanes } => {
                     let (space, base, len) = decode(r!(src));
                     r!(dst) = handle(space, base, len / lanes.max(1));

@@ -1,12 +1,15 @@
 //! One batch of trajectories over several GPUs of a host: [`EnsembleSolver`] builds the solver program once,
-//! loads it on every device of a [`DeviceSet`] (one NVRTC compile per architecture), splits a batch by
-//! trajectories into contiguous shares ([`split_runs`]) and solves the shares at once, one host thread per device.
+//! loads it on every device of a [`DeviceSet`] (one NVRTC compile per architecture), deals the batch's blocks to
+//! the devices in turn ([`crate::deal`]: device `d` of `D` solves blocks `d, d + D, ...`, so that every device gets
+//! an even sample of a batch whose cost varies along it) and solves the shares at once, one host thread per device.
 //!
-//! Within a device, a share is cut into chunks solved on two streams in turn, so that a chunk's upload and the
-//! previous chunk's download overlap the kernel of the chunk between them. Shares and chunks start at multiples of
-//! the kernel's block size: every warp then integrates the same trajectories as in a one-GPU launch of the whole
-//! batch (the kernel's warp votes see the same lanes), so the results are bit-for-bit those of
-//! [`OdeSolver::solve`] on one device, counters and summary metrics included.
+//! Each device's blocks are gathered from the host arrays into one contiguous device buffer, solved, and its
+//! results scattered back to the runs' places in the batch. Within a device, a share is cut into chunks solved on
+//! two streams in turn, so that a chunk's upload and the previous chunk's download overlap the kernel of the
+//! chunk between them. Shares are whole blocks of the kernel's block size and chunks start at multiples of it:
+//! every warp then integrates the same trajectories in the same lanes as in a one-GPU launch of the whole batch
+//! (the kernel's warp votes see the same lanes), so the results are bit-for-bit those of [`OdeSolver::solve`] on
+//! one device, counters and summary metrics included.
 //!
 //! ```ignore
 //! let devices = DeviceSet::first(4)?;
@@ -14,21 +17,17 @@
 //! let (solution, timing) = solver.solve::<f32>(&y0, &rho)?;
 //! ```
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::time::Instant;
 
 use skc_runtime::{split_aligned, DeviceSet, Program};
 
 use crate::config::Config;
+use crate::deal::{deal, Share};
 use crate::gpu::{DeviceBatch, OdeError, OdeSolver, Real, Solution};
 use crate::program::SystemSource;
 use crate::sk::Options;
-
-/// Contiguous shares of `runs` trajectories for `devices` devices, balanced by trajectories; each share starts at
-/// a multiple of `align` (the kernel's block size). Shares may be empty when the batch is small.
-pub fn split_runs(runs: usize, devices: usize, align: usize) -> Vec<Range<usize>> {
-    split_aligned(runs, devices, align)
-}
 
 /// Times of one ensemble run or solve.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,12 +38,15 @@ pub struct EnsembleTiming {
     /// upload to download ([`EnsembleSolver::solve`]), milliseconds; 0 for a device with an empty share.
     pub device_ms: Vec<f64>,
     /// Per device: the trajectories it solved (its share of the batch).
-    pub shares: Vec<Range<usize>>,
+    pub shares: Vec<Share>,
 }
 
-/// A batch already on the devices: one [`DeviceBatch`] per non-empty share.
+/// A batch already on the devices: one [`DeviceBatch`] per non-empty share, each holding its share's runs end to
+/// end.
 pub struct EnsembleBatch<T: Real> {
-    pub shares: Vec<Range<usize>>,
+    /// Runs in the whole batch.
+    pub n_runs: usize,
+    pub shares: Vec<Share>,
     /// `parts[i]` holds share `i` on the set's device `i` (None for an empty share).
     pub parts: Vec<Option<DeviceBatch<T>>>,
 }
@@ -92,9 +94,10 @@ impl EnsembleSolver {
         &self.solvers
     }
 
-    /// The shares of a batch of `runs` trajectories.
-    pub fn split(&self, runs: usize) -> Vec<Range<usize>> {
-        split_runs(runs, self.solvers.len(), self.solvers[0].block_size() as usize)
+    /// The shares of a batch of `runs` trajectories: blocks of the kernel's block size dealt to the devices in
+    /// turn.
+    pub fn split(&self, runs: usize) -> Vec<Share> {
+        deal(runs, self.solvers.len(), self.solvers[0].block_size() as usize)
     }
 
     /// Checks the shapes of a batch; returns its number of runs.
@@ -111,25 +114,20 @@ impl EnsembleSolver {
         Ok(y0.len() / ns)
     }
 
-    /// The slices of `y0` and `params` holding runs `runs`.
-    fn slices<'a, T: Real>(&self, y0: &'a [T], params: &'a [T], runs: &Range<usize>) -> (&'a [T], &'a [T]) {
-        let (ns, np) = (self.solvers[0].n_states(), self.solvers[0].n_params());
-        (&y0[runs.start * ns..runs.end * ns], &params[runs.start * np..runs.end * np])
-    }
-
-    /// Uploads each share of a batch to its device.
+    /// Uploads each share of a batch to its device, its runs gathered end to end.
     pub fn upload<T: Real>(&self, y0: &[T], params: &[T]) -> Result<EnsembleBatch<T>, OdeError> {
-        let shares = self.split(self.runs_of(y0, params)?);
+        let n_runs = self.runs_of(y0, params)?;
+        let shares = self.split(n_runs);
         let mut parts = Vec::with_capacity(shares.len());
         for (solver, share) in self.solvers.iter().zip(&shares) {
             parts.push(if share.is_empty() {
                 None
             } else {
-                let (y, p) = self.slices(y0, params, share);
-                Some(solver.upload(y, p)?)
+                let (y, p) = gather_inputs(solver, share, 0..share.len(), y0, params);
+                Some(solver.upload(&y, &p)?)
             });
         }
-        Ok(EnsembleBatch { shares, parts })
+        Ok(EnsembleBatch { n_runs, shares, parts })
     }
 
     /// Runs the kernel on every device at once (a batch already uploaded), and waits for all of them.
@@ -158,21 +156,23 @@ impl EnsembleSolver {
         Ok(EnsembleTiming { wall_ms, device_ms, shares: batch.shares.clone() })
     }
 
-    /// Downloads every share and joins them into the solution of the whole batch.
+    /// Downloads every share and scatters its runs into the solution of the whole batch.
     pub fn download<T: Real>(&self, batch: &EnsembleBatch<T>) -> Result<Solution<T>, OdeError> {
         let mut parts = Vec::new();
-        for (solver, part) in self.solvers.iter().zip(&batch.parts) {
+        for ((solver, part), share) in self.solvers.iter().zip(&batch.parts).zip(&batch.shares) {
             if let Some(part) = part {
-                parts.push(solver.download(part, 0.0)?);
+                parts.push(Placed { share: *share, first_local: 0, solution: solver.download(part, 0.0)? });
             }
         }
-        Ok(Solution::concat(parts))
+        Ok(assemble(batch.n_runs, parts))
     }
 
     /// Solves a batch (`y0` runs x n_states, `params` runs x n_params) over every device: one host thread per
-    /// device uploads, solves and downloads its share in chunks whose copies overlap the kernels.
+    /// device gathers, uploads, solves and downloads its share in chunks whose copies overlap the kernels; the
+    /// parts are then scattered into the solution of the whole batch.
     pub fn solve<T: Real>(&self, y0: &[T], params: &[T]) -> Result<(Solution<T>, EnsembleTiming), OdeError> {
-        let shares = self.split(self.runs_of(y0, params)?);
+        let n_runs = self.runs_of(y0, params)?;
+        let shares = self.split(n_runs);
         let started = Instant::now();
         let results: Vec<Result<ShareResult<T>, OdeError>> = std::thread::scope(|scope| {
             let handles: Vec<_> = self
@@ -180,11 +180,10 @@ impl EnsembleSolver {
                 .iter()
                 .zip(&shares)
                 .map(|(solver, share)| {
-                    let (y, p) = self.slices(y0, params, share);
                     scope.spawn(move || {
                         let begun = Instant::now();
-                        let solution = solve_share(solver, y, p, self.chunks_per_device)?;
-                        Ok((solution, begun.elapsed().as_secs_f64() * 1e3))
+                        let parts = solve_share(solver, share, y0, params, self.chunks_per_device)?;
+                        Ok((parts, begun.elapsed().as_secs_f64() * 1e3))
                     })
                 })
                 .collect();
@@ -193,50 +192,163 @@ impl EnsembleSolver {
         let mut parts = Vec::new();
         let mut device_ms = Vec::new();
         for result in results {
-            let (solution, ms) = result?;
-            parts.extend(solution);
+            let (placed, ms) = result?;
+            parts.extend(placed);
             device_ms.push(ms);
         }
+        let mut solution = assemble(n_runs, parts);
         let wall_ms = started.elapsed().as_secs_f64() * 1e3;
-        let mut solution = Solution::concat(parts);
         solution.device_ms = wall_ms as f32;
         Ok((solution, EnsembleTiming { wall_ms, device_ms, shares }))
     }
 }
 
-/// What one device's thread returns: its share's solution (None for an empty share) and its wall time in ms.
-type ShareResult<T> = (Option<Solution<T>>, f64);
+/// The solution of some consecutive runs of a share: its runs `first_local ..` in the share's numbering.
+struct Placed<T> {
+    share: Share,
+    first_local: usize,
+    solution: Solution<T>,
+}
 
-/// One device's share: chunks on two streams in turn (upload and launch chunk c, then download chunk c-1).
+/// What one device's thread returns: its chunks' solutions (none for an empty share) and its wall time in ms.
+type ShareResult<T> = (Vec<Placed<T>>, f64);
+
+/// The initial values and parameters of a share's runs `local`, from the batch's host arrays: borrowed when the
+/// runs are consecutive in the batch (one device), gathered otherwise.
+fn gather_inputs<'a, T: Real>(
+    solver: &OdeSolver,
+    share: &Share,
+    local: Range<usize>,
+    y0: &'a [T],
+    params: &'a [T],
+) -> (Cow<'a, [T]>, Cow<'a, [T]>) {
+    (share.gather(local.clone(), solver.n_states(), y0), share.gather(local, solver.n_params(), params))
+}
+
+/// The solution of a batch of `n_runs` runs from the solutions of its parts, every run written to its place in
+/// the batch (`device_ms` is the largest part's). The parts must cover the batch.
+fn assemble<T: Real>(n_runs: usize, parts: Vec<Placed<T>>) -> Solution<T> {
+    let first = parts.first().expect("the solution of a batch from no parts");
+    let mut whole = Solution::blank(n_runs, &first.solution);
+    for part in &parts {
+        place(&mut whole, part);
+        whole.device_ms = whole.device_ms.max(part.solution.device_ms);
+    }
+    whole
+}
+
+/// Writes every per-run output of a part into its runs' places in the whole batch's solution.
+fn place<T: Real>(whole: &mut Solution<T>, part: &Placed<T>) {
+    let (share, first, from) = (&part.share, part.first_local, &part.solution);
+    let n_states = whole.n_states;
+    share.scatter(first, n_states, &from.final_state, &mut whole.final_state);
+    share.scatter(first, whole.n_saves * n_states, &from.saves, &mut whole.saves);
+    share.scatter(first, 1, &from.status, &mut whole.status);
+    share.scatter(first, 1, &from.attempted, &mut whole.attempted);
+    share.scatter(first, 1, &from.rejected, &mut whole.rejected);
+    share.scatter(first, 1, &from.newton_iters, &mut whole.newton_iters);
+    share.scatter(first, whole.trace_len, &from.trace, &mut whole.trace);
+    if let (Some(all), Some(some)) = (whole.summaries.as_mut(), from.summaries.as_ref()) {
+        share.scatter(first, all.n_windows * all.names.len(), &some.values, &mut all.values);
+    }
+}
+
+/// One device's share: chunks on two streams in turn (gather, upload and launch chunk c, then download chunk c-1).
 fn solve_share<T: Real>(
     solver: &OdeSolver,
+    share: &Share,
     y0: &[T],
     params: &[T],
     chunks: usize,
-) -> Result<Option<Solution<T>>, OdeError> {
-    let (ns, np) = (solver.n_states(), solver.n_params());
-    let runs = y0.len() / ns;
-    if runs == 0 {
-        return Ok(None);
+) -> Result<Vec<Placed<T>>, OdeError> {
+    let mut parts = Vec::new();
+    if share.is_empty() {
+        return Ok(parts);
     }
     let ctx = solver.module().context();
     let streams = [ctx.new_stream()?, ctx.new_stream()?];
-    let mut parts = Vec::new();
-    let mut pending: Option<(DeviceBatch<T>, usize)> = None;
-    let ranges: Vec<_> =
-        split_aligned(runs, chunks, solver.block_size() as usize).into_iter().filter(|r| !r.is_empty()).collect();
+    let mut pending: Option<(DeviceBatch<T>, usize, usize)> = None;
+    let ranges: Vec<_> = split_aligned(share.len(), chunks, solver.block_size() as usize)
+        .into_iter()
+        .filter(|r| !r.is_empty())
+        .collect();
     for (c, range) in ranges.iter().enumerate() {
         let stream = &streams[c % 2];
-        let (y, p) = (&y0[range.start * ns..range.end * ns], &params[range.start * np..range.end * np]);
-        let mut batch = solver.upload_on(y, p, stream)?;
+        let (y, p) = gather_inputs(solver, share, range.clone(), y0, params);
+        let mut batch = solver.upload_on(&y, &p, stream)?;
         solver.launch_on(&mut batch, stream)?;
-        if let Some((previous, s)) = pending.take() {
-            parts.push(solver.download_on(&previous, &streams[s], 0.0)?);
+        if let Some((previous, s, first_local)) = pending.take() {
+            let solution = solver.download_on(&previous, &streams[s], 0.0)?;
+            parts.push(Placed { share: *share, first_local, solution });
         }
-        pending = Some((batch, c % 2));
+        pending = Some((batch, c % 2, range.start));
     }
-    if let Some((last, s)) = pending {
-        parts.push(solver.download_on(&last, &streams[s], 0.0)?);
+    if let Some((last, s, first_local)) = pending {
+        let solution = solver.download_on(&last, &streams[s], 0.0)?;
+        parts.push(Placed { share: *share, first_local, solution });
     }
-    Ok(Some(Solution::concat(parts)))
+    Ok(parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{assemble, Placed};
+    use crate::config::Status;
+    use crate::deal::deal;
+    use crate::gpu::Solution;
+    use crate::summaries::Summaries;
+
+    /// A solution of runs `runs` of a batch whose every value names its run, as one GPU would return it.
+    fn numbered(runs: &[usize]) -> Solution<f64> {
+        let (n_states, n_saves, trace_len, n_windows, names) = (3, 2, 4, 2, 3);
+        let rows = |width: usize| -> Vec<f64> {
+            runs.iter().flat_map(|&r| (0..width).map(move |k| (r * 1000 + k) as f64)).collect()
+        };
+        let n = runs.len();
+        Solution {
+            n_runs: n,
+            n_states,
+            n_saves,
+            final_state: rows(n_states),
+            saves: rows(n_saves * n_states),
+            status: runs.iter().map(|&r| Status(r as u32)).collect(),
+            attempted: runs.iter().map(|&r| r as u32 + 1).collect(),
+            rejected: runs.iter().map(|&r| r as u32 + 2).collect(),
+            newton_iters: runs.iter().map(|&r| r as u32 + 3).collect(),
+            trace: rows(trace_len),
+            trace_len,
+            device_ms: runs.len() as f32,
+            summaries: Some(Summaries {
+                n_runs: n,
+                n_windows,
+                names: vec![String::new(); names],
+                values: rows(n_windows * names),
+            }),
+        }
+    }
+
+    /// Each device solves its share in chunks that return their runs in the share's order; assembled, they give
+    /// what one device returns for the whole batch.
+    #[test]
+    fn chunks_of_dealt_shares_assemble_into_the_one_device_solution() {
+        for (n_runs, devices, block, chunks) in
+            [(1000, 2, 32, 3), (20_077, 4, 256, 4), (300, 5, 256, 2), (77, 1, 32, 1)]
+        {
+            let one = numbered(&(0..n_runs).collect::<Vec<_>>());
+            let mut parts = Vec::new();
+            for share in deal(n_runs, devices, block) {
+                for chunk in
+                    skc_runtime::split_aligned(share.len(), chunks, block).into_iter().filter(|c| !c.is_empty())
+                {
+                    let runs: Vec<usize> = chunk.clone().map(|local| share.batch_run(local)).collect();
+                    parts.push(Placed { share, first_local: chunk.start, solution: numbered(&runs) });
+                }
+            }
+            let largest = parts.iter().map(|p| p.solution.device_ms).fold(0.0, f32::max);
+            let mut whole = assemble(n_runs, parts);
+            assert_eq!(whole.device_ms, largest);
+            whole.device_ms = one.device_ms;
+            assert_eq!(whole, one, "{n_runs} runs over {devices} devices, {chunks} chunks each");
+        }
+    }
 }

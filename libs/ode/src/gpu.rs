@@ -117,27 +117,30 @@ pub struct Solution<T> {
 }
 
 impl<T: Real> Solution<T> {
-    /// The solutions of consecutive slices of one batch, as the solution of the whole batch (`device_ms` is the
-    /// largest part's).
-    pub fn concat(parts: Vec<Solution<T>>) -> Solution<T> {
-        let mut parts = parts.into_iter();
-        let mut whole = parts.next().expect("Solution::concat of no parts");
-        for part in parts {
-            whole.n_runs += part.n_runs;
-            whole.final_state.extend(part.final_state);
-            whole.saves.extend(part.saves);
-            whole.status.extend(part.status);
-            whole.attempted.extend(part.attempted);
-            whole.rejected.extend(part.rejected);
-            whole.newton_iters.extend(part.newton_iters);
-            whole.trace.extend(part.trace);
-            whole.device_ms = whole.device_ms.max(part.device_ms);
-            if let (Some(all), Some(more)) = (whole.summaries.as_mut(), part.summaries) {
-                all.n_runs += more.n_runs;
-                all.values.extend(more.values);
-            }
+    /// A solution of `n_runs` runs shaped like `like` (states, saves, trace length, summary names and windows),
+    /// every value zero or default, to be filled run by run (the ensemble scatters its devices' parts into it).
+    pub fn blank(n_runs: usize, like: &Solution<T>) -> Solution<T> {
+        let summaries = like.summaries.as_ref().map(|s| Summaries {
+            n_runs,
+            n_windows: s.n_windows,
+            names: s.names.clone(),
+            values: vec![T::default(); n_runs * s.n_windows * s.names.len()],
+        });
+        Solution {
+            n_runs,
+            n_states: like.n_states,
+            n_saves: like.n_saves,
+            final_state: vec![T::default(); n_runs * like.n_states],
+            saves: vec![T::default(); n_runs * like.n_saves * like.n_states],
+            status: vec![Status::default(); n_runs],
+            attempted: vec![0; n_runs],
+            rejected: vec![0; n_runs],
+            newton_iters: vec![0; n_runs],
+            trace: vec![0.0; n_runs * like.trace_len],
+            trace_len: like.trace_len,
+            device_ms: 0.0,
+            summaries,
         }
-        whole
     }
 
     pub fn final_of(&self, run: usize) -> &[T] {

@@ -5,12 +5,14 @@
 //! shared by the CPU reference and the GPU host API), `reference` (the float64 CPU reference of every stepper,
 //! controller and the integration loop), `sk` (the generated `.sk` tableau modules and the compile-time
 //! definitions that select a method, controller and system size), `program` (a solver program: root source, front
-//! end, CUDA C), `gpu` (the host API: compile once, solve batches on a GPU through skc-runtime), `ensemble` (one
-//! batch split over several GPUs of a host, bit-identical to one GPU), `summaries`
+//! end, CUDA C), `gpu` (the host API: compile once, solve batches on a GPU through skc-runtime), `deal` (which
+//! trajectories each device of an ensemble solves: blocks dealt in turn, gather and scatter maps), `ensemble` (one
+//! batch over several GPUs of a host, bit-identical to one GPU), `summaries`
 //! (summary metrics computed in the loop: the chain, its generated `.sk` module, the float64 updates of the
 //! reference loop and the recomputation from saved trajectories).
 
 pub mod config;
+pub mod deal;
 pub mod ensemble;
 pub mod gpu;
 pub mod method;

@@ -1,8 +1,10 @@
 //! One batch over several GPUs against the same batch on one GPU (`cargo test -p skc-ode --features gpu-tests
 //! --test multigpu`): final states, saves, statuses, counters, traces and summary metrics must be equal bit for
-//! bit, for fixed and adaptive Tsit5 and an implicit method, on 1 .. SKC_GPUS devices (default 2). Fails, never
-//! skips, when the host has fewer devices than SKC_GPUS.
+//! bit, for fixed and adaptive Tsit5 and summary metrics, on 1 .. SKC_GPUS devices (default 2); an adaptive sweep
+//! whose cost rises along the batch is dealt to the devices in equal costs; a batch of fewer blocks than devices
+//! leaves the last devices idle. Fails, never skips, when the host has fewer devices than SKC_GPUS.
 
+use skc_ode::deal::{deal, Share};
 use skc_ode::ensemble::EnsembleSolver;
 use skc_ode::gpu::{OdeSolver, Real, Solution};
 use skc_ode::program::SystemSource;
@@ -54,23 +56,32 @@ fn assert_same<T: Real>(label: &str, one: &Solution<T>, many: &Solution<T>) {
 /// The ensemble on 1 .. SKC_GPUS devices (with and without chunking) against OdeSolver on device 0.
 fn check<T: Real>(label: &str, cfg: &Config, options: &Options, runs: usize) {
     let (y0, rho) = lorenz_inputs::<T>(runs);
+    check_inputs(label, cfg, options, &y0, &rho);
+}
+
+/// [`check`] on given inputs; returns the one-GPU solution and the kernel's block size.
+fn check_inputs<T: Real>(label: &str, cfg: &Config, options: &Options, y0: &[T], rho: &[T]) -> (Solution<T>, usize) {
     let ctx = devices(1).context(0).clone();
-    let one = OdeSolver::new(&ctx, &lorenz(), cfg, options).unwrap().solve::<T>(&y0, &rho).unwrap();
+    let single = OdeSolver::new(&ctx, &lorenz(), cfg, options).unwrap();
+    let one = single.solve::<T>(y0, rho).unwrap();
     assert!(one.status.iter().any(|s| !s.failed()), "{label}: every run failed");
     for count in 1..=gpus_asked() {
         let mut solver = EnsembleSolver::new(&devices(count), &lorenz(), cfg, options).unwrap();
         for chunks in [1, 3] {
             solver.set_chunks_per_device(chunks);
-            let (many, timing) = solver.solve::<T>(&y0, &rho).unwrap();
+            let (many, timing) = solver.solve::<T>(y0, rho).unwrap();
             let label = format!("{label}, {count} GPU(s), {chunks} chunk(s) each");
             assert_same(&label, &one, &many);
-            assert_eq!(timing.shares.len(), count);
-            eprintln!("{label}: equal; shares {:?}, {:.2} ms", timing.shares, timing.wall_ms);
+            // The shares are the batch's blocks dealt in turn (empty past the last block).
+            assert_eq!(timing.shares, deal(one.n_runs, count, single.block_size() as usize), "{label}");
+            let runs: Vec<usize> = timing.shares.iter().map(Share::len).collect();
+            eprintln!("{label}: equal; runs per device {runs:?}, {:.2} ms", timing.wall_ms);
         }
-        let mut batch = solver.upload::<T>(&y0, &rho).unwrap();
+        let mut batch = solver.upload::<T>(y0, rho).unwrap();
         solver.run(&mut batch).unwrap();
         assert_same(&format!("{label}, {count} GPU(s), resident"), &one, &solver.download(&batch).unwrap());
     }
+    (one, single.block_size() as usize)
 }
 
 #[test]
@@ -101,6 +112,46 @@ fn summary_metrics_are_bit_identical_on_every_device_count() {
         ..SummarySpec::new(Metric::all(3), vec![0, 1, 2], 0.015625, 0.125)
     });
     check::<f32>("DormandPrince5 I float32 with summaries", &cfg, &Options::default(), 5_000 + 3);
+}
+
+/// Lorenz with rho rising from 0 to 28 along the batch (the top fifth takes well over the steps of the bottom
+/// fifth) and x0 varying from lane to lane (so the lanes of a warp disagree and the warp votes matter): every
+/// device's share costs about the same number of steps, and the results stay those of one GPU bit for bit.
+#[test]
+fn a_sweep_whose_cost_rises_along_the_batch_is_dealt_evenly_and_stays_bit_identical() {
+    let mut cfg = Config::new(Method::Tsit5, 1.0, 1e-3).with_controller(ControllerKind::I);
+    cfg.precision = Precision::F32;
+    cfg.save_every = Some(0.25);
+    let options = Options { trace_len: 16, ..Options::default() };
+    let runs = (1 << 17) + 77;
+    let (mut y0, rho) = lorenz_inputs::<f32>(runs);
+    for (i, state) in y0.chunks_mut(3).enumerate() {
+        state[0] = 1.0 + 0.25 * (i % 5) as f32;
+    }
+    let (one, block) = check_inputs("Tsit5 I float32, rising cost", &cfg, &options, &y0, &rho);
+    let steps = |runs: &mut dyn Iterator<Item = usize>| runs.map(|r| one.attempted[r] as f64).sum::<f64>();
+    let fifth = runs / 5;
+    let (low, high) = (steps(&mut (0..fifth)), steps(&mut (runs - fifth..runs)));
+    eprintln!("attempted steps: bottom fifth {low}, top fifth {high} ({:.2}x)", high / low);
+    assert!(high > 1.3 * low, "the sweep's cost does not rise along the batch: {low} then {high}");
+    for count in 2..=gpus_asked() {
+        let per_share: Vec<f64> = deal(runs, count, block)
+            .iter()
+            .map(|share| steps(&mut (0..share.len()).map(|l| share.batch_run(l))))
+            .collect();
+        let mean = per_share.iter().sum::<f64>() / count as f64;
+        let worst = per_share.iter().map(|s| (s / mean - 1.0).abs()).fold(0.0, f64::max);
+        eprintln!("{count} GPUs: attempted steps per share {per_share:?}, worst {:.2}% off the mean", 100.0 * worst);
+        assert!(worst < 0.02, "{count} GPUs: shares of unequal cost {per_share:?}");
+    }
+}
+
+/// Two blocks of 256 runs, the second partial: on 3 GPUs or more, the devices past the second get nothing.
+#[test]
+fn a_batch_of_fewer_blocks_than_devices_leaves_devices_idle() {
+    let mut cfg = Config::new(Method::Tsit5, 1.0, 1e-3).with_controller(ControllerKind::I);
+    cfg.precision = Precision::F32;
+    check::<f32>("Tsit5 I float32, 300 runs", &cfg, &Options { trace_len: 8, ..Options::default() }, 300);
 }
 
 #[test]

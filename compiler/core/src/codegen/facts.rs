@@ -122,36 +122,10 @@ fn is_pointer(ty: &Type) -> bool {
     matches!(ty, Type::Vector(_) | Type::Array { .. } | Type::ConstArray { .. })
 }
 
-/// The locals an array-valued expression may evaluate to.
+/// The locals an array-valued expression may evaluate to (every one: a written vector left out would be emitted
+/// as read-only).
 fn pointer_roots(module: &Module, types: &TypeInfo, e: ExprId, out: &mut Vec<LocalId>) {
-    let Some(kind) = module.exprs.get(e.index()) else { return };
-    match kind {
-        ExprKind::Var(_) => {
-            if let Some(Resolution::Local(id)) = types.resolution(e) {
-                out.push(id);
-            }
-        }
-        ExprKind::If { then_branch, else_branch, .. } => {
-            pointer_roots(module, types, *then_branch, out);
-            if let Some(e) = else_branch {
-                pointer_roots(module, types, *e, out);
-            }
-        }
-        ExprKind::Seq(_, last) => pointer_roots(module, types, *last, out),
-        ExprKind::Let { body, .. } | ExprKind::LetArray { body, .. } | ExprKind::Pragma { body, .. } => {
-            pointer_roots(module, types, *body, out)
-        }
-        ExprKind::Annot { expr, .. } => pointer_roots(module, types, *expr, out),
-        ExprKind::Call { args, .. } => {
-            // `select c a b` on arrays.
-            if matches!(types.resolution(e), Some(Resolution::Builtin(b)) if b.name == "select") {
-                for a in args.iter().skip(1) {
-                    pointer_roots(module, types, *a, out);
-                }
-            }
-        }
-        _ => {}
-    }
+    crate::storage::pointer_roots(module, &|e| types.resolution(e), e, out);
 }
 
 /// The array an assignment target `a.(i)`, `a.(i).f` writes into.
@@ -170,10 +144,12 @@ fn written_locals(module: &Module, types: &TypeInfo) -> HashSet<LocalId> {
     for (index, kind) in module.exprs.iter().enumerate() {
         let e = ExprId(index as u32);
         match kind {
-            ExprKind::IndexSet { array, .. } => pointer_roots(module, types, *array, &mut direct),
+            ExprKind::IndexSet { array, .. } => {
+                pointer_roots(module, types, crate::storage::row_owner(module, *array), &mut direct)
+            }
             ExprKind::FieldSet { record, .. } => {
                 if let Some(array) = place_array(module, *record) {
-                    pointer_roots(module, types, array, &mut direct);
+                    pointer_roots(module, types, crate::storage::row_owner(module, array), &mut direct);
                 }
             }
             ExprKind::Call { args, .. } => match types.resolution(e) {

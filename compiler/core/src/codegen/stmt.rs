@@ -237,12 +237,13 @@ impl FnLowering<'_, '_> {
             return;
         }
         let origin = self.g.span(e);
-        let (elem, space, size) = match self.local_type(id) {
-            Type::Array { elem, space, size } => (self.c_type(&elem), space, size),
+        let ty = self.local_type(id);
+        let (elem, space, size) = match &ty {
+            Type::Array { space, size, .. } => (self.c_type(ty.innermost_element()), *space, *size),
             _ => ("int".to_string(), space, ArraySize::Const(1)),
         };
         let name = self.declare_local(id);
-        let length = self.array_length(e, size);
+        let length = format!("{}{}", self.array_length(e, size), self.row_lengths(e, &ty));
         // Vector loads and stores of this array (`load_float4`) need its base aligned to the vector's size.
         let align = match self.g.facts.vector_alignment.get(&id) {
             Some(n) => format!("__align__({n}) "),
@@ -250,19 +251,38 @@ impl FnLowering<'_, '_> {
         };
         match (space, size) {
             (MemorySpace::Shared, ArraySize::Const(_)) => {
-                self.emit_simple(format!("__shared__ {align}{elem} {name}[{length}];"), origin)
+                self.emit_simple(format!("__shared__ {align}{elem} {name}[{length};"), origin)
             }
             (MemorySpace::Shared, ArraySize::Dynamic) => {
                 self.emit_simple("extern __shared__ __align__(16) unsigned char skc_dynamic_shared[];", origin);
                 self.emit_simple(format!("{elem}* {name} = reinterpret_cast<{elem}*>(skc_dynamic_shared);"), origin);
             }
             (MemorySpace::Local, ArraySize::Const(_)) => {
-                self.emit_simple(format!("{align}{elem} {name}[{length}];"), origin)
+                self.emit_simple(format!("{align}{elem} {name}[{length};"), origin)
             }
             (MemorySpace::Local, ArraySize::Dynamic) => {
                 self.emit_simple(format!("{elem} {name}[1]; // a local array needs a constant size"), origin)
             }
         }
+    }
+
+    /// The sizes after the first of a multi-dimensional array, each in brackets as `array_length` writes it
+    /// (`][TILE + 1]`, closing the first size's bracket); `]` for a one-dimensional array. The emitted C declares a
+    /// C array of rows, `float t[16][17]`, so `t.(y).(x)` is `t[y][x]`, with C's own row-major arithmetic.
+    fn row_lengths(&mut self, e: ExprId, ty: &Type) -> String {
+        let mut out = String::from("]");
+        let ExprKind::LetArray { elem: Some(written), .. } = self.g.kind(e) else { return out };
+        let mut written: &crate::syntax::ast::TypeExpr = written;
+        let mut sizes = Vec::new();
+        while let crate::syntax::ast::TypeExpr::Sized { elem, size, .. } = written {
+            sizes.push(*size);
+            written = elem;
+        }
+        let dimensions = ty.array_dimensions();
+        for (size, dimension) in sizes.into_iter().zip(dimensions.into_iter().skip(1)) {
+            out.push_str(&format!("[{}]", self.size_text(size, dimension)));
+        }
+        out
     }
 
     /// The length of a fixed-size array as written (`tile * (tile + 1)`) when it is made of literals and
@@ -273,6 +293,15 @@ impl FnLowering<'_, '_> {
             ArraySize::Dynamic => 1,
         };
         let ExprKind::LetArray { size: size_expr, .. } = *self.g.kind(e) else { return n.to_string() };
+        self.size_text(size_expr, size)
+    }
+
+    /// A constant size as written when it is made of literals and constants, else its value.
+    fn size_text(&mut self, size_expr: ExprId, size: ArraySize) -> String {
+        let n = match size {
+            ArraySize::Const(n) => n.max(1),
+            ArraySize::Dynamic => 1,
+        };
         let is_literal = matches!(self.g.kind(self.g.strip_annot(size_expr)), ExprKind::Int { .. });
         if n > 0 && !is_literal && self.g.is_compile_time_constant(size_expr) && self.g.ty(size_expr).is_integer() {
             return self.lower_expr(size_expr).text;

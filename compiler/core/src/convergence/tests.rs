@@ -76,7 +76,50 @@ fn a_value_names_its_first_source() {
 }
 
 #[test]
-fn a_higher_level_replaces_the_source_and_an_equal_one_keeps_it() {
+fn recording_an_expression_again_keeps_the_highest_level_and_the_first_source_at_it() {
+    // The analysis records each expression once per analysis of its function; should it record one again, the
+    // hover keeps the highest level, and at equal levels the source met first.
+    let c = checked(PROGRAM);
+    let (x, z, w) = (expr(&c, "x", 1), expr(&c, "z", 1), expr(&c, "w", 1));
+    let sources = [expr(&c, "thread_idx_x", 0), expr(&c, "block_idx_x", 0), expr(&c, "warp_id", 0)];
+    let mut facts = super::lattice::Facts::default();
+    let mut value =
+        |level, at: ExprId| facts.value(level, super::lattice::OriginKind::Builtin(at), c.module.span(at), None);
+    let (block, warp, thread) = (
+        value(Uniformity::BlockUniform, sources[1]),
+        value(Uniformity::WarpUniform, sources[2]),
+        value(Uniformity::ThreadVarying, sources[0]),
+    );
+    let other_thread = value(Uniformity::ThreadVarying, sources[2]);
+    let mut info = UniformityInfo::new(c.module.exprs.len());
+    let names = super::report::Names { module: &c.module, types: &c.types, facts: &facts };
+    let text_of = |info: &UniformityInfo, e: ExprId| {
+        let span = info.source(e).expect("a source").span;
+        c.sources.file(span.file).text[span.start as usize..span.end as usize].to_string()
+    };
+    // Higher: the level rises and the source follows it.
+    info.set(z, &block, names);
+    info.set(z, &thread, names);
+    assert_eq!((info.level(z), text_of(&info, z).as_str()), (Uniformity::ThreadVarying, "thread_idx_x"));
+    // Equal: the first source stays.
+    info.set(x, &thread, names);
+    info.set(x, &other_thread, names);
+    assert_eq!((info.level(x), text_of(&info, x).as_str()), (Uniformity::ThreadVarying, "thread_idx_x"));
+    // Lower, or uniform: nothing changes.
+    info.set(w, &warp, names);
+    info.set(w, &block, names);
+    info.set(w, &super::lattice::Value::uniform(), names);
+    assert_eq!((info.level(w), text_of(&info, w).as_str()), (Uniformity::WarpUniform, "warp_id"));
+    // A uniform value first leaves no source; a later varying one gives one.
+    let y = expr(&c, "y", 1);
+    info.set(y, &super::lattice::Value::uniform(), names);
+    assert_eq!((info.level(y), info.source(y)), (Uniformity::Uniform, None));
+    info.set(y, &warp, names);
+    assert_eq!((info.level(y), text_of(&info, y).as_str()), (Uniformity::WarpUniform, "warp_id"));
+}
+
+#[test]
+fn a_loop_read_has_the_level_and_first_source_of_the_loop_head() {
     // `v` is first block-uniform (from `block_idx_x`), then thread-varying (from `lane_id`): the hover on the
     // loop's reads shows the final level and its source; `u` is thread-varying from two sources in turn and keeps
     // the first it met.

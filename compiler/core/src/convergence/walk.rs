@@ -203,12 +203,20 @@ impl<'a> Walker<'a> {
     }
 
     /// Analyses a device function on its own, every parameter uniform (and every `ref` or array parameter its own
-    /// storage): reports what is wrong whatever the caller passes. Calls re-analyse it in the caller's context.
+    /// storage) except a vector it writes or loads atomically, whose contents differ between threads whatever the
+    /// caller passes (as in a kernel): reports what is wrong whatever the caller passes. Calls re-analyse it in the
+    /// caller's context.
     pub fn function(&mut self, function: FunctionId) {
         let info = self.types.function(function);
         let Some(body) = self.function_body(function) else { return };
         for &param in &info.params {
-            self.own_storage(param, Value::uniform());
+            let value = if info.varying_vector_params.contains(&param) {
+                let span = self.types.local(param).span;
+                self.facts.value(Uniformity::ThreadVarying, OriginKind::SharedLoad(param), span, None)
+            } else {
+                Value::uniform()
+            };
+            self.own_storage(param, value);
         }
         self.call_stack.push(function);
         self.body(body);
@@ -548,18 +556,22 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// Pushes `local`, or, for a `let` alias of `ref` or array type, the variables it names (transitively).
+    /// Pushes `local`, or, for a `let` alias of `ref` or array type, the variables it names (transitively). Every
+    /// alias is followed (an owner left out would hide a write); each local is visited once, so aliases chosen by
+    /// `if` that share names stay linear.
     fn push_owners(&self, local: LocalId, out: &mut Vec<LocalId>) {
         if !refers_to_storage(&self.types.local(local).ty) || self.types.aliased(local).is_empty() {
             out.push(local);
             return;
         }
         let mut pending = vec![local];
-        let mut visited = 0;
+        let mut seen = HashSet::new();
         while let Some(l) = pending.pop() {
-            visited += 1;
+            if !seen.insert(l) {
+                continue;
+            }
             let names = self.types.aliased(l);
-            if names.is_empty() || visited > 1000 || !refers_to_storage(&self.types.local(l).ty) {
+            if names.is_empty() || !refers_to_storage(&self.types.local(l).ty) {
                 out.push(l);
             } else {
                 pending.extend_from_slice(names);

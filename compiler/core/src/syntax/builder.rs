@@ -78,6 +78,9 @@ pub struct Builder<'s> {
     /// Local functions (`let f x = e in rest`), in the order they were parsed: `syntax::lift` makes each a
     /// top-level function.
     local_functions: Vec<LocalFunction>,
+    /// Tuples (`(16, 17)`) and their components, by the error node that stands for each: the sizes of a
+    /// multi-dimensional array take theirs, and the rest are reported as unsupported when parsing ends.
+    pending_tuples: Vec<(ExprId, Vec<ExprId>)>,
 }
 
 impl<'s> Builder<'s> {
@@ -94,6 +97,7 @@ impl<'s> Builder<'s> {
             pending_literals: Vec::new(),
             operators: operators::Scratch::default(),
             local_functions: Vec::new(),
+            pending_tuples: Vec::new(),
         }
     }
 
@@ -102,6 +106,10 @@ impl<'s> Builder<'s> {
         for (id, d) in std::mem::take(&mut self.pending_literals) {
             self.module.exprs[id.index()] = ExprKind::Error;
             self.diagnostics.push(d);
+        }
+        for (id, _) in std::mem::take(&mut self.pending_tuples) {
+            let span = self.module.expr_spans[id.index()];
+            self.unsupported(span, "a tuple", "pass or bind each component on its own");
         }
         self.diagnostics.append(&mut self.attribute_errors);
         (self.diagnostics, self.recoveries, self.local_functions)
@@ -297,6 +305,15 @@ impl<'s> Builder<'s> {
         self.alloc(ExprKind::Index { array, index }, l, r)
     }
 
+    /// `a.(i, j)`: the same as `a.(i).(j)`, each partial access spanning the whole form.
+    pub fn index_all(&mut self, array: ExprId, first: ExprId, rest: Vec<ExprId>, l: u32, r: u32) -> ExprId {
+        let mut e = self.index(array, first, l, r);
+        for index in rest {
+            e = self.index(e, index, l, r);
+        }
+        e
+    }
+
     pub fn field(&mut self, record: ExprId, field: Lexeme, l: u32, r: u32) -> ExprId {
         let field = self.ident(field);
         self.alloc(ExprKind::Field { record, field }, l, r)
@@ -306,10 +323,19 @@ impl<'s> Builder<'s> {
         self.alloc(ExprKind::Annot { expr, ty }, l, r)
     }
 
-    pub fn tuple(&mut self, l: u32, r: u32) -> ExprId {
-        let span = self.span(l, r);
-        self.unsupported(span, "a tuple", "pass or bind each component on its own");
-        self.alloc(ExprKind::Error, l, r)
+    /// `(a, b, ...)`: an error node unless it is the size of a multi-dimensional array (`let_array_extension`).
+    pub fn tuple(&mut self, first: ExprId, rest: Vec<ExprId>, l: u32, r: u32) -> ExprId {
+        let id = self.alloc(ExprKind::Error, l, r);
+        let mut components = vec![first];
+        components.extend(rest);
+        self.pending_tuples.push((id, components));
+        id
+    }
+
+    /// The components of the tuple `id` stands for, if it is one nothing has taken yet.
+    fn take_tuple(&mut self, id: ExprId) -> Option<Vec<ExprId>> {
+        let at = self.pending_tuples.iter().rposition(|(t, _)| *t == id)?;
+        Some(self.pending_tuples.swap_remove(at).1)
     }
 
     pub fn array_literal(&mut self, items: Vec<ExprId>, l: u32, r: u32) -> ExprId {
@@ -568,7 +594,37 @@ impl<'s> Builder<'s> {
             }
         };
         let name = binder.name().cloned().unwrap_or(Ident { name: "_".into(), span: binder.span() });
-        self.alloc(ExprKind::LetArray { name, elem: ty, space, size, body }, l, r)
+        let (elem, size) = match self.take_tuple(size) {
+            Some(sizes) => match self.multi_dimensional(ty, sizes, name.span) {
+                Some(dims) => dims,
+                None => return self.alloc(ExprKind::Error, l, r),
+            },
+            None => (ty, size),
+        };
+        self.alloc(ExprKind::LetArray { name, elem, space, size, body }, l, r)
+    }
+
+    /// `let%shared (t : T) = (n1, n2, ...) in`: an array of `n1` rows of type `T[n2]...`, so the element type
+    /// carries the inner dimensions and the array's size is the outer one.
+    fn multi_dimensional(
+        &mut self,
+        ty: Option<Box<TypeExpr>>,
+        sizes: Vec<ExprId>,
+        name: Span,
+    ) -> Option<(Option<Box<TypeExpr>>, ExprId)> {
+        let Some(mut elem) = ty else {
+            self.unsupported(
+                name,
+                "a multi-dimensional array without an element type",
+                "write its element type: `let%shared (t : float32) = (16, 17) in`",
+            );
+            return None;
+        };
+        for &size in sizes[1..].iter().rev() {
+            let span = self.module.expr_spans[size.index()];
+            elem = Box::new(TypeExpr::Sized { elem, size, span });
+        }
+        Some((Some(elem), sizes[0]))
     }
 
     /// `let%superstep[@divergent] name = step in rest` is `superstep ~divergent { step }; rest` (and

@@ -48,6 +48,9 @@ impl Checker<'_> {
     }
 
     fn report_not_an_array(&mut self, array: ExprId, ty: &Type) {
+        if self.report_too_many_indices(array) {
+            return;
+        }
         let shown = self.describe(ty);
         let text = self.snippet(array);
         let subject = if !text.is_empty() && text.len() <= 40 && !text.contains('\n') {
@@ -59,6 +62,31 @@ impl Checker<'_> {
             Diagnostic::error("E0210", format!("{subject} is not an array"))
                 .primary(self.span(array), format!("this is {shown}, so it cannot be indexed")),
         );
+    }
+
+    /// `E0231` when `array` is an element of a multi-dimensional array indexed in every dimension, and is indexed
+    /// once more (`t.(y).(x).(z)` for a two-dimensional `t`).
+    fn report_too_many_indices(&mut self, array: ExprId) -> bool {
+        let mut root = array;
+        let mut indices = 1;
+        while let ExprKind::Index { array: inner, .. } = self.kind(root) {
+            root = *inner;
+            indices += 1;
+        }
+        let dimensions = self.vars.zonk(&self.type_of(root)).array_dimensions().len();
+        if dimensions < 2 {
+            return false;
+        }
+        let name = self.snippet(root).to_string();
+        self.diagnostics.push(
+            Diagnostic::error("E0231", format!("`{name}` has {dimensions} dimensions but is given {indices} indices"))
+                .primary(self.span(array), format!("already an element: `{name}` is indexed in every dimension here"))
+                .help(format!(
+                    "remove the extra index: an element of `{name}` is `{name}{}`",
+                    super::dims::placeholders(dimensions)
+                )),
+        );
+        true
     }
 
     pub(crate) fn check_index_set(&mut self, array: ExprId, index: ExprId, value: ExprId) -> Type {

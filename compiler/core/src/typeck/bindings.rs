@@ -89,22 +89,37 @@ impl<'a> Checker<'a> {
         body: ExprId,
     ) -> Type {
         let elem = match elem {
-            Some(ty) => self.lower_element_type(ty),
+            Some(ty) => rows_in(self.lower_element_type(ty), space),
             None => self.vars.fresh(Class::Any),
         };
         let size_ty = self.check_expr(size);
         let integer = self.vars.fresh(Class::Integer);
         let size = if space == MemorySpace::Shared && matches!(self.kind(size), ExprKind::Unit) {
             ArraySize::Const(self.default_shared_slots())
-        } else if self.expect_type(size, &size_ty, &integer) {
-            self.array_size(size, space, &elem, name.span)
-        } else {
+        } else if !self.expect_type(size, &size_ty, &integer) {
             ArraySize::Const(1)
+        } else if matches!(elem, Type::Array { .. }) {
+            self.outer_dimension(size)
+        } else {
+            self.array_size(size, space, &elem, name.span)
         };
         let ty = Type::Array { elem: Arc::new(elem), space, size };
         let local = self.new_local(&name.name, ty, Mutability::Immutable, name.span, None);
         self.info.declared_local.insert(id, local);
         self.check_in_scope(&name.name, local, body)
+    }
+
+    /// The outer size of a multi-dimensional array: a compile-time constant, as its other sizes are (the emitted
+    /// C declares `T t[N][M]`, and only static shared memory has such a type).
+    fn outer_dimension(&mut self, size: ExprId) -> ArraySize {
+        match self.eval_const(size) {
+            Ok(value) => self.positive_size(size, &value),
+            Err(error) => {
+                let help = "every size of a multi-dimensional array is a compile-time constant";
+                self.report_size_error(size, error, Some(help));
+                ArraySize::Const(1)
+            }
+        }
     }
 
     /// The size of Sarek's `let%shared (t : T) = () in`, one slot per thread of the block: the kernel's
@@ -270,5 +285,17 @@ impl<'a> Checker<'a> {
             d = d.secondary(span, "declared here").help(help);
         }
         self.diagnostics.push(d);
+    }
+}
+
+/// The element type of an array declared in `space`: the rows of a multi-dimensional array (`T[N]` types from the
+/// declaration's sizes) live in the same memory as the array.
+fn rows_in(elem: Type, space: MemorySpace) -> Type {
+    match elem {
+        Type::Array { elem, size, .. } => {
+            let inner = rows_in(Type::clone(&elem), space);
+            Type::Array { elem: Arc::new(inner), space, size }
+        }
+        other => other,
     }
 }

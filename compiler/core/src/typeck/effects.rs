@@ -7,7 +7,7 @@ use crate::diagnostic::Diagnostic;
 use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::source::Span;
 use crate::syntax::ast::{ExprId, ExprKind};
-use crate::types::{FunctionId, LocalId, Resolution};
+use crate::types::{FunctionId, LocalId, Resolution, Type};
 
 use super::{Checker, Owner};
 
@@ -40,14 +40,11 @@ pub(crate) struct Effects {
     pub(crate) calls: Vec<CallEdge>,
 }
 
-/// How many locals one search through aliases visits at most (aliases never form cycles; this is defence only).
-const MAX_ALIAS_CHAIN: usize = 1000;
-
 impl Checker<'_> {
     /// The locals that `expr` may name, through annotations, choices (`if`, `select`) and `let` aliases; with
     /// `through_elements`, also the arrays or records an element or field belongs to.
     pub(crate) fn root_locals(&self, mut expr: ExprId, through_elements: bool) -> impl Iterator<Item = LocalId> {
-        for _ in 0..MAX_ALIAS_CHAIN {
+        loop {
             expr = match self.kind(expr) {
                 ExprKind::Index { array, .. } if through_elements => *array,
                 ExprKind::Field { record, .. } if through_elements => *record,
@@ -66,22 +63,21 @@ impl Checker<'_> {
         None.into_iter().chain(self.behind_aliases(direct))
     }
 
-    /// `locals`, each replaced by what it is another name for, transitively.
+    /// `locals`, each replaced by what it is another name for, transitively. Every alias is followed (a root left
+    /// out would hide a write); each local is visited once, so aliases chosen by `if` that share names stay linear.
     fn behind_aliases(&self, mut pending: Vec<LocalId>) -> Vec<LocalId> {
         if pending.iter().all(|l| !self.effects.aliases.contains_key(l)) {
             return pending;
         }
         let mut out = Vec::new();
-        let mut visited = 0;
+        let mut seen = crate::fxhash::FxHashSet::default();
         while let Some(local) = pending.pop() {
-            visited += 1;
-            if visited > MAX_ALIAS_CHAIN {
-                break;
+            if !seen.insert(local) {
+                continue;
             }
             match self.effects.aliases.get(&local) {
                 Some(names) => pending.extend(names.iter().copied()),
-                None if !out.contains(&local) => out.push(local),
-                None => {}
+                None => out.push(local),
             }
         }
         out
@@ -123,8 +119,8 @@ impl Checker<'_> {
         }
     }
 
-    /// Propagates writes (and ordered atomic loads) through calls until nothing changes, then marks the kernel
-    /// parameters.
+    /// Propagates writes (and ordered atomic loads) through calls until nothing changes, then marks the vector
+    /// parameters of kernels and functions.
     pub(crate) fn propagate_writes(&mut self) {
         loop {
             let mut changed = false;
@@ -144,10 +140,17 @@ impl Checker<'_> {
         }
         for kernel in &mut self.info.kernels {
             for param in &mut kernel.params {
-                let is_vector = matches!(self.vars.resolve(&param.ty), crate::types::Type::Vector(_));
+                let is_vector = matches!(self.vars.resolve(&param.ty), Type::Vector(_));
                 param.written = is_vector && self.effects.written.contains(&param.local);
                 param.loaded_atomically = is_vector && self.effects.loaded_atomically.contains(&param.local);
             }
+        }
+        for function in &mut self.info.functions {
+            let varying = function.params.iter().copied().filter(|local| {
+                let is_vector = matches!(self.vars.resolve(&self.info.locals[local.0 as usize].ty), Type::Vector(_));
+                is_vector && (self.effects.written.contains(local) || self.effects.loaded_atomically.contains(local))
+            });
+            function.varying_vector_params = varying.collect();
         }
     }
 

@@ -26,6 +26,7 @@ impl Checker<'_> {
         self.check_float_literals();
         self.type_orphans();
         self.substitute_all();
+        self.check_dimensions();
         self.export_aliases();
         (self.info, self.diagnostics)
     }

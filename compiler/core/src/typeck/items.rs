@@ -85,6 +85,7 @@ impl<'a> Checker<'a> {
             span: function.span,
             item,
             instance: self.instance_notes.get(item).cloned().flatten(),
+            varying_vector_params: Vec::new(),
         });
         self.register_value(&function.name, ValueItem::Function(id));
         ItemRef::Function(id)

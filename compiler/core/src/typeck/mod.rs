@@ -31,6 +31,7 @@ mod constants;
 pub(crate) use annot::SCALAR_TYPES;
 pub use constants::{command_line_source, COMMAND_LINE};
 mod consts;
+mod dims;
 mod effects;
 mod expr;
 mod finish;

@@ -5,6 +5,7 @@ use skc_core::syntax::ast::{ExprId, ExprKind, MemorySpace};
 use skc_core::types::{ArraySize, Type};
 
 use super::function::FnCompiler;
+use super::layout::stored_words;
 use crate::code::{HandleBase, Instr, Reg};
 use crate::value::{Scalar, ValueType};
 
@@ -23,11 +24,29 @@ impl FnCompiler<'_, '_> {
         }
     }
 
+    /// `a.(i)` where the element is a row of the multi-dimensional array `a`: the row's handle.
+    fn row(&mut self, e: ExprId, array: ExprId, index: ExprId, dst: Option<Reg>) -> Reg {
+        let regs = self.operands(&[array, index]);
+        let row_ty = self.layout.ty(e);
+        let stride = stored_words(row_ty, self.layout.types);
+        let len = match row_ty {
+            Type::Array { size: ArraySize::Const(n), .. } => *n,
+            _ => 0,
+        };
+        let dst = dst.unwrap_or_else(|| self.alloc(1));
+        let idx_ty = self.index_type(index);
+        self.emit(Instr::Row { dst, arr: regs[0], idx: regs[1], idx_ty, stride, len }, e);
+        dst
+    }
+
     fn index_type(&self, index: ExprId) -> Scalar {
         Scalar::of(self.layout.ty(index)).filter(|s| s.is_integer()).unwrap_or(Scalar::Int32)
     }
 
     pub fn load(&mut self, e: ExprId, array: ExprId, index: ExprId, dst: Option<Reg>) -> Reg {
+        if matches!(self.layout.ty(e), Type::Array { .. }) {
+            return self.row(e, array, index, dst);
+        }
         let regs = self.operands(&[array, index]);
         let stride = self.element_words(array) as u16;
         let dst = dst.unwrap_or_else(|| self.alloc(stride.max(1) as u32));
@@ -137,7 +156,7 @@ impl FnCompiler<'_, '_> {
         let ExprKind::LetArray { space, size, .. } = module.expr(e) else { return };
         let Some(local) = self.layout.types.declared_local.get(&e).copied() else { return };
         let Type::Array { elem, size: array_size, .. } = self.layout.local_ty(local) else { return };
-        let elem_words = self.slots(elem);
+        let elem_words = stored_words(elem, self.layout.types);
         let dst = self.alloc(1);
         match (space, array_size) {
             (MemorySpace::Shared, ArraySize::Const(n)) => {

@@ -23,6 +23,15 @@ pub fn slots(ty: &Type, types: &TypeInfo) -> u32 {
     }
 }
 
+/// Words an element of an array takes in memory: a row of a multi-dimensional array is stored whole (`n` of its
+/// own elements), anything else as `slots` says.
+pub fn stored_words(ty: &Type, types: &TypeInfo) -> u32 {
+    match ty {
+        Type::Array { elem, size: ArraySize::Const(n), .. } => n.saturating_mul(stored_words(elem, types)),
+        _ => slots(ty, types),
+    }
+}
+
 pub struct Layout<'a> {
     pub module: &'a Module,
     pub types: &'a TypeInfo,
@@ -59,7 +68,7 @@ impl<'a> Layout<'a> {
             let Some(local) = self.types.declared_local.get(&e) else { continue };
             if let Type::Array { elem, size: ArraySize::Const(n), .. } = &self.types.local(*local).ty {
                 self.shared_offsets.insert(e, self.static_shared);
-                self.static_shared += n * slots(elem, self.types);
+                self.static_shared += n * stored_words(elem, self.types);
             }
         }
     }
