@@ -298,7 +298,7 @@ run_queue() {
 }
 
 # NVLink multicast must stay off on these machines: NCCL_NVLS_ENABLE=0 here and in the runtime (which sets it
-# before NCCL loads). The step limits add up to 8 minutes.
+# before NCCL loads). The step limits add up to 11 minutes: on 4 GPUs run the suite in a call of its own.
 run_multigpu() {
   export NCCL_NVLS_ENABLE=0
   local gpus
@@ -311,9 +311,9 @@ run_multigpu() {
   echo "gpus=$gpus NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE SKC_NCCL_PATH=$SKC_NCCL_PATH" | tee -a "$OUT/summary.txt"
   nvidia-smi topo -m >"$OUT/multigpu-topology.log" 2>&1
   step multigpu-runtime-tests 60 "$B/skc_runtime_multigpu" --test-threads=1 --nocapture
-  step multigpu-ode-tests 120 "$B/skc_ode_multigpu" --test-threads=1 --nocapture
+  step multigpu-ode-tests 240 "$B/skc_ode_multigpu" --test-threads=1 --nocapture
   step multigpu-weno-tests 90 "$B/skc_weno_gpu_multigpu" --test-threads=1 --nocapture
-  step multigpu-ode-bench 120 "$B/multigpu-bench" ode "$gpus" ${QUICK:+--quick}
+  step multigpu-ode-bench 240 "$B/multigpu-bench" ode "$gpus" ${QUICK:+--quick}
   step multigpu-weno-bench 90 "$B/multigpu-bench" weno "$gpus" ${QUICK:+--quick}
   cat "$OUT/multigpu-ode-bench.log" "$OUT/multigpu-weno-bench.log" | grep '^{' >>"$OUT/multigpu-results.jsonl"
 }
