@@ -81,6 +81,9 @@ pub struct Builder<'s> {
     /// Tuples (`(16, 17)`) and their components, by the error node that stands for each: the sizes of a
     /// multi-dimensional array take theirs, and the rest are reported as unsupported when parsing ends.
     pending_tuples: Vec<(ExprId, Vec<ExprId>)>,
+    /// The spans of tuple patterns (`let (a, b) = ...`), already reported: a tuple value bound by one is not
+    /// reported again (one error per statement).
+    tuple_binders: Vec<Span>,
 }
 
 impl<'s> Builder<'s> {
@@ -98,6 +101,7 @@ impl<'s> Builder<'s> {
             operators: operators::Scratch::default(),
             local_functions: Vec::new(),
             pending_tuples: Vec::new(),
+            tuple_binders: Vec::new(),
         }
     }
 
@@ -332,6 +336,11 @@ impl<'s> Builder<'s> {
         id
     }
 
+    /// Is `binder` a tuple pattern (reported by `tuple_binder`)?
+    fn binds_a_tuple(&self, binder: &Binder) -> bool {
+        matches!(binder, Binder::Wildcard(span) if self.tuple_binders.contains(span))
+    }
+
     /// The components of the tuple `id` stands for, if it is one nothing has taken yet.
     fn take_tuple(&mut self, id: ExprId) -> Option<Vec<ExprId>> {
         let at = self.pending_tuples.iter().rposition(|(t, _)| *t == id)?;
@@ -466,6 +475,7 @@ impl<'s> Builder<'s> {
     pub fn tuple_binder(&mut self, l: u32, r: u32) -> (Binder, Option<Box<TypeExpr>>) {
         let span = self.span(l, r);
         self.unsupported(span, "a tuple", "bind each component with its own `let`");
+        self.tuple_binders.push(span);
         (Binder::Wildcard(span), None)
     }
 
@@ -510,6 +520,10 @@ impl<'s> Builder<'s> {
             LetValue::Mutable(value) => (LetKind::Mutable, value),
             LetValue::CreateArray(size, space) => return self.create_array(binder, ty, size, space, body, l, r),
         };
+        if self.binds_a_tuple(&binder) {
+            // `let (a, b) = (x, y) in`: one error, the pattern's.
+            let _reported_with_the_pattern = self.take_tuple(value);
+        }
         self.alloc(ExprKind::Let { binder, ty, kind, value, body }, l, r)
     }
 
