@@ -19,6 +19,7 @@ pub mod explain;
 pub(crate) mod fxhash;
 pub mod limits;
 pub mod lint;
+pub mod printf_format;
 pub mod session;
 pub mod source;
 pub mod stack;
