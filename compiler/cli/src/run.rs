@@ -187,6 +187,10 @@ fn run_interpreter(
         options.step_budget = steps;
     }
     let outcome = launch(program, &args.kernel, geometry, launch_args, &options).map_err(|e| e.to_string())?;
+    // What the kernel's `printf` calls printed, on stderr: stdout carries the written vectors as JSON.
+    if !outcome.printed.is_empty() {
+        err!("{}", outcome.printed);
+    }
     let diagnostics: Vec<_> = outcome.reports.iter().map(|r| r.diagnostic.clone()).collect();
     print_diagnostics(&diagnostics, &checked.sources, args.frontend.message_format, args.frontend.color);
     if outcome.suppressed > 0 {

@@ -29,6 +29,10 @@ pub enum SigType {
     Kernel,
     /// The arguments of the kernel named by the `Kernel` argument: its parameters' types, in order (last only).
     KernelArgs,
+    /// A string literal read as a `printf` format (`printf`'s first argument), not a value.
+    Format,
+    /// The values the `Format` argument's conversions print, one per conversion (last only).
+    FormatArgs,
     /// A vector type (`float4`...): the record `crate::vectors` declares for it.
     Vector(VectorKind),
 }
@@ -1020,6 +1024,21 @@ pub static BUILTINS: &[Builtin] = &[
               (`__assertfail`: the launch fails with cudaErrorAssert), printing the condition and its source file \
               and line",
     },
+    Builtin {
+        name: "printf",
+        aliases: &[],
+        params: &[Format, FormatArgs],
+        ret: Unit,
+        requirement: Requirement::None,
+        result: R::Uniform,
+        writes_first_arg: false,
+        orders_memory: true,
+        warp_uniform_args: false,
+        value: None,
+        cuda: "printf",
+        doc: "`printf \"x=%d y=%f\\n\" x y` prints one line per thread that runs it (CUDA's device `printf`); the \
+              format is a string literal whose conversions are checked against the arguments' types",
+    },
     // --- math -----------------------------------------------------------------------------------------
     pure("sqrt", F1, FR, "sqrt{f}({0})", "square root"),
     pure("rsqrt", F1, FR, "rsqrt{f}({0})", "1 / sqrt x"),
@@ -1356,6 +1375,8 @@ impl SigType {
             SigType::ArrayOf(n, class) => format!("{} array", var(n, class)),
             SigType::Kernel => "kernel".into(),
             SigType::KernelArgs => "args...".into(),
+            SigType::Format => "format".into(),
+            SigType::FormatArgs => "args...".into(),
             SigType::Vector(kind) => kind.name().into(),
         }
     }

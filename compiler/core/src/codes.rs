@@ -110,6 +110,7 @@ pub static CODES: &[Code] = &[
     error("E0222", &[TypeChecker]),
     error("E0223", &[TypeChecker]),
     error("E0224", &[ResourceLimits]),
+    error("E0225", &[TypeChecker]),
     error("E0230", &[TypeChecker]),
     error("E0231", &[TypeChecker]),
     error("E0232", &[TypeChecker]),

@@ -1116,6 +1116,30 @@ kernel k (xs : int32 vector) (out : int32 vector) =
 ```"#,
     },
     Explanation {
+        code: "E0225",
+        title: "a printf format that is not a string literal, or that the device printf cannot print",
+        body: r#"`printf format args...` prints with CUDA's device `printf`. Its format must be a string literal,
+written in the call, so that the compiler can check each conversion against its argument: `%d %i` (int32), `%u`
+(uint32), `%x %X %o` (int32 or uint32), the same with `l` or `ll` for int64 and uint64, `%c` (int32),
+`%f %F %e %E %g %G` (float32 or float64) and `%%` for a percent sign, with the flags `- + 0` and space, a width and
+a precision. `%s` (a kernel has no strings), `%p`, `%n`, a `*` width, the `#` flag and the lengths `h`, `hh`, `j`,
+`z`, `t`, `L` are refused, and so is a string literal anywhere but as a format: there are no string values.
+
+Erroneous example:
+
+```sk
+kernel k (xs : float32 vector) =
+  printf "x=%s\n" xs.(global_idx)  (* error: E0225 *)
+```
+
+Fixed:
+
+```sk
+kernel k (xs : float32 vector) =
+  printf "x=%f\n" xs.(global_idx)
+```"#,
+    },
+    Explanation {
         code: "E0230",
         title: "a vector load or store on storage that cannot be aligned for it",
         body: r#"`load_float4 a i` reads the elements `4 i .. 4 i + 3` of `a` as one `float4` in one instruction

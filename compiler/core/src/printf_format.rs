@@ -231,7 +231,10 @@ fn parse_conversion(
             c.letter = letter
         }
         Some('s') => return Err(error(i, "`%s` is not supported: a kernel has no strings to print".to_string())),
-        Some(other) => return Err(error(i, format!("unknown conversion `%{other}` in a device printf format"))),
+        Some(other) => {
+            let shown = other.escape_default();
+            return Err(error(i, format!("unknown conversion `%{shown}` in a device printf format")));
+        }
         None => return Err(error(i, "the format string ends inside a conversion".to_string())),
     }
     c.range = chars[start].1..end_of(i + 1);

@@ -474,6 +474,10 @@ pub enum Instr {
         hi: Reg,
         shift: Reg,
     },
+    /// `printf`: formats `Code::printf_sites[site]`'s arguments into the launch's printed text.
+    Printf {
+        site: u32,
+    },
     /// `assert cond`: stops the launch (R0014) if `cond` is false.
     Assert {
         cond: Reg,
@@ -482,6 +486,14 @@ pub enum Instr {
     Trap {
         message: u32,
     },
+}
+
+/// A `printf` call: its format (parsed from the source by `Program::from_parts`) and its arguments' registers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrintfSite {
+    pub format: ExprId,
+    pub pieces: Vec<skc_core::printf_format::Piece>,
+    pub args: Vec<(Reg, skc_core::printf_format::PrintfArg)>,
 }
 
 /// A device-side launch: kernel `kernel` with the geometry in registers and arguments `Code::call_args[args..]`.
@@ -540,6 +552,7 @@ pub struct Code {
     pub constants: Vec<u64>,
     pub traps: Vec<String>,
     pub launches: Vec<LaunchSite>,
+    pub printf_sites: Vec<PrintfSite>,
 }
 
 impl Code {

@@ -2,11 +2,12 @@
 //! back edge or `nanosleep`), or at a fault. This is the interpreter's inner loop; everything a thread does to
 //! memory goes through [`Exec`], which checks bounds, initialisation and races.
 
-use crate::code::{AtomicOp, Code, HandleBase, Instr, LaunchSite, Position};
+use crate::code::{AtomicOp, Code, HandleBase, Instr, LaunchSite, Position, PrintfSite};
 use crate::memory::{decode, handle, index_value, track, Accessor, Clocks, GlobalBuffer, Race, Shadow, Space};
 use crate::ops::{self, IntFault};
 use crate::thread::{Frame, Pending, Thread};
 use crate::value::Scalar;
+use skc_core::printf_format::{self, PrintfArg, PrintfValue};
 
 /// Why a thread stopped.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -106,6 +107,8 @@ pub struct Exec<'a> {
     pub launches: &'a mut Vec<ChildLaunch>,
     /// Instructions executed by the launch before this thread's slice (`globaltimer`).
     pub timer: u64,
+    /// What `printf` printed, in the order the threads ran it.
+    pub printed: &'a mut String,
 }
 
 impl Exec<'_> {
@@ -370,6 +373,7 @@ impl Exec<'_> {
                     r!(dst) = 0;
                 }
                 Instr::Trap { message } => stop!(Stop::Fault(Fault::Trap(message))),
+                Instr::Printf { site } => self.printf(&code.printf_sites[site as usize], &regs[..], base),
                 Instr::Assert { cond } => {
                     if r!(cond) == 0 {
                         stop!(Stop::Fault(Fault::AssertionFailed));
@@ -662,5 +666,27 @@ fn atomic_result(op: AtomicOp, ty: Scalar, old: u64, a: u64, b: u64) -> u64 {
             }
         }
         AtomicOp::Load => old,
+    }
+}
+
+impl Exec<'_> {
+    /// Formats one `printf` call's arguments as C would and appends the line.
+    fn printf(&mut self, site: &PrintfSite, regs: &[u64], base: usize) {
+        let values: Vec<PrintfValue> = site
+            .args
+            .iter()
+            .map(|&(reg, ty)| {
+                let bits = regs[base + reg as usize];
+                match ty {
+                    PrintfArg::Int32 => PrintfValue::Signed(bits as u32 as i32 as i64),
+                    PrintfArg::UInt32 => PrintfValue::Unsigned(bits as u32 as u64),
+                    PrintfArg::Int64 => PrintfValue::Signed(bits as i64),
+                    PrintfArg::UInt64 => PrintfValue::Unsigned(bits),
+                    PrintfArg::Float32 => PrintfValue::Float(f32::from_bits(bits as u32) as f64),
+                    PrintfArg::Float64 => PrintfValue::Float(f64::from_bits(bits)),
+                }
+            })
+            .collect();
+        self.printed.push_str(&printf_format::format(&site.pieces, &values));
     }
 }

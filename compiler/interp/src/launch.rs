@@ -125,6 +125,8 @@ pub struct Outcome {
     pub threads: u64,
     /// Reports beyond `max_reports_per_kind` or repeating an earlier one (same places), not kept.
     pub suppressed: usize,
+    /// What the threads' `printf` calls printed, in the order they ran them.
+    pub printed: String,
 }
 
 impl Outcome {
@@ -226,7 +228,16 @@ pub fn launch(
             }
         }
     }
-    let mut grid = Grid { program, options, globals, findings: Vec::new(), instructions: 0, nodes: 0, threads: 0 };
+    let mut grid = Grid {
+        program,
+        options,
+        globals,
+        findings: Vec::new(),
+        printed: String::new(),
+        instructions: 0,
+        nodes: 0,
+        threads: 0,
+    };
     let mut reports = Vec::new();
     let mut pending: std::collections::VecDeque<Pending> =
         [Pending { kernel: index, geometry: *geometry, params, from: None }].into();
@@ -266,6 +277,7 @@ pub fn launch(
         nodes: grid.nodes,
         threads: grid.threads,
         suppressed,
+        printed: grid.printed,
     })
 }
 
@@ -377,6 +389,7 @@ struct Grid<'p> {
     options: &'p Options,
     globals: Vec<GlobalBuffer>,
     findings: Vec<Finding>,
+    printed: String,
     instructions: u64,
     nodes: u64,
     threads: u64,
@@ -415,7 +428,12 @@ impl Grid<'_> {
             }
         };
         let [gx, gy, _] = geometry.grid;
-        let mut state = LaunchState { globals: &mut self.globals, findings: &mut self.findings, launches };
+        let mut state = LaunchState {
+            globals: &mut self.globals,
+            findings: &mut self.findings,
+            launches,
+            printed: &mut self.printed,
+        };
         let mut result = Ok(());
         for b in order {
             let block_idx = [b % gx, (b / gx) % gy, b / (gx * gy)];

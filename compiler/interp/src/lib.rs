@@ -101,7 +101,12 @@ impl Program {
 
     /// From a module and its types; `sources` are the texts of its files (by `FileId`), or empty.
     pub fn from_parts(module: &Module, types: &TypeInfo, sources: Vec<String>) -> Program {
-        let code = compile::compile(module, types);
+        let mut code = compile::compile(module, types);
+        for site in &mut code.printf_sites {
+            let span = module.expr_spans.get(site.format.index()).copied().unwrap_or_default();
+            let text = sources.get(span.file.0 as usize).and_then(|t| t.get(span.range())).unwrap_or("\"\"");
+            site.pieces = skc_core::printf_format::parse(text).unwrap_or_default();
+        }
         let kernels = types.kernels.iter().map(|k| kernel_interface(k, module, types)).collect();
         Program { code, module: module.clone(), sources, kernels }
     }

@@ -60,6 +60,7 @@ pub struct LaunchState<'g> {
     pub globals: &'g mut [GlobalBuffer],
     pub findings: &'g mut Vec<Finding>,
     pub launches: &'g mut Vec<ChildLaunch>,
+    pub printed: &'g mut String,
 }
 
 impl<'a> BlockRunner<'a> {
@@ -263,6 +264,7 @@ impl<'a> BlockRunner<'a> {
             dynamic_shared_bytes: self.dynamic_shared_bytes,
             findings: launch.findings,
             launches: launch.launches,
+            printed: launch.printed,
             timer: self.instructions,
         };
         if self.options.count_nodes {

@@ -76,6 +76,9 @@ fn run_case(path: &Path) -> (String, String) {
     for r in &outcome.reports {
         out.push_str(&render(&r.diagnostic, &checked.sources, ColorChoice::Never));
     }
+    if !outcome.printed.is_empty() {
+        out.push_str(&format!("printed:\n{}", outcome.printed));
+    }
     out.push_str(&format!(
         "completed: {}, suppressed reports: {}\nwritten: {}\n",
         outcome.completed,

@@ -19,6 +19,8 @@ impl FnLowering<'_, '_> {
             ExprKind::Float { value, .. } => CExpr::new(float_literal(value, self.g.ty(e)), literal_prec(value)),
             ExprKind::Bool(b) => CExpr::constant(bool_literal(b)),
             ExprKind::Unit => CExpr::unit(),
+            // Only `printf`'s format, which `lower_printf` reads from the source (the checker rejects any other).
+            ExprKind::Str => CExpr::unit(),
             ExprKind::Var(_) | ExprKind::Global(_) => self.lower_name(e),
             ExprKind::Unary { op, operand } => self.lower_unary(e, op, operand),
             ExprKind::Binary { op, lhs, rhs } => self.lower_binary(e, op, lhs, rhs),
@@ -299,6 +301,9 @@ impl FnLowering<'_, '_> {
             Some(Resolution::Builtin(b)) if b.params.first() == Some(&crate::builtins::SigType::Kernel) => {
                 self.lower_launch(e, args)
             }
+            Some(Resolution::Builtin(b)) if b.params.first() == Some(&crate::builtins::SigType::Format) => {
+                self.lower_printf(e, args)
+            }
             Some(Resolution::Builtin(b)) => {
                 let values = self.lower_call_args(args, None);
                 self.apply_builtin(e, b, values)
@@ -371,7 +376,11 @@ impl FnLowering<'_, '_> {
 
     /// Lowers the arguments of a call in order; `()` arguments are evaluated but not passed. An argument bound to a
     /// `ref` parameter must be a variable: anything else is first stored in a temporary.
-    fn lower_call_args(&mut self, args: &[ExprId], function: Option<crate::types::FunctionId>) -> Vec<CExpr> {
+    pub(super) fn lower_call_args(
+        &mut self,
+        args: &[ExprId],
+        function: Option<crate::types::FunctionId>,
+    ) -> Vec<CExpr> {
         let passed: Vec<ExprId> =
             args.iter().copied().filter(|a| !is_unit_arg(self.g.module, self.g.types, *a)).collect();
         for a in args.iter().filter(|a| is_unit_arg(self.g.module, self.g.types, **a)) {

@@ -18,6 +18,7 @@ mod lower;
 mod names;
 mod output;
 mod prelude;
+mod printf;
 mod reach;
 mod stmt;
 

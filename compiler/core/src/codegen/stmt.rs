@@ -101,6 +101,7 @@ impl FnLowering<'_, '_> {
             ExprKind::Int { .. }
             | ExprKind::Float { .. }
             | ExprKind::Bool(_)
+            | ExprKind::Str
             | ExprKind::Unit
             | ExprKind::Var(_)
             | ExprKind::Global(_)

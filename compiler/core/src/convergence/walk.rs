@@ -337,6 +337,7 @@ impl<'a> Walker<'a> {
         let span = |walker: &Self| walker.module.span(e);
         match self.module.expr(e) {
             ExprKind::Int { .. } | ExprKind::Float { .. } | ExprKind::Bool(_) | ExprKind::Unit => Value::uniform(),
+            ExprKind::Str => Value::uniform(),
             ExprKind::Global(_) | ExprKind::Error | ExprKind::ArrayLit(_) => Value::uniform(),
             ExprKind::Var(_) => self.var(e),
             ExprKind::Call { args, .. } => self.call(e, args),

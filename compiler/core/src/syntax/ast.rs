@@ -238,6 +238,8 @@ pub enum ExprKind {
         suffix: Option<FloatSuffix>,
     },
     Bool(bool),
+    /// A string literal, quotes included in its span; only `printf`'s format (E0225 anywhere else).
+    Str,
     /// `()`.
     Unit,
     /// A name: a variable, parameter, constant, or a zero-argument builtin used bare (`Gpu.block_barrier`).
@@ -514,7 +516,7 @@ impl Module {
 pub fn for_each_child(kind: &ExprKind, mut visit: impl FnMut(ExprId)) {
     use ExprKind::*;
     match kind {
-        Int { .. } | Float { .. } | Bool(_) | Unit | Var(_) | Global(_) | Break | Continue | Error => {}
+        Int { .. } | Float { .. } | Bool(_) | Str | Unit | Var(_) | Global(_) | Break | Continue | Error => {}
         Return(e) => e.iter().copied().for_each(visit),
         Call { args, .. } => args.iter().copied().for_each(visit),
         Unary { operand, .. } => visit(*operand),
@@ -545,7 +547,7 @@ pub fn map_children(kind: &mut ExprKind, mut map: impl FnMut(ExprId) -> ExprId) 
     use ExprKind::*;
     let mut one = |e: &mut ExprId| *e = map(*e);
     match kind {
-        Int { .. } | Float { .. } | Bool(_) | Unit | Var(_) | Global(_) | Break | Continue | Error => {}
+        Int { .. } | Float { .. } | Bool(_) | Str | Unit | Var(_) | Global(_) | Break | Continue | Error => {}
         Return(e) => e.iter_mut().for_each(one),
         Call { args, .. } => args.iter_mut().for_each(one),
         Unary { operand, .. } => one(operand),

@@ -193,6 +193,12 @@ impl<'s> Builder<'s> {
         self.alloc(ExprKind::Bool(value), l, r)
     }
 
+    /// A string literal: its text is its span's (read by `printf`, the one builtin that takes one).
+    pub fn string(&mut self, lexeme: Lexeme) -> ExprId {
+        let span = self.lexeme_span(lexeme);
+        self.module.alloc(ExprKind::Str, span)
+    }
+
     pub fn unit(&mut self, l: u32, r: u32) -> ExprId {
         self.alloc(ExprKind::Unit, l, r)
     }

@@ -162,6 +162,9 @@ impl Checker<'_> {
             if builtin.params.first() == Some(&SigType::Kernel) {
                 return self.check_launch(id, callee, builtin, args);
             }
+            if builtin.params.first() == Some(&SigType::Format) {
+                return self.check_printf(id, callee, args);
+            }
         }
         let found: Vec<Type> = args.iter().map(|a| self.check_expr(*a)).collect();
         let what = match resolved {
@@ -438,8 +441,8 @@ impl Checker<'_> {
                 let elem = self.slot_type(slot, class, slots);
                 self.vars.fresh_array(elem)
             }
-            // Only `launch` has these, and `check_launch` types its arguments itself.
-            SigType::Kernel | SigType::KernelArgs => Type::Error,
+            // Only `launch` and `printf` have these, and `check_launch` and `check_printf` type their arguments.
+            SigType::Kernel | SigType::KernelArgs | SigType::Format | SigType::FormatArgs => Type::Error,
             SigType::Vector(kind) => crate::vectors::record_type(kind),
         }
     }

@@ -32,6 +32,7 @@ impl<'a> Checker<'a> {
             ExprKind::Int { suffix, .. } => self.check_int(*suffix),
             ExprKind::Float { suffix, .. } => self.check_float(*suffix),
             ExprKind::Bool(_) => Type::Bool,
+            ExprKind::Str => self.check_string_literal(id),
             ExprKind::Unit => Type::Unit,
             ExprKind::Var(path) => self.check_var(id, path),
             ExprKind::Global(name) => self.check_global(id, name),

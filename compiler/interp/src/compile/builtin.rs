@@ -1,7 +1,9 @@
 //! Calls: device functions (arguments copied into the callee's first registers) and builtins, by name from
 //! skc-core's builtin table (a builtin the interpreter does not know compiles to a trap naming it).
 
+use crate::code::PrintfSite;
 use skc_core::builtins::Builtin;
+use skc_core::printf_format::PrintfArg;
 use skc_core::syntax::ast::ExprId;
 use skc_core::types::{FunctionId, Resolution, Type};
 use skc_core::vectors::VectorKind;
@@ -83,6 +85,7 @@ impl FnCompiler<'_, '_> {
         }
         match name {
             "select" => self.select(e, args, dst),
+            "printf" => self.printf(e, args),
             "assert" => {
                 let regs = self.operands(args);
                 let cond = regs.first().copied().unwrap_or(self.zero);
@@ -454,4 +457,19 @@ fn float_unary(name: &str) -> Option<MathOp> {
         "fabs" => MathOp::Abs,
         _ => return None,
     })
+}
+
+impl FnCompiler<'_, '_> {
+    /// `printf format args...`: the arguments into registers, then one instruction that formats them. The format's
+    /// pieces are filled in by `Program::from_parts`, which has the source text.
+    fn printf(&mut self, e: ExprId, args: &[ExprId]) -> Reg {
+        let Some((&format, values)) = args.split_first() else { return self.zero };
+        let regs = self.operands(values);
+        let types = values.iter().map(|v| skc_core::typeck::printf_arg(self.layout.ty(*v)));
+        let args = regs.into_iter().zip(types).map(|(r, t)| (r, t.unwrap_or(PrintfArg::Int32))).collect();
+        let site = self.code.printf_sites.len() as u32;
+        self.code.printf_sites.push(PrintfSite { format, pieces: Vec::new(), args });
+        self.emit(Instr::Printf { site }, e);
+        self.zero
+    }
 }

@@ -62,7 +62,8 @@ impl FnCompiler<'_, '_> {
                 self.constant(e, bits, dst)
             }
             ExprKind::Bool(b) => self.constant(e, *b as u64, dst),
-            ExprKind::Unit => self.zero,
+            // Only `printf`'s format, which the `printf` instruction carries (the checker rejects any other).
+            ExprKind::Unit | ExprKind::Str => self.zero,
             ExprKind::Var(_) | ExprKind::Global(_) => self.name(e, dst),
             ExprKind::Call { args, .. } => self.call(e, args, dst),
             ExprKind::Unary { op, operand } => self.unary(e, *op, *operand, dst),
