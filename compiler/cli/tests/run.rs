@@ -48,6 +48,18 @@ fn vector_add_prints_the_written_vector() {
 }
 
 #[test]
+fn printf_lines_go_to_stderr_in_thread_order() {
+    let dir = scratch("printf");
+    let kernel = "kernel k (out : int32 vector) =\n  printf \"t%d=%.1f\\n\" thread_idx_x (float32 thread_idx_x / 2.0);\n  out.(thread_idx_x) <- thread_idx_x\n";
+    let file = write(&dir, "k.sk", kernel);
+    let args = write(&dir, "args.json", r#"{ "out": {"fill": 0, "len": 3} }"#);
+    let o = skc(&["run", &file, "--kernel", "k", "--grid", "1", "--block", "3", "--args", &args, "--interp"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json(&o)["out"], serde_json::json!([0, 1, 2]), "stdout is the written vectors only");
+    assert!(stderr(&o).starts_with("t0=0.0\nt1=0.5\nt2=1.0\n"), "{}", stderr(&o));
+}
+
+#[test]
 fn scan_reads_npy_and_writes_npy() {
     let dir = scratch("scan");
     let xs: Vec<u64> = (0..3000).map(|i| (i % 7) as u64).collect();

@@ -1,30 +1,30 @@
-//! The format parser's verdicts, the C literal it writes, and [`format`] compared with the C library's `snprintf`
+//! The format parser's verdicts, the C literal it writes, and [`format`] compared with the C library's `printf`
 //! on the same conversion and value.
 
 use super::*;
-use std::ffi::{c_char, c_int, CStr, CString};
+use std::process::Command;
 
-extern "C" {
-    fn snprintf(buffer: *mut c_char, size: usize, format: *const c_char, ...) -> c_int;
-}
-
-/// What the C library prints for the one-conversion format `written` and `value`.
+/// What the C library prints for the one-conversion format `written` and `value`, through the `printf` command
+/// (coreutils hands each conversion to the C library's `printf`, with the value as `intmax_t`, `uintmax_t` or
+/// `long double`, which hold every value exactly). A float is passed as its exact decimal expansion; an int32
+/// printed unsigned (`%x`, `%o`) as the unsigned value C's conversion reads; a `%c` value as its character.
 fn c_printf(written: &str, value: PrintfValue, ty: PrintfArg) -> String {
-    let format = CString::new(written).unwrap();
-    let mut buffer = vec![0 as c_char; 512];
-    // SAFETY: the buffer's size is passed, the format has exactly one conversion, and the value is passed with
-    // the C type that conversion reads (the cast `c_argument_cast` names).
-    unsafe {
-        let (b, n, f) = (buffer.as_mut_ptr(), buffer.len(), format.as_ptr());
-        match (value, ty) {
-            (PrintfValue::Float(v), _) => snprintf(b, n, f, v),
-            (PrintfValue::Signed(v), PrintfArg::Int32) => snprintf(b, n, f, v as i32 as c_int),
-            (PrintfValue::Unsigned(v), PrintfArg::UInt32) => snprintf(b, n, f, v as u32),
-            (PrintfValue::Signed(v), _) => snprintf(b, n, f, v),
-            (PrintfValue::Unsigned(v), _) => snprintf(b, n, f, v),
-        };
-        CStr::from_ptr(buffer.as_ptr()).to_string_lossy().into_owned()
-    }
+    let unsigned = matches!(written.chars().last(), Some('x' | 'X' | 'o' | 'u'));
+    let text = match (value, ty) {
+        // coreutils' `%c` prints its argument's first character.
+        (PrintfValue::Signed(v), _) if written.ends_with('c') => char::from(v as u8).to_string(),
+        (PrintfValue::Float(v), _) if v.is_finite() => format!("{v:.1100}"),
+        (PrintfValue::Float(v), _) => v.to_string(),
+        (PrintfValue::Signed(v), PrintfArg::Int32) if unsigned => (v as i32 as u32).to_string(),
+        (PrintfValue::Signed(v), _) if unsigned => (v as u64).to_string(),
+        (PrintfValue::Signed(v), _) => v.to_string(),
+        (PrintfValue::Unsigned(v), _) => v.to_string(),
+    };
+    // coreutils reads `l` and `ll` itself (its integers are all `intmax_t`); the format it is given has none.
+    let format = written.replace("ll", "").replace('l', "");
+    let output = Command::new("printf").arg(&format).arg(&text).output().expect("the printf command runs");
+    assert!(output.status.success(), "printf {format} {text}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).expect("printf prints UTF-8")
 }
 
 fn quoted(text: &str) -> String {
