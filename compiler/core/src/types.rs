@@ -265,6 +265,13 @@ impl TypeInfo {
     pub fn resolution(&self, e: ExprId) -> Option<Resolution> {
         self.resolutions.get(&e).copied()
     }
+    /// The builtin `e` names, if it resolves to one.
+    pub fn builtin(&self, e: ExprId) -> Option<&'static crate::builtins::Builtin> {
+        match self.resolution(e) {
+            Some(Resolution::Builtin(b)) => Some(b),
+            _ => None,
+        }
+    }
     /// The variables whose storage `local` refers to, when it is another name for them (`aliases`); empty for
     /// a variable with storage of its own.
     pub fn aliased(&self, local: LocalId) -> &[LocalId] {

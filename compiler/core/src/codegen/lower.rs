@@ -195,10 +195,7 @@ impl Globals<'_> {
     }
 
     pub fn builtin(&self, e: ExprId) -> Option<&'static Builtin> {
-        match self.types.resolution(e) {
-            Some(Resolution::Builtin(b)) => Some(b),
-            _ => None,
-        }
+        self.types.builtin(e)
     }
 
     /// The C name of field `field` of the record type `ty`.

@@ -103,8 +103,8 @@ impl<'a> Fixer<'a> {
     }
 
     pub fn builtin(&self, e: ExprId) -> Option<&'static Builtin> {
-        match (self.kind(e), self.types.resolution(e)) {
-            (ExprKind::Var(_) | ExprKind::Call { .. }, Some(Resolution::Builtin(b))) => Some(b),
+        match self.kind(e) {
+            ExprKind::Var(_) | ExprKind::Call { .. } => self.types.builtin(e),
             _ => None,
         }
     }
