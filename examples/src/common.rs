@@ -124,12 +124,20 @@ pub fn gpu_or_exit() -> skc_runtime::Context {
 /// The `main` of every example: runs `check` on GPU 0, prints the device and the outcome, and exits with 0 when
 /// the GPU agreed with the CPU, 1 when it did not or a CUDA call failed (the error on stderr), 2 without a GPU.
 pub fn run_example(check: impl FnOnce(&skc_runtime::Context) -> skc_runtime::Result<Outcome>) -> ! {
+    run_examples(|ctx| Ok(vec![check(ctx)?]))
+}
+
+/// Like [`run_example`], for an example with several kernels: every outcome is printed, and the process fails if
+/// one does.
+pub fn run_examples(checks: impl FnOnce(&skc_runtime::Context) -> skc_runtime::Result<Vec<Outcome>>) -> ! {
     let ctx = gpu_or_exit();
     println!("{}: {}", ctx.device().name, ctx.device().arch);
-    match check(&ctx) {
-        Ok(outcome) => {
-            println!("{outcome}");
-            std::process::exit(if outcome.passed() { 0 } else { 1 });
+    match checks(&ctx) {
+        Ok(outcomes) => {
+            for outcome in &outcomes {
+                println!("{outcome}");
+            }
+            std::process::exit(if outcomes.iter().all(Outcome::passed) { 0 } else { 1 });
         }
         Err(e) => {
             eprintln!("error: {e}");

@@ -42,6 +42,12 @@ fn warp_shuffle_reduction_matches_the_cpu() {
 }
 
 #[test]
+fn generic_block_sum_at_int32_matches_the_cpu() {
+    let ctx = gpu();
+    assert_passes([1, 31, 1000, 1 << 20, (1 << 24) + 3].map(|n| warp_reduce::check_int32(&ctx, n)));
+}
+
+#[test]
 fn hillis_steele_scan_matches_the_cpu() {
     let ctx = gpu();
     assert_passes([1, 1023, 1024, 1025, 100_000, 1 << 20].map(|n| scan::check(&ctx, n)));

@@ -217,6 +217,17 @@ fn every_example_runs_on_the_interpreter() {
         "xs": xs, "out": [0.0], "n": n }),
     );
     assert_eq!(floats(&out["out"])[0], xs.iter().sum::<i64>() as f64);
+    // warp_reduce_int32: the same generic block_sum at int32.
+    let out = run_example(
+        "warp_reduce.sk",
+        "warp_reduce_int32",
+        "2",
+        "512",
+        &[],
+        serde_json::json!({
+        "xs": xs, "out": [0], "n": n }),
+    );
+    assert_eq!(ints(&out["out"])[0], xs.iter().sum::<i64>());
     // histogram: counts of the values modulo 256.
     let out = run_example(
         "histogram.sk",

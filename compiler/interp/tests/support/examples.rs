@@ -205,7 +205,14 @@ pub fn run(example: &'static str, (n, m): (usize, usize), options: &Options) -> 
             r.launch("warp_reduce", Geometry::linear(grid, 512), &mut args);
             let got = buffer(&args, 1).as_f32()[0] as f64;
             let expected: f64 = xs.iter().map(|&x| x as f64).sum();
-            r.finish(example, format!("n={n}"), (got - expected).abs() / expected.abs().max(1.0), 1e-5)
+            let float_error = (got - expected).abs() / expected.abs().max(1.0);
+            // The same generic block_sum at int32, on values of both signs (every partial sum fits in int32).
+            let ints: Vec<i32> = (0..n).map(|_| rng.below(2001) as i32 - 1000).collect();
+            let mut args = vec![Arg::Vector(Buffer::from_i32(&ints)), zeros(Scalar::Int32, 1), Arg::i32(n as i32)];
+            r.launch("warp_reduce_int32", Geometry::linear(grid, 512), &mut args);
+            let int_exact = buffer(&args, 1).as_i32()[0] as i64 == ints.iter().map(|&x| x as i64).sum::<i64>();
+            // An int32 sum that differs counts as an error of 1, far above the float tolerance.
+            r.finish(example, format!("n={n}"), float_error.max(if int_exact { 0.0 } else { 1.0 }), 1e-5)
         }
         "scan" => run_scan(r, n),
         "histogram" => {
