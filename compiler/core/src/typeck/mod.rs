@@ -53,6 +53,7 @@ mod tests;
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceMap, Span};
 use crate::syntax::ast::{ExprId, ExprKind, ExprMap, Module};
+use crate::syntax::name::Name;
 use crate::types::{ConstantId, FunctionId, LocalId, LocalInfo, Mutability, Type, TypeInfo};
 
 use effects::Effects;
@@ -303,12 +304,12 @@ impl<'a> Checker<'a> {
         span: Span,
         param_index: Option<usize>,
     ) -> LocalId {
-        self.info.locals.push(LocalInfo { name: name.to_string(), ty, mutability, span, param_index });
+        self.info.locals.push(LocalInfo { name: Name::new(name), ty, mutability, span, param_index });
         LocalId(self.info.locals.len() as u32 - 1)
     }
 
     /// Checks `body` in a new scope in which `local` is visible as `name`.
-    pub(crate) fn check_in_scope(&mut self, name: &'a str, local: LocalId, body: ExprId) -> Type {
+    pub(crate) fn check_in_scope(&mut self, name: &'a Name, local: LocalId, body: ExprId) -> Type {
         self.scopes.push();
         self.scopes.declare(name, local);
         let ty = self.check_expr(body);
