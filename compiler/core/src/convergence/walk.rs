@@ -86,6 +86,9 @@ pub struct Walker<'a> {
     assigns_nothing: Rc<Vec<LocalId>>,
     /// Scratch stack of the syntactic walks.
     pending: Vec<ExprId>,
+    /// Vectors of values given back after use (a branch's snapshots, a builtin's argument values), reused instead
+    /// of allocating two per `if` and one per builtin call.
+    spare_values: Vec<Vec<Value>>,
     pub diagnostics: Vec<Diagnostic>,
     /// For diagnostics whose fix an edit may make, the index in `diagnostics` and what the edit needs to know
     /// (`fixes` computes it after the analysis).
@@ -151,6 +154,7 @@ impl<'a> Walker<'a> {
             straight_cache: FxHashMap::default(),
             assigns_nothing: Rc::new(Vec::new()),
             pending: Vec::new(),
+            spare_values: Vec::new(),
             diagnostics: Vec::new(),
             fix_requests: Vec::new(),
             seen: HashSet::new(),

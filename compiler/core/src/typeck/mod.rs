@@ -211,6 +211,8 @@ pub(crate) struct Checker<'a> {
     pub(crate) instance_notes: Vec<Option<String>>,
     /// The deferred checks (indices in `deferred`) that the body of an instance queued, with its note.
     pub(crate) deferred_instances: Vec<(std::ops::Range<usize>, String)>,
+    /// Vectors of argument types given back after a call is checked, reused by the next call.
+    pub(crate) spare_types: Vec<Vec<Type>>,
 }
 
 impl<'a> Checker<'a> {
@@ -245,6 +247,7 @@ impl<'a> Checker<'a> {
             generics: generic::Generics::default(),
             instance_notes: Vec::new(),
             deferred_instances: Vec::new(),
+            spare_types: Vec::new(),
         }
     }
 
