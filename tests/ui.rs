@@ -50,8 +50,8 @@ fn memoized_calls_give_the_same_analysis() {
         assert_eq!(fresh_info.thread_varying_ifs(), memo_info.thread_varying_ifs(), "{}", path.display());
         for e in 0..checked.module.exprs.len() as u32 {
             let e = skc_core::syntax::ast::ExprId(e);
-            let fresh_source = fresh_info.source(e).map(|s| (s.span, s.message.to_string()));
-            let memo_source = memo_info.source(e).map(|s| (s.span, s.message.to_string()));
+            let fresh_source = fresh_info.source(e, &checked.module, &checked.types).map(|s| (s.span, s.message));
+            let memo_source = memo_info.source(e, &checked.module, &checked.types).map(|s| (s.span, s.message));
             assert_eq!(
                 (fresh_info.level(e), fresh_info.level_in_any_context(e), fresh_source),
                 (memo_info.level(e), memo_info.level_in_any_context(e), memo_source),

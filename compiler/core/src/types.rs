@@ -128,7 +128,7 @@ pub enum Mutability {
 /// A local variable: a `let` binding, a parameter, a loop counter or a shared/local array.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LocalInfo {
-    pub name: String,
+    pub name: crate::syntax::name::Name,
     pub ty: Type,
     pub mutability: Mutability,
     /// Where it is declared (the binder's span).

@@ -5,12 +5,15 @@
 
 use std::path::{Path, PathBuf};
 
+mod copy_pops;
+
 /// The grammar, in skc-core's syntax module.
 pub fn grammar_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/src/syntax/grammar.lalrpop")
 }
 
-/// Generates the parser of the grammar into `out_dir` (as `grammar.rs`) and returns its text.
+/// Generates the parser of the grammar into `out_dir` (as `grammar.rs`, with the rewrite of [`copy_pops`]) and
+/// returns its text.
 pub fn generate(out_dir: &Path) -> std::io::Result<String> {
     std::fs::create_dir_all(out_dir)?;
     lalrpop::Configuration::new()
@@ -20,7 +23,11 @@ pub fn generate(out_dir: &Path) -> std::io::Result<String> {
         .emit_report(false)
         .process_file(grammar_path())
         .map_err(|e| std::io::Error::other(e.to_string()))?;
-    std::fs::read_to_string(out_dir.join("grammar.rs"))
+    let path = out_dir.join("grammar.rs");
+    let parser = copy_pops::rewrite(&std::fs::read_to_string(&path)?)
+        .ok_or_else(|| std::io::Error::other("lalrpop's pop functions are not in the shape `copy_pops` rewrites"))?;
+    std::fs::write(&path, &parser)?;
+    Ok(parser)
 }
 
 /// docs/language.md, whose "Grammar" section is [`reference`] of the grammar.

@@ -151,7 +151,7 @@ fn local_item(checked: &Checked, levels: &LocalLevels, local: LocalId) -> Comple
         None => ty,
     };
     CompletionItem {
-        label: info.name.clone(),
+        label: info.name.to_string(),
         kind: Some(CompletionItemKind::VARIABLE),
         label_details: Some(CompletionItemLabelDetails { detail: None, description: Some(description) }),
         detail: Some(format!("{} : {}", info.name, checked.types.display(&info.ty))),

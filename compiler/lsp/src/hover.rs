@@ -140,7 +140,10 @@ fn uniformity(checked: &Checked, expr: ExprId) -> String {
     let level = checked.uniformity.level(expr);
     let mut text = format!("**{}**", level.hover());
     // At the source itself (`thread_idx_x`), the level is the whole story.
-    let source = checked.uniformity.source(expr).filter(|s| s.span != checked.module.span(expr));
+    let source = checked
+        .uniformity
+        .source(expr, &checked.module, &checked.types)
+        .filter(|s| s.span != checked.module.span(expr));
     if let Some(source) = source {
         let file = checked.sources.file(source.span.file);
         let snippet = short(checked.sources.snippet(source.span));

@@ -15,10 +15,7 @@ pub mod walk;
 #[cfg(test)]
 mod tests;
 
-use std::sync::Arc;
-
 use crate::diagnostic::Diagnostic;
-use crate::fxhash::FxHashMap;
 use crate::source::Span;
 use crate::syntax::ast::{ExprId, Module};
 use crate::types::{FunctionId, TypeInfo};
@@ -29,8 +26,7 @@ pub use lattice::Uniformity;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ValueSource {
     pub span: Span,
-    /// Shared: many sources read the same (every `thread_idx_x` "is thread-varying").
-    pub message: Arc<str>,
+    pub message: String,
 }
 
 /// The uniformity of every expression of every kernel and function, analysed on its own (parameters of device
@@ -40,13 +36,12 @@ pub struct UniformityInfo {
     levels: Vec<Uniformity>,
     /// Index into `roots` of each expression's first source, `u32::MAX` for none.
     source_of: Vec<u32>,
-    roots: Vec<ValueSource>,
+    /// The explanation steps that are first sources; their sentences are worded only when asked for
+    /// ([`UniformityInfo::source`]): a hover needs one, and wording every one was a visible part of the analysis.
+    roots: Vec<lattice::Origin>,
     /// Index into `roots` of each explanation step already met as a root, by handle (`NO_SOURCE` for none), so
-    /// each is described once.
+    /// each is kept once.
     root_of_origin: Vec<u32>,
-    /// Sentences already formatted: many roots read the same (every `thread_idx_x` of a file is "`thread_idx_x`
-    /// is thread-varying"), and formatting each was a visible part of the analysis.
-    messages: FxHashMap<report::MessageKey, Arc<str>>,
     /// The highest level of conditions and indices over every context they were analysed in (see
     /// `level_in_any_context`).
     context_levels: Vec<Option<Uniformity>>,
@@ -65,7 +60,6 @@ impl UniformityInfo {
             source_of: vec![NO_SOURCE; expr_count],
             roots: Vec::new(),
             root_of_origin: Vec::new(),
-            messages: FxHashMap::default(),
             context_levels: Vec::new(),
             kernel_min_levels: Vec::new(),
             varying_ifs: Vec::new(),
@@ -85,17 +79,10 @@ impl UniformityInfo {
             self.root_of_origin.resize(id.index() + 1, NO_SOURCE);
         }
         if self.root_of_origin[id.index()] == NO_SOURCE {
-            self.root_of_origin[id.index()] = self.root_index(root, names);
+            self.roots.push(*root);
+            self.root_of_origin[id.index()] = self.roots.len() as u32 - 1;
         }
         self.source_of[e.index()] = self.root_of_origin[id.index()];
-    }
-
-    /// Describes a root met for the first time; returns its index in `roots`.
-    fn root_index(&mut self, root: &lattice::Origin, names: report::Names) -> u32 {
-        let key = report::MessageKey::of(root, names);
-        let message = self.messages.entry(key).or_insert_with(|| report::origin_message(root, names).into()).clone();
-        self.roots.push(ValueSource { span: root.span, message });
-        self.roots.len() as u32 - 1
     }
 
     pub fn level(&self, e: ExprId) -> Uniformity {
@@ -122,9 +109,12 @@ impl UniformityInfo {
         &self.varying_ifs
     }
 
-    pub fn source(&self, e: ExprId) -> Option<&ValueSource> {
+    /// The first source of `e`'s level and its sentence; `module` and `types` are those the analysis ran on.
+    pub fn source(&self, e: ExprId, module: &Module, types: &TypeInfo) -> Option<ValueSource> {
         let index = *self.source_of.get(e.index())?;
-        self.roots.get(index as usize)
+        let root = self.roots.get(index as usize)?;
+        let message = report::origin_message(root, report::Words { module, types });
+        Some(ValueSource { span: root.span, message })
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::diagnostic::{Diagnostic, Label};
 use crate::source::Span;
-use crate::syntax::ast::{ExprKind, Module, Name};
+use crate::syntax::ast::{ExprKind, Module};
 use crate::types::{FunctionId, LocalId, TypeInfo};
 
 use super::lattice::{Control, Divergence, DivergenceKind, Facts, Origin, OriginKind, Uniformity, Value};
@@ -19,7 +19,20 @@ pub struct Names<'a> {
     pub facts: &'a Facts,
 }
 
-impl Names<'_> {
+impl<'a> Names<'a> {
+    pub fn words(&self) -> Words<'a> {
+        Words { module: self.module, types: self.types }
+    }
+}
+
+/// The names a sentence of an explanation uses, as written in the program.
+#[derive(Clone, Copy)]
+pub struct Words<'a> {
+    pub module: &'a Module,
+    pub types: &'a TypeInfo,
+}
+
+impl Words<'_> {
     fn local(&self, id: LocalId) -> &str {
         self.types.locals.get(id.0 as usize).map(|l| l.name.as_str()).unwrap_or("?")
     }
@@ -41,32 +54,8 @@ impl Names<'_> {
     }
 }
 
-/// What the sentence of an explanation step depends on: its kind and level, with a builtin named by its spelling
-/// rather than by the expression that uses it (so equal sentences are formatted once).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum MessageKey {
-    Builtin { module: Option<Name>, name: Name, level: Uniformity },
-    Other(OriginKind, Uniformity),
-}
-
-impl MessageKey {
-    pub fn of(origin: &Origin, names: Names) -> MessageKey {
-        match origin.kind {
-            OriginKind::Builtin(e) => match names.module.exprs.get(e.index()) {
-                Some(ExprKind::Var(path)) | Some(ExprKind::Call { callee: path, .. }) => MessageKey::Builtin {
-                    module: path.module.as_ref().map(|m| m.name.clone()),
-                    name: path.name.name.clone(),
-                    level: origin.level,
-                },
-                _ => MessageKey::Other(origin.kind, origin.level),
-            },
-            kind => MessageKey::Other(kind, origin.level),
-        }
-    }
-}
-
 /// The sentence for one step of a value's explanation.
-pub fn origin_message(origin: &Origin, names: Names) -> String {
+pub fn origin_message(origin: &Origin, names: Words) -> String {
     let level = origin.level.describe();
     match origin.kind {
         OriginKind::Builtin(e) if origin.level == Uniformity::ThreadVarying && names.is_broadcast(e) => format!(
@@ -112,7 +101,9 @@ fn divergence_message(divergence: &Divergence, level: Uniformity, names: Names) 
         DivergenceKind::Return => "some threads may return here, so fewer threads run the code after it".into(),
         DivergenceKind::Break => "some threads may leave the loop here, so fewer threads run the rest of it".into(),
         DivergenceKind::Continue => "some threads may skip the rest of this iteration here".into(),
-        DivergenceKind::Call(f) => format!("`{}` is called here from diverged control flow", names.function(*f)),
+        DivergenceKind::Call(f) => {
+            format!("`{}` is called here from diverged control flow", names.words().function(*f))
+        }
     }
 }
 
@@ -121,7 +112,7 @@ pub fn value_labels(value: &Value, labels: &mut Vec<Label>, names: Names) {
     let mut next = value.origin;
     while let Some(id) = next {
         let origin = names.facts.origin(id);
-        push_label(labels, origin.span, origin_message(origin, names));
+        push_label(labels, origin.span, origin_message(origin, names.words()));
         next = origin.cause;
     }
 }

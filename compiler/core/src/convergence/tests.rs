@@ -38,9 +38,9 @@ fn info(checked: &Checked) -> &UniformityInfo {
 
 /// The text of the span where an expression's variation starts, and the sentence the hover shows.
 fn source(checked: &Checked, e: ExprId) -> Option<(String, String)> {
-    let source = info(checked).source(e)?;
+    let source = info(checked).source(e, &checked.module, &checked.types)?;
     let text = &checked.sources.file(source.span.file).text;
-    Some((text[source.span.start as usize..source.span.end as usize].to_string(), source.message.to_string()))
+    Some((text[source.span.start as usize..source.span.end as usize].to_string(), source.message))
 }
 
 const PROGRAM: &str = "kernel k (out : int32 vector) (n : int32) =
@@ -94,7 +94,7 @@ fn recording_an_expression_again_keeps_the_highest_level_and_the_first_source_at
     let mut info = UniformityInfo::new(c.module.exprs.len());
     let names = super::report::Names { module: &c.module, types: &c.types, facts: &facts };
     let text_of = |info: &UniformityInfo, e: ExprId| {
-        let span = info.source(e).expect("a source").span;
+        let span = info.source(e, &c.module, &c.types).expect("a source").span;
         c.sources.file(span.file).text[span.start as usize..span.end as usize].to_string()
     };
     // Higher: the level rises and the source follows it.
@@ -113,7 +113,7 @@ fn recording_an_expression_again_keeps_the_highest_level_and_the_first_source_at
     // A uniform value first leaves no source; a later varying one gives one.
     let y = expr(&c, "y", 1);
     info.set(y, &super::lattice::Value::uniform(), names);
-    assert_eq!((info.level(y), info.source(y)), (Uniformity::Uniform, None));
+    assert_eq!((info.level(y), info.source(y, &c.module, &c.types)), (Uniformity::Uniform, None));
     info.set(y, &warp, names);
     assert_eq!((info.level(y), text_of(&info, y).as_str()), (Uniformity::WarpUniform, "warp_id"));
 }

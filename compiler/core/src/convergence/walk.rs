@@ -86,6 +86,9 @@ pub struct Walker<'a> {
     assigns_nothing: Rc<Vec<LocalId>>,
     /// Scratch stack of the syntactic walks.
     pending: Vec<ExprId>,
+    /// Vectors of values given back after use (a branch's snapshots, a builtin's argument values), reused instead
+    /// of allocating two per `if` and one per builtin call.
+    spare_values: Vec<Vec<Value>>,
     pub diagnostics: Vec<Diagnostic>,
     /// For diagnostics whose fix an edit may make, the index in `diagnostics` and what the edit needs to know
     /// (`fixes` computes it after the analysis).
@@ -151,6 +154,7 @@ impl<'a> Walker<'a> {
             straight_cache: FxHashMap::default(),
             assigns_nothing: Rc::new(Vec::new()),
             pending: Vec::new(),
+            spare_values: Vec::new(),
             diagnostics: Vec::new(),
             fix_requests: Vec::new(),
             seen: HashSet::new(),
@@ -505,16 +509,28 @@ impl<'a> Walker<'a> {
 
     /// The variables whose values or contents a subtree may change: targets of `:=`, arrays and records written
     /// through, the `ref` cells and arrays passed to device functions and atomics; each named by the variable that
-    /// owns the storage (through `let` aliases), so the list means the same wherever the subtree is entered.
+    /// owns the storage (through `let` aliases), so the list means the same wherever the subtree is entered. A
+    /// branch or loop inside the subtree contributes its own list (computed once and kept: the walk asks for it again
+    /// on entering it), so nested control flow is not walked again for each enclosing branch or loop.
     fn assigned_locals(&mut self, e: ExprId) -> Rc<Vec<LocalId>> {
         if let Some(found) = self.assigned_cache.get(&e) {
             return found.clone();
         }
         let mut out = Vec::new();
+        // `pending` is shared with the nested calls: each works above the entries it found there.
         let mut stack = std::mem::take(&mut self.pending);
+        let base = stack.len();
         stack.push(e);
-        while let Some(x) = stack.pop() {
+        while stack.len() > base {
+            let x = stack.pop().expect("an entry above the base");
             match self.module.expr(x) {
+                ExprKind::If { .. } | ExprKind::While { .. } | ExprKind::For { .. } if x != e => {
+                    self.pending = stack;
+                    let nested = self.assigned_locals(x);
+                    stack = std::mem::take(&mut self.pending);
+                    out.extend_from_slice(&nested);
+                    continue;
+                }
                 ExprKind::Assign { .. } => {
                     if let Some(Resolution::Local(l)) = self.types.resolution(x) {
                         self.push_owners(l, &mut out);

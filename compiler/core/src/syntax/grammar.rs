@@ -10761,8 +10761,9 @@ mod __parse__File {
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
     ) -> (u32, (), u32)
      {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant23(__v), __r)) => (__l, __v, __r),
+        let __popped = core::mem::ManuallyDrop::new(__symbols.pop());
+        match &*__popped {
+            Some((__l, __Symbol::Variant23(__v), __r)) => (*__l, *__v, *__r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -10791,8 +10792,9 @@ mod __parse__File {
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
     ) -> (u32, (Lexeme, ExprId), u32)
      {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant12(__v), __r)) => (__l, __v, __r),
+        let __popped = core::mem::ManuallyDrop::new(__symbols.pop());
+        match &*__popped {
+            Some((__l, __Symbol::Variant12(__v), __r)) => (*__l, *__v, *__r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -10801,8 +10803,9 @@ mod __parse__File {
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
     ) -> (u32, (Lexeme, Lexeme), u32)
      {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant7(__v), __r)) => (__l, __v, __r),
+        let __popped = core::mem::ManuallyDrop::new(__symbols.pop());
+        match &*__popped {
+            Some((__l, __Symbol::Variant7(__v), __r)) => (*__l, *__v, *__r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -10811,8 +10814,9 @@ mod __parse__File {
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
     ) -> (u32, (Option<Lexeme>, Lexeme), u32)
      {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant31(__v), __r)) => (__l, __v, __r),
+        let __popped = core::mem::ManuallyDrop::new(__symbols.pop());
+        match &*__popped {
+            Some((__l, __Symbol::Variant31(__v), __r)) => (*__l, *__v, *__r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -10841,8 +10845,9 @@ mod __parse__File {
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
     ) -> (u32, (u32, u32), u32)
      {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant17(__v), __r)) => (__l, __v, __r),
+        let __popped = core::mem::ManuallyDrop::new(__symbols.pop());
+        match &*__popped {
+            Some((__l, __Symbol::Variant17(__v), __r)) => (*__l, *__v, *__r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -10891,8 +10896,9 @@ mod __parse__File {
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
     ) -> (u32, ExprId, u32)
      {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant3(__v), __r)) => (__l, __v, __r),
+        let __popped = core::mem::ManuallyDrop::new(__symbols.pop());
+        match &*__popped {
+            Some((__l, __Symbol::Variant3(__v), __r)) => (*__l, *__v, *__r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -10921,8 +10927,9 @@ mod __parse__File {
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
     ) -> (u32, Lexeme, u32)
      {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant0(__v), __r)) => (__l, __v, __r),
+        let __popped = core::mem::ManuallyDrop::new(__symbols.pop());
+        match &*__popped {
+            Some((__l, __Symbol::Variant0(__v), __r)) => (*__l, *__v, *__r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -10931,8 +10938,9 @@ mod __parse__File {
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
     ) -> (u32, Operator, u32)
      {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant19(__v), __r)) => (__l, __v, __r),
+        let __popped = core::mem::ManuallyDrop::new(__symbols.pop());
+        match &*__popped {
+            Some((__l, __Symbol::Variant19(__v), __r)) => (*__l, *__v, *__r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -10951,8 +10959,9 @@ mod __parse__File {
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
     ) -> (u32, Option<ExprId>, u32)
      {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant36(__v), __r)) => (__l, __v, __r),
+        let __popped = core::mem::ManuallyDrop::new(__symbols.pop());
+        match &*__popped {
+            Some((__l, __Symbol::Variant36(__v), __r)) => (*__l, *__v, *__r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -10961,8 +10970,9 @@ mod __parse__File {
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
     ) -> (u32, Option<Lexeme>, u32)
      {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant2(__v), __r)) => (__l, __v, __r),
+        let __popped = core::mem::ManuallyDrop::new(__symbols.pop());
+        match &*__popped {
+            Some((__l, __Symbol::Variant2(__v), __r)) => (*__l, *__v, *__r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -10991,8 +11001,9 @@ mod __parse__File {
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
     ) -> (u32, UnaryOp, u32)
      {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant32(__v), __r)) => (__l, __v, __r),
+        let __popped = core::mem::ManuallyDrop::new(__symbols.pop());
+        match &*__popped {
+            Some((__l, __Symbol::Variant32(__v), __r)) => (*__l, *__v, *__r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -11131,8 +11142,9 @@ mod __parse__File {
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
     ) -> (u32, bool, u32)
      {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant21(__v), __r)) => (__l, __v, __r),
+        let __popped = core::mem::ManuallyDrop::new(__symbols.pop());
+        match &*__popped {
+            Some((__l, __Symbol::Variant21(__v), __r)) => (*__l, *__v, *__r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -11141,8 +11153,9 @@ mod __parse__File {
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
     ) -> (u32, u32, u32)
      {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant14(__v), __r)) => (__l, __v, __r),
+        let __popped = core::mem::ManuallyDrop::new(__symbols.pop());
+        match &*__popped {
+            Some((__l, __Symbol::Variant14(__v), __r)) => (*__l, *__v, *__r),
             _ => __symbol_type_mismatch()
         }
     }

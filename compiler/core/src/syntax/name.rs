@@ -87,8 +87,15 @@ impl fmt::Debug for Name {
 }
 
 impl PartialEq for Name {
+    /// Two short names compare as their 15 bytes (the bytes past the length are zero), without a call to compare
+    /// memory: the type checker compares names for every name it resolves.
     fn eq(&self, other: &Name) -> bool {
-        self.as_str() == other.as_str()
+        match (&self.0, &other.0) {
+            (Repr::Inline { len, bytes }, Repr::Inline { len: other_len, bytes: other_bytes }) => {
+                len == other_len && bytes == other_bytes
+            }
+            _ => self.as_str() == other.as_str(),
+        }
     }
 }
 

@@ -166,17 +166,30 @@ impl Checker<'_> {
                 return self.check_printf(id, callee, args);
             }
         }
-        let found: Vec<Type> = args.iter().map(|a| self.check_expr(*a)).collect();
-        let what = match resolved {
-            None => return Type::Error,
-            Some(Named::Builtin(builtin)) => return self.check_builtin_call(callee, builtin, args, &found),
-            Some(Named::Item(ValueItem::Function(f))) => return self.check_function_call(id, callee, f, args, &found),
+        // The argument types in a vector given back after the call: one allocation per call otherwise.
+        let mut found = self.spare_types.pop().unwrap_or_default();
+        for &arg in args {
+            let ty = self.check_expr(arg);
+            found.push(ty);
+        }
+        let checked = match resolved {
+            None => Some(Type::Error),
+            Some(Named::Builtin(builtin)) => Some(self.check_builtin_call(callee, builtin, args, &found)),
+            Some(Named::Item(ValueItem::Function(f))) => Some(self.check_function_call(id, callee, f, args, &found)),
             Some(Named::Item(ValueItem::Kernel(_))) => {
                 self.report_kernel_use(callee);
-                return Type::Error;
+                Some(Type::Error)
             }
-            Some(Named::Item(ValueItem::Constant(_))) => "a constant",
+            Some(Named::Item(ValueItem::Constant(_))) | Some(Named::Local(_)) => None,
+        };
+        found.clear();
+        self.spare_types.push(found);
+        if let Some(ty) = checked {
+            return ty;
+        }
+        let what = match resolved {
             Some(Named::Local(_)) => "a local variable",
+            _ => "a constant",
         };
         let d = Diagnostic::error("E0210", format!("`{}` is not a function", callee.display()))
             .primary(callee.span(), format!("this is {what}"))

@@ -359,7 +359,7 @@ impl Checker<'_> {
     }
 
     fn local_type_name(&self, local: crate::types::LocalId) -> String {
-        self.local_info(local).map(|l| l.name.clone()).unwrap_or_default()
+        self.local_info(local).map(|l| l.name.to_string()).unwrap_or_default()
     }
 
     fn default_of(&self, v: TypeVarId) -> Type {

@@ -55,13 +55,17 @@ impl Checker<'_> {
     }
 
     fn report_float_fit(&mut self, id: ExprId, value: f64, ty: &Type) {
+        let text = self.snippet(id);
+        let fit = float_fit(value, text, ty);
+        if fit == FloatFit::Exact {
+            return; // Nearly every literal: nothing is worded.
+        }
         let shown = self.info.display(ty);
         let (largest, smallest_normal, smallest) = match ty {
             Type::Float32 => ("3.4028235e38", "1.1754944e-38", "1e-45"),
             _ => ("1.7976931348623157e308", "2.2250738585072014e-308", "5e-324"),
         };
-        let text = self.snippet(id);
-        let d = match float_fit(value, text, ty) {
+        let d = match fit {
             FloatFit::Exact => return,
             FloatFit::Overflows => Diagnostic::error("E0221", format!("float literal out of range for {shown}"))
                 .primary(self.span(id), format!("larger than the largest finite {shown}, {largest}"))

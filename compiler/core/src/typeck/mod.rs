@@ -53,6 +53,7 @@ mod tests;
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceMap, Span};
 use crate::syntax::ast::{ExprId, ExprKind, ExprMap, Module};
+use crate::syntax::name::Name;
 use crate::types::{ConstantId, FunctionId, LocalId, LocalInfo, Mutability, Type, TypeInfo};
 
 use effects::Effects;
@@ -210,6 +211,8 @@ pub(crate) struct Checker<'a> {
     pub(crate) instance_notes: Vec<Option<String>>,
     /// The deferred checks (indices in `deferred`) that the body of an instance queued, with its note.
     pub(crate) deferred_instances: Vec<(std::ops::Range<usize>, String)>,
+    /// Vectors of argument types given back after a call is checked, reused by the next call.
+    pub(crate) spare_types: Vec<Vec<Type>>,
 }
 
 impl<'a> Checker<'a> {
@@ -244,6 +247,7 @@ impl<'a> Checker<'a> {
             generics: generic::Generics::default(),
             instance_notes: Vec::new(),
             deferred_instances: Vec::new(),
+            spare_types: Vec::new(),
         }
     }
 
@@ -303,12 +307,12 @@ impl<'a> Checker<'a> {
         span: Span,
         param_index: Option<usize>,
     ) -> LocalId {
-        self.info.locals.push(LocalInfo { name: name.to_string(), ty, mutability, span, param_index });
+        self.info.locals.push(LocalInfo { name: Name::new(name), ty, mutability, span, param_index });
         LocalId(self.info.locals.len() as u32 - 1)
     }
 
     /// Checks `body` in a new scope in which `local` is visible as `name`.
-    pub(crate) fn check_in_scope(&mut self, name: &'a str, local: LocalId, body: ExprId) -> Type {
+    pub(crate) fn check_in_scope(&mut self, name: &'a Name, local: LocalId, body: ExprId) -> Type {
         self.scopes.push();
         self.scopes.declare(name, local);
         let ty = self.check_expr(body);

@@ -64,7 +64,7 @@ impl ItemTable {
 /// borrowed from the module) and the stack heights where frames start: a `let` costs a push, not an allocation.
 #[derive(Debug, Default)]
 pub(crate) struct Scopes<'a> {
-    bindings: Vec<(&'a str, LocalId)>,
+    bindings: Vec<(&'a Name, LocalId)>,
     frame_starts: Vec<usize>,
 }
 
@@ -84,19 +84,19 @@ impl<'a> Scopes<'a> {
         self.frame_starts.clear();
     }
 
-    pub(crate) fn declare(&mut self, name: &'a str, local: LocalId) {
+    pub(crate) fn declare(&mut self, name: &'a Name, local: LocalId) {
         if self.frame_starts.is_empty() {
             self.push();
         }
         self.bindings.push((name, local));
     }
 
-    pub(crate) fn lookup(&self, name: &str) -> Option<LocalId> {
+    pub(crate) fn lookup(&self, name: &Name) -> Option<LocalId> {
         self.bindings.iter().rev().find(|(n, _)| *n == name).map(|(_, l)| *l)
     }
 
     pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
-        self.bindings.iter().rev().map(|(n, _)| *n)
+        self.bindings.iter().rev().map(|(n, _)| n.as_str())
     }
 }
 
@@ -116,7 +116,7 @@ impl Checker<'_> {
             Some(_) => self.items.value(name).map(Named::Item),
             None => self
                 .scopes
-                .lookup(name)
+                .lookup(&path.name.name)
                 .map(Named::Local)
                 .or_else(|| self.items.value(name).map(Named::Item))
                 .or_else(|| builtins::lookup(name).map(Named::Builtin)),
@@ -219,15 +219,16 @@ mod tests {
 
     #[test]
     fn inner_scopes_shadow_outer_ones() {
+        let x = Name::new("x");
         let mut scopes = Scopes::default();
         scopes.push();
-        scopes.declare("x", LocalId(0));
+        scopes.declare(&x, LocalId(0));
         scopes.push();
-        scopes.declare("x", LocalId(1));
-        assert_eq!(scopes.lookup("x"), Some(LocalId(1)));
+        scopes.declare(&x, LocalId(1));
+        assert_eq!(scopes.lookup(&x), Some(LocalId(1)));
         scopes.pop();
-        assert_eq!(scopes.lookup("x"), Some(LocalId(0)));
+        assert_eq!(scopes.lookup(&x), Some(LocalId(0)));
         scopes.pop();
-        assert_eq!(scopes.lookup("x"), None);
+        assert_eq!(scopes.lookup(&x), None);
     }
 }

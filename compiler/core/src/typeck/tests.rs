@@ -365,8 +365,11 @@ fn shared_and_local_arrays_with_constant_sizes() {
                let c = create_array (2 * block) Shared in\n  c.(0) <- s.(1) +. l.(2);\n  a.(0) <- c.(1)\n]\n";
     let (info, diagnostics) = check_info(src);
     assert!(diagnostics.is_empty(), "{diagnostics:#?}");
-    let sizes: Vec<(String, String)> =
-        info.declared_local.values().map(|l| (info.local(*l).name.clone(), info.display(&info.local(*l).ty))).collect();
+    let sizes: Vec<(String, String)> = info
+        .declared_local
+        .values()
+        .map(|l| (info.local(*l).name.to_string(), info.display(&info.local(*l).ty)))
+        .collect();
     for expected in [("s", "float32 shared[256]"), ("l", "float32 local[64]"), ("c", "float32 shared[256]")] {
         assert!(sizes.contains(&(expected.0.to_string(), expected.1.to_string())), "{sizes:?}");
     }

@@ -143,7 +143,7 @@ impl Walker<'_> {
     pub(super) fn builtin(&mut self, builtin: &'static Builtin, e: ExprId, args: &[ExprId], span: Span) -> Value {
         // The join of all arguments, and of all but the first (the indices of a load).
         let (mut joined, mut indices) = (Value::uniform(), Value::uniform());
-        let mut values = Vec::with_capacity(args.len());
+        let mut values = self.spare_values.pop().unwrap_or_default();
         for (position, &arg) in args.iter().enumerate() {
             let value = self.expr(arg);
             if position > 0 {
@@ -169,7 +169,9 @@ impl Walker<'_> {
                 self.write_contents(local, indices, OriginKind::ElementWrite(local), span);
             }
         }
-        self.builtin_result(builtin, e, args, span, &control, joined, indices, &values)
+        let result = self.builtin_result(builtin, e, args, span, &control, joined, indices, &values);
+        self.give_back(values);
+        result
     }
 
     #[allow(clippy::too_many_arguments)]

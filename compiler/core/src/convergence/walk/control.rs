@@ -89,8 +89,16 @@ impl LoopExits {
 }
 
 impl Walker<'_> {
-    pub(super) fn snapshot(&self, names: &[LocalId]) -> Vec<Value> {
-        names.iter().map(|&l| self.local(l)).collect()
+    pub(super) fn snapshot(&mut self, names: &[LocalId]) -> Vec<Value> {
+        let mut values = self.spare_values.pop().unwrap_or_default();
+        values.extend(names.iter().map(|&l| self.local(l)));
+        values
+    }
+
+    /// Gives back a vector of values for reuse ([`Walker::snapshot`]).
+    pub(super) fn give_back(&mut self, mut values: Vec<Value>) {
+        values.clear();
+        self.spare_values.push(values);
     }
 
     pub(super) fn restore(&mut self, names: &[LocalId], values: &[Value]) {
@@ -122,6 +130,7 @@ impl Walker<'_> {
         let then_dead = std::mem::replace(&mut self.dead, false);
         let after_then = (!then_dead).then(|| self.snapshot(&assigned));
         self.restore(&assigned, &before);
+        self.give_back(before);
         let else_value = match else_branch {
             Some(b) => self.expr(b),
             None => Value::uniform(),
@@ -129,12 +138,16 @@ impl Walker<'_> {
         let else_dead = std::mem::replace(&mut self.dead, false);
         match after_then {
             Some(after_then) if !else_dead => {
-                for (&l, v) in assigned.iter().zip(after_then) {
+                for (&l, &v) in assigned.iter().zip(&after_then) {
                     let merged = v.join(self.local(l));
                     self.set_local(l, merged);
                 }
+                self.give_back(after_then);
             }
-            Some(after_then) => self.restore(&assigned, &after_then),
+            Some(after_then) => {
+                self.restore(&assigned, &after_then);
+                self.give_back(after_then);
+            }
             // Only the else branch reaches the end (if any does): its state stands.
             None => {}
         }
@@ -178,11 +191,12 @@ impl Walker<'_> {
         if right_dead {
             self.restore(&assigned, &before);
         } else {
-            for (&l, old) in assigned.iter().zip(before) {
+            for (&l, &old) in assigned.iter().zip(&before) {
                 let merged = self.local(l).join(old);
                 self.set_local(l, merged);
             }
         }
+        self.give_back(before);
         self.control = saved;
         if right_dead {
             left
