@@ -15,6 +15,7 @@ use crate::syntax::literals;
 use crate::syntax::operators::{self, Chain, Operator};
 
 mod launch_contract;
+mod record_update;
 use launch_contract::is_contract_attribute;
 
 /// Parameters as written; `written` is set by `()` too (`let f () = ...` is a function without parameters).
@@ -695,8 +696,20 @@ impl<'s> Builder<'s> {
         Box::new(TypeExpr::Named(self.ident(name)))
     }
 
+    pub fn qualified_type(&mut self, module: Lexeme, name: Lexeme) -> Box<TypeExpr> {
+        Box::new(TypeExpr::Qualified { module: self.ident(module), name: self.ident(name) })
+    }
+
+    pub fn type_variable(&mut self, name: Lexeme) -> Box<TypeExpr> {
+        Box::new(TypeExpr::Variable(self.ident(name)))
+    }
+
     pub fn applied_type(&mut self, arg: Box<TypeExpr>, constructor: Lexeme) -> Box<TypeExpr> {
         Box::new(TypeExpr::Apply { arg, constructor: self.ident(constructor) })
+    }
+
+    pub fn qualified_applied_type(&mut self, arg: Box<TypeExpr>, module: Lexeme, constructor: Lexeme) -> Box<TypeExpr> {
+        Box::new(TypeExpr::QualifiedApply { arg, module: self.ident(module), constructor: self.ident(constructor) })
     }
 
     pub fn sized_type(&mut self, elem: Box<TypeExpr>, size: ExprId, close: Lexeme) -> Box<TypeExpr> {

@@ -52,7 +52,7 @@ mod tests;
 
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceMap, Span};
-use crate::syntax::ast::{ExprId, ExprKind, ExprMap, Module};
+use crate::syntax::ast::{ExprId, ExprKind, ExprMap, Module, Name};
 use crate::types::{ConstantId, FunctionId, LocalId, LocalInfo, Mutability, Type, TypeInfo};
 
 use effects::Effects;
@@ -210,6 +210,11 @@ pub(crate) struct Checker<'a> {
     pub(crate) instance_notes: Vec<Option<String>>,
     /// The deferred checks (indices in `deferred`) that the body of an instance queued, with its note.
     pub(crate) deferred_instances: Vec<(std::ops::Range<usize>, String)>,
+    /// The type variables (`'a`) of the signature or body being checked, each with the type it stands for;
+    /// `None` where an annotation may not have any (records, constants).
+    pub(crate) type_variables: Option<Vec<(Name, Type)>>,
+    /// The type variables of each device function's signature, which its body's annotations share.
+    pub(crate) signature_type_variables: crate::fxhash::FxHashMap<FunctionId, Vec<(Name, Type)>>,
 }
 
 impl<'a> Checker<'a> {
@@ -244,6 +249,8 @@ impl<'a> Checker<'a> {
             generics: generic::Generics::default(),
             instance_notes: Vec::new(),
             deferred_instances: Vec::new(),
+            type_variables: None,
+            signature_type_variables: Default::default(),
         }
     }
 
