@@ -820,7 +820,8 @@ kernel k (out : int32 vector) (n : int32) =
         body: r#"A kernel's parameters are what the host passes at launch: scalars (`int32`, `int64`, `uint32`, `uint64`,
 `float32`, `float64`, `bool`), records, and `T vector` of those (an array in global memory). A `T ref`,
 `unit`, or a shared or local array type (`T array`, `T[N]`) cannot be passed from the host. To return a
-value from a kernel, write it to a vector.
+value from a kernel, write it to a vector. A type variable (`'a`) cannot be either: a kernel is launched with
+one type per parameter (a device function may be generic, and is instantiated per use).
 
 Erroneous example:
 
