@@ -57,8 +57,7 @@ macro_rules! int_op {
                 IntOp::Min => Ok(word(x.min(y))),
                 IntOp::Max => Ok(word(x.max(y))),
                 IntOp::Pow => {
-                    let (r, overflow) =
-                        skc_core::integer_power::integer_power(x as i128, y as i128, $bits, $signed);
+                    let (r, overflow) = skc_core::integer_power::integer_power(x as i128, y as i128, $bits, $signed);
                     checked((r as $t, overflow))
                 }
             }

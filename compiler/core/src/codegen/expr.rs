@@ -446,8 +446,7 @@ impl FnLowering<'_, '_> {
         }
         let cuda = integer_template(b.cuda, self.g.ty(e).is_integer());
         let atomic_helper = cuda.starts_with("skc_atomic_").then(|| cuda.split(['(', '<']).next().unwrap_or(""));
-        if let Some(helper) = cuda.strip_suffix("({0})").or_else(|| cuda.strip_suffix("({0}, {1})")).or(atomic_helper)
-        {
+        if let Some(helper) = cuda.strip_suffix("({0})").or_else(|| cuda.strip_suffix("({0}, {1})")).or(atomic_helper) {
             if helper.starts_with("skc_") {
                 let ty = self.c_type(self.g.ty(e));
                 self.g.helper_overloads.borrow_mut().insert((helper.to_string(), ty));

@@ -105,8 +105,10 @@ impl Checker<'_> {
         }
         let shown = format!("{}.{}", module.name, name.name);
         let Some(&(record, defined)) = self.items.records.get(name.name.as_str()) else {
-            let mut d = Diagnostic::error("E0200", format!("unknown type `{shown}`"))
-                .primary(module.span.to(name.span), format!("module `{}` defines no record `{}`", module.name, name.name));
+            let mut d = Diagnostic::error("E0200", format!("unknown type `{shown}`")).primary(
+                module.span.to(name.span),
+                format!("module `{}` defines no record `{}`", module.name, name.name),
+            );
             let in_module: Vec<String> = self
                 .items
                 .records
@@ -123,7 +125,10 @@ impl Checker<'_> {
         if !self.is_in_module_file(defined, &module.name) {
             let file = self.sources.file(defined.file).name.clone();
             let d = Diagnostic::error("E0200", format!("unknown type `{shown}`"))
-                .primary(module.span.to(name.span), format!("module `{}` defines no record `{}`", module.name, name.name))
+                .primary(
+                    module.span.to(name.span),
+                    format!("module `{}` defines no record `{}`", module.name, name.name),
+                )
                 .secondary(defined, format!("`{}` is defined here, in {file}", name.name))
                 .help(format!("write `{}` without the qualifier", name.name));
             self.diagnostics.push(d);

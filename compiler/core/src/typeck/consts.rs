@@ -273,8 +273,12 @@ fn eval_builtin(builtin: &Builtin, args: &[ConstValue], arg_ty: &Type, result_ty
         ("pow" | "spoc_powint", [ConstValue::Int(a), ConstValue::Int(b)]) => {
             let signed = matches!(arg_ty, Type::Int32 | Type::Int64);
             // A signed overflow is undefined; the constant wraps, as `*` does here.
-            let (value, _overflowed) =
-                crate::integer_power::integer_power(as_wide(*a, arg_ty), as_wide(*b, arg_ty), bit_width(arg_ty), signed);
+            let (value, _overflowed) = crate::integer_power::integer_power(
+                as_wide(*a, arg_ty),
+                as_wide(*b, arg_ty),
+                bit_width(arg_ty),
+                signed,
+            );
             Some(ConstValue::Int(wrap_int(value, arg_ty)))
         }
         _ => None,

@@ -90,9 +90,11 @@ pub struct CheckedProgram {
 /// instances; if one is used at several types, the program is specialised (one function per instance) and
 /// checked again. All diagnostics come from the final run.
 pub fn check_program(module: Module, sources: &SourceMap, options: &TypeckOptions) -> CheckedProgram {
-    // A function whose parameters and result are all annotated has nothing to generalise: a program of such
-    // functions needs no planning run.
-    let annotated = |f: &crate::syntax::ast::Function| f.ret.is_some() && f.params.iter().all(|p| p.ty.is_some());
+    // A function whose parameters and result are all annotated without type variables has nothing to
+    // generalise: a program of such functions needs no planning run.
+    let concrete =
+        |t: &Option<crate::syntax::ast::TypeExpr>| t.as_ref().is_some_and(|t| items::first_type_variable(t).is_none());
+    let annotated = |f: &crate::syntax::ast::Function| concrete(&f.ret) && f.params.iter().all(|p| concrete(&p.ty));
     if module.functions().all(annotated) {
         let (info, diagnostics) = check_module(&module, sources, options);
         let item_origins = (0..module.items.len()).collect();
