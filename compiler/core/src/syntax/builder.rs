@@ -892,6 +892,18 @@ impl<'s> Builder<'s> {
         }
     }
 
+    /// Sarek's variant types (`type shape = Circle of float32 | Square of float32`): E0205, as `match` is.
+    pub fn variant_type(&mut self, name: Lexeme, l: u32, r: u32) {
+        let _ = name;
+        let span = self.span(l, r);
+        self.unsupported(
+            span,
+            "a variant type",
+            "skc has records, not variants: give the record an int32 field for the constructor and one field per \
+             payload, and test the constructor with `if`",
+        );
+    }
+
     /// Sarek's `[%%kernel let name params = body]`: the kernel `name` (a constant there is E0205).
     pub fn structure_kernel(&mut self, attributes: Vec<Attribute>, body: LetItemBody, l: u32, r: u32) {
         let body = match body {
