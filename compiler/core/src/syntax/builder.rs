@@ -17,6 +17,7 @@ use crate::syntax::operators::{self, Chain, Operator};
 mod launch_contract;
 mod record_update;
 use launch_contract::is_contract_attribute;
+pub use record_update::COPY_NAME as RECORD_UPDATE_COPY;
 
 /// Parameters as written; `written` is set by `()` too (`let f () = ...` is a function without parameters).
 #[derive(Default)]

@@ -1,8 +1,9 @@
 //! OCaml's functional record update, `{ p with x = v; y = w }`, desugared as it is parsed into
 //! `let {with} = mut p in {with}.x <- v; {with}.y <- w; {with}`: a copy of `p` with the named fields replaced.
 //! The record's other fields need not be known here, so the type checker sees only forms it already checks: an
-//! unknown field, a base that is not a record or a value of the wrong type are its usual E0208 and E0201. A field
-//! given twice is reported here (E0208), as a record literal's is.
+//! unknown field or a value of the wrong type are its usual E0208 and E0201; a base that is not a record is one
+//! E0208 at the base (the checker knows the copy's name, `typeck::bindings`). A field given twice is reported
+//! here (E0208), as a record literal's is.
 //!
 //! The copy is a variable no program can name (`{` cannot start a name), bound where the form is written; `p`
 //! is evaluated first, then the new fields' values in the order written.
@@ -13,8 +14,9 @@ use crate::syntax::lexer::Lexeme;
 
 use super::{Builder, ExprId};
 
-/// The name of the copy: not a name a program can write, and one that is never reported as unknown.
-const COPY_NAME: &str = "{with}";
+/// The name of the copy: not a name a program can write, and one that is never reported as unknown. The type
+/// checker knows it, to report a base that is not a record once, as the form's error.
+pub const COPY_NAME: &str = "{with}";
 
 impl Builder<'_> {
     /// `{ base with fields; last }`.
