@@ -673,7 +673,8 @@ let half_block = 128
         title: "unknown record field",
         body: r#"A field access `r.f`, a field write `r.f <- v` or a record literal `{ f = ...; ... }` names a field the
 record type does not declare, or the value is not a record. A record literal must also give every field
-exactly once. When the type of `r` is not known yet, the field name selects the record type (the last
+exactly once; a record update `{ r with f = ...; ... }` needs a record `r` and gives each field it names at
+most once. When the type of `r` is not known yet, the field name selects the record type (the last
 declared record with a field of that name, as in OCaml).
 
 Erroneous example:
