@@ -112,6 +112,7 @@ pub enum ResultUniformity {
 
 /// The CUDA C for a builtin call. `{0}`, `{1}`... are the arguments; `{mask}` is the warp mask the emitter
 /// chooses; `{f}` is `f` when the generic float slot is float32 and empty otherwise (`sqrt{f}` -> `sqrtf`);
+/// `{i}` is `skc_i` when the call's operands are integers and empty otherwise (`{i}pow{f}` -> `skc_ipow`);
 /// `{location}` is the call's first argument's source text, the `.sk` file and the line, as C literals
 /// (`"x > 0", "k.sk", 12`).
 pub type CudaTemplate = &'static str;
@@ -1072,7 +1073,14 @@ pub static BUILTINS: &[Builtin] = &[
     pure("round", F1, FR, "round{f}({0})", "round half away from zero"),
     pure("trunc", F1, FR, "trunc{f}({0})", "round towards zero"),
     with_aliases(pure("fabs", F1, FR, "fabs{f}({0})", "absolute value of a float"), &["abs_float"]),
-    pure("pow", F2, FR, "pow{f}({0}, {1})", "x to the y"),
+    pure(
+        "pow",
+        N2,
+        NR,
+        "{i}pow{f}({0}, {1})",
+        "x to the y; on integers by repeated multiplication (signed overflow undefined, as for `*`), and for \
+         y < 0 the truncation of 1 / x^-y (1 for x = 1, 1 or -1 for x = -1, else 0)",
+    ),
     pure("atan2", F2, FR, "atan2{f}({0}, {1})", "arc tangent of y / x"),
     pure("fmod", F2, FR, "fmod{f}({0}, {1})", "float remainder"),
     pure("hypot", F2, FR, "hypot{f}({0}, {1})", "sqrt (x*x + y*y)"),
@@ -1160,6 +1168,7 @@ pub static BUILTINS: &[Builtin] = &[
     ),
     // Sarek's typed names: the type in the name is the type of the operands and result.
     pure("abs_int32", &[Int32], Int32, "skc_abs({0})", "`abs` on int32"),
+    pure("spoc_powint", &[Int32, Int32], Int32, "skc_ipow({0}, {1})", "`pow` on int32"),
     pure("min_int32", &[Int32, Int32], Int32, "skc_min({0}, {1})", "`min` on int32"),
     pure("max_int32", &[Int32, Int32], Int32, "skc_max({0}, {1})", "`max` on int32"),
     pure("sin_f64", &[Float64], Float64, "sin({0})", "`sin` on float64"),

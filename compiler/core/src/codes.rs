@@ -93,7 +93,7 @@ pub static CODES: &[Code] = &[
     error("E0205", &[Syntax, TypeChecker]),
     error("E0206", &[TypeChecker]),
     error("E0207", &[TypeChecker]),
-    error("E0208", &[TypeChecker]),
+    error("E0208", &[TypeChecker, Parser]),
     error("E0209", &[TypeChecker]),
     error("E0210", &[TypeChecker]),
     error("E0211", &[ModuleLoading]),

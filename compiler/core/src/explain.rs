@@ -673,7 +673,8 @@ let half_block = 128
         title: "unknown record field",
         body: r#"A field access `r.f`, a field write `r.f <- v` or a record literal `{ f = ...; ... }` names a field the
 record type does not declare, or the value is not a record. A record literal must also give every field
-exactly once. When the type of `r` is not known yet, the field name selects the record type (the last
+exactly once; a record update `{ r with f = ...; ... }` needs a record `r` and gives each field it names at
+most once. When the type of `r` is not known yet, the field name selects the record type (the last
 declared record with a field of that name, as in OCaml).
 
 Erroneous example:
@@ -820,7 +821,8 @@ kernel k (out : int32 vector) (n : int32) =
         body: r#"A kernel's parameters are what the host passes at launch: scalars (`int32`, `int64`, `uint32`, `uint64`,
 `float32`, `float64`, `bool`), records, and `T vector` of those (an array in global memory). A `T ref`,
 `unit`, or a shared or local array type (`T array`, `T[N]`) cannot be passed from the host. To return a
-value from a kernel, write it to a vector.
+value from a kernel, write it to a vector. A type variable (`'a`) cannot be either: a kernel is launched with
+one type per parameter (a device function may be generic, and is instantiated per use).
 
 Erroneous example:
 

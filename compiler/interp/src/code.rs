@@ -31,6 +31,8 @@ pub enum IntOp {
     Asr,
     Min,
     Max,
+    /// `pow` on integers (`skc_core::integer_power`).
+    Pow,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

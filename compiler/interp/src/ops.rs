@@ -56,6 +56,10 @@ macro_rules! int_op {
                 IntOp::Asr => Ok(shift_right_arithmetic($bits, a, b)),
                 IntOp::Min => Ok(word(x.min(y))),
                 IntOp::Max => Ok(word(x.max(y))),
+                IntOp::Pow => {
+                    let (r, overflow) = skc_core::integer_power::integer_power(x as i128, y as i128, $bits, $signed);
+                    checked((r as $t, overflow))
+                }
             }
         }
     };

@@ -235,8 +235,9 @@ fn item_type_names<'m>(item: &'m Item, out: &mut Vec<&'m Ident>) {
 
 fn type_expr_names<'m>(ty: &'m TypeExpr, out: &mut Vec<&'m Ident>) {
     match ty {
-        TypeExpr::Named(name) => out.push(name),
-        TypeExpr::Apply { arg, .. } => type_expr_names(arg, out),
+        TypeExpr::Named(name) | TypeExpr::Qualified { name, .. } => out.push(name),
+        TypeExpr::Variable(_) => {}
+        TypeExpr::Apply { arg, .. } | TypeExpr::QualifiedApply { arg, .. } => type_expr_names(arg, out),
         TypeExpr::Sized { elem, .. } => type_expr_names(elem, out),
     }
 }

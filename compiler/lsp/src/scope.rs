@@ -47,7 +47,8 @@ pub fn locals_at(checked: &Checked, offset: usize) -> Vec<LocalId> {
     let mut out = Vec::new();
     for (_, local) in visible {
         let name = &types.local(local).name;
-        if !name.is_empty() && !seen.contains(name) {
+        // A name starting with `{` is the parser's (a record update's copy): no program can write it.
+        if !name.is_empty() && !name.starts_with('{') && !seen.contains(name) {
             seen.push(name.clone());
             out.push(local);
         }

@@ -112,7 +112,8 @@ pub fn inlay_hints(checked: &Checked, range: Range) -> Vec<InlayHint> {
     let mut hints = Vec::new();
     for (expr, local) in checked.types.declared_local.iter() {
         let ExprKind::Let { binder: Binder::Name(name), .. } = checked.module.expr(*expr) else { continue };
-        if name.span.file != checked.root {
+        // A name starting with `{` is the parser's (a record update's copy), not a binding the program wrote.
+        if name.span.file != checked.root || name.name.starts_with('{') {
             continue;
         }
         let position = position_of(file, name.span.end as usize);

@@ -268,3 +268,27 @@ fn rename_across_open_documents() {
     );
     client.shutdown().unwrap();
 }
+
+#[test]
+fn a_record_update_adds_no_local_to_completion_or_hints() {
+    // The parser binds the copy `{ p with ... }` makes to a name no program can write: it is not offered.
+    let mut client = Client::start();
+    let program = "\
+type point = { x : float32; y : float32 }
+kernel k (ps : point vector) =
+  let p = ps.(0) in
+  ps.(0) <- { p with x = p.y }
+";
+    assert_eq!(client.open("update.sk", program).diagnostics, vec![]);
+    let response = client.at_with("textDocument/completion", "update.sk", program, "p.y }", 0, json!({}));
+    let items: Vec<lsp_types::CompletionItem> = serde_json::from_value(response.result.unwrap()).unwrap();
+    let labels: Vec<&str> = items.iter().map(|i| i.label.as_str()).collect();
+    assert!(labels.contains(&"p"), "no `p` in {labels:?}");
+    assert!(labels.iter().all(|l| !l.starts_with('{')), "a parser-made name in {labels:?}");
+    let range = json!({ "start": { "line": 0, "character": 0 }, "end": { "line": 9, "character": 0 } });
+    let hints = client
+        .request("textDocument/inlayHint", json!({ "textDocument": { "uri": uri("update.sk") }, "range": range }));
+    let hints: Vec<lsp_types::InlayHint> = serde_json::from_value(hints.result.unwrap()).unwrap();
+    assert_eq!(hints.iter().map(|h| h.position.line).collect::<Vec<_>>(), [2], "one hint, after `p`");
+    client.shutdown().unwrap();
+}

@@ -444,10 +444,9 @@ impl FnLowering<'_, '_> {
                 }
             }
         }
-        let atomic_helper = b.cuda.starts_with("skc_atomic_").then(|| b.cuda.split(['(', '<']).next().unwrap_or(""));
-        if let Some(helper) =
-            b.cuda.strip_suffix("({0})").or_else(|| b.cuda.strip_suffix("({0}, {1})")).or(atomic_helper)
-        {
+        let cuda = integer_template(b.cuda, self.g.ty(e).is_integer());
+        let atomic_helper = cuda.starts_with("skc_atomic_").then(|| cuda.split(['(', '<']).next().unwrap_or(""));
+        if let Some(helper) = cuda.strip_suffix("({0})").or_else(|| cuda.strip_suffix("({0}, {1})")).or(atomic_helper) {
             if helper.starts_with("skc_") {
                 let ty = self.c_type(self.g.ty(e));
                 self.g.helper_overloads.borrow_mut().insert((helper.to_string(), ty));
@@ -460,9 +459,9 @@ impl FnLowering<'_, '_> {
             return CExpr::new(text, prec::PRIMARY).with_parts(&args.iter().collect::<Vec<_>>());
         }
         let float = args_float_kind(self, e);
-        let template = match b.cuda.contains("{location}") {
-            true => b.cuda.replace("{location}", &self.source_location(e)),
-            false => b.cuda.to_string(),
+        let template = match cuda.contains("{location}") {
+            true => cuda.replace("{location}", &self.source_location(e)),
+            false => cuda.to_string(),
         };
         let text = substitute(&template, &args, float);
         let parts: Vec<&CExpr> = args.iter().collect();
@@ -547,6 +546,16 @@ fn literal_prec(value: f64) -> u8 {
         prec::UNARY
     } else {
         prec::PRIMARY
+    }
+}
+
+/// A builtin's template with `{i}` expanded: `skc_i` for a call on integers (`{i}pow{f}` -> `skc_ipow{f}`, whose
+/// `{f}` then expands to nothing), nothing otherwise.
+fn integer_template(template: &'static str, integer: bool) -> std::borrow::Cow<'static, str> {
+    match (template.contains("{i}"), integer) {
+        (false, _) => std::borrow::Cow::Borrowed(template),
+        (true, true) => std::borrow::Cow::Owned(template.replace("{i}", "skc_i").replace("{f}", "")),
+        (true, false) => std::borrow::Cow::Owned(template.replace("{i}", "")),
     }
 }
 

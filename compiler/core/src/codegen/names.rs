@@ -404,6 +404,12 @@ fn template_identifiers(template: &str) -> Vec<String> {
     let mut i = 0;
     while i < bytes.len() {
         let c = bytes[i] as char;
+        if template[i..].starts_with("{i}") {
+            // `{i}pow`: also `skc_ipow`.
+            let rest = &template[i + 3..];
+            let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+            names.push(format!("skc_i{}", &rest[..end]));
+        }
         if c == '{' {
             // Skip a placeholder.
             while i < bytes.len() && bytes[i] != b'}' {

@@ -110,6 +110,17 @@ __device__ __forceinline__ float skc_max(float a, float b) { return fmaxf(a, b);
 __device__ __forceinline__ double skc_max(double a, double b) { return fmax(a, b); }",
     },
     Helper {
+        name: "skc_ipow",
+        needs: &[],
+        // `pow` on integers (crate::integer_power): by squaring, in unsigned arithmetic (signed overflow is
+        // undefined in the language; this wraps); a negative exponent gives the truncation of 1 / base^-exponent.
+        code: "\
+__device__ __forceinline__ int skc_ipow(int a, int b) { if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0; unsigned int r = 1u, s = (unsigned int)a; for (unsigned int e = (unsigned int)b; e != 0u; e >>= 1) { if (e & 1u) r *= s; s *= s; } return (int)r; }
+__device__ __forceinline__ long long skc_ipow(long long a, long long b) { if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0; unsigned long long r = 1ull, s = (unsigned long long)a; for (unsigned long long e = (unsigned long long)b; e != 0ull; e >>= 1) { if (e & 1ull) r *= s; s *= s; } return (long long)r; }
+__device__ __forceinline__ unsigned int skc_ipow(unsigned int a, unsigned int b) { unsigned int r = 1u; for (; b != 0u; b >>= 1) { if (b & 1u) r *= a; a *= a; } return r; }
+__device__ __forceinline__ unsigned long long skc_ipow(unsigned long long a, unsigned long long b) { unsigned long long r = 1ull; for (; b != 0ull; b >>= 1) { if (b & 1ull) r *= a; a *= a; } return r; }",
+    },
+    Helper {
         name: "skc_rcp_approx",
         needs: &[],
         code: "\

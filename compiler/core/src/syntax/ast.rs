@@ -59,8 +59,15 @@ impl Path {
 pub enum TypeExpr {
     /// `int32`, `float64`, `unit`, a record name...
     Named(Ident),
+    /// `M.t`: the record `t` of the opened module `M`.
+    Qualified { module: Ident, name: Ident },
+    /// `'a`: a type variable (the name keeps its quote); a device function is generic over those of its
+    /// signature.
+    Variable(Ident),
     /// `T vector`, `T array`, `T ref`: a postfix type constructor applied to an argument.
     Apply { arg: Box<TypeExpr>, constructor: Ident },
+    /// `T M.c`: a constructor qualified by a module, as older Kirc code writes a vector (`int32 Arr.t Global.t`).
+    QualifiedApply { arg: Box<TypeExpr>, module: Ident, constructor: Ident },
     /// `T[N]` (native syntax for a fixed-size array type, used in signatures of device functions).
     Sized { elem: Box<TypeExpr>, size: ExprId, span: Span },
 }
@@ -68,8 +75,11 @@ pub enum TypeExpr {
 impl TypeExpr {
     pub fn span(&self) -> Span {
         match self {
-            TypeExpr::Named(i) => i.span,
-            TypeExpr::Apply { arg, constructor } => arg.span().to(constructor.span),
+            TypeExpr::Named(i) | TypeExpr::Variable(i) => i.span,
+            TypeExpr::Qualified { module, name } => module.span.to(name.span),
+            TypeExpr::Apply { arg, constructor } | TypeExpr::QualifiedApply { arg, constructor, .. } => {
+                arg.span().to(constructor.span)
+            }
             TypeExpr::Sized { span, .. } => *span,
         }
     }

@@ -15,7 +15,9 @@ use crate::syntax::literals;
 use crate::syntax::operators::{self, Chain, Operator};
 
 mod launch_contract;
+mod record_update;
 use launch_contract::is_contract_attribute;
+pub use record_update::COPY_NAME as RECORD_UPDATE_COPY;
 
 /// Parameters as written; `written` is set by `()` too (`let f () = ...` is a function without parameters).
 #[derive(Default)]
@@ -695,8 +697,20 @@ impl<'s> Builder<'s> {
         Box::new(TypeExpr::Named(self.ident(name)))
     }
 
+    pub fn qualified_type(&mut self, module: Lexeme, name: Lexeme) -> Box<TypeExpr> {
+        Box::new(TypeExpr::Qualified { module: self.ident(module), name: self.ident(name) })
+    }
+
+    pub fn type_variable(&mut self, name: Lexeme) -> Box<TypeExpr> {
+        Box::new(TypeExpr::Variable(self.ident(name)))
+    }
+
     pub fn applied_type(&mut self, arg: Box<TypeExpr>, constructor: Lexeme) -> Box<TypeExpr> {
         Box::new(TypeExpr::Apply { arg, constructor: self.ident(constructor) })
+    }
+
+    pub fn qualified_applied_type(&mut self, arg: Box<TypeExpr>, module: Lexeme, constructor: Lexeme) -> Box<TypeExpr> {
+        Box::new(TypeExpr::QualifiedApply { arg, module: self.ident(module), constructor: self.ident(constructor) })
     }
 
     pub fn sized_type(&mut self, elem: Box<TypeExpr>, size: ExprId, close: Lexeme) -> Box<TypeExpr> {
@@ -877,6 +891,18 @@ impl<'s> Builder<'s> {
             let span = self.span(l, r);
             self.unsupported(span, "a type abbreviation", "write the type itself where it is used");
         }
+    }
+
+    /// Sarek's variant types (`type shape = Circle of float32 | Square of float32`): E0205, as `match` is.
+    pub fn variant_type(&mut self, name: Lexeme, l: u32, r: u32) {
+        let _ = name;
+        let span = self.span(l, r);
+        self.unsupported(
+            span,
+            "a variant type",
+            "skc has records, not variants: give the record an int32 field for the constructor and one field per \
+             payload, and test the constructor with `if`",
+        );
     }
 
     /// Sarek's `[%%kernel let name params = body]`: the kernel `name` (a constant there is E0205).

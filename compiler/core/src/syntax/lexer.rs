@@ -110,6 +110,9 @@ pub enum Token {
     Ident,
     #[regex(r"[A-Z][A-Za-z0-9_']*")]
     UIdent,
+    /// `'a`: a type variable in an annotation.
+    #[regex(r"'[a-z_][A-Za-z0-9_']*")]
+    TypeVariable,
     #[regex(r"[0-9][0-9_]*(l|L|u|U|UL|ul)?")]
     #[regex(r"0[xX][0-9a-fA-F][0-9a-fA-F_]*(l|L|u|U|UL|ul)?")]
     #[regex(r"0[bB][01][01_]*(l|L|u|U|UL|ul)?")]
@@ -254,6 +257,7 @@ impl Token {
         match self {
             Ident => "a name",
             UIdent => "a module or constructor name",
+            TypeVariable => "a type variable",
             Int => "an integer",
             Float => "a float",
             String => "a string",

@@ -18,4 +18,5 @@ mod operators;
 pub mod parser;
 pub mod tokens;
 
+pub use builder::RECORD_UPDATE_COPY;
 pub use parser::parse;

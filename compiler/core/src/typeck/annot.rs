@@ -33,10 +33,13 @@ impl Checker<'_> {
     pub(crate) fn lower_type(&mut self, ty: &TypeExpr) -> Type {
         match ty {
             TypeExpr::Named(name) => self.named_type(name),
+            TypeExpr::Qualified { module, name } => self.qualified_type(module, name),
+            TypeExpr::Variable(name) => self.type_variable(name),
             TypeExpr::Apply { arg, constructor } => {
                 let inner = self.lower_type(arg);
                 self.apply_constructor(inner, constructor)
             }
+            TypeExpr::QualifiedApply { arg, module, constructor } => self.kirc_type(arg, module, constructor),
             TypeExpr::Sized { elem, size, .. } => {
                 let elem = self.lower_type(elem);
                 let size = self.constant_array_size(*size);
@@ -70,6 +73,86 @@ impl Checker<'_> {
             }
             self.diagnostics.push(d);
         }
+        Type::Error
+    }
+
+    /// `'a`: the type this name stands for in the current signature and body, a fresh variable at its first
+    /// occurrence (the body may fix it, as in OCaml; if it does not, the function is generic over it). Outside
+    /// a function or kernel (a record field, a constant) it is E0205.
+    fn type_variable(&mut self, name: &Ident) -> Type {
+        let Some(scope) = &self.type_variables else {
+            let d = Diagnostic::error("E0205", "a type variable here is not supported")
+                .primary(name.span, "a type variable")
+                .help("type variables name the types of a device function's parameters and result");
+            self.diagnostics.push(d);
+            return Type::Error;
+        };
+        if let Some((_, ty)) = scope.iter().find(|(n, _)| *n == name.name) {
+            return ty.clone();
+        }
+        let ty = self.vars.fresh(Class::Any);
+        if let Some(scope) = &mut self.type_variables {
+            scope.push((name.name.clone(), ty.clone()));
+        }
+        ty
+    }
+
+    /// `M.t`: the record `t` defined in the file of module `M`, which the program opens (E0217 otherwise, as for
+    /// a qualified value); E0200 if that file defines no record `t`.
+    fn qualified_type(&mut self, module: &Ident, name: &Ident) -> Type {
+        if is_bogus_name(&module.name) || is_bogus_name(&name.name) || !self.check_opened(module) {
+            return Type::Error;
+        }
+        let shown = format!("{}.{}", module.name, name.name);
+        let Some(&(record, defined)) = self.items.records.get(name.name.as_str()) else {
+            let mut d = Diagnostic::error("E0200", format!("unknown type `{shown}`")).primary(
+                module.span.to(name.span),
+                format!("module `{}` defines no record `{}`", module.name, name.name),
+            );
+            let in_module: Vec<String> = self
+                .items
+                .records
+                .iter()
+                .filter(|(_, (_, span))| self.is_in_module_file(*span, &module.name))
+                .map(|(n, _)| n.to_string())
+                .collect();
+            if let Some(s) = self.closest(&name.name, in_module.iter().map(String::as_str)) {
+                d = d.help(format!("did you mean `{}.{s}`?", module.name));
+            }
+            self.diagnostics.push(d);
+            return Type::Error;
+        };
+        if !self.is_in_module_file(defined, &module.name) {
+            let file = self.sources.file(defined.file).name.clone();
+            let d = Diagnostic::error("E0200", format!("unknown type `{shown}`"))
+                .primary(
+                    module.span.to(name.span),
+                    format!("module `{}` defines no record `{}`", module.name, name.name),
+                )
+                .secondary(defined, format!("`{}` is defined here, in {file}", name.name))
+                .help(format!("write `{}` without the qualifier", name.name));
+            self.diagnostics.push(d);
+        }
+        Type::Record(record)
+    }
+
+    /// A type constructor qualified by a module: older Kirc code's global vector, `T Arr.t Global.t`, is
+    /// `T vector`; any other is E0200.
+    fn kirc_type(&mut self, arg: &TypeExpr, module: &Ident, constructor: &Ident) -> Type {
+        let is = |m: &Ident, c: &Ident, module: &str| m.name == module && c.name == "t";
+        if let TypeExpr::QualifiedApply { arg: element, module: inner, constructor: array } = arg {
+            if is(module, constructor, "Global") && is(inner, array, "Arr") {
+                return Type::Vector(Arc::new(self.lower_type(element)));
+            }
+        }
+        let written = format!("{}.{}", module.name, constructor.name);
+        let d = Diagnostic::error("E0200", format!("unknown type constructor `{written}`"))
+            .primary(module.span.to(constructor.span), "not a type constructor of skc")
+            .help(
+                "skc's type constructors are `vector`, `ref` and `array`; older Kirc code's global array \
+                 `T Arr.t Global.t` is read as `T vector`",
+            );
+        self.diagnostics.push(d);
         Type::Error
     }
 

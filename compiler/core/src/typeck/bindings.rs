@@ -40,6 +40,12 @@ impl<'a> Checker<'a> {
             }
             None => found,
         };
+        let declared = match binder {
+            Binder::Name(name) if name.name == crate::syntax::RECORD_UPDATE_COPY => {
+                self.record_update_base(value, declared)
+            }
+            _ => declared,
+        };
         match binder {
             Binder::Name(name) => self.bind_local(id, name, declared, kind, value, body),
             Binder::Wildcard(_) => self.check_expr(body),
@@ -49,6 +55,27 @@ impl<'a> Checker<'a> {
                 self.check_expr(body)
             }
         }
+    }
+
+    /// The base of a record update (`{ base with ... }`, whose copy the parser binds): a record, or a type not
+    /// yet known that a field will decide; anything else is E0208, once, and the copy is `Type::Error` so that
+    /// its field assignments and its use add nothing.
+    fn record_update_base(&mut self, base: ExprId, ty: Type) -> Type {
+        let resolved = self.vars.resolve(&ty);
+        let open = matches!(resolved, Type::Var(_)) && self.vars.class_of(&ty) == Some(Class::Any);
+        if open || matches!(resolved, Type::Record(_) | Type::Error) {
+            return ty;
+        }
+        let shown = self.describe(&resolved);
+        let help = match resolved {
+            Type::Ref(_) => "this is a `ref` cell: update the record it holds, `{ !r with f = v }`",
+            _ => "write `{ r with f = v }` with `r` a value of a record type",
+        };
+        let d = Diagnostic::error("E0208", format!("a record update needs a record, not {shown}"))
+            .primary(self.span(base), format!("this is {shown}"))
+            .help(help);
+        self.diagnostics.push(d);
+        Type::Error
     }
 
     fn bind_local(

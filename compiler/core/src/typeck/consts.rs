@@ -270,6 +270,17 @@ fn eval_builtin(builtin: &Builtin, args: &[ConstValue], arg_ty: &Type, result_ty
         ("min" | "max", [a, b]) => min_max(builtin.name == "min", a, b, arg_ty),
         ("abs", [ConstValue::Int(v)]) => Some(ConstValue::Int(wrap_int(as_wide(*v, arg_ty).abs(), arg_ty))),
         ("abs", [ConstValue::Float(v)]) => Some(ConstValue::Float(v.abs())),
+        ("pow" | "spoc_powint", [ConstValue::Int(a), ConstValue::Int(b)]) => {
+            let signed = matches!(arg_ty, Type::Int32 | Type::Int64);
+            // A signed overflow is undefined; the constant wraps, as `*` does here.
+            let (value, _overflowed) = crate::integer_power::integer_power(
+                as_wide(*a, arg_ty),
+                as_wide(*b, arg_ty),
+                bit_width(arg_ty),
+                signed,
+            );
+            Some(ConstValue::Int(wrap_int(value, arg_ty)))
+        }
         _ => None,
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::source::Span;
-use crate::syntax::ast::{Function, Ident, Item, Kernel, Param};
+use crate::syntax::ast::{Function, Ident, Item, Kernel, Param, TypeExpr};
 use crate::types::{
     ConstValue, ConstantId, ConstantInfo, FunctionId, FunctionInfo, KernelInfo, KernelParamInfo, LocalId, Mutability,
     RecordId, RecordInfo, Type,
@@ -191,11 +191,15 @@ impl<'a> Checker<'a> {
     }
 
     fn function_signature(&mut self, function: &Function, id: FunctionId) {
+        self.type_variables = Some(Vec::new());
         let params = self.declare_params(&function.params);
         let ret = match &function.ret {
             Some(ty) => self.lower_type(ty),
             None => self.vars.fresh(Class::Any),
         };
+        if let Some(variables) = self.type_variables.take().filter(|v| !v.is_empty()) {
+            self.signature_type_variables.insert(id, variables);
+        }
         if let Some(info) = self.info.functions.get_mut(id.0 as usize) {
             info.params = params;
             info.ret = ret;
@@ -203,7 +207,10 @@ impl<'a> Checker<'a> {
     }
 
     fn kernel_signature(&mut self, kernel: &Kernel, id: usize) {
+        self.type_variables = Some(Vec::new());
         let locals = self.declare_params(&kernel.params);
+        self.type_variables = None;
+        self.report_kernel_type_variables(kernel, &locals);
         let params = kernel
             .params
             .iter()
@@ -218,6 +225,24 @@ impl<'a> Checker<'a> {
             .collect();
         if let Some(info) = self.info.kernels.get_mut(id) {
             info.params = params;
+        }
+    }
+
+    /// `E0214` for a kernel parameter whose annotation has a type variable: the host launches a kernel with one
+    /// type per parameter. The parameter's type becomes `Type::Error`, so nothing else is reported about it.
+    fn report_kernel_type_variables(&mut self, kernel: &Kernel, locals: &[LocalId]) {
+        for (param, local) in kernel.params.iter().zip(locals) {
+            let Some(variable) = param.ty.as_ref().and_then(first_type_variable) else { continue };
+            let d = Diagnostic::error(
+                "E0214",
+                format!("kernel parameter `{}` cannot have a type variable", param.name.name),
+            )
+            .primary(variable.span, format!("`{}` is a type variable", variable.name))
+            .help("a kernel is launched with one type per parameter: write that type, and keep generic code in device functions");
+            self.diagnostics.push(d);
+            if let Some(info) = self.info.locals.get_mut(local.0 as usize) {
+                info.ty = Type::Error;
+            }
         }
     }
 
@@ -300,7 +325,9 @@ impl<'a> Checker<'a> {
             loop_depth: 0,
             dynamic_shared: None,
         };
+        self.type_variables = Some(self.signature_type_variables.get(&id).cloned().unwrap_or_default());
         let body_ty = self.check_body_with_params(&function.params, &params, function.body);
+        self.type_variables = None;
         let why = match annotation {
             Some(span) => Because::of(span, "return type declared here"),
             None => Because::default(),
@@ -321,7 +348,9 @@ impl<'a> Checker<'a> {
             loop_depth: 0,
             dynamic_shared: None,
         };
+        self.type_variables = Some(Vec::new());
         let body_ty = self.check_body_with_params(&kernel.params, &params, kernel.body);
+        self.type_variables = None;
         let tail = self.tail(kernel.body);
         self.expect_type_because(tail, &body_ty, &Type::Unit, Because::help("a kernel's body must have type unit"));
     }
@@ -340,5 +369,15 @@ impl<'a> Checker<'a> {
         let ty = self.check_expr(body);
         self.scopes.clear();
         ty
+    }
+}
+
+/// The first type variable (`'a`) a type expression mentions.
+pub(crate) fn first_type_variable(ty: &TypeExpr) -> Option<&Ident> {
+    match ty {
+        TypeExpr::Variable(name) => Some(name),
+        TypeExpr::Named(_) | TypeExpr::Qualified { .. } => None,
+        TypeExpr::Apply { arg, .. } | TypeExpr::QualifiedApply { arg, .. } => first_type_variable(arg),
+        TypeExpr::Sized { elem, .. } => first_type_variable(elem),
     }
 }

@@ -91,9 +91,11 @@ pub struct CheckedProgram {
 /// instances; if one is used at several types, the program is specialised (one function per instance) and
 /// checked again. All diagnostics come from the final run.
 pub fn check_program(module: Module, sources: &SourceMap, options: &TypeckOptions) -> CheckedProgram {
-    // A function whose parameters and result are all annotated has nothing to generalise: a program of such
-    // functions needs no planning run.
-    let annotated = |f: &crate::syntax::ast::Function| f.ret.is_some() && f.params.iter().all(|p| p.ty.is_some());
+    // A function whose parameters and result are all annotated without type variables has nothing to
+    // generalise: a program of such functions needs no planning run.
+    let concrete =
+        |t: &Option<crate::syntax::ast::TypeExpr>| t.as_ref().is_some_and(|t| items::first_type_variable(t).is_none());
+    let annotated = |f: &crate::syntax::ast::Function| concrete(&f.ret) && f.params.iter().all(|p| concrete(&p.ty));
     if module.functions().all(annotated) {
         let (info, diagnostics) = check_module(&module, sources, options);
         let item_origins = (0..module.items.len()).collect();
@@ -213,6 +215,11 @@ pub(crate) struct Checker<'a> {
     pub(crate) deferred_instances: Vec<(std::ops::Range<usize>, String)>,
     /// Vectors of argument types given back after a call is checked, reused by the next call.
     pub(crate) spare_types: Vec<Vec<Type>>,
+    /// The type variables (`'a`) of the signature or body being checked, each with the type it stands for;
+    /// `None` where an annotation may not have any (records, constants).
+    pub(crate) type_variables: Option<Vec<(Name, Type)>>,
+    /// The type variables of each device function's signature, which its body's annotations share.
+    pub(crate) signature_type_variables: crate::fxhash::FxHashMap<FunctionId, Vec<(Name, Type)>>,
 }
 
 impl<'a> Checker<'a> {
@@ -248,6 +255,8 @@ impl<'a> Checker<'a> {
             instance_notes: Vec::new(),
             deferred_instances: Vec::new(),
             spare_types: Vec::new(),
+            type_variables: None,
+            signature_type_variables: Default::default(),
         }
     }
 

@@ -6,7 +6,7 @@ use crate::builtins::{self, Builtin};
 use crate::diagnostic::Diagnostic;
 use crate::fxhash::FxHashMap;
 use crate::source::Span;
-use crate::syntax::ast::{ExprId, Item, Name, Path};
+use crate::syntax::ast::{ExprId, Ident, Item, Name, Path};
 use crate::types::{ConstantId, FunctionId, LocalId, RecordId, Resolution};
 
 use super::Checker;
@@ -145,16 +145,7 @@ impl Checker<'_> {
         if builtins::BUILTIN_MODULES.contains(&m.name.as_str()) || is_bogus_name(&m.name) {
             return true;
         }
-        let opened = self.module.items.iter().any(|item| matches!(item, Item::Open(o) if o.module.name == m.name));
-        if !opened {
-            let d = Diagnostic::error("E0217", format!("unknown module `{}`", m.name))
-                .primary(m.span, "no opened module has this name")
-                .help(format!(
-                    "open it first (`open {}`), or qualify builtins with one of {}",
-                    m.name,
-                    builtins::BUILTIN_MODULES.join(", ")
-                ));
-            self.diagnostics.push(d);
+        if !self.check_opened(m) {
             return false;
         }
         let Some(&(_, defined)) = self.items.values.get(path.name.name.as_str()) else { return true };
@@ -167,6 +158,27 @@ impl Checker<'_> {
             self.diagnostics.push(d);
         }
         true
+    }
+
+    /// Does some file open module `m`? E0217 if none does.
+    pub(crate) fn check_opened(&mut self, m: &Ident) -> bool {
+        let opened = self.module.items.iter().any(|item| matches!(item, Item::Open(o) if o.module.name == m.name));
+        if !opened {
+            let d = Diagnostic::error("E0217", format!("unknown module `{}`", m.name))
+                .primary(m.span, "no opened module has this name")
+                .help(format!(
+                    "open it first (`open {}`), or qualify builtins with one of {}",
+                    m.name,
+                    builtins::BUILTIN_MODULES.join(", ")
+                ));
+            self.diagnostics.push(d);
+        }
+        opened
+    }
+
+    /// Is the definition at `defined` in the file of module `module`?
+    pub(crate) fn is_in_module_file(&self, defined: Span, module: &str) -> bool {
+        is_module_file(&self.sources.file(defined.file).name, module)
     }
 
     pub(crate) fn report_unknown_name(&mut self, path: &Path) {

@@ -76,6 +76,10 @@ fn instance_copy(
     let (params, ret) = &plan.signatures[f.0 as usize];
     let generic = &plan.variables[f.0 as usize];
     let annotate = |written: &Option<TypeExpr>, ty: &Type, span: Span| match written {
+        // `'a` names the instance's type: the copy says which, or leaves it to inference.
+        Some(written) if super::items::first_type_variable(written).is_some() => {
+            type_expr(&plan.instance_type(ty, instance), span, &plan.record_names)
+        }
         Some(written) => Some(written.clone()),
         None if mentions(ty, generic) => type_expr(&plan.instance_type(ty, instance), span, &plan.record_names),
         None => None,

@@ -317,6 +317,12 @@ impl FnCompiler<'_, '_> {
             "fma" if double => |d, r| Instr::Fma64 { dst: d, a: r[0], b: r[1], c: r[2] },
             "fma" => |d, r| Instr::Fma32 { dst: d, a: r[0], b: r[1], c: r[2] },
             "abs" | "min" | "max" | "is_nan" | "is_finite" => return Some(self.numeric(e, name, ty, args, dst)),
+            "pow" | "spoc_powint" if !ty.is_float() => {
+                let regs = self.operands(args);
+                let dst = dst.unwrap_or_else(|| self.alloc(1));
+                self.emit(super::expr::integer(IntOp::Pow, ty, dst, regs[0], regs[1]), e);
+                return Some(dst);
+            }
             _ => {
                 if let Some(op) = float_binary(name) {
                     let regs = self.operands(args);
