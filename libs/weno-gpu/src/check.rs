@@ -9,11 +9,11 @@ use skc_weno_tables::reference::Boundary;
 
 use crate::build::{load, read_manifest};
 use crate::device::{
-    flux_len, global_tables, launch_1d, launch_box, launch_momentum, launch_split, Buffers, CellBox, Gpu, GpuResult,
-    Line, Real,
+    flux_len, global_tables, launch_1d, launch_box, launch_momentum, launch_shell, launch_split, Buffers, CellBox, Gpu,
+    GpuResult, Line, Real,
 };
 use crate::problem::{Problem, Problem1d};
-use crate::variants::{Precision, Variant};
+use crate::variants::{Precision, Variant, STRATEGY_SHELL, STRATEGY_SPLIT};
 
 /// Largest |gpu - reference| over the cells, relative to the largest |reference|.
 fn relative_error(gpu: &[f64], reference: &[f64], cells: &[usize]) -> f64 {
@@ -80,13 +80,19 @@ fn check_variant<T: Real>(gpu: &Gpu, dir: &Path, v: &Variant) -> GpuResult<Outco
         "tracer".to_string() + if fixed { " (interior)" } else { "" },
         relative_error(&g, &reference, if fixed { &interior } else { &all }),
     ));
-    if v.strategy == 3 {
+    if v.strategy == STRATEGY_SPLIT {
         b.g = gpu.zeros(p.layout.len())?;
         let (interior, boundary) =
             (function(&module, "tracer_tendency_interior")?, function(&module, "tracer_tendency_boundary")?);
         launch_split(&interior, &boundary, &mut b, &p.layout, p.spacing, k as i32)?;
         let g = to_f64(&gpu.download(&b.g)?);
         errors.push(("split".into(), relative_error(&g, &reference, &all)));
+    }
+    if v.strategy == STRATEGY_SHELL {
+        b.g = gpu.zeros(p.layout.len())?;
+        launch_shell(&function(&module, "tracer_tendency_shell")?, &mut b, &p.layout, p.spacing, k as i32)?;
+        let g = to_f64(&gpu.download(&b.g)?);
+        errors.push(("shell".into(), relative_error(&g, &reference, &all)));
     }
     // momentum-like: three components (the tracer and two shifted copies)
     let len = p.layout.len();

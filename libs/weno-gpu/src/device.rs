@@ -254,6 +254,93 @@ pub fn launch_split<T: Real>(
     launch_interior(interior, b, layout, spacing, &CellBox::whole(layout))
 }
 
+/// The launch geometry of `tracer_tendency_shell` (the shell strategy) over a whole grid: blocks of 32 x
+/// `block_height` threads; the inner box (cells at least k from every wall of a bounded direction) in
+/// `inner_blocks` blocks per plane (x, y) and `inner_planes` planes, one per z coordinate of the box, after
+/// `shell_planes` planes of blocks of `inner_blocks` each that take the `shell_cells` cells near the walls,
+/// one per thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShellGeometry {
+    pub block_height: u32,
+    pub inner_blocks: [u32; 2],
+    pub inner_planes: u32,
+    pub shell_planes: u32,
+    pub shell_cells: u64,
+}
+
+/// The block height of the shell strategy's launch for an inner box `inner_y` cells tall: the largest of 8 .. 4
+/// that divides it (so that no warp of the inner box falls wholly outside it; 256 - 2k for k = 2..6 gives
+/// 7, 5, 8, 6, 4), else 8.
+pub fn shell_block_height(inner_y: i32) -> u32 {
+    (4..=8).rev().find(|h| inner_y > 0 && inner_y % h == 0).unwrap_or(8) as u32
+}
+
+impl ShellGeometry {
+    /// The geometry for `layout` at k stencils; bounded directions need at least 2k cells.
+    pub fn new(layout: &Layout, k: i32) -> GpuResult<ShellGeometry> {
+        let wall = |d: usize| if layout.bounded[d] != 0 { k } else { 0 };
+        for d in 0..3 {
+            if layout.n[d] < 2 * wall(d) || layout.n[d] <= 0 {
+                return Err(format!(
+                    "tracer_tendency_shell: {} cells in direction {d}, needs at least {} (2k)",
+                    layout.n[d],
+                    2 * wall(d)
+                ));
+            }
+        }
+        let [nx, ny, nz] = layout.n.map(|n| n as u64);
+        let [ax, ay, az] = [0, 1, 2].map(|d| wall(d) as u64);
+        let [mx, my, mz] = [nx - 2 * ax, ny - 2 * ay, nz - 2 * az];
+        let block_height = shell_block_height(my as i32);
+        let inner_blocks = [(mx as u32).div_ceil(32).max(1), (my as u32).div_ceil(block_height).max(1)];
+        let inner_planes = if mx > 0 && my > 0 { mz as u32 } else { 0 };
+        let shell_cells = 2 * az * ny * nx + 2 * ay * mz * nx + 2 * ax * my * mz;
+        let per_plane = inner_blocks[0] as u64 * inner_blocks[1] as u64 * 32 * block_height as u64;
+        Ok(ShellGeometry { block_height, inner_blocks, inner_planes, shell_planes: shell_cells.div_ceil(per_plane) as u32, shell_cells })
+    }
+}
+
+/// Launches `tracer_tendency_shell` (the shell strategy, one launch over the whole grid) with `shell_planes` and
+/// `inner_planes` planes of blocks (those of [`ShellGeometry`] for the whole tendency; fewer only to time a part
+/// alone).
+pub fn launch_shell_planes<T: Real>(
+    f: &Kernel,
+    b: &mut Buffers<T>,
+    layout: &Layout,
+    spacing: [f64; 3],
+    geometry: &ShellGeometry,
+    shell_planes: u32,
+    inner_planes: u32,
+) -> GpuResult<()> {
+    if shell_planes + inner_planes == 0 {
+        return Ok(());
+    }
+    let (sy, sz, off) = (layout.sy(), layout.sz(), layout.off());
+    let [nx, ny, nz] = layout.n;
+    let [bx, by, bz] = layout.bounded;
+    let [ix, iy, iz] = spacing.map(|d| T::from_f64(1.0 / d));
+    let [u, v, w] = &b.vel;
+    let [gx, gy] = geometry.inner_blocks;
+    let config = LaunchConfig::new((gx, gy, shell_planes + inner_planes), (32, geometry.block_height, 1));
+    let planes = shell_planes as i32;
+    launched(f.launch(
+        &config,
+        args![&b.c, u, v, w, &b.act, &mut b.g, &b.gtab, nx, ny, nz, sy, sz, off, bx, by, bz, ix, iy, iz, planes],
+    ))
+}
+
+/// The shell strategy: `tracer_tendency_shell` once over the whole grid.
+pub fn launch_shell<T: Real>(
+    f: &Kernel,
+    b: &mut Buffers<T>,
+    layout: &Layout,
+    spacing: [f64; 3],
+    k: i32,
+) -> GpuResult<()> {
+    let geometry = ShellGeometry::new(layout, k)?;
+    launch_shell_planes(f, b, layout, spacing, &geometry, geometry.shell_planes, geometry.inner_planes)
+}
+
 /// Launches `momentum_tendency`: q and gq hold three components of `layout.len()` each.
 pub fn launch_momentum<T: Real>(
     f: &Kernel,

@@ -25,7 +25,13 @@ impl Precision {
     }
 }
 
-pub const STRATEGIES: [&str; 4] = ["fixed", "dynamic", "warp", "split"];
+pub const STRATEGIES: [&str; 5] = ["fixed", "dynamic", "warp", "split", "shell"];
+
+/// Indices in [`STRATEGIES`] of the strategies with host launches of their own.
+pub const STRATEGY_SPLIT: usize = 3;
+pub const STRATEGY_SHELL: usize = 4;
+/// Index in [`TABLES`] of the static per-order code.
+pub const TABLE_STATIC: usize = 4;
 pub const TABLES: [&str; 5] = ["constant", "shared", "global", "cascade", "static"];
 
 #[derive(Clone, Debug, PartialEq)]
@@ -93,7 +99,8 @@ impl Variant {
 
 /// The variants the benchmark compares: for WENO5 and WENO9 in both precisions, the fixed-order floor, the
 /// dynamic kernel with each table location, the warp-uniform branch with three fallbacks, the region split
-/// with two, and IEEE division for the floor and the default.
+/// with two, the shell with the static per-order code, and IEEE division for the floor, the split and the
+/// shell.
 pub fn benchmark_variants() -> Vec<Variant> {
     let mut out = Vec::new();
     for precision in [Precision::F64, Precision::F32] {
@@ -108,8 +115,10 @@ pub fn benchmark_variants() -> Vec<Variant> {
             for table in [1, 4] {
                 out.push(Variant::new(precision, k, 3, table));
             }
+            out.push(Variant::new(precision, k, STRATEGY_SHELL, TABLE_STATIC));
             out.push(Variant { fast_rcp: false, ..Variant::new(precision, k, 0, 0) });
-            out.push(Variant { fast_rcp: false, ..default_variant(precision, k) });
+            out.push(Variant { fast_rcp: false, ..Variant::new(precision, k, STRATEGY_SPLIT, TABLE_STATIC) });
+            out.push(Variant { fast_rcp: false, ..Variant::new(precision, k, STRATEGY_SHELL, TABLE_STATIC) });
         }
     }
     out
@@ -123,10 +132,16 @@ pub fn check_only_variants() -> Vec<Variant> {
             out.push(Variant::new(precision, k, 1, 0));
             out.push(Variant::new(precision, k, 2, 3));
             out.push(Variant::new(precision, k, 3, 4));
+            out.push(Variant::new(precision, k, STRATEGY_SHELL, TABLE_STATIC));
         }
+        // the shell's path with tables in shared memory (a barrier in every block, inner ones too)
+        out.push(Variant::new(precision, 3, STRATEGY_SHELL, 1));
         for k in [2, 3, 4, 5, 6] {
             out.push(Variant { immersed: true, ..Variant::new(precision, k, 1, 0) });
             out.push(Variant { immersed: true, ..Variant::new(precision, k, 3, 2) });
+        }
+        for k in [3, 5] {
+            out.push(Variant { immersed: true, ..Variant::new(precision, k, STRATEGY_SHELL, TABLE_STATIC) });
         }
     }
     out
@@ -138,8 +153,8 @@ pub fn all_variants() -> Vec<Variant> {
     v
 }
 
-/// The default of each compile-time constant, as written in the sources: the region split with the static
-/// per-order code on the boundary, fast reciprocal.
+/// The default of each compile-time constant, as written in the sources: the shell with the static per-order
+/// code near the walls, fast reciprocal.
 pub fn default_variant(precision: Precision, k: usize) -> Variant {
-    Variant::new(precision, k, 3, 4)
+    Variant::new(precision, k, STRATEGY_SHELL, TABLE_STATIC)
 }
