@@ -172,11 +172,13 @@ fn the_shell_strategy_matches_the_cpu_reference_on_the_host() {
         let exe = build(&cxx, &dir, v, SHELL_MAIN);
         let k = v.k as i32;
         // n = 2k (an empty inner box in that direction), odd sizes, walls in all, some or no directions
-        let cases: [([i32; 3], [i32; 3]); 5] = [
+        let cases: [([i32; 3], [i32; 3]); 7] = [
             ([2 * k + 7, 2 * k + 6, 2 * k + 5], [1, 1, 1]),
             ([2 * k, 2 * k + 9, 2 * k + 1], [1, 1, 1]),
             ([2 * k + 3, 2 * k, 2 * k + 2], [1, 1, 0]),
-            ([2 * k + 1, 2 * k + 2, 2 * k], [0, 1, 1]),
+            ([2 * k + 1, 2 * k + 2, 2 * k + 3], [0, 1, 1]),
+            ([2 * k + 2, 2 * k + 1, 2 * k], [1, 0, 1]),
+            ([2 * k + 2, 9, 7], [1, 0, 0]),
             ([13, 10, 9], [0, 0, 0]),
         ];
         for (n, bounded) in cases {
