@@ -1,7 +1,8 @@
 //! The benchmark: 256^3 cells bounded in x, y and z, every benchmark variant of the manifest (both precisions,
 //! WENO5 and WENO9), timed with CUDA events (median of 10 launches after 2 warm-up launches), against the
-//! fixed-order kernel (the floor); plus the momentum-like kernel, registers and spills, and for the floor the
-//! fraction of the FP64 (FP32) FMA peak from the SASS instruction counts (cuobjdump, when present).
+//! fixed-order kernel (the floor); plus the momentum-like kernel, where the split's and the shell's time goes,
+//! registers and spills, and for the floor the fraction of the FP64 (FP32) FMA peak from the SASS instruction
+//! counts (cuobjdump, when present).
 
 use std::path::Path;
 
@@ -10,10 +11,10 @@ use skc_runtime::{DeviceBuffer, Module};
 use skc_weno_gpu::build::{load, read_manifest, Resources};
 use skc_weno_gpu::device::{
     boundary_count, flux_len, global_tables, launch_boundary, launch_box, launch_interior, launch_momentum,
-    launch_split, Buffers, CellBox, Gpu, GpuResult, Layout, Real,
+    launch_shell, launch_shell_planes, launch_split, Buffers, CellBox, Gpu, GpuResult, Layout, Real, ShellGeometry,
 };
 use skc_weno_gpu::problem::Rng;
-use skc_weno_gpu::variants::{self, Precision, Variant, STRATEGIES, TABLES};
+use skc_weno_gpu::variants::{self, Precision, Variant, STRATEGIES, STRATEGY_SHELL, STRATEGY_SPLIT, TABLES};
 
 /// Times one variant's tracer and momentum kernels (ms).
 type RunVariant<'a> = dyn FnMut(&Variant, &Module) -> GpuResult<(f64, f64)> + 'a;
@@ -98,9 +99,12 @@ fn run_variant<T: Real>(gpu: &Gpu, module: &Module, v: &Variant, f: &mut Fields<
     f.b.gtab = gpu.upload(&global_tables::<T>(v.k, v.precision == Precision::F32))?;
     let fun = |name: &str| module.kernel(name).map_err(|e| e.to_string());
     let whole = CellBox::whole(&layout);
-    let tracer = if v.strategy == 3 {
+    let tracer = if v.strategy == STRATEGY_SPLIT {
         let (interior, boundary) = (fun("tracer_tendency_interior")?, fun("tracer_tendency_boundary")?);
         timed(gpu, || launch_split(&interior, &boundary, &mut f.b, &layout, spacing, v.k as i32))?
+    } else if v.strategy == STRATEGY_SHELL {
+        let shell = fun("tracer_tendency_shell")?;
+        timed(gpu, || launch_shell(&shell, &mut f.b, &layout, spacing, v.k as i32))?
     } else {
         let t = fun("tracer_tendency")?;
         timed(gpu, || launch_box(&t, &mut f.b, &layout, spacing, &whole))?
@@ -124,8 +128,11 @@ pub fn sass_counts(cubin: &Path, kernel: &str, single: bool) -> Option<(usize, u
 }
 
 fn resources_of(res: &[Resources], v: &Variant) -> (u32, u32) {
-    let names: &[&str] =
-        if v.strategy == 3 { &["tracer_tendency_interior", "tracer_tendency_boundary"] } else { &["tracer_tendency"] };
+    let names: &[&str] = match v.strategy {
+        STRATEGY_SPLIT => &["tracer_tendency_interior", "tracer_tendency_boundary"],
+        STRATEGY_SHELL => &["tracer_tendency_shell"],
+        _ => &["tracer_tendency"],
+    };
     let rs: Vec<&Resources> = res.iter().filter(|r| names.contains(&r.kernel.as_str())).collect();
     (rs.iter().map(|r| r.registers).max().unwrap_or(0), rs.iter().map(|r| r.spill_stores + r.spill_loads).sum())
 }
@@ -160,6 +167,42 @@ fn split_breakdown<T: Real>(gpu: &Gpu, module: &Module, v: &Variant, f: &mut Fie
     ))
 }
 
+/// The breakdown line of a split or shell variant.
+fn breakdown<T: Real>(gpu: &Gpu, m: &Module, v: &Variant, f: &mut Fields<T>) -> GpuResult<Option<String>> {
+    Ok(match v.strategy {
+        STRATEGY_SPLIT => Some(format!("split {}: {}", v.name(), split_breakdown(gpu, m, v, f)?)),
+        STRATEGY_SHELL => Some(format!("shell {}: {}", v.name(), shell_breakdown(gpu, m, v, f)?)),
+        _ => None,
+    })
+}
+
+/// Where the shell strategy's time goes: its inner box alone (no shell blocks), its shell alone, their sum, the
+/// one launch of both, and the same launch with blocks 32 x 8 instead of the default height (median of 10 each).
+fn shell_breakdown<T: Real>(gpu: &Gpu, module: &Module, v: &Variant, f: &mut Fields<T>) -> GpuResult<String> {
+    let spacing = [1.0, 1.0, 1.0];
+    let layout = f.layout;
+    let k = v.k as i32;
+    let shell = module.kernel("tracer_tendency_shell").map_err(|e| e.to_string())?;
+    let g = ShellGeometry::new(&layout, k)?;
+    let t_inner = timed(gpu, || launch_shell_planes(&shell, &mut f.b, &layout, spacing, &g, 0, g.inner_planes))?;
+    let t_shell = timed(gpu, || launch_shell_planes(&shell, &mut f.b, &layout, spacing, &g, g.shell_planes, 0))?;
+    let t_both =
+        timed(gpu, || launch_shell_planes(&shell, &mut f.b, &layout, spacing, &g, g.shell_planes, g.inner_planes))?;
+    let g8 = ShellGeometry::with_block_height(&layout, k, 8)?;
+    let t_8 =
+        timed(gpu, || launch_shell_planes(&shell, &mut f.b, &layout, spacing, &g8, g8.shell_planes, g8.inner_planes))?;
+    Ok(format!(
+        "inner box {:.3}, shell ({} cells) {:.3}; inner + shell {:.3}, the shell strategy (blocks 32x{}) {:.3}, with blocks 32x8 {:.3} ms",
+        t_inner,
+        g.shell_cells,
+        t_shell,
+        t_inner + t_shell,
+        g.block_height,
+        t_both,
+        t_8
+    ))
+}
+
 /// Runs every variant of the manifest (or only those named in `only`); prints a Markdown report.
 pub fn bench_all(gpu: &Gpu, dir: &Path, n: i32, only: Option<&[String]>) -> GpuResult<Vec<Row>> {
     let manifest: Vec<(Variant, Vec<Resources>)> = read_manifest(dir)
@@ -191,22 +234,18 @@ pub fn bench_all(gpu: &Gpu, dir: &Path, n: i32, only: Option<&[String]>) -> GpuR
         let mut part = if single {
             let mut f = fields::<f32>(gpu, n)?;
             run(&mut |v, m| {
-                if v.strategy == 3 {
-                    breakdowns.push(format!("{}: {}", v.name(), split_breakdown(gpu, m, v, &mut f)?));
-                }
+                breakdowns.extend(breakdown(gpu, m, v, &mut f)?);
                 run_variant(gpu, m, v, &mut f)
             })?
         } else {
             let mut f = fields::<f64>(gpu, n)?;
             run(&mut |v, m| {
-                if v.strategy == 3 {
-                    breakdowns.push(format!("{}: {}", v.name(), split_breakdown(gpu, m, v, &mut f)?));
-                }
+                breakdowns.extend(breakdown(gpu, m, v, &mut f)?);
                 run_variant(gpu, m, v, &mut f)
             })?
         };
         for b in &breakdowns {
-            println!("split {b}");
+            println!("{b}");
         }
         for row in part.iter_mut().filter(|r| r.variant.strategy == 0) {
             let cubin = dir.join(format!("{}.cubin", row.variant.name()));

@@ -276,8 +276,15 @@ pub fn shell_block_height(inner_y: i32) -> u32 {
 }
 
 impl ShellGeometry {
-    /// The geometry for `layout` at k stencils; bounded directions need at least 2k cells.
+    /// The geometry for `layout` at k stencils, blocks 32 x [`shell_block_height`]; bounded directions need at
+    /// least 2k cells.
     pub fn new(layout: &Layout, k: i32) -> GpuResult<ShellGeometry> {
+        let wall = if layout.bounded[1] != 0 { k } else { 0 };
+        ShellGeometry::with_block_height(layout, k, shell_block_height(layout.n[1] - 2 * wall))
+    }
+
+    /// The geometry with blocks of 32 x `block_height` threads (1 ..= 32).
+    pub fn with_block_height(layout: &Layout, k: i32, block_height: u32) -> GpuResult<ShellGeometry> {
         let wall = |d: usize| if layout.bounded[d] != 0 { k } else { 0 };
         for d in 0..3 {
             if layout.n[d] < 2 * wall(d) || layout.n[d] <= 0 {
@@ -291,12 +298,17 @@ impl ShellGeometry {
         let [nx, ny, nz] = layout.n.map(|n| n as u64);
         let [ax, ay, az] = [0, 1, 2].map(|d| wall(d) as u64);
         let [mx, my, mz] = [nx - 2 * ax, ny - 2 * ay, nz - 2 * az];
-        let block_height = shell_block_height(my as i32);
         let inner_blocks = [(mx as u32).div_ceil(32).max(1), (my as u32).div_ceil(block_height).max(1)];
         let inner_planes = if mx > 0 && my > 0 { mz as u32 } else { 0 };
         let shell_cells = 2 * az * ny * nx + 2 * ay * mz * nx + 2 * ax * my * mz;
         let per_plane = inner_blocks[0] as u64 * inner_blocks[1] as u64 * 32 * block_height as u64;
-        Ok(ShellGeometry { block_height, inner_blocks, inner_planes, shell_planes: shell_cells.div_ceil(per_plane) as u32, shell_cells })
+        Ok(ShellGeometry {
+            block_height,
+            inner_blocks,
+            inner_planes,
+            shell_planes: shell_cells.div_ceil(per_plane) as u32,
+            shell_cells,
+        })
     }
 }
 

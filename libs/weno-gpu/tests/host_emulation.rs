@@ -94,8 +94,10 @@ fn the_region_split_matches_the_dynamic_kernel_on_the_host() {
 /// Largest |a - b| over `cells`, relative to the largest |b| (NaN if any a is NaN).
 fn relative_error(a: &[f64], b: &[f64], cells: &[usize]) -> f64 {
     let scale = cells.iter().map(|&i| b[i].abs()).fold(0.0, f64::max).max(1e-300);
-    let worst = cells.iter().map(|&i| (a[i] - b[i]).abs()).fold(0.0, |m: f64, d| if d.is_nan() { f64::NAN } else { m.max(d) });
-    worst / scale
+    if cells.iter().any(|&i| a[i].is_nan()) {
+        return f64::NAN;
+    }
+    cells.iter().map(|&i| (a[i] - b[i]).abs()).fold(0.0, f64::max) / scale
 }
 
 fn write_f64(path: &Path, data: &[f64]) {
@@ -127,7 +129,9 @@ fn check_shell(exe: &Path, dir: &Path, v: &Variant, n: [i32; 3], bounded: [i32; 
     args.extend(n.iter().chain(&bounded).map(|x| x.to_string()));
     args.push(p.layout.h.to_string());
     let g = geometry;
-    args.extend([g.block_height, g.inner_blocks[0], g.inner_blocks[1], g.shell_planes, g.inner_planes].map(|x| x.to_string()));
+    args.extend(
+        [g.block_height, g.inner_blocks[0], g.inner_blocks[1], g.shell_planes, g.inner_planes].map(|x| x.to_string()),
+    );
     args.extend(p.spacing.map(|d| (1.0 / d).to_string()));
     let out = Command::new(exe).args(&args).output().unwrap();
     assert!(out.status.success(), "{} {n:?} {bounded:?}: {}", v.name(), String::from_utf8_lossy(&out.stderr));
