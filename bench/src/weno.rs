@@ -177,29 +177,34 @@ fn breakdown<T: Real>(gpu: &Gpu, m: &Module, v: &Variant, f: &mut Fields<T>) -> 
 }
 
 /// Where the shell strategy's time goes: its inner box alone (no shell blocks), its shell alone, their sum, the
-/// one launch of both, and the same launch with blocks 32 x 8 instead of the default height (median of 10 each).
+/// one launch of both, and the same launch with blocks 32 x 8 and 32 x 2 instead of the default height (median
+/// of 10 each).
 fn shell_breakdown<T: Real>(gpu: &Gpu, module: &Module, v: &Variant, f: &mut Fields<T>) -> GpuResult<String> {
     let spacing = [1.0, 1.0, 1.0];
     let layout = f.layout;
     let k = v.k as i32;
     let shell = module.kernel("tracer_tendency_shell").map_err(|e| e.to_string())?;
+    let mut launch = |g: &ShellGeometry, shell_planes: u32, inner_planes: u32| {
+        timed(gpu, || launch_shell_planes(&shell, &mut f.b, &layout, spacing, g, shell_planes, inner_planes))
+    };
     let g = ShellGeometry::new(&layout, k)?;
-    let t_inner = timed(gpu, || launch_shell_planes(&shell, &mut f.b, &layout, spacing, &g, 0, g.inner_planes))?;
-    let t_shell = timed(gpu, || launch_shell_planes(&shell, &mut f.b, &layout, spacing, &g, g.shell_planes, 0))?;
-    let t_both =
-        timed(gpu, || launch_shell_planes(&shell, &mut f.b, &layout, spacing, &g, g.shell_planes, g.inner_planes))?;
-    let g8 = ShellGeometry::with_block_height(&layout, k, 8)?;
-    let t_8 =
-        timed(gpu, || launch_shell_planes(&shell, &mut f.b, &layout, spacing, &g8, g8.shell_planes, g8.inner_planes))?;
+    let t_inner = launch(&g, 0, g.inner_planes)?;
+    let t_shell = launch(&g, g.shell_planes, 0)?;
+    let t_both = launch(&g, g.shell_planes, g.inner_planes)?;
+    let mut heights = Vec::new();
+    for height in [8, 2] {
+        let g = ShellGeometry::with_block_height(&layout, k, height)?;
+        heights.push(format!("with blocks 32x{height} {:.3}", launch(&g, g.shell_planes, g.inner_planes)?));
+    }
     Ok(format!(
-        "inner box {:.3}, shell ({} cells) {:.3}; inner + shell {:.3}, the shell strategy (blocks 32x{}) {:.3}, with blocks 32x8 {:.3} ms",
+        "inner box {:.3}, shell ({} cells) {:.3}; inner + shell {:.3}, the shell strategy (blocks 32x{}) {:.3}, {} ms",
         t_inner,
         g.shell_cells,
         t_shell,
         t_inner + t_shell,
         g.block_height,
         t_both,
-        t_8
+        heights.join(", ")
     ))
 }
 
