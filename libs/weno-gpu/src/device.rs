@@ -255,12 +255,13 @@ pub fn launch_split<T: Real>(
 }
 
 /// The launch geometry of `tracer_tendency_shell` (the shell strategy) over a whole grid: blocks of 32 x
-/// `block_height` threads; the inner box (cells at least k from every wall of a bounded direction) in
+/// `block_height` threads; the `inner` box (cells at least k from every wall of a bounded direction) in
 /// `inner_blocks` blocks per plane (x, y) and `inner_planes` planes, one per z coordinate of the box, after
 /// `shell_planes` planes of blocks of `inner_blocks` each that take the `shell_cells` cells near the walls,
 /// one per thread.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub struct ShellGeometry {
+    pub inner: CellBox,
     pub block_height: u32,
     pub inner_blocks: [u32; 2],
     pub inner_planes: u32,
@@ -302,7 +303,9 @@ impl ShellGeometry {
         let inner_planes = if mx > 0 && my > 0 { mz as u32 } else { 0 };
         let shell_cells = 2 * az * ny * nx + 2 * ay * mz * nx + 2 * ax * my * mz;
         let per_plane = inner_blocks[0] as u64 * inner_blocks[1] as u64 * 32 * block_height as u64;
+        let inner = CellBox { start: [ax, ay, az].map(|a| a as i32), size: [mx, my, mz].map(|m| m as i32) };
         Ok(ShellGeometry {
+            inner,
             block_height,
             inner_blocks,
             inner_planes,
@@ -327,18 +330,15 @@ pub fn launch_shell_planes<T: Real>(
     if shell_planes + inner_planes == 0 {
         return Ok(());
     }
-    let (sy, sz, off) = (layout.sy(), layout.sz(), layout.off());
-    let [nx, ny, nz] = layout.n;
-    let [bx, by, bz] = layout.bounded;
-    let [ix, iy, iz] = spacing.map(|d| T::from_f64(1.0 / d));
     let [u, v, w] = &b.vel;
     let [gx, gy] = geometry.inner_blocks;
     let config = LaunchConfig::new((gx, gy, shell_planes + inner_planes), (32, geometry.block_height, 1));
-    let planes = shell_planes as i32;
-    launched(f.launch(
-        &config,
-        args![&b.c, u, v, w, &b.act, &mut b.g, &b.gtab, nx, ny, nz, sy, sz, off, bx, by, bz, ix, iy, iz, planes],
-    ))
+    let args: Vec<Arg> = args![&b.c, u, v, w, &b.act, &mut b.g, &b.gtab]
+        .into_iter()
+        .chain(box_args::<T>(layout, spacing, &geometry.inner))
+        .chain(args![shell_planes as i32])
+        .collect();
+    launched(f.launch(&config, args))
 }
 
 /// The shell strategy: `tracer_tendency_shell` once over the whole grid.

@@ -133,6 +133,7 @@ fn check_shell(exe: &Path, dir: &Path, v: &Variant, n: [i32; 3], bounded: [i32; 
         [g.block_height, g.inner_blocks[0], g.inner_blocks[1], g.shell_planes, g.inner_planes].map(|x| x.to_string()),
     );
     args.extend(p.spacing.map(|d| (1.0 / d).to_string()));
+    args.extend(g.inner.start.iter().chain(&g.inner.size).map(|x| x.to_string()));
     let out = Command::new(exe).args(&args).output().unwrap();
     assert!(out.status.success(), "{} {n:?} {bounded:?}: {}", v.name(), String::from_utf8_lossy(&out.stderr));
     let output = read_f64(&output_path);
