@@ -132,6 +132,7 @@ fn type_names<'m>(ty: &'m TypeExpr, out: &mut Vec<&'m Ident>) {
         TypeExpr::Named(name) => out.push(name),
         TypeExpr::Apply { arg, .. } => type_names(arg, out),
         TypeExpr::Sized { elem, .. } => type_names(elem, out),
+        TypeExpr::Function { params, ret } => params.iter().chain([&**ret]).for_each(|t| type_names(t, out)),
     }
 }
 

@@ -704,6 +704,12 @@ impl<'s> Builder<'s> {
         Box::new(TypeExpr::Sized { elem, size, span })
     }
 
+    pub fn function_type(&mut self, first: Box<TypeExpr>, rest: Vec<Box<TypeExpr>>) -> Box<TypeExpr> {
+        let mut params: Vec<TypeExpr> = std::iter::once(*first).chain(rest.into_iter().map(|t| *t)).collect();
+        let ret = Box::new(params.pop().expect("a function type has a result"));
+        Box::new(TypeExpr::Function { params, ret })
+    }
+
     // --- parameters -------------------------------------------------------------------------------------
 
     pub fn param(&mut self, mut list: ParamList, name: Lexeme) -> ParamList {
