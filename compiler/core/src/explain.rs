@@ -1227,6 +1227,40 @@ kernel k (out : float32 vector) =
 ```"#,
     },
     Explanation {
+        code: "E0233",
+        title: "a function where a value is expected, or a value where a function is",
+        body: r#"A device function can be passed to a parameter of another device function that calls it
+(`reduce_block add x`, with `let reduce_block op x = ... op a b ...`): the compiler makes one copy of
+`reduce_block` per function passed (`reduce_block__add`), which calls that function directly. That is all a
+function can do besides being called: it is not a value. Binding it to a variable, returning it, storing it in
+a vector or a record, assigning a function parameter, or giving a kernel a parameter of function type
+(`float32 -> float32`) is this error, and so is passing something other than the name of a device function or
+a builtin where a function parameter expects one. A function passed as an argument is also an error where the
+function that receives it has a local variable of the same name in scope at the call (the call would name the
+local): rename the local.
+
+Erroneous example:
+
+```sk
+let add (a : float32) (b : float32) = a +. b
+let combine op (x : float32) = op x x
+
+kernel k (xs : float32 vector) (out : float32 vector) =
+  let f = add in  (* error: E0233 *)
+  out.(global_idx) <- combine 2.0 xs.(global_idx)  (* error: E0233 *)
+```
+
+Fixed:
+
+```sk
+let add (a : float32) (b : float32) = a +. b
+let combine op (x : float32) = op x x
+
+kernel k (xs : float32 vector) (out : float32 vector) =
+  out.(global_idx) <- combine add xs.(global_idx)
+```"#,
+    },
+    Explanation {
         code: "E0300",
         title: "NVRTC failed on the CUDA C skc generated (an internal compiler error)",
         body: r#"Reported by `skc build` and `skc emit --emit ptx` (not `skc check`), which exit with status 101: the

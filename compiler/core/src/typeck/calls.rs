@@ -105,7 +105,10 @@ impl Checker<'_> {
             format!("call it with its arguments: `{} {}`", path.display(), self.placeholder_args(count))
         };
         let mut d = Diagnostic::error("E0233", format!("the function `{}` is used as a value", path.display()))
-            .primary(path.span(), "a function can only be called, or passed to a function parameter of a device function")
+            .primary(
+                path.span(),
+                "a function can only be called, or passed to a function parameter of a device function",
+            )
             .help(help);
         if let Some(declared) = self.function_name_span(f) {
             d = d.secondary(declared, "defined here");

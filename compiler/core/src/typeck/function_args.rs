@@ -285,7 +285,9 @@ impl Specialiser {
         let mut next = 0;
         while next < self.instances.len() {
             let template = self.instances[next].template;
-            let Item::Function(function) = &self.module.items[template] else { unreachable!("templates are functions") };
+            let Item::Function(function) = &self.module.items[template] else {
+                unreachable!("templates are functions")
+            };
             let names: Vec<Name> = function.params.iter().map(|p| p.name.name.clone()).collect();
             let annotations: Vec<Option<TypeExpr>> = function.params.iter().map(|p| p.ty.clone()).collect();
             let chosen = self.instances[next].chosen.clone();
@@ -321,8 +323,11 @@ impl Specialiser {
                 ExprKind::Assign { target, .. } => {
                     if chosen_at(target).is_some() {
                         diagnostics.push(
-                            Diagnostic::error("E0233", format!("the function parameter `{}` is assigned", target.name.name))
-                                .primary(target.span(), "a function parameter can only be called or passed on"),
+                            Diagnostic::error(
+                                "E0233",
+                                format!("the function parameter `{}` is assigned", target.name.name),
+                            )
+                            .primary(target.span(), "a function parameter can only be called or passed on"),
                         );
                         edits.push(Edit::Error(id));
                     }
@@ -504,8 +509,11 @@ impl Specialiser {
         let Item::Function(function) = self.module.items[template].clone() else { return };
         if self.instances.len() == MAX_INSTANCES {
             self.diagnostics.push(
-                Diagnostic::error("E0233", format!("more than {MAX_INSTANCES} instances of functions passed as arguments"))
-                    .primary(function.name.span, format!("`{name}` would be one more")),
+                Diagnostic::error(
+                    "E0233",
+                    format!("more than {MAX_INSTANCES} instances of functions passed as arguments"),
+                )
+                .primary(function.name.span, format!("`{name}` would be one more")),
             );
             return;
         }
@@ -559,11 +567,12 @@ impl Specialiser {
             .iter()
             .enumerate()
             .map(|(i, arg)| match params.get(i) {
-                Some(ty) => {
+                // `f ()` calls a function without parameters: the `()` stays as written.
+                Some(ty) if !matches!(self.module.exprs[arg.index()], ExprKind::Unit) => {
                     let span = self.module.expr_spans[arg.index()];
                     self.module.alloc(ExprKind::Annot { expr: *arg, ty: Box::new(ty.clone()) }, span)
                 }
-                None => *arg,
+                _ => *arg,
             })
             .collect();
         let span = self.module.expr_spans[id.index()];
