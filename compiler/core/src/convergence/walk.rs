@@ -400,8 +400,9 @@ impl<'a> Walker<'a> {
         match self.types.resolution(e) {
             Some(Resolution::Local(id)) => self.local(id),
             Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, &[], self.module.span(e)),
-            Some(Resolution::Function(f)) => self.call_function(f, &[], self.module.span(e)),
-            Some(Resolution::Constant(_)) | None => Value::uniform(),
+            // A function named as a value is a type error (E0233): it is not called, and has no arguments to
+            // analyse it with.
+            Some(Resolution::Function(_)) | Some(Resolution::Constant(_)) | None => Value::uniform(),
         }
     }
 

@@ -280,7 +280,7 @@ impl Specialiser {
                 }
                 _ => continue,
             };
-            self.specialise_body(body, &names, &[], None);
+            self.specialise_body(body, &names, &[], None, None);
         }
         let mut next = 0;
         while next < self.instances.len() {
@@ -292,7 +292,8 @@ impl Specialiser {
             let annotations: Vec<Option<TypeExpr>> = function.params.iter().map(|p| p.ty.clone()).collect();
             let chosen = self.instances[next].chosen.clone();
             let body = self.instances[next].function.body;
-            self.specialise_body(body, &names, &chosen, Some(&annotations));
+            let note = self.instances[next].note.clone();
+            self.specialise_body(body, &names, &chosen, Some(&annotations), Some(note));
             next += 1;
         }
     }
@@ -305,6 +306,7 @@ impl Specialiser {
         names: &[Name],
         chosen: &[Option<Chosen>],
         annotations: Option<&[Option<TypeExpr>]>,
+        note: Option<String>,
     ) {
         let mut edits = Vec::new();
         let mut requests = Vec::new();
@@ -352,7 +354,10 @@ impl Specialiser {
                 _ => {}
             }
         });
-        self.diagnostics.extend(diagnostics);
+        self.diagnostics.extend(diagnostics.into_iter().map(|d| match &note {
+            Some(note) => d.note(note.clone()),
+            None => d,
+        }));
         for (template, chosen_functions) in requests {
             self.instance(template, chosen_functions);
         }
@@ -462,7 +467,7 @@ impl Specialiser {
         let name = self.module.items[template].name();
         Diagnostic::error("E0233", format!("`{}` expects a function for `{param}`", name.name))
             .primary(self.module.expr_spans[arg.index()], "this is not the name of a function")
-            .secondary(name.span, format!("`{param}` is called in `{}`", name.name))
+            .secondary(name.span, format!("`{param}` is a function parameter of `{}`", name.name))
             .help("pass the name of a device function or a builtin")
     }
 
