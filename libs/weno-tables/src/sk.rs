@@ -59,32 +59,6 @@ fn tables() -> Vec<Flat> {
     ]
 }
 
-/// `(if i < mid then .. else ..)` over `values[lo..hi]` (indices offset by `lo`), collapsing ranges of equal
-/// values: with a compile-time index the whole expression folds to one literal.
-fn literal_tree(values: &[String], lo: usize, hi: usize, depth: usize, out: &mut String) {
-    if values[lo..hi].iter().all(|v| *v == values[lo]) {
-        out.push_str(&values[lo]);
-        return;
-    }
-    let mid = (lo + hi) / 2;
-    let indent = "  ".repeat(depth + 1);
-    write!(
-        out,
-        "(if i < {mid} then
-{indent}"
-    )
-    .unwrap();
-    literal_tree(values, lo, mid, depth + 1, out);
-    write!(
-        out,
-        "
-{indent}else "
-    )
-    .unwrap();
-    literal_tree(values, mid, hi, depth + 1, out);
-    out.push(')');
-}
-
 /// The text of `weno_tables.sk` for one precision.
 pub fn tables_module(precision: Precision) -> String {
     let mut out = String::new();
@@ -114,29 +88,6 @@ pub fn tables_module(precision: Precision) -> String {
             }
         }
         writeln!(out, "|]\n").unwrap();
-        // The full-order slice (o = k) as a function of a compile-time index: constant arrays live in
-        // __constant__ memory, which the CUDA compiler cannot fold; this folds to literals (immediates) after
-        // inlining. Only the full order, to keep the function small (the checker analyses it at every call).
-        let mut full = Vec::new();
-        let mut full_base = [0; K_MAX + 1];
-        for k in K_MIN..=K_MAX {
-            full_base[k] = full.len();
-            let end = if k == K_MAX { t.values.len() } else { t.base[k + 1] };
-            let per_order = (end - t.base[k]) / k;
-            full.extend(t.values[end - per_order..end].iter().map(|q| precision.literal(*q)));
-        }
-        let bases: Vec<String> = full_base.iter().map(|b| b.to_string()).collect();
-        writeln!(
-            out,
-            "(* {}, order k only: index {}_full_base.(k) + the index within the order's slice. *)",
-            t.name, t.name
-        )
-        .unwrap();
-        writeln!(out, "let {}_full_base = [| {} |]", t.name, bases.join("; ")).unwrap();
-        writeln!(out, "(* The same values as literals when i is a compile-time constant. *)").unwrap();
-        write!(out, "let {}_full_lit (i : int32) : {ty} =\n  ", t.name).unwrap();
-        literal_tree(&full, 0, full.len(), 0, &mut out);
-        writeln!(out, "\n").unwrap();
     }
     out
 }

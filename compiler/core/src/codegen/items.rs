@@ -1,5 +1,5 @@
 //! Top-level items: records as `struct`s (fields first, in dependency order), constants (`static constexpr`
-//! scalars, `__constant__` arrays), device functions (the ones `reach` keeps, callees first; `__noinline__` for
+//! scalars, `static __constant__ const` arrays, whose reads at indices known after unrolling NVRTC folds), device functions (the ones `reach` keeps, callees first; `__noinline__` for
 //! `[@noinline]`) and kernels (`extern "C" __global__`), and the runtime's view of each kernel's parameters.
 
 use std::collections::HashSet;
@@ -89,7 +89,10 @@ pub fn print_constants(g: &Globals, p: &mut Printer) {
             Type::ConstArray { elem, size } => {
                 let elem_c = g.ctypes.c_type(elem);
                 let values = const_value(&info.value, &info.ty);
-                p.line(&format!("__constant__ {elem_c} {name}[{}] = {values};", (*size).max(1)));
+                // `const` (and internal): NVVM then knows the contents, so a read at an index known after
+                // inlining and unrolling folds to an immediate, as a `__constant__` array the host could write
+                // never does; reads at other indices stay loads from constant memory.
+                p.line(&format!("static __constant__ const {elem_c} {name}[{}] = {values};", (*size).max(1)));
             }
             ty if ScalarKind::of(ty).is_some() => {
                 let value = const_value(&info.value, ty);
