@@ -348,6 +348,16 @@ def test_device_functions(d):
     return compare("apply", Y.read(), want)
 
 
+def test_constant_folding(d):
+    n = 1000
+    xs = [random.uniform(-1, 1) for _ in range(n)]
+    X, O = Buffer("f", xs), Buffer("f", [0.0] * n)
+    launch(d, "constant_folding", "constant_folding", [4], [256], [X, O, ("i", n)])
+    weights, kept = [0.25, 0.5, 0.125, 2.0], [3.0, 5.0, 7.0, 9.0]
+    want = [sum((w + c) * f32(x) for w, c in zip(weights, kept)) + weights[i & 3] for i, x in enumerate(xs)]
+    return compare("constant_folding", O.read(), want)
+
+
 def test_function_args(d):
     blocks, n = 3, 700
     xs = [random.randint(-1000, 1000) for _ in range(n)]

@@ -1620,8 +1620,8 @@ kernel k (xs : int32 vector) (out : int32 vector) =
         code: "W0002",
         title: "unknown attribute ignored",
         body: r#"An attribute on a top-level `let` (`let[@name] ...`) that skc does not know is ignored, with this
-warning in case it is misspelt. Known attributes: `sarek.module`, `sarek.kernel`, `inline`, `noinline` and
-`device`, and `allow` followed by warning codes (`let[@allow W0101] f ...`: those warnings are not reported
+warning in case it is misspelt. Known attributes: `sarek.module`, `sarek.kernel`, `inline`, `noinline`,
+`device` and `constant_memory`, and `allow` followed by warning codes (`let[@allow W0101] f ...`: those warnings are not reported
 inside the item); an `allow` of something that is not a warning code gets this warning too. (Attributes on
 supersteps are different: an unknown one is an error, E0005.)
 

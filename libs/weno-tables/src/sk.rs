@@ -78,13 +78,44 @@ pub fn tables_module(precision: Precision) -> String {
         writeln!(out, "(* {}: {} *)", t.name, t.doc).unwrap();
         let bases: Vec<String> = t.base.iter().map(|b| b.to_string()).collect();
         writeln!(out, "let {}_base = [| {} |]", t.name, bases.join("; ")).unwrap();
-        writeln!(out, "let {} = [|", t.name).unwrap();
+        // In constant memory, never folded: the reduced orders' reads are loads (or operands in the constant
+        // bank), which keeps registers free in kernels that also hold the full-order path.
+        writeln!(out, "let[@constant_memory] {} = [|", t.name).unwrap();
         for k in K_MIN..=K_MAX {
             let end = if k == K_MAX { t.values.len() } else { t.base[k + 1] };
             writeln!(out, "  (* k = {k} *)").unwrap();
             for chunk in t.values[t.base[k]..end].chunks(k) {
                 let items: Vec<String> = chunk.iter().map(|q| precision.literal(*q)).collect();
                 writeln!(out, "  {};", items.join("; ")).unwrap();
+            }
+        }
+        writeln!(out, "|]\n").unwrap();
+        // The full-order slice (o = k) again, as a constant array that folds: read at an index known once the
+        // loops are unrolled, each value becomes an immediate.
+        let mut full = Vec::new();
+        let mut full_base = [0; K_MAX + 1];
+        let mut count = 0;
+        for k in K_MIN..=K_MAX {
+            full_base[k] = count;
+            let end = if k == K_MAX { t.values.len() } else { t.base[k + 1] };
+            let per_order = (end - t.base[k]) / k;
+            count += per_order;
+            full.push((k, t.values[end - per_order..end].iter().map(|q| precision.literal(*q)).collect::<Vec<_>>()));
+        }
+        let bases: Vec<String> = full_base.iter().map(|b| b.to_string()).collect();
+        writeln!(
+            out,
+            "(* {}, order k only (folds to immediates at indices known after unrolling): index {}_full_base.(k) + \
+             the index within the order's slice. *)",
+            t.name, t.name
+        )
+        .unwrap();
+        writeln!(out, "let {}_full_base = [| {} |]", t.name, bases.join("; ")).unwrap();
+        writeln!(out, "let {}_full = [|", t.name).unwrap();
+        for (k, values) in full {
+            writeln!(out, "  (* k = {k} *)").unwrap();
+            for chunk in values.chunks(k) {
+                writeln!(out, "  {};", chunk.join("; ")).unwrap();
             }
         }
         writeln!(out, "|]\n").unwrap();

@@ -849,6 +849,7 @@ impl<'s> Builder<'s> {
     }
 
     /// Attributes accepted on `let` items: `[@sarek.module]` (a device function), `[@inline]`-style hints,
+    /// `[@constant_memory]` (a constant array whose reads never fold, read by codegen),
     /// `[@launch_bounds ...]` (kept for a kernel the item defines) and `[@allow CODE ...]` (silences those
     /// warnings inside the item).
     fn let_item_attributes(&mut self, attributes: &[Attribute]) -> Option<LaunchBounds> {
@@ -858,7 +859,7 @@ impl<'s> Builder<'s> {
             match name {
                 "launch_bounds" => bounds = self.launch_bounds(attribute).or(bounds),
                 "allow" => self.allow(attribute),
-                "sarek.module" | "sarek.kernel" | "inline" | "noinline" | "device" => {}
+                "sarek.module" | "sarek.kernel" | "inline" | "noinline" | "device" | "constant_memory" => {}
                 name if is_contract_attribute(name) => {}
                 _ => self.unknown_attribute(attribute),
             }

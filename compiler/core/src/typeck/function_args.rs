@@ -429,6 +429,8 @@ impl Specialiser {
             }
             match self.chosen_function(arg, scope, chosen) {
                 Some(c) => chosen_functions.push(Some(c)),
+                // Already reported where it was made an error node.
+                None if matches!(self.module.exprs[arg.index()], ExprKind::Error) => ok = false,
                 None => {
                     diagnostics.push(self.not_a_function(arg, position, template));
                     ok = false;
