@@ -95,8 +95,8 @@ pub fn tables_module(precision: Precision) -> String {
         let mut full = Vec::new();
         let mut full_base = [0; K_MAX + 1];
         let mut count = 0;
-        for k in K_MIN..=K_MAX {
-            full_base[k] = count;
+        for (k, base) in full_base.iter_mut().enumerate().skip(K_MIN) {
+            *base = count;
             let end = if k == K_MAX { t.values.len() } else { t.base[k + 1] };
             let per_order = (end - t.base[k]) / k;
             count += per_order;

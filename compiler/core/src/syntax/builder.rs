@@ -704,6 +704,8 @@ impl<'s> Builder<'s> {
         Box::new(TypeExpr::Sized { elem, size, span })
     }
 
+    /// `first` and `rest` come boxed from the grammar's type rules.
+    #[allow(clippy::boxed_local, clippy::vec_box)]
     pub fn function_type(&mut self, first: Box<TypeExpr>, rest: Vec<Box<TypeExpr>>) -> Box<TypeExpr> {
         let mut params: Vec<TypeExpr> = std::iter::once(*first).chain(rest.into_iter().map(|t| *t)).collect();
         let ret = Box::new(params.pop().expect("a function type has a result"));

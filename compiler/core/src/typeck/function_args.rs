@@ -235,6 +235,9 @@ impl Chosen {
     }
 }
 
+/// An instance a body asks for: the template and the functions chosen at its parameters.
+type Request = (usize, Vec<Option<Chosen>>);
+
 /// One instance of a template.
 struct Instance {
     template: usize,
@@ -322,17 +325,15 @@ impl Specialiser {
                         edits.push(self.rename(id, path, &c, scope, &mut diagnostics));
                     }
                 }
-                ExprKind::Assign { target, .. } => {
-                    if chosen_at(target).is_some() {
-                        diagnostics.push(
-                            Diagnostic::error(
-                                "E0233",
-                                format!("the function parameter `{}` is assigned", target.name.name),
-                            )
-                            .primary(target.span(), "a function parameter can only be called or passed on"),
-                        );
-                        edits.push(Edit::Error(id));
-                    }
+                ExprKind::Assign { target, .. } if chosen_at(target).is_some() => {
+                    diagnostics.push(
+                        Diagnostic::error(
+                            "E0233",
+                            format!("the function parameter `{}` is assigned", target.name.name),
+                        )
+                        .primary(target.span(), "a function parameter can only be called or passed on"),
+                    );
+                    edits.push(Edit::Error(id));
                 }
                 ExprKind::Call { callee, args } => {
                     if let Some((param, c)) = chosen_at(callee) {
@@ -408,7 +409,7 @@ impl Specialiser {
         scope: &Scope,
         chosen: &[Option<Chosen>],
         diagnostics: &mut Vec<Diagnostic>,
-    ) -> Option<((usize, Vec<Option<Chosen>>), Edit)> {
+    ) -> Option<(Request, Edit)> {
         let positions = &self.function_params[template];
         let mut chosen_functions = Vec::new();
         let mut keep = Vec::new();
