@@ -348,6 +348,38 @@ def test_device_functions(d):
     return compare("apply", Y.read(), want)
 
 
+def test_constant_folding(d):
+    n = 1000
+    xs = [random.uniform(-1, 1) for _ in range(n)]
+    X, O = Buffer("f", xs), Buffer("f", [0.0] * n)
+    launch(d, "constant_folding", "constant_folding", [4], [256], [X, O, ("i", n)])
+    weights, kept = [0.25, 0.5, 0.125, 2.0], [3.0, 5.0, 7.0, 9.0]
+    want = [sum((w + c) * f32(x) for w, c in zip(weights, kept)) + weights[i & 3] for i, x in enumerate(xs)]
+    return compare("constant_folding", O.read(), want)
+
+
+def test_function_args(d):
+    blocks, n = 3, 700
+    xs = [random.randint(-1000, 1000) for _ in range(n)]
+    ys = [random.uniform(0.25, 100.0) for _ in range(n)]
+    X, Yv = Buffer("i", xs), Buffer("f", ys)
+    O, F = Buffer("i", [0] * (3 * blocks + n)), Buffer("f", [0.0] * n)
+    launch(d, "function_args", "function_args", [blocks], [256], [X, Yv, O, F, ("i", n)])
+    want = []
+    again = []
+    for b in range(blocks):
+        values = [xs[i] if i < n else 0 for i in range(b * 256, (b + 1) * 256)]
+        total = wrap(sum(values), 32)
+        bits = 0
+        for v in values:
+            bits |= v
+        want += [total, wrap(bits, 32), max(values)]
+        again += [wrap(total + v, 32) for i, v in zip(range(b * 256, (b + 1) * 256), values) if i < n]
+    ok = compare("function_args reductions", O.read(), want + again)
+    fwant = [2 * math.sqrt(f32(y)) + 2 * (f32(y) * 0.5) for y in ys]
+    return compare("function_args floats", F.read(), fwant) and ok
+
+
 def test_intrinsics(d):
     """tests/codegen/intrinsics.sk: CUDA's definitions written out (Math API reference, Programming Guide)."""
     ok = True

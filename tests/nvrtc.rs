@@ -196,6 +196,25 @@ fn scheduler_builtins_lower_to_the_expected_ptx() {
 }
 
 /// A vector load or store is one instruction of the vector's width, from global and from shared memory.
+/// A constant array read at an index known after unrolling is an immediate in the PTX, no load; a
+/// `[@constant_memory]` array and a read at a thread-varying index stay loads from constant memory.
+#[test]
+fn constant_array_reads_at_unrolled_indices_fold_to_immediates() {
+    if !require::nvrtc("the folding of constant arrays") {
+        return;
+    }
+    let out = compile(Path::new("tests/codegen/constant_folding.sk")).unwrap_or_else(|e| panic!("{e}"));
+    let loads: Vec<&str> = out.ptx.lines().filter(|l| l.trim_start().starts_with("ld.const")).collect();
+    assert!(!loads.iter().any(|l| l.contains("[weights")), "a read of `weights` at a known index loaded:\n{}", out.ptx);
+    for immediate in ["0f3E800000", "0f3F000000", "0f3E000000", "0f40000000"] {
+        assert!(out.ptx.contains(immediate), "no immediate {immediate} (a value of `weights`):\n{}", out.ptx);
+    }
+    for kept in ["[kept]", "[kept+4]", "[kept+8]", "[kept+12]"] {
+        assert!(loads.iter().any(|l| l.contains(kept)), "no load {kept} of the [@constant_memory] array:\n{}", out.ptx);
+    }
+    assert_eq!(loads.len(), 5, "four loads of `kept` and the read at a thread-varying index:\n{}", out.ptx);
+}
+
 #[test]
 fn vector_accesses_are_single_vector_instructions() {
     if !require::nvrtc("the vector accesses' PTX") {

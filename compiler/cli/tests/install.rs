@@ -14,7 +14,7 @@ const PROGRAM: &str = "open Weno_tables
 (* Coefficients of WENO5, from the standard library's tables. *)
 kernel coefficients (out : float64 vector) =
   let i = global_idx in
-  out.(i) <- weno_c_full_lit (weno_c_full_base.(3) + i)
+  out.(i) <- weno_c_full.(weno_c_full_base.(3) + i)
 ";
 
 fn fresh_dir(tag: &str) -> PathBuf {

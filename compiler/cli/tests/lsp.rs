@@ -244,7 +244,7 @@ fn a_byte_order_mark_is_accepted_over_stdio() {
 fn the_server_opens_the_embedded_standard_library() {
     const USES_URI: &str = "file:///tmp/skc-e2e/uses_tables.sk";
     const USES: &str =
-        "open Weno_tables\n\nkernel k (out : float64 vector) =\n  out.(global_idx) <- weno_c_full_lit global_idx\n";
+        "open Weno_tables\n\nkernel k (out : float64 vector) =\n  out.(global_idx) <- weno_c.(global_idx)\n";
     let cache = std::env::temp_dir().join(format!("skc-lsp-stdlib-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&cache);
     let mut child = Command::new(env!("CARGO_BIN_EXE_skc"));

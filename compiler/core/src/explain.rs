@@ -1229,6 +1229,40 @@ kernel k (out : float32 vector) =
 ```"#,
     },
     Explanation {
+        code: "E0233",
+        title: "a function where a value is expected, or a value where a function is",
+        body: r#"A device function can be passed to a parameter of another device function that calls it
+(`reduce_block add x`, with `let reduce_block op x = ... op a b ...`): the compiler makes one copy of
+`reduce_block` per function passed (`reduce_block__add`), which calls that function directly. That is all a
+function can do besides being called: it is not a value. Binding it to a variable, returning it, storing it in
+a vector or a record, assigning a function parameter, or giving a kernel a parameter of function type
+(`float32 -> float32`) is this error, and so is passing something other than the name of a device function or
+a builtin where a function parameter expects one. A function passed as an argument is also an error where the
+function that receives it has a local variable of the same name in scope at the call (the call would name the
+local): rename the local.
+
+Erroneous example:
+
+```sk
+let add (a : float32) (b : float32) = a +. b
+let combine op (x : float32) = op x x
+
+kernel k (xs : float32 vector) (out : float32 vector) =
+  let f = add in  (* error: E0233 *)
+  out.(global_idx) <- combine 2.0 xs.(global_idx)  (* error: E0233 *)
+```
+
+Fixed:
+
+```sk
+let add (a : float32) (b : float32) = a +. b
+let combine op (x : float32) = op x x
+
+kernel k (xs : float32 vector) (out : float32 vector) =
+  out.(global_idx) <- combine add xs.(global_idx)
+```"#,
+    },
+    Explanation {
         code: "E0300",
         title: "NVRTC failed on the CUDA C skc generated (an internal compiler error)",
         body: r#"Reported by `skc build` and `skc emit --emit ptx` (not `skc check`), which exit with status 101: the
@@ -1588,8 +1622,8 @@ kernel k (xs : int32 vector) (out : int32 vector) =
         code: "W0002",
         title: "unknown attribute ignored",
         body: r#"An attribute on a top-level `let` (`let[@name] ...`) that skc does not know is ignored, with this
-warning in case it is misspelt. Known attributes: `sarek.module`, `sarek.kernel`, `inline`, `noinline` and
-`device`, and `allow` followed by warning codes (`let[@allow W0101] f ...`: those warnings are not reported
+warning in case it is misspelt. Known attributes: `sarek.module`, `sarek.kernel`, `inline`, `noinline`,
+`device` and `constant_memory`, and `allow` followed by warning codes (`let[@allow W0101] f ...`: those warnings are not reported
 inside the item); an `allow` of something that is not a warning code gets this warning too. (Attributes on
 supersteps are different: an unknown one is an error, E0005.)
 

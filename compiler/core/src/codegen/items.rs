@@ -1,5 +1,6 @@
 //! Top-level items: records as `struct`s (fields first, in dependency order), constants (`static constexpr`
-//! scalars, `__constant__` arrays), device functions (the ones `reach` keeps, callees first; `__noinline__` for
+//! scalars, `static __constant__ const` arrays, whose reads at indices known after unrolling NVRTC folds, and
+//! `__constant__` ones for `[@constant_memory]`), device functions (the ones `reach` keeps, callees first; `__noinline__` for
 //! `[@noinline]`) and kernels (`extern "C" __global__`), and the runtime's view of each kernel's parameters.
 
 use std::collections::HashSet;
@@ -89,7 +90,13 @@ pub fn print_constants(g: &Globals, p: &mut Printer) {
             Type::ConstArray { elem, size } => {
                 let elem_c = g.ctypes.c_type(elem);
                 let values = const_value(&info.value, &info.ty);
-                p.line(&format!("__constant__ {elem_c} {name}[{}] = {values};", (*size).max(1)));
+                // `const` (and internal): NVVM then knows the contents, so a read at an index known after
+                // inlining and unrolling folds to an immediate, as a `__constant__` array the host could write
+                // never does; reads at other indices stay loads from constant memory. `[@constant_memory]`
+                // keeps every read a load (an operand in the constant bank costs no register; many immediates
+                // can).
+                let qualifiers = if stays_in_memory(g, info) { "__constant__" } else { "static __constant__ const" };
+                p.line(&format!("{qualifiers} {elem_c} {name}[{}] = {values};", (*size).max(1)));
             }
             ty if ScalarKind::of(ty).is_some() => {
                 let value = const_value(&info.value, ty);
@@ -112,6 +119,13 @@ fn function_body(g: &Globals, id: FunctionId) -> Option<ExprId> {
         Item::Function(f) => Some(f.body),
         _ => None,
     }
+}
+
+/// Does constant array `info` carry `[@constant_memory]`? Then its reads are never folded to immediates.
+fn stays_in_memory(g: &Globals, info: &crate::types::ConstantInfo) -> bool {
+    let Some(Item::Constant(c)) = g.module.items.get(info.item) else { return false };
+    let text = &g.sources.file(c.span.file).text;
+    item_attribute_names(text, c.span, c.name.span).iter().any(|a| a == "constant_memory")
 }
 
 /// Does function `id` carry `[@noinline]`? Then it is emitted `__noinline__`: a call tree that doubles at each

@@ -300,16 +300,18 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// A diagnostic inside an instance of a generic function (each instance is analysed on its own, as any
-    /// function is) says which instance it is: the innermost function being analysed whose body holds it.
+    /// A diagnostic inside an instance (of a generic function, or of a function that takes functions) says which
+    /// instance it is: the innermost function being analysed that is an instance and whose body holds the
+    /// diagnostic or one of its labels (a barrier in a function passed as an argument is labelled at the call
+    /// inside the instance that calls it).
     fn name_instance(&self, mut diagnostic: Diagnostic) -> Diagnostic {
-        let at = diagnostic.primary_span();
+        let spans: Vec<crate::source::Span> = diagnostic.labels.iter().map(|l| l.span).collect();
         let inside = |f: &&FunctionId| {
             let span = self.types.function(**f).span;
-            span.file == at.file && span.start <= at.start && at.end <= span.end
+            spans.iter().any(|at| span.file == at.file && span.start <= at.start && at.end <= span.end)
         };
         if let Some(note) =
-            self.call_stack.iter().rev().find(inside).and_then(|f| self.types.function(*f).instance.clone())
+            self.call_stack.iter().rev().filter(inside).find_map(|f| self.types.function(*f).instance.clone())
         {
             diagnostic.notes.push(note);
         }
@@ -402,8 +404,9 @@ impl<'a> Walker<'a> {
         match self.types.resolution(e) {
             Some(Resolution::Local(id)) => self.local(id),
             Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, &[], self.module.span(e)),
-            Some(Resolution::Function(f)) => self.call_function(f, &[], self.module.span(e)),
-            Some(Resolution::Constant(_)) | None => Value::uniform(),
+            // A function named as a value is a type error (E0233): it is not called, and has no arguments to
+            // analyse it with.
+            Some(Resolution::Function(_)) | Some(Resolution::Constant(_)) | None => Value::uniform(),
         }
     }
 

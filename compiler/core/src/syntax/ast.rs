@@ -70,6 +70,9 @@ pub enum TypeExpr {
     QualifiedApply { arg: Box<TypeExpr>, module: Ident, constructor: Ident },
     /// `T[N]` (native syntax for a fixed-size array type, used in signatures of device functions).
     Sized { elem: Box<TypeExpr>, size: ExprId, span: Span },
+    /// `float32 -> float32 -> float32`: the type of a device function passed as an argument, written only on a
+    /// function's parameter (`typeck::function_args` specialises such parameters away).
+    Function { params: Vec<TypeExpr>, ret: Box<TypeExpr> },
 }
 
 impl TypeExpr {
@@ -81,6 +84,7 @@ impl TypeExpr {
                 arg.span().to(constructor.span)
             }
             TypeExpr::Sized { span, .. } => *span,
+            TypeExpr::Function { params, ret } => params.first().map_or(ret.span(), |p| p.span().to(ret.span())),
         }
     }
 }

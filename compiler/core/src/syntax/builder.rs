@@ -718,6 +718,14 @@ impl<'s> Builder<'s> {
         Box::new(TypeExpr::Sized { elem, size, span })
     }
 
+    /// `first` and `rest` come boxed from the grammar's type rules.
+    #[allow(clippy::boxed_local, clippy::vec_box)]
+    pub fn function_type(&mut self, first: Box<TypeExpr>, rest: Vec<Box<TypeExpr>>) -> Box<TypeExpr> {
+        let mut params: Vec<TypeExpr> = std::iter::once(*first).chain(rest.into_iter().map(|t| *t)).collect();
+        let ret = Box::new(params.pop().expect("a function type has a result"));
+        Box::new(TypeExpr::Function { params, ret })
+    }
+
     // --- parameters -------------------------------------------------------------------------------------
 
     pub fn param(&mut self, mut list: ParamList, name: Lexeme) -> ParamList {
@@ -857,6 +865,7 @@ impl<'s> Builder<'s> {
     }
 
     /// Attributes accepted on `let` items: `[@sarek.module]` (a device function), `[@inline]`-style hints,
+    /// `[@constant_memory]` (a constant array whose reads never fold, read by codegen),
     /// `[@launch_bounds ...]` (kept for a kernel the item defines) and `[@allow CODE ...]` (silences those
     /// warnings inside the item).
     fn let_item_attributes(&mut self, attributes: &[Attribute]) -> Option<LaunchBounds> {
@@ -866,7 +875,7 @@ impl<'s> Builder<'s> {
             match name {
                 "launch_bounds" => bounds = self.launch_bounds(attribute).or(bounds),
                 "allow" => self.allow(attribute),
-                "sarek.module" | "sarek.kernel" | "inline" | "noinline" | "device" => {}
+                "sarek.module" | "sarek.kernel" | "inline" | "noinline" | "device" | "constant_memory" => {}
                 name if is_contract_attribute(name) => {}
                 _ => self.unknown_attribute(attribute),
             }

@@ -187,7 +187,9 @@ impl Lifter<'_> {
             }
             ExprKind::Call { callee, args } => {
                 for &arg in &args {
-                    self.walk(arg, outer);
+                    if !self.passed_function(arg) {
+                        self.walk(arg, outer);
+                    }
                 }
                 self.call(e, &callee, args);
             }
@@ -213,6 +215,38 @@ impl Lifter<'_> {
             Some((at, _)) => self.note_use(at),
             None => {}
         }
+    }
+
+    /// An argument that names a local function with no captures: it names the lifted function instead (passed
+    /// to a function parameter, `typeck::function_args` specialises it; anywhere else the type checker reports
+    /// it). A local function with captures cannot be passed (its captures would have to travel with it).
+    fn passed_function(&mut self, arg: ExprId) -> bool {
+        let ExprKind::Var(path) = &self.module.exprs[arg.index()] else { return false };
+        if path.module.is_some() {
+            return false;
+        }
+        let span = path.name.span;
+        let Some((_, Entry { binding: Binding::Function(index), .. })) = self.lookup(&path.name.name) else {
+            return false;
+        };
+        let index = *index;
+        if !self.functions[index].captures.is_empty() {
+            let what = format!(
+                "the local function `{}`, which uses variables around it, passed as an argument",
+                path.name.name
+            );
+            self.error(
+                span,
+                what,
+                "only a function without captures can be passed",
+                "define it at top level, with what it uses as parameters",
+            );
+            self.module.exprs[arg.index()] = ExprKind::Error;
+            return true;
+        }
+        let name = Ident { name: self.functions[index].name.name.clone(), span };
+        self.module.exprs[arg.index()] = ExprKind::Var(Path { module: None, name });
+        true
     }
 
     fn assign(&mut self, target: &Path) {

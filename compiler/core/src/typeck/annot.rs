@@ -45,6 +45,13 @@ impl Checker<'_> {
                 let size = self.constant_array_size(*size);
                 Type::Array { elem: Arc::new(elem), space: MemorySpace::Local, size }
             }
+            TypeExpr::Function { .. } => {
+                let d = Diagnostic::error("E0233", "a function type where a value's type is expected")
+                    .primary(ty.span(), "only a device function's parameter can be a function")
+                    .note("a function is passed to a device function and called there; it is not a value a kernel receives, a variable holds or a function returns");
+                self.diagnostics.push(d);
+                Type::Error
+            }
         }
     }
 

@@ -95,6 +95,8 @@ impl Checker<'_> {
         ["x", "y", "z", "w"].iter().take(count.min(4)).copied().collect::<Vec<_>>().join(" ")
     }
 
+    /// A device function named where a value is expected: functions are only called, or passed to a device
+    /// function's function parameter (`typeck::function_args`).
     fn report_function_not_called(&mut self, path: &Path, f: FunctionId) {
         let count = self.info.functions.get(f.0 as usize).map(|f| f.params.len()).unwrap_or(0);
         let help = if count == 0 {
@@ -102,8 +104,16 @@ impl Checker<'_> {
         } else {
             format!("call it with its arguments: `{} {}`", path.display(), self.placeholder_args(count))
         };
-        let declared = self.function_name_span(f);
-        self.report_arity(path, count, 0, declared, Some(help));
+        let mut d = Diagnostic::error("E0233", format!("the function `{}` is used as a value", path.display()))
+            .primary(
+                path.span(),
+                "a function can only be called, or passed to a function parameter of a device function",
+            )
+            .help(help);
+        if let Some(declared) = self.function_name_span(f) {
+            d = d.secondary(declared, "defined here");
+        }
+        self.diagnostics.push(d);
     }
 
     fn report_kernel_use(&mut self, path: &Path) {

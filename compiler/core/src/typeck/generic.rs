@@ -378,7 +378,7 @@ fn collect_vars(ty: &Type, out: &mut Vec<TypeVarId>) {
 }
 
 /// `text` with every run of characters other than ASCII letters and digits made one `_`, trimmed.
-fn identifier_part(text: &str) -> String {
+pub(crate) fn identifier_part(text: &str) -> String {
     let mut out = String::new();
     for c in text.chars() {
         if c.is_ascii_alphanumeric() {

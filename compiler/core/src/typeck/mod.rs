@@ -9,14 +9,16 @@
 //! constant evaluation, `effects.rs` the written-parameter and call-graph facts, `report.rs` the wording of type
 //! mismatches, `scope.rs` name lookup and `suggest.rs` the "did you mean" hints. Generic device functions are
 //! `generic.rs` (the planning run: generalisation, instantiation at calls, the instances a program uses) and
-//! `specialise.rs` (one copy of a function per instance); [`check_program`] runs both, then the final run.
+//! `specialise.rs` (one copy of a function per instance); device functions passed as arguments are specialised
+//! away before both (`function_args.rs`); [`check_program`] runs them all, then the final run.
 //!
 //! Diagnostics: `E0200` unknown name or type, `E0201` mismatched types, `E0202` wrong number of arguments, `E0203`
 //! bad array size, `E0204` write to something read-only, `E0205` array literal outside a constant, `E0206`
 //! recursion, `E0207` duplicate definition, `E0208` record field errors, `E0209` type cannot be inferred, `E0210`
 //! not a function / not an array, `E0212` constant not computable, `E0213` `break`/`continue` outside a loop,
 //! `E0214` bad kernel parameter type, `E0215` bad `-D` override, `E0219` a type that cannot be stored where it is,
-//! `E0222` a `ref` cell or an array where only a value may go (`cells.rs`), `W0003` discarded value (and `E0104` for
+//! `E0222` a `ref` cell or an array where only a value may go (`cells.rs`), `E0233` a function where a value is
+//! expected or a value where a function is (`function_args.rs`), `W0003` discarded value (and `E0104` for
 //! expressions nested too deeply to check).
 //!
 //! Invariants at the boundary: `expr_types` has one entry per expression and contains no `Type::Var`; an
@@ -36,6 +38,7 @@ mod dims;
 mod effects;
 mod expr;
 mod finish;
+mod function_args;
 mod generic;
 mod infer;
 mod items;
@@ -87,19 +90,43 @@ pub struct CheckedProgram {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Type checks a program whose device functions may be generic: a first run finds each generic function's
+/// Type checks a program whose device functions may take functions as arguments and may be generic: first the
+/// function parameters are specialised away (`function_args`), then a planning run finds each generic function's
 /// instances; if one is used at several types, the program is specialised (one function per instance) and
-/// checked again. All diagnostics come from the final run.
+/// checked again. All type diagnostics come from the final run.
 pub fn check_program(module: Module, sources: &SourceMap, options: &TypeckOptions) -> CheckedProgram {
+    let passed = function_args::specialise_function_args(module);
+    let mut program = check_generic_program(passed.module, passed.notes, sources, options);
+    program.item_origins = program.item_origins.iter().map(|origin| passed.origins[*origin]).collect();
+    let mut diagnostics = passed.diagnostics;
+    diagnostics.append(&mut program.diagnostics);
+    program.diagnostics = diagnostics;
+    program
+}
+
+/// [`check_program`] after function parameters are gone; `notes`: how a diagnostic names each item that is an
+/// instance of a function taking functions.
+fn check_generic_program(
+    module: Module,
+    notes: Vec<Option<String>>,
+    sources: &SourceMap,
+    options: &TypeckOptions,
+) -> CheckedProgram {
+    let check_as_written = |module: Module, notes: Vec<Option<String>>| {
+        let mut checker = Checker::new(&module, sources, options);
+        checker.instance_notes = notes;
+        checker.check_items();
+        let (info, diagnostics) = checker.finish();
+        let item_origins = (0..module.items.len()).collect();
+        CheckedProgram { module, item_origins, info, diagnostics }
+    };
     // A function whose parameters and result are all annotated without type variables has nothing to
     // generalise: a program of such functions needs no planning run.
     let concrete =
         |t: &Option<crate::syntax::ast::TypeExpr>| t.as_ref().is_some_and(|t| items::first_type_variable(t).is_none());
     let annotated = |f: &crate::syntax::ast::Function| concrete(&f.ret) && f.params.iter().all(|p| concrete(&p.ty));
     if module.functions().all(annotated) {
-        let (info, diagnostics) = check_module(&module, sources, options);
-        let item_origins = (0..module.items.len()).collect();
-        return CheckedProgram { module, item_origins, info, diagnostics };
+        return check_as_written(module, notes);
     }
     let (plan, function_items) = {
         let mut planner = Checker::new(&module, sources, options);
@@ -108,14 +135,21 @@ pub fn check_program(module: Module, sources: &SourceMap, options: &TypeckOption
         (planner.plan(), planner.info.functions.iter().map(|f| f.item).collect::<Vec<_>>())
     };
     if !plan.specialises() {
-        let (info, diagnostics) = check_module(&module, sources, options);
-        let item_origins = (0..module.items.len()).collect();
-        return CheckedProgram { module, item_origins, info, diagnostics };
+        return check_as_written(module, notes);
     }
     let specialised = specialise::specialise(&module, &plan, &function_items);
+    let combined: Vec<Option<String>> = specialised
+        .origins
+        .iter()
+        .zip(specialised.instance_notes)
+        .map(|(origin, generic)| match (notes.get(*origin).cloned().flatten(), generic) {
+            (Some(passed), Some(generic)) => Some(format!("{passed}; {generic}")),
+            (passed, generic) => passed.or(generic),
+        })
+        .collect();
     let (info, diagnostics) = {
         let mut checker = Checker::new(&specialised.module, sources, options);
-        checker.instance_notes = specialised.instance_notes;
+        checker.instance_notes = combined;
         checker.check_items();
         checker.finish()
     };

@@ -130,7 +130,7 @@ fn type_expr(ty: &Type, span: Span, records: &[String]) -> Option<TypeExpr> {
 
 /// Copies the expression tree under `root` into new nodes (children before parents); returns the copy's root and
 /// the map from original nodes to copies.
-fn copy_subtree(module: &mut Module, root: ExprId) -> (ExprId, FxHashMap<ExprId, ExprId>) {
+pub(crate) fn copy_subtree(module: &mut Module, root: ExprId) -> (ExprId, FxHashMap<ExprId, ExprId>) {
     let mut map: FxHashMap<ExprId, ExprId> = FxHashMap::default();
     let mut stack = vec![(root, false)];
     while let Some((id, children_done)) = stack.pop() {

@@ -467,7 +467,7 @@ fn function_calls_check_arity_and_arguments() {
     let src = "let one () = 1\nlet add (a : int32) (b : int32) = a + b\nlet f () =\n  let _ = one () in\n  \
                let _ = one in\n  let _ = add 1 in\n  let _ = add 1 2 3 in\n  let _ = add 1.0 2 in\n  \
                let x = 3 in\n  let _ = x 1 in\n  let _ = one () + add 1 2 in\n  ()\n";
-    assert_eq!(check(src), vec![("E0202", 5), ("E0202", 6), ("E0202", 7), ("E0201", 8), ("E0210", 10)]);
+    assert_eq!(check(src), vec![("E0233", 5), ("E0202", 6), ("E0202", 7), ("E0201", 8), ("E0210", 10)]);
 }
 
 #[test]
