@@ -1,10 +1,11 @@
 //! Launching a kernel with the interpreter's arguments (`skc_interp::Arg`: scalars and vectors of scalars, as
 //! words), so that a host that reads arguments as the interpreter does (`skc run --gpu`, the batch runner of the
 //! GPU differential) runs the same launch on a GPU: each vector is uploaded as its element type, the kernel is
-//! launched and the context synchronised, and the vectors get back what the device holds. Vectors of records and
-//! record parameters are refused (they need typed host records, which words do not give).
+//! launched and the context synchronised, and the vectors get back what the device holds. A record (by value or
+//! as a vector's element) goes as its C bytes (`Buffer::to_c_bytes`: the emitted struct's layout), typed by the
+//! kernel's signature, and comes back through `Buffer::from_c_bytes`.
 
-use skc_interp::{Arg, Geometry, Scalar, ValueType};
+use skc_interp::{Arg, Buffer, Geometry, Scalar, ValueType};
 
 use crate::buffer::DeviceBuffer;
 use crate::config::LaunchConfig;
@@ -12,6 +13,8 @@ use crate::context::Context;
 use crate::error::{Result, RuntimeError};
 use crate::kernel::{Arg as DeviceArg, Kernel};
 use crate::scalar::ScalarValue;
+use crate::signature::{ElemType, ParamType};
+use crate::untracked::DeviceArray;
 
 /// A vector on the device, by element type.
 enum Device {
@@ -22,6 +25,28 @@ enum Device {
     F32(DeviceBuffer<f32>),
     F64(DeviceBuffer<f64>),
     Bool(DeviceBuffer<bool>),
+    /// Records in C's layout, as 32-bit words (the last one zero-padded), typed by the kernel's signature.
+    Records {
+        words: DeviceArray<u32>,
+        bytes: usize,
+        count: usize,
+        elem: ElemType,
+        interp: ValueType,
+    },
+}
+
+/// The C bytes of records as little-endian 32-bit words, the last one zero-padded.
+fn words_of(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks(4).map(|c| c.iter().enumerate().fold(0u32, |w, (i, b)| w | (*b as u32) << (8 * i))).collect()
+}
+
+/// Uploads a vector of records as its C bytes; `elem` is the element type the kernel's signature declares.
+fn upload_records(ctx: &Context, buffer: &Buffer, elem: ElemType) -> Result<Device> {
+    let bytes = buffer.to_c_bytes();
+    let words = words_of(&bytes);
+    let array = ctx.device_array::<u32>(words.len().max(1))?;
+    array.upload_prefix(&words)?;
+    Ok(Device::Records { words: array, bytes: bytes.len(), count: buffer.len(), elem, interp: buffer.elem.clone() })
 }
 
 fn upload(ctx: &Context, scalar: Scalar, words: &[u64]) -> Result<Device> {
@@ -48,6 +73,10 @@ impl Device {
             Device::F32(b) => b.download()?.into_iter().map(|v| v.to_bits() as u64).collect(),
             Device::F64(b) => b.download()?.into_iter().map(|v| v.to_bits()).collect(),
             Device::Bool(b) => b.download()?.into_iter().map(|v| v as u64).collect(),
+            Device::Records { words, bytes, interp, .. } => {
+                let raw: Vec<u8> = words.download()?.iter().flat_map(|w| w.to_le_bytes()).take(*bytes).collect();
+                Buffer::from_c_bytes(interp.clone(), &raw).words
+            }
         })
     }
 
@@ -60,6 +89,7 @@ impl Device {
             Device::F32(b) => b.into(),
             Device::F64(b) => b.into(),
             Device::Bool(b) => b.into(),
+            Device::Records { words, count, elem, .. } => words.as_elements(elem.clone(), *count),
         }
     }
 }
@@ -76,15 +106,23 @@ fn scalar_value(scalar: Scalar, word: u64) -> ScalarValue {
     }
 }
 
-/// An argument words cannot pass: a record, or a vector of records.
-fn unsupported(kernel: &Kernel, index: usize, found: &str) -> RuntimeError {
-    let param = kernel.signature().params.get(index).map(|p| p.name.clone()).unwrap_or_default();
+/// A record argument whose parameter is not the record kind it is (the launch's own check words it the same way).
+fn mismatch(kernel: &Kernel, index: usize, found: &str) -> RuntimeError {
+    let param = kernel.signature().params.get(index);
     RuntimeError::ArgumentType {
         kernel: kernel.name().to_string(),
-        param,
+        param: param.map(|p| p.name.clone()).unwrap_or_default(),
         index,
-        expected: "a scalar or a vector of scalars (words carry no host record type)".into(),
+        expected: param.map(|p| p.ty.to_string()).unwrap_or_else(|| "no argument".into()),
         found: found.into(),
+    }
+}
+
+/// The element type the kernel's signature gives the vector parameter `index`.
+fn vector_elem(kernel: &Kernel, index: usize) -> Option<ElemType> {
+    match kernel.signature().params.get(index).map(|p| &p.ty) {
+        Some(ParamType::Vector { elem, .. }) => Some(elem.clone()),
+        _ => None,
     }
 }
 
@@ -93,22 +131,37 @@ fn unsupported(kernel: &Kernel, index: usize, found: &str) -> RuntimeError {
 pub fn launch(kernel: &Kernel, geometry: &Geometry, args: &mut [Arg]) -> Result<()> {
     let ctx = kernel.context();
     let mut devices: Vec<Option<Device>> = Vec::with_capacity(args.len());
+    // The C bytes of each record passed by value, with its type from the signature.
+    let mut records: Vec<Option<(ElemType, Vec<u8>)>> = Vec::with_capacity(args.len());
     for (index, arg) in args.iter().enumerate() {
-        devices.push(match arg {
+        let (device, record) = match arg {
             Arg::Vector(buffer) => match buffer.elem {
-                ValueType::Scalar(s) => Some(upload(ctx, s, &buffer.words)?),
-                ValueType::Record { .. } => return Err(unsupported(kernel, index, "a vector of records")),
+                ValueType::Scalar(s) => (Some(upload(ctx, s, &buffer.words)?), None),
+                ValueType::Record { .. } => {
+                    let elem =
+                        vector_elem(kernel, index).ok_or_else(|| mismatch(kernel, index, "a vector of records"))?;
+                    (Some(upload_records(ctx, buffer, elem)?), None)
+                }
             },
-            Arg::Record(..) => return Err(unsupported(kernel, index, "a record")),
-            Arg::Scalar(..) => None,
-        });
+            Arg::Record(t, words) => {
+                let Some(ParamType::Record { name, size }) = kernel.signature().params.get(index).map(|p| &p.ty) else {
+                    return Err(mismatch(kernel, index, "a record"));
+                };
+                let bytes = Buffer { elem: t.clone(), words: words.clone() }.to_c_bytes();
+                (None, Some((ElemType::Record { name: name.clone(), size: *size }, bytes)))
+            }
+            Arg::Scalar(..) => (None, None),
+        };
+        devices.push(device);
+        records.push(record);
     }
     let mut launch_args: Vec<DeviceArg> = Vec::with_capacity(args.len());
-    for (arg, device) in args.iter().zip(devices.iter_mut()) {
-        launch_args.push(match (arg, device) {
-            (Arg::Scalar(s, word), _) => DeviceArg::Scalar(scalar_value(*s, *word)),
-            (_, Some(device)) => device.arg(),
-            (_, None) => unreachable!("every vector was uploaded above"),
+    for ((arg, device), record) in args.iter().zip(devices.iter_mut()).zip(&records) {
+        launch_args.push(match (arg, device, record) {
+            (Arg::Scalar(s, word), _, _) => DeviceArg::Scalar(scalar_value(*s, *word)),
+            (_, Some(device), _) => device.arg(),
+            (_, None, Some((elem, bytes))) => DeviceArg::Record { elem: elem.clone(), bytes },
+            (_, None, None) => unreachable!("every vector was uploaded and every record laid out above"),
         });
     }
     let [gx, gy, gz] = geometry.grid;

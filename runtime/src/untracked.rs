@@ -19,7 +19,7 @@ use cudarc::driver::{result, sys};
 use crate::context::{Context, Stream};
 use crate::error::{Result, RuntimeError};
 use crate::kernel::Arg;
-use crate::signature::DeviceElem;
+use crate::signature::{DeviceElem, ElemType};
 
 /// `len` elements of `T` in pinned host memory mapped for the device, zeroed. `T` is plain data.
 pub struct HostMapped<T> {
@@ -221,6 +221,14 @@ impl<T> Drop for DeviceArray<T> {
 impl<'a, T: DeviceElem> From<&'a HostMapped<T>> for Arg<'a> {
     fn from(memory: &'a HostMapped<T>) -> Self {
         Arg::Untracked { elem: T::elem_type(), len: memory.len, ptr: memory.device, context: &memory.ctx }
+    }
+}
+
+impl DeviceArray<u32> {
+    /// The array's bytes as a vector of `len` elements of `elem` (records in C's layout that the caller wrote
+    /// into it), for a launch whose arguments were read as words (`interp_args`).
+    pub(crate) fn as_elements(&self, elem: ElemType, len: usize) -> Arg<'_> {
+        Arg::Untracked { elem, len, ptr: self.ptr, context: &self.ctx }
     }
 }
 

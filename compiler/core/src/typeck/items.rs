@@ -379,6 +379,8 @@ pub(crate) fn first_type_variable(ty: &TypeExpr) -> Option<&Ident> {
         TypeExpr::Named(_) | TypeExpr::Qualified { .. } => None,
         TypeExpr::Apply { arg, .. } | TypeExpr::QualifiedApply { arg, .. } => first_type_variable(arg),
         TypeExpr::Sized { elem, .. } => first_type_variable(elem),
-        TypeExpr::Function { params, ret } => params.iter().find_map(first_type_variable).or_else(|| first_type_variable(ret)),
+        TypeExpr::Function { params, ret } => {
+            params.iter().find_map(first_type_variable).or_else(|| first_type_variable(ret))
+        }
     }
 }
