@@ -19,7 +19,7 @@ use cudarc::driver::{result, sys};
 use crate::context::{Context, Stream};
 use crate::error::{Result, RuntimeError};
 use crate::kernel::Arg;
-use crate::signature::{DeviceElem, ElemType};
+use crate::signature::DeviceElem;
 
 /// `len` elements of `T` in pinned host memory mapped for the device, zeroed. `T` is plain data.
 pub struct HostMapped<T> {
@@ -224,10 +224,11 @@ impl<'a, T: DeviceElem> From<&'a HostMapped<T>> for Arg<'a> {
     }
 }
 
+#[cfg(feature = "interp")]
 impl DeviceArray<u32> {
     /// The array's bytes as a vector of `len` elements of `elem` (records in C's layout that the caller wrote
     /// into it), for a launch whose arguments were read as words (`interp_args`).
-    pub(crate) fn as_elements(&self, elem: ElemType, len: usize) -> Arg<'_> {
+    pub(crate) fn as_elements(&self, elem: crate::signature::ElemType, len: usize) -> Arg<'_> {
         Arg::Untracked { elem, len, ptr: self.ptr, context: &self.ctx }
     }
 }

@@ -74,8 +74,11 @@ pub fn resolutions(k: usize) -> &'static [usize] {
     }
 }
 
+/// A right-hand side of the study: (k, cell values, dx) to the tendency.
+pub type StudyRhs<'a> = dyn FnMut(usize, &[f64], f64) -> Vec<f64> + 'a;
+
 /// Runs the study for k stencils and prints the table; returns the observed L1 orders.
-pub fn study(k: usize, henrick: bool, rhs: &mut dyn FnMut(usize, &[f64], f64) -> Vec<f64>) -> Vec<f64> {
+pub fn study(k: usize, henrick: bool, rhs: &mut StudyRhs) -> Vec<f64> {
     let results: Vec<(usize, f64, f64)> = resolutions(k)
         .iter()
         .map(|&n| {

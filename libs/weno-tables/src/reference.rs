@@ -31,6 +31,8 @@ impl Weno {
 
     /// The reconstructed value at the downwind face of the upwind cell, from `w` = the 2k-1 cells around it
     /// (upwind cell at index k-1, the face between w[k-1] and w[k]) at reduced order `order` (1..=k).
+    // The loops index the stencil and the tables as the formulas do (c_rj s_j, beta_rij s_i s_j).
+    #[allow(clippy::needless_range_loop)]
     pub fn reconstruct(&self, w: &[f64], order: usize) -> f64 {
         let k = self.k;
         assert_eq!(w.len(), 2 * k - 1);

@@ -33,8 +33,8 @@ struct Flat {
 fn flat(name: &'static str, doc: &'static str, per_k: impl Fn(&Embedded) -> Vec<Rational>) -> Flat {
     let mut values = Vec::new();
     let mut base = vec![0; K_MAX + 1];
-    for k in K_MIN..=K_MAX {
-        base[k] = values.len();
+    for (k, start) in base.iter_mut().enumerate().skip(K_MIN) {
+        *start = values.len();
         values.extend(per_k(&Embedded::new(k)));
     }
     Flat { name, doc, values, base }

@@ -83,6 +83,8 @@ pub fn tau_coefficients(k: usize) -> Vec<i128> {
 }
 
 impl Scheme {
+    // The smoothness matrices are indexed as the formulas index them (beta_ij, the upper triangle).
+    #[allow(clippy::needless_range_loop)]
     pub fn new(k: usize) -> Scheme {
         assert!((1..=K_MAX).contains(&k));
         let half = Rational::new(1, 2);
