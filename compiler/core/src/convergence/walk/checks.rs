@@ -81,6 +81,11 @@ fn convergence_help(
              if c then b`, with `c` computed once, before `a`), or make the condition {group}-uniform (computed \
              from {sources})"
         ),
+        (_, Scope::Block) => format!(
+            "every thread of the block must reach {what}: compute it before the branch, in every thread, and use \
+             its result under the condition (`let s = {example} in if c then ... s ...`), or make the condition \
+             block-uniform (computed from {sources})"
+        ),
         _ => format!(
             "every lane of the warp must execute {what}: compute it before the branch, in every lane, and use its \
              result under the condition (`let s = {example} in if c then ... s ...`), or make the \
@@ -267,8 +272,20 @@ impl Walker<'_> {
             Requirement::None => {}
             Requirement::BlockConverged if control.level > self.block_converged_limit() => {
                 let name = self.written_name(e, builtin);
-                let help =
-                    convergence_help(Scope::Block, "the barrier", ("Gpu.block_barrier", false), control, &self.facts);
+                // A barrier with a result (a barrier reduction, `uniform_load`) cannot be split around: its
+                // result is used inside the branch.
+                let example = format!("{name} ...");
+                let has_result = builtin.ret != crate::builtins::SigType::Unit;
+                let op = if has_result { (example.as_str(), true) } else { ("Gpu.block_barrier", false) };
+                let mut help = convergence_help(Scope::Block, "the barrier", op, control, &self.facts);
+                if builtin.name.starts_with("block_barrier_") {
+                    // The neutral predicate of the threads outside the branch: false for count and or, true for and.
+                    let folded = if builtin.name == "block_barrier_and" { "not c || p" } else { "c && p" };
+                    help.push_str(&format!(
+                        "; the reduction takes the predicate of every thread of the block, so where only the \
+                         branch's threads should count, give the others a neutral one (`{name} ({folded})`)"
+                    ));
+                }
                 let d = divergence_error(
                     "E0001",
                     "Barrier in potentially diverged control flow".into(),
