@@ -65,17 +65,23 @@ pub fn cpu_int32(xs: &[i32]) -> i64 {
     xs.iter().map(|&x| x as i64).sum()
 }
 
-pub fn check(ctx: &Context, n: usize) -> Result<Outcome> {
-    let mut rng = Rng::new(3);
-    let xs = rng.f32s(n, 0.0, 1.0);
-    let example = WarpReduce::<f32>::load(ctx)?;
-    let device_xs = ctx.upload(&xs)?;
-    let mut out = ctx.alloc_zeros::<f32>(1)?;
+/// The GPU's sum of `xs` and the time of the second of two runs (the first loads the module), milliseconds.
+fn gpu_sum<T: Summand>(ctx: &Context, xs: &[T]) -> Result<(T, f64)> {
+    let example = WarpReduce::<T>::load(ctx)?;
+    let device_xs = ctx.upload(xs)?;
+    let mut out = ctx.alloc_zeros::<T>(1)?;
     example.sum(&device_xs, &mut out)?;
     let timer = ctx.stream().start_timer()?;
     example.sum(&device_xs, &mut out)?;
     let ms = timer.stop()? as f64;
-    let gpu = out.download()?[0] as f64;
+    Ok((out.download()?[0], ms))
+}
+
+pub fn check(ctx: &Context, n: usize) -> Result<Outcome> {
+    let mut rng = Rng::new(3);
+    let xs = rng.f32s(n, 0.0, 1.0);
+    let (gpu, ms) = gpu_sum(ctx, &xs)?;
+    let gpu = gpu as f64;
     let reference = cpu(&xs);
     Ok(Outcome {
         example: "warp_reduce",
@@ -93,14 +99,7 @@ pub fn check(ctx: &Context, n: usize) -> Result<Outcome> {
 pub fn check_int32(ctx: &Context, n: usize) -> Result<Outcome> {
     let mut rng = Rng::new(4);
     let xs: Vec<i32> = (0..n).map(|_| rng.below(2001) as i32 - 1000).collect();
-    let example = WarpReduce::<i32>::load(ctx)?;
-    let device_xs = ctx.upload(&xs)?;
-    let mut out = ctx.alloc_zeros::<i32>(1)?;
-    example.sum(&device_xs, &mut out)?;
-    let timer = ctx.stream().start_timer()?;
-    example.sum(&device_xs, &mut out)?;
-    let ms = timer.stop()? as f64;
-    let gpu = out.download()?[0];
+    let (gpu, ms) = gpu_sum(ctx, &xs)?;
     let reference = cpu_int32(&xs);
     Ok(Outcome {
         example: "warp_reduce_int32",

@@ -9,8 +9,9 @@ use std::error::Error;
 
 use skc_bench::timing::{hidden, Spinner};
 use skc_examples::common::{gb_per_s, Rng};
-use skc_examples::{kernels, matmul::Matmul, reduce::Reduce, transpose::Transpose, warp_reduce::WarpReduce};
-use skc_runtime::{args, Context, LaunchConfig, Result};
+use skc_examples::warp_reduce::{Summand, WarpReduce};
+use skc_examples::{kernels, matmul::Matmul, reduce::Reduce, transpose::Transpose};
+use skc_runtime::{args, Context, DeviceBuffer, LaunchConfig, Result};
 
 type Outcome<T> = std::result::Result<T, Box<dyn Error>>;
 
@@ -85,18 +86,29 @@ fn bandwidth(ctx: &Context, spinner: &Spinner) -> Outcome<f64> {
     Ok(gbs)
 }
 
+/// A `warp_reduce` kernel's sum of `xs` and its median time over 20 runs (each zeroes the output first).
+fn timed_sum<T: Summand>(
+    ctx: &Context,
+    spinner: &Spinner,
+    example: &WarpReduce<T>,
+    xs: &DeviceBuffer<T>,
+) -> Outcome<(T, f64)> {
+    let mut out = ctx.alloc_zeros::<T>(1)?;
+    let ms = time_ms(20, || {
+        out.fill_zero()?;
+        timed(ctx, spinner, || example.run(xs, &mut out))
+    })?;
+    Ok((out.download()?[0], ms))
+}
+
 fn reductions(ctx: &Context, spinner: &Spinner, copy_gbs: f64) -> Outcome<()> {
     let xs = reduction_data();
     let reference: f64 = xs.iter().map(|&x| x as f64).sum();
     let device_xs = ctx.upload(&xs)?;
     drop(xs);
     let example = WarpReduce::<f32>::load(ctx)?;
-    let mut out = ctx.alloc_zeros::<f32>(1)?;
-    let ms = time_ms(20, || {
-        out.fill_zero()?;
-        timed(ctx, spinner, || example.run(&device_xs, &mut out))
-    })?;
-    let sum = out.download()?[0] as f64;
+    let (sum, ms) = timed_sum(ctx, spinner, &example, &device_xs)?;
+    let sum = sum as f64;
     let gbs = gb_per_s(4.0 * N as f64, ms);
     println!(
         "warp_reduce 2^28 float32 sum            {ms:8.3} ms  {gbs:7.1} GB/s = {:.1}% of copy  (grid {} x {}, sum {sum:.6e}, relative error {:.1e})",
@@ -126,13 +138,8 @@ fn reductions(ctx: &Context, spinner: &Spinner, copy_gbs: f64) -> Outcome<()> {
     println!("RESULT tree_reduce_gbs={gbs:.1}");
 
     // The same generic block_sum as warp_reduce, instantiated at int32.
-    let int_sum = WarpReduce::<i32>::load(ctx)?;
-    let mut int_out = ctx.alloc_zeros::<i32>(1)?;
-    let ms = time_ms(20, || {
-        int_out.fill_zero()?;
-        timed(ctx, spinner, || int_sum.run(&device_ints, &mut int_out))
-    })?;
-    let exact = int_out.download()?[0] as i64 == int_reference;
+    let (int_sum, ms) = timed_sum(ctx, spinner, &WarpReduce::<i32>::load(ctx)?, &device_ints)?;
+    let exact = int_sum as i64 == int_reference;
     let gbs = gb_per_s(4.0 * N as f64, ms);
     println!(
         "warp_reduce_int32 2^28 int32 sum        {ms:8.3} ms  {gbs:7.1} GB/s = {:.1}% of copy  (generic block_sum; exact: {exact})",
