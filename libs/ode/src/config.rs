@@ -238,6 +238,11 @@ impl Config {
             finite_positive("rtol", self.rtol)?;
             finite_positive("dt_min", self.dt_min)?;
             finite_positive("dt_max", self.dt_max)?;
+            // A float32 solver proposes and clamps its next step in float32 (ode_solve.sk): dt_min must be a
+            // normal float32 there (a larger dt_max than float32 holds is infinity, and never clamps).
+            if self.precision == Precision::F32 && (self.dt_min as f32) < f32::MIN_POSITIVE {
+                return Err(ConfigError::SubnormalFloat32 { name: "dt_min", value: self.dt_min });
+            }
             if self.dt_min > self.dt_max {
                 return Err(ConfigError::StepBounds { dt_min: self.dt_min, dt_max: self.dt_max });
             }
@@ -314,6 +319,8 @@ pub enum ConfigError {
     UnknownMethod(UnknownMethod),
     UnknownController(String),
     Summaries(SummaryError),
+    /// `Options::block_size` not a multiple of 32 from 32 to 1024.
+    BlockSize(u32),
 }
 
 impl From<UnknownMethod> for ConfigError {
@@ -331,6 +338,9 @@ impl fmt::Display for ConfigError {
                 write!(f, "{name} must be at least the smallest normal float32 (1.1754944e-38) in float32, not {value}")
             }
             ConfigError::NegativeDuration(d) => write!(f, "the duration must be finite and not negative, not {d}"),
+            ConfigError::BlockSize(b) => {
+                write!(f, "the block size must be a multiple of 32 from 32 to 1024 (whole warps), not {b}")
+            }
             ConfigError::StepBounds { dt_min, dt_max } => {
                 write!(f, "dt_min ({dt_min}) is larger than dt_max ({dt_max})")
             }
@@ -410,6 +420,8 @@ mod tests {
         assert!(matches!(c32.validate(), Err(ConfigError::SubnormalFloat32 { name: "atol", .. })));
         c32.atol = 1.2e-38;
         assert_eq!(c32.validate(), Ok(()));
+        c32.dt_min = 1e-40;
+        assert!(matches!(c32.validate(), Err(ConfigError::SubnormalFloat32 { name: "dt_min", .. })));
         c32.precision = Precision::F64;
         c32.atol = 1e-39;
         assert_eq!(c32.validate(), Ok(()));

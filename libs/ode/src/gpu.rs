@@ -195,6 +195,9 @@ impl OdeSolver {
     /// Validates the settings and builds the solver program (front end and CUDA C; no GPU, no NVRTC).
     pub fn program(system: &SystemSource, cfg: &Config, options: &Options) -> Result<SolverProgram, OdeError> {
         cfg.validate()?;
+        if options.block_size % 32 != 0 || !(32..=1024).contains(&options.block_size) {
+            return Err(OdeError::Config(ConfigError::BlockSize(options.block_size)));
+        }
         let program = SolverProgram::build(system, cfg, options).map_err(OdeError::Frontend)?;
         cfg.validate_for(program.n_states)?;
         Ok(program)
@@ -219,7 +222,7 @@ impl OdeSolver {
         };
         let kernel = module.kernel("ode_solve")?;
         // A multiple of 32: the program is emitted with `full_warps` (program.rs), whose votes assume whole warps.
-        let block = (kernel.max_threads_per_block().min(crate::sk::BLOCK) / 32 * 32).max(32);
+        let block = (kernel.max_threads_per_block().min(options.block_size) / 32 * 32).max(32);
         Ok(OdeSolver {
             ctx: module.context().clone(),
             module,

@@ -160,11 +160,11 @@ impl SolverProgram {
 
 /// How the solver's CUDA C is emitted. Full warps: the solver launches blocks of a multiple of 32 threads
 /// (gpu.rs), so the warp votes take the constant full mask and ptxas adds no convergence check to each of them.
-/// With `min_blocks_per_sm`, `ode_solve` gets `__launch_bounds__(BLOCK, min_blocks_per_sm)`.
+/// With `min_blocks_per_sm`, `ode_solve` gets `__launch_bounds__(block_size, min_blocks_per_sm)`.
 fn emit_options(options: &Options) -> EmitOptions {
     let bounds = (options.min_blocks_per_sm > 0).then(|| KernelBounds {
         kernel: "ode_solve".into(),
-        max_threads: crate::sk::BLOCK,
+        max_threads: options.block_size,
         min_blocks: Some(options.min_blocks_per_sm),
     });
     EmitOptions {

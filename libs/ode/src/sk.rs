@@ -213,20 +213,23 @@ pub struct Options {
     pub fsal_vote: bool,
     /// Attempted steps recorded per run (0: none).
     pub trace_len: usize,
-    /// Blocks of [`BLOCK`] threads that ptxas must fit on one SM (`__launch_bounds__(BLOCK, n)`: it caps the
-    /// registers per thread); 0 leaves ptxas its own choice.
+    /// Blocks of `block_size` threads that ptxas must fit on one SM (`__launch_bounds__(block_size, n)`: it caps
+    /// the registers per thread); 0 leaves ptxas its own choice.
     pub min_blocks_per_sm: u32,
+    /// Threads per block of the solver kernel: a multiple of 32 from 32 to 1024 ([`BLOCK`] by default; fewer
+    /// where the kernel's registers allow fewer).
+    pub block_size: u32,
     /// The warp votes' mask: the constant full mask (true, the default; the solver launches whole warps), or
     /// computed from the block's size as skc's emitter does by default (false: only to measure the difference).
     pub full_warps: bool,
 }
 
-/// Threads per block of the solver kernel.
+/// Threads per block of the solver kernel unless [`Options::block_size`] says otherwise.
 pub const BLOCK: u32 = 256;
 
 impl Default for Options {
     fn default() -> Self {
-        Options { fsal_vote: true, trace_len: 0, min_blocks_per_sm: 0, full_warps: true }
+        Options { fsal_vote: true, trace_len: 0, min_blocks_per_sm: 0, full_warps: true, block_size: BLOCK }
     }
 }
 
