@@ -195,7 +195,7 @@ impl OdeSolver {
     /// Validates the settings and builds the solver program (front end and CUDA C; no GPU, no NVRTC).
     pub fn program(system: &SystemSource, cfg: &Config, options: &Options) -> Result<SolverProgram, OdeError> {
         cfg.validate()?;
-        if options.block_size % 32 != 0 || !(32..=1024).contains(&options.block_size) {
+        if !options.block_size.is_multiple_of(32) || !(32..=1024).contains(&options.block_size) {
             return Err(OdeError::Config(ConfigError::BlockSize(options.block_size)));
         }
         let program = SolverProgram::build(system, cfg, options).map_err(OdeError::Frontend)?;

@@ -99,7 +99,11 @@ pub fn gain(
     newton_iters: u32,
     max_newton: u32,
 ) -> f64 {
-    let clamped = clamped_gain(kind, g, order, nrm2, accepted, h, history, newton_iters, max_newton);
+    dead_band(g, clamped_gain(kind, g, order, nrm2, accepted, h, history, newton_iters, max_newton))
+}
+
+/// A clamped gain inside the dead band `[deadband_low, deadband_high]` keeps the step: 1.
+pub fn dead_band(g: &Gains, clamped: f64) -> f64 {
     if clamped >= g.deadband_low && clamped <= g.deadband_high {
         1.0
     } else {

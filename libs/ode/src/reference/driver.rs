@@ -14,7 +14,7 @@
 //! (`FsalVote::PerThread`, the compile-time alternative).
 
 use crate::config::{Config, ConfigError, Status};
-use crate::reference::controller::{clamped_gain, error_norm, gain, History};
+use crate::reference::controller::{clamped_gain, dead_band, error_norm, History};
 use crate::reference::stepper::{dirk_step, erk_step, StepInput, Workspace};
 use crate::reference::system::System;
 use crate::summaries::stream::SummaryState;
@@ -279,20 +279,7 @@ impl<'a, S: System + ?Sized> Lane<'a, S> {
             record.own_accept = outcome.failure.is_none() && nrm2 <= 1.0;
             record.nrm2 = nrm2;
             let accept = forced.map_or(record.own_accept, |(accepted, _)| accepted);
-            let g = match outcome.failure {
-                None => gain(
-                    cfg.controller,
-                    &cfg.gains,
-                    self.tableau.controller_order(),
-                    nrm2,
-                    accept,
-                    h,
-                    &self.history,
-                    outcome.newton_iters,
-                    cfg.max_newton,
-                ),
-                Some(_) => cfg.gains.min_shrink,
-            };
+            // The clamped gain is recorded (the comparison reads it); the step takes it through the dead band.
             record.gain = match outcome.failure {
                 None => clamped_gain(
                     cfg.controller,
@@ -305,6 +292,10 @@ impl<'a, S: System + ?Sized> Lane<'a, S> {
                     outcome.newton_iters,
                     cfg.max_newton,
                 ),
+                Some(_) => cfg.gains.min_shrink,
+            };
+            let g = match outcome.failure {
+                None => dead_band(&cfg.gains, record.gain),
                 Some(_) => cfg.gains.min_shrink,
             };
             let raw = h * g;
