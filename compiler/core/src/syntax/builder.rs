@@ -1,7 +1,7 @@
 //! The AST builder the grammar's actions call: it allocates nodes in the module's arena, turns literals and
 //! names into values, desugars Sarek's forms into the native ones (`let%superstep`, `create_array`,
-//! `let open`), reads attributes, and reports what the grammar accepts but the language does not (E0205 for
-//! recursion, tuples and unknown extensions; E0102 for literals; E0105 for assignments). Local functions are
+//! `let open`, tuple patterns), reads attributes, and reports what the grammar accepts but the language does not
+//! (E0205 for recursion and unknown extensions; E0102 for literals; E0105 for assignments). Local functions are
 //! recorded for `syntax::lift`.
 
 use lalrpop_util::ErrorRecovery;
@@ -16,8 +16,10 @@ use crate::syntax::operators::{self, Chain, Operator};
 
 mod launch_contract;
 mod record_update;
+mod tuples;
 use launch_contract::is_contract_attribute;
 pub use record_update::COPY_NAME as RECORD_UPDATE_COPY;
+pub use tuples::TUPLE_VALUE_PREFIX;
 
 /// Parameters as written; `written` is set by `()` too (`let f () = ...` is a function without parameters).
 #[derive(Default)]
@@ -80,12 +82,13 @@ pub struct Builder<'s> {
     /// Local functions (`let f x = e in rest`), in the order they were parsed: `syntax::lift` makes each a
     /// top-level function.
     local_functions: Vec<LocalFunction>,
-    /// Tuples (`(16, 17)`) and their components, by the error node that stands for each: the sizes of a
-    /// multi-dimensional array take theirs, and the rest are reported as unsupported when parsing ends.
+    /// Tuples (`(16, 17)`) and their components, by their node: the sizes of a multi-dimensional array take
+    /// theirs (`let_array_extension`).
     pending_tuples: Vec<(ExprId, Vec<ExprId>)>,
-    /// The spans of tuple patterns (`let (a, b) = ...`), already reported: a tuple value bound by one is not
-    /// reported again (one error per statement).
-    tuple_binders: Vec<Span>,
+    /// Tuple patterns (`let (a, b) = ...`) by their span, which the wildcard binder standing for each carries.
+    tuple_binders: Vec<(Span, tuples::TupleComponents)>,
+    /// How many hidden variables tuple patterns have bound (each gets its own name).
+    tuple_names: u32,
 }
 
 impl<'s> Builder<'s> {
@@ -104,6 +107,7 @@ impl<'s> Builder<'s> {
             local_functions: Vec::new(),
             pending_tuples: Vec::new(),
             tuple_binders: Vec::new(),
+            tuple_names: 0,
         }
     }
 
@@ -112,10 +116,6 @@ impl<'s> Builder<'s> {
         for (id, d) in std::mem::take(&mut self.pending_literals) {
             self.module.exprs[id.index()] = ExprKind::Error;
             self.diagnostics.push(d);
-        }
-        for (id, _) in std::mem::take(&mut self.pending_tuples) {
-            let span = self.module.expr_spans[id.index()];
-            self.unsupported(span, "a tuple", "pass or bind each component on its own");
         }
         self.diagnostics.append(&mut self.attribute_errors);
         (self.diagnostics, self.recoveries, self.local_functions)
@@ -335,20 +335,6 @@ impl<'s> Builder<'s> {
         self.alloc(ExprKind::Annot { expr, ty }, l, r)
     }
 
-    /// `(a, b, ...)`: an error node unless it is the size of a multi-dimensional array (`let_array_extension`).
-    pub fn tuple(&mut self, first: ExprId, rest: Vec<ExprId>, l: u32, r: u32) -> ExprId {
-        let id = self.alloc(ExprKind::Error, l, r);
-        let mut components = vec![first];
-        components.extend(rest);
-        self.pending_tuples.push((id, components));
-        id
-    }
-
-    /// Is `binder` a tuple pattern (reported by `tuple_binder`)?
-    fn binds_a_tuple(&self, binder: &Binder) -> bool {
-        matches!(binder, Binder::Wildcard(span) if self.tuple_binders.contains(span))
-    }
-
     /// The components of the tuple `id` stands for, if it is one nothing has taken yet.
     fn take_tuple(&mut self, id: ExprId) -> Option<Vec<ExprId>> {
         let at = self.pending_tuples.iter().rposition(|(t, _)| *t == id)?;
@@ -480,13 +466,6 @@ impl<'s> Builder<'s> {
         (binder, ty.or(inner))
     }
 
-    pub fn tuple_binder(&mut self, l: u32, r: u32) -> (Binder, Option<Box<TypeExpr>>) {
-        let span = self.span(l, r);
-        self.unsupported(span, "a tuple", "bind each component with its own `let`");
-        self.tuple_binders.push(span);
-        (Binder::Wildcard(span), None)
-    }
-
     /// `let [rec] binder [params] [: T] = value`: recursion is reported (E0205) and the binding kept without
     /// its parameters; a local function (parameters, no `rec`) is kept for `syntax::lift`.
     pub fn let_head(
@@ -528,9 +507,12 @@ impl<'s> Builder<'s> {
             LetValue::Mutable(value) => (LetKind::Mutable, value),
             LetValue::CreateArray(size, space) => return self.create_array(binder, ty, size, space, body, l, r),
         };
-        if self.binds_a_tuple(&binder) {
-            // `let (a, b) = (x, y) in`: one error, the pattern's.
-            let _reported_with_the_pattern = self.take_tuple(value);
+        if let Some(components) = self.take_tuple_pattern(&binder) {
+            if kind == LetKind::Mutable {
+                let what = "a mutable tuple pattern";
+                self.unsupported(binder.span(), what, "bind the components, then copy each into a `mut` variable");
+            }
+            return self.let_tuple(binder.span(), components, ty, value, body, l, r);
         }
         self.alloc(ExprKind::Let { binder, ty, kind, value, body }, l, r)
     }

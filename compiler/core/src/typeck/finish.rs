@@ -23,6 +23,7 @@ impl Checker<'_> {
         self.check_returned_cells();
         self.check_kernel_params();
         self.check_stored_types();
+        self.check_tuple_components();
         self.check_float_literals();
         self.type_orphans();
         self.substitute_all();
@@ -227,6 +228,7 @@ impl<'v> FinalTypes<'v> {
             {
                 self.of_element(Arc::as_ptr(e), ty)
             }
+            Type::Tuple(_) if contains_var(ty) => final_type(self.vars, ty),
             _ => ty.clone(),
         }
     }
@@ -290,6 +292,7 @@ fn strip_vars(ty: Type) -> Type {
             Type::Array { elem: Arc::new(strip_vars(Type::clone(&elem))), space, size }
         }
         Type::ConstArray { elem, size } => Type::ConstArray { elem: Arc::new(strip_vars(Type::clone(&elem))), size },
+        Type::Tuple(components) => Type::Tuple(components.iter().map(|c| strip_vars(c.clone())).collect()),
         other => other,
     }
 }
@@ -300,6 +303,7 @@ fn contains_var(ty: &Type) -> bool {
         Type::Vector(e) | Type::Ref(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => {
             contains_var(e)
         }
+        Type::Tuple(components) => components.iter().any(contains_var),
         _ => false,
     }
 }

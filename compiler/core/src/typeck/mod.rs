@@ -50,6 +50,7 @@ mod scope;
 mod specialise;
 mod storage;
 mod suggest;
+mod tuples;
 #[cfg(test)]
 mod tests;
 
@@ -97,6 +98,7 @@ pub struct CheckedProgram {
 pub fn check_program(module: Module, sources: &SourceMap, options: &TypeckOptions) -> CheckedProgram {
     let passed = function_args::specialise_function_args(module);
     let mut program = check_generic_program(passed.module, passed.notes, sources, options);
+    tuples::tuples_as_records(&mut program.module, &mut program.info);
     program.item_origins = program.item_origins.iter().map(|origin| passed.origins[*origin]).collect();
     let mut diagnostics = passed.diagnostics;
     diagnostics.append(&mut program.diagnostics);
