@@ -601,7 +601,8 @@ kernel k (out : int32 vector) (n : int32) =
         code: "E0205",
         title: "unsupported construct",
         body: r#"The construct is valid OCaml but has no meaning in GPU code, or is not part of the `.sk` language:
-`match`, `fun` inside a body, a local function (`let f x = ... in`), `let rec`, a tuple, an array literal
+`match`, `fun` inside a body, a local function of a form skc does not lift, `let rec`, a mutable tuple pattern
+(`let (a, b) = mut e in`), an array literal
 `[| ... |]` anywhere but as the value of a top-level constant, and `[%ext ...]` or `let%ext` extensions other
 than `[%kernel ...]`, `[%global ...]`, `let%shared`, `let%local` and `let%superstep`. Use `if`, top-level
 device functions and constants, and loops.
