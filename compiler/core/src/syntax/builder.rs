@@ -48,6 +48,8 @@ pub enum LetItemBody {
 /// The value of a local `let`.
 pub enum LetValue {
     Plain(ExprId),
+    /// `fun params -> body`: `let f = fun x -> e in` is the local function `let f x = e in`.
+    Function(ParamList, ExprId),
     Mutable(ExprId),
     CreateArray(ExprId, Lexeme),
 }
@@ -477,6 +479,7 @@ impl<'s> Builder<'s> {
         value: LetValue,
     ) -> Box<LetHead> {
         let params = params.filter(|p| p.written);
+        let (params, value) = self.fun_as_parameters(params, ty.is_some(), value);
         if let Some(rec) = rec {
             let span = self.lexeme_span(rec);
             self.unsupported(span, "recursion", "GPU code cannot recurse here; write a loop");
@@ -495,6 +498,27 @@ impl<'s> Builder<'s> {
         Box::new(LetHead { binder, ty, value, function: Some(params) })
     }
 
+    /// `let f [params] = fun more -> body`: the local function `let f params more = body` (as OCaml reads it).
+    /// With an annotation before `=`, which would read as the result's type, it is E0205.
+    fn fun_as_parameters(
+        &mut self,
+        params: Option<ParamList>,
+        annotated: bool,
+        value: LetValue,
+    ) -> (Option<ParamList>, LetValue) {
+        let LetValue::Function(more, body) = value else { return (params, value) };
+        if annotated {
+            let span = more.first.unwrap_or(self.module.span(body));
+            self.unsupported(span, "an annotated `let` of a `fun`", "write `let f (x : T) : R = body in`");
+            return (params, LetValue::Plain(body));
+        }
+        let mut all = params.unwrap_or_default();
+        all.first = all.first.or(more.first);
+        all.written = true;
+        all.params.extend(more.params);
+        (Some(all), LetValue::Plain(body))
+    }
+
     /// `head` comes boxed from the grammar, whose every stack slot is as wide as its widest symbol.
     #[allow(clippy::boxed_local)]
     pub fn let_(&mut self, head: Box<LetHead>, body: ExprId, l: u32, r: u32) -> ExprId {
@@ -505,6 +529,7 @@ impl<'s> Builder<'s> {
         let (kind, value) = match value {
             LetValue::Plain(value) => (LetKind::Immutable, value),
             LetValue::Mutable(value) => (LetKind::Mutable, value),
+            LetValue::Function(_, value) => (LetKind::Immutable, value),
             LetValue::CreateArray(size, space) => return self.create_array(binder, ty, size, space, body, l, r),
         };
         if let Some(components) = self.take_tuple_pattern(&binder) {
@@ -543,6 +568,31 @@ impl<'s> Builder<'s> {
             ret,
             body: function_body,
             span,
+            anonymous: false,
+        });
+        let_expr
+    }
+
+    /// `(fun params -> body)`: a local function named after its line (`fun_12`) whose `let` is the expression
+    /// itself, `let fun_12 params = body in fun_12`. `syntax::lift` lifts it; passed as an argument it names the
+    /// lifted function (a device function's function parameter then takes it), anywhere else it is E0233.
+    pub fn anonymous_function(&mut self, params: ParamList, body: ExprId, l: u32, r: u32) -> ExprId {
+        let span = self.span(l, r);
+        let line = self.text[..(l as usize).min(self.text.len())].matches('\n').count() + 1;
+        let name = Ident { name: Name::new(&format!("fun_{line}")), span };
+        let placeholder = self.module.alloc(ExprKind::Unit, span);
+        let rest = self.module.alloc(ExprKind::Var(Path { module: None, name: name.clone() }), span);
+        let binder = Binder::Name(name.clone());
+        let kind = ExprKind::Let { binder, ty: None, kind: LetKind::Immutable, value: placeholder, body: rest };
+        let let_expr = self.alloc(kind, l, r);
+        self.local_functions.push(LocalFunction {
+            let_expr,
+            name,
+            params: params.params,
+            ret: None,
+            body,
+            span,
+            anonymous: true,
         });
         let_expr
     }

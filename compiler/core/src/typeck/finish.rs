@@ -34,7 +34,14 @@ impl Checker<'_> {
 
     /// `E0209` for each local whose type still holds an unconstrained variable (reported once per variable).
     fn report_uninferred_locals(&mut self) {
+        let quiet: Vec<crate::types::LocalId> = (self.anonymous_values.iter())
+            .filter_map(|f| self.info.functions.get(f.0 as usize))
+            .flat_map(|f| f.params.iter().copied())
+            .collect();
         for index in 0..self.info.locals.len() {
+            if quiet.contains(&crate::types::LocalId(index as u32)) {
+                continue;
+            }
             let local = &self.info.locals[index];
             let unbound: Vec<_> = self
                 .vars
