@@ -371,7 +371,11 @@ impl TypeInfo {
                 let inner = self.display(c);
                 let nested = matches!(c, Type::Tuple(_))
                     || matches!(c, Type::Record(r) if self.records.get(r.0 as usize).is_some_and(|r| r.tuple));
-                if nested { format!("({inner})") } else { inner }
+                if nested {
+                    format!("({inner})")
+                } else {
+                    inner
+                }
             })
             .collect();
         shown.join(" * ")

@@ -25,7 +25,8 @@ fn tuples_carry_each_component() {
         Arg::Vector(Buffer::new(ValueType::Scalar(Scalar::Int32), 2 * n)),
         Arg::i32(n as i32),
     ];
-    let outcome = launch(&program(), "tuples", &Geometry::linear(2, 256), &mut args, &Options::default()).expect("launch");
+    let outcome =
+        launch(&program(), "tuples", &Geometry::linear(2, 256), &mut args, &Options::default()).expect("launch");
     let reports: Vec<String> = outcome.reports.iter().map(|r| r.diagnostic.message.clone()).collect();
     assert!(outcome.completed && reports.is_empty(), "{reports:?}");
     let out = args[3].buffer().expect("out").as_f32();

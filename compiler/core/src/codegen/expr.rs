@@ -67,7 +67,9 @@ impl FnLowering<'_, '_> {
                 CExpr::constant(self.g.ctypes.default_value(self.g.ty(e)))
             }
             // The type checker rewrites every tuple into a record; none reaches here.
-            ExprKind::Tuple(_) | ExprKind::Error => CExpr::constant(format!("{} /* error */", self.g.ctypes.default_value(self.g.ty(e)))),
+            ExprKind::Tuple(_) | ExprKind::Error => {
+                CExpr::constant(format!("{} /* error */", self.g.ctypes.default_value(self.g.ty(e))))
+            }
             // No wildcard: a new kind of expression must be placed on one side or the other.
             ExprKind::If { .. }
             | ExprKind::For { .. }

@@ -42,7 +42,11 @@ impl<'a> Checker<'a> {
                 };
                 let matches = self.expect_type_because(value, &found, &expected, why);
                 // A value that does not match a tuple pattern leaves its components unknown: errors, not E0209s.
-                if destructured && !matches { Type::Error } else { expected }
+                if destructured && !matches {
+                    Type::Error
+                } else {
+                    expected
+                }
             }
             None => found,
         };

@@ -50,9 +50,9 @@ mod scope;
 mod specialise;
 mod storage;
 mod suggest;
-mod tuples;
 #[cfg(test)]
 mod tests;
+mod tuples;
 
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceMap, Span};

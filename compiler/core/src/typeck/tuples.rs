@@ -154,7 +154,9 @@ impl TupleRecords {
             Type::Array { elem, space, size } => {
                 Type::Array { elem: Arc::new(self.convert(info, elem)), space: *space, size: *size }
             }
-            Type::ConstArray { elem, size } => Type::ConstArray { elem: Arc::new(self.convert(info, elem)), size: *size },
+            Type::ConstArray { elem, size } => {
+                Type::ConstArray { elem: Arc::new(self.convert(info, elem)), size: *size }
+            }
             other => other.clone(),
         }
     }
