@@ -27,7 +27,8 @@ impl Builder<'_> {
         id
     }
 
-    /// `float32 * int32 * ...`.
+    /// `float32 * int32 * ...`; `first` and `rest` come boxed from the grammar's type rules.
+    #[allow(clippy::boxed_local, clippy::vec_box)]
     pub fn tuple_type(&mut self, first: Box<TypeExpr>, rest: Vec<Box<TypeExpr>>) -> Box<TypeExpr> {
         Box::new(TypeExpr::Tuple(std::iter::once(*first).chain(rest.into_iter().map(|t| *t)).collect()))
     }
