@@ -19,8 +19,8 @@
 //! parser) that is lifted where it is written. As an argument of a call it becomes the lifted function's name,
 //! which a device function's function parameter takes (`typeck::function_args` makes the instance
 //! `reduce_block__fun_12`); it must then use no variable around it (E0205: its captures would have to travel
-//! with it into the instance). Anywhere else (bound by `let`, returned, stored) it is a function used as a
-//! value: E0233.
+//! with it into the instance). Anywhere else (bound by `let`, returned, stored) it names the lifted function too,
+//! which the type checker reports as a function used as a value (E0233).
 
 use crate::diagnostic::Diagnostic;
 use crate::fxhash::{FxHashMap, FxHashSet};
@@ -220,13 +220,11 @@ impl Lifter<'_> {
             return;
         }
         match self.lookup(&path.name.name) {
+            // An anonymous function anywhere but an argument: it names the lifted function, which the type checker
+            // reports as a function used as a value (E0233).
             Some((_, Entry { binding: Binding::Function(index), .. })) if self.functions[*index].anonymous => {
-                let d = Diagnostic::error("E0233", "an anonymous function used as a value")
-                    .primary(path.name.span, "only an argument of a device function's function parameter")
-                    .note("a function is passed to a device function and called there; it is not a value a variable holds, a function returns or an array stores")
-                    .help("pass `(fun ... -> ...)` directly as the argument, or define a named device function");
-                self.diagnostics.push(d);
-                self.module.exprs[e.index()] = ExprKind::Error;
+                let name = Ident { name: self.functions[*index].name.name.clone(), span: self.module.span(e) };
+                self.module.exprs[e.index()] = ExprKind::Var(Path { module: None, name });
             }
             Some((_, Entry { binding: Binding::Function(_), .. })) => {
                 let what = format!("the local function `{}` used as a value", path.name.name);
