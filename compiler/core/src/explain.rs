@@ -601,7 +601,9 @@ kernel k (out : int32 vector) (n : int32) =
         code: "E0205",
         title: "unsupported construct",
         body: r#"The construct is valid OCaml but has no meaning in GPU code, or is not part of the `.sk` language:
-`match`, `fun` inside a body, a local function (`let f x = ... in`), `let rec`, a tuple, an array literal
+`match`, `fun` inside a body other than an anonymous function `(fun x -> e)` or `let f = fun x -> e in`, a local
+function of a form skc does not lift, `let rec`, a mutable tuple pattern
+(`let (a, b) = mut e in`), an array literal
 `[| ... |]` anywhere but as the value of a top-level constant, and `[%ext ...]` or `let%ext` extensions other
 than `[%kernel ...]`, `[%global ...]`, `let%shared`, `let%local` and `let%superstep`. Use `if`, top-level
 device functions and constants, and loops.
@@ -1236,8 +1238,10 @@ kernel k (out : float32 vector) =
 `reduce_block` per function passed (`reduce_block__add`), which calls that function directly. That is all a
 function can do besides being called: it is not a value. Binding it to a variable, returning it, storing it in
 a vector or a record, assigning a function parameter, or giving a kernel a parameter of function type
-(`float32 -> float32`) is this error, and so is passing something other than the name of a device function or
-a builtin where a function parameter expects one. A function passed as an argument is also an error where the
+(`float32 -> float32`) is this error, and so is passing something other than the name of a device function,
+a builtin or an anonymous function (`(fun a b -> a + b)`) where a function parameter expects one. An anonymous
+function is only such an argument: bound by `let`, returned, or given to a builtin or to a parameter the callee
+does not call, it is this error too. A function passed as an argument is also an error where the
 function that receives it has a local variable of the same name in scope at the call (the call would name the
 local): rename the local.
 

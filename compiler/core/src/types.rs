@@ -54,6 +54,9 @@ pub enum Type {
     /// `T ref`: a mutable cell made by `ref e`.
     Ref(Arc<Type>),
     Record(RecordId),
+    /// `float32 * int32`: a tuple, while the type checker infers; it makes each tuple type an anonymous record
+    /// (`RecordInfo::tuple`) when it finishes, so no `Type::Tuple` reaches a later pass.
+    Tuple(Arc<[Type]>),
     /// An inference variable; none is left after `typeck` finishes (unresolved ones are defaulted).
     Var(TypeVarId),
     /// The type of an expression that had a type error (suppresses cascades).
@@ -171,6 +174,8 @@ pub struct RecordInfo {
     pub span: Span,
     /// For a vector type (`float4`...), which one: declared by the compiler, not by the program.
     pub vector: Option<crate::vectors::VectorKind>,
+    /// A tuple type's record (fields `_0`, `_1`...), made by the type checker: shown as `float32 * int32`.
+    pub tuple: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -344,9 +349,35 @@ impl TypeInfo {
             }
             Type::ConstArray { elem, size } => format!("{} constant[{}]", self.display(elem), size),
             Type::Ref(t) => format!("{} ref", self.display(t)),
-            Type::Record(r) => self.records.get(r.0 as usize).map(|r| r.name.clone()).unwrap_or("?".into()),
+            Type::Record(r) => match self.records.get(r.0 as usize) {
+                Some(record) if record.tuple => {
+                    let components: Vec<Type> = record.fields.iter().map(|(_, t)| t.clone()).collect();
+                    self.display_tuple(&components)
+                }
+                Some(record) => record.name.clone(),
+                None => "?".into(),
+            },
+            Type::Tuple(components) => self.display_tuple(components),
             Type::Var(_) => "_".into(),
             Type::Error => "{error}".into(),
         }
+    }
+
+    /// `float32 * int32`, a nested tuple in parentheses.
+    fn display_tuple(&self, components: &[Type]) -> String {
+        let shown: Vec<String> = components
+            .iter()
+            .map(|c| {
+                let inner = self.display(c);
+                let nested = matches!(c, Type::Tuple(_))
+                    || matches!(c, Type::Record(r) if self.records.get(r.0 as usize).is_some_and(|r| r.tuple));
+                if nested {
+                    format!("({inner})")
+                } else {
+                    inner
+                }
+            })
+            .collect();
+        shown.join(" * ")
     }
 }

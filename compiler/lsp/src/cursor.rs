@@ -134,6 +134,7 @@ fn type_names<'m>(ty: &'m TypeExpr, out: &mut Vec<&'m Ident>) {
         TypeExpr::Apply { arg, .. } | TypeExpr::QualifiedApply { arg, .. } => type_names(arg, out),
         TypeExpr::Sized { elem, .. } => type_names(elem, out),
         TypeExpr::Function { params, ret } => params.iter().chain([&**ret]).for_each(|t| type_names(t, out)),
+        TypeExpr::Tuple(components) => components.iter().for_each(|t| type_names(t, out)),
     }
 }
 

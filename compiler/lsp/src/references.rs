@@ -240,5 +240,6 @@ fn type_expr_names<'m>(ty: &'m TypeExpr, out: &mut Vec<&'m Ident>) {
         TypeExpr::Apply { arg, .. } | TypeExpr::QualifiedApply { arg, .. } => type_expr_names(arg, out),
         TypeExpr::Sized { elem, .. } => type_expr_names(elem, out),
         TypeExpr::Function { params, ret } => params.iter().chain([&**ret]).for_each(|t| type_expr_names(t, out)),
+        TypeExpr::Tuple(components) => components.iter().for_each(|t| type_expr_names(t, out)),
     }
 }

@@ -66,7 +66,10 @@ impl FnLowering<'_, '_> {
                 // Never reached; a value of the right type keeps the C well-formed.
                 CExpr::constant(self.g.ctypes.default_value(self.g.ty(e)))
             }
-            ExprKind::Error => CExpr::constant(format!("{} /* error */", self.g.ctypes.default_value(self.g.ty(e)))),
+            // The type checker rewrites every tuple into a record; none reaches here.
+            ExprKind::Tuple(_) | ExprKind::Error => {
+                CExpr::constant(format!("{} /* error */", self.g.ctypes.default_value(self.g.ty(e))))
+            }
             // No wildcard: a new kind of expression must be placed on one side or the other.
             ExprKind::If { .. }
             | ExprKind::For { .. }

@@ -169,6 +169,7 @@ fn emit_here(module: &Module, types: &TypeInfo, sources: &SourceMap, options: &E
         .iter()
         .map(|r| match r.vector {
             Some(kind) => kind.c_name().to_string(),
+            None if r.tuple => global_names.compiler_name(&r.name),
             None => global_names.fresh(&r.name),
         })
         .collect();
@@ -179,7 +180,8 @@ fn emit_here(module: &Module, types: &TypeInfo, sources: &SourceMap, options: &E
         .records
         .iter()
         .map(|r| {
-            if r.vector.is_some() {
+            // A vector's components are CUDA's; a tuple's fields (`_0`, `_1`) are valid member names as they are.
+            if r.vector.is_some() || r.tuple {
                 return r.fields.iter().map(|(f, _)| f.clone()).collect();
             }
             let mut fields = global_names.sibling();

@@ -550,6 +550,12 @@ impl NameAllocator {
         self.claim(base)
     }
 
+    /// A name the compiler makes in the reserved prefix (a tuple's record, `skc_tuple_float_int`), which no `.sk`
+    /// name takes (`sanitize`): kept as it is unless another such name has it.
+    pub fn compiler_name(&mut self, name: &str) -> String {
+        self.claim(name.to_string())
+    }
+
     /// A unique name for an emitter temporary (`tmp1`, `tmp2`...), spelled with the counter always present.
     ///
     /// Temporaries are never released: a temporary is often named after the block that computes its value has

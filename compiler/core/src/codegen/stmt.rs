@@ -113,6 +113,7 @@ impl FnLowering<'_, '_> {
             | ExprKind::Field { .. }
             | ExprKind::Record(_)
             | ExprKind::ArrayLit(_)
+            | ExprKind::Tuple(_)
             | ExprKind::Error => {
                 let value = self.lower_expr(e);
                 self.deliver(e, value, dest);

@@ -64,6 +64,10 @@ pub fn origin_message(origin: &Origin, names: Words) -> String {
             names.written(e)
         ),
         OriginKind::Builtin(e) => format!("`{}` is {level}", names.written(e)),
+        // The value a tuple pattern destructures has a hidden name: the label, on the pattern, says what it is.
+        OriginKind::Let(x) if names.local(x).starts_with(crate::syntax::TUPLE_VALUE_PREFIX) => {
+            format!("this tuple is bound to a {level} value here")
+        }
         OriginKind::Let(x) => format!("`{}` is bound to a {level} value here", names.local(x)),
         OriginKind::Assign(x) => format!("`{}` is assigned a {level} value here", names.local(x)),
         OriginKind::AssignInDivergence(x) => {

@@ -370,9 +370,14 @@ impl<'a> Walker<'a> {
             ExprKind::IndexSet { array, index, value } => self.element_write(*array, Some(*index), *value, span(self)),
             ExprKind::Field { record, .. } => self.expr(*record),
             ExprKind::FieldSet { record, value, .. } => self.element_write(*record, None, *value, span(self)),
+            // A record's (and so a tuple's) level is the join of its fields': a field read has the whole value's.
             ExprKind::Record(fields) => {
                 let fields: Vec<ExprId> = fields.iter().map(|(_, v)| *v).collect();
                 fields.into_iter().fold(Value::uniform(), |acc, f| acc.join(self.expr(f)))
+            }
+            ExprKind::Tuple(components) => {
+                let components = components.clone();
+                components.into_iter().fold(Value::uniform(), |acc, c| acc.join(self.expr(c)))
             }
             ExprKind::Superstep { divergent, body, .. } => self.superstep(*divergent, *body, span(self)),
             ExprKind::Annot { expr, .. } => self.expr(*expr),

@@ -73,6 +73,8 @@ pub enum TypeExpr {
     /// `float32 -> float32 -> float32`: the type of a device function passed as an argument, written only on a
     /// function's parameter (`typeck::function_args` specialises such parameters away).
     Function { params: Vec<TypeExpr>, ret: Box<TypeExpr> },
+    /// `float32 * int32`: a tuple type (ML's spelling; two components or more).
+    Tuple(Vec<TypeExpr>),
 }
 
 impl TypeExpr {
@@ -85,6 +87,10 @@ impl TypeExpr {
             }
             TypeExpr::Sized { span, .. } => *span,
             TypeExpr::Function { params, ret } => params.first().map_or(ret.span(), |p| p.span().to(ret.span())),
+            TypeExpr::Tuple(components) => match (components.first(), components.last()) {
+                (Some(first), Some(last)) => first.span().to(last.span()),
+                _ => Span::default(),
+            },
         }
     }
 }
@@ -339,6 +345,9 @@ pub enum ExprKind {
     },
     /// `{ f = e; ... }`.
     Record(Vec<(Ident, ExprId)>),
+    /// `(a, b)`: a tuple (two components or more). The type checker makes each tuple type an anonymous record
+    /// (fields `_0`, `_1`...) and rewrites this node into a `Record` of those fields, so no pass after it sees one.
+    Tuple(Vec<ExprId>),
     /// `[| a; b; c |]` (constant arrays only).
     ArrayLit(Vec<ExprId>),
     /// `superstep { body }`, `superstep ~divergent { body }`, `let%superstep name = body in`: runs `body`,
@@ -548,6 +557,7 @@ pub fn for_each_child(kind: &ExprKind, mut visit: impl FnMut(ExprId)) {
         Field { record, .. } => visit(*record),
         FieldSet { record, value, .. } => [*record, *value].into_iter().for_each(visit),
         Record(fields) => fields.iter().map(|(_, e)| *e).for_each(visit),
+        Tuple(components) => components.iter().copied().for_each(visit),
         ArrayLit(items) => items.iter().copied().for_each(visit),
         Superstep { body, .. } => visit(*body),
         Annot { expr, .. } => visit(*expr),
@@ -579,6 +589,7 @@ pub fn map_children(kind: &mut ExprKind, mut map: impl FnMut(ExprId) -> ExprId) 
         Field { record, .. } => one(record),
         FieldSet { record, value, .. } => [record, value].into_iter().for_each(one),
         Record(fields) => fields.iter_mut().map(|(_, e)| e).for_each(one),
+        Tuple(components) => components.iter_mut().for_each(one),
         ArrayLit(items) => items.iter_mut().for_each(one),
         Superstep { body, .. } => one(body),
         Annot { expr, .. } => one(expr),

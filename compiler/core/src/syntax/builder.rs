@@ -1,7 +1,7 @@
 //! The AST builder the grammar's actions call: it allocates nodes in the module's arena, turns literals and
 //! names into values, desugars Sarek's forms into the native ones (`let%superstep`, `create_array`,
-//! `let open`), reads attributes, and reports what the grammar accepts but the language does not (E0205 for
-//! recursion, tuples and unknown extensions; E0102 for literals; E0105 for assignments). Local functions are
+//! `let open`, tuple patterns), reads attributes, and reports what the grammar accepts but the language does not
+//! (E0205 for recursion and unknown extensions; E0102 for literals; E0105 for assignments). Local functions are
 //! recorded for `syntax::lift`.
 
 use lalrpop_util::ErrorRecovery;
@@ -16,8 +16,10 @@ use crate::syntax::operators::{self, Chain, Operator};
 
 mod launch_contract;
 mod record_update;
+mod tuples;
 use launch_contract::is_contract_attribute;
 pub use record_update::COPY_NAME as RECORD_UPDATE_COPY;
+pub use tuples::TUPLE_VALUE_PREFIX;
 
 /// Parameters as written; `written` is set by `()` too (`let f () = ...` is a function without parameters).
 #[derive(Default)]
@@ -46,6 +48,8 @@ pub enum LetItemBody {
 /// The value of a local `let`.
 pub enum LetValue {
     Plain(ExprId),
+    /// `fun params -> body`: `let f = fun x -> e in` is the local function `let f x = e in`.
+    Function(ParamList, ExprId),
     Mutable(ExprId),
     CreateArray(ExprId, Lexeme),
 }
@@ -80,12 +84,13 @@ pub struct Builder<'s> {
     /// Local functions (`let f x = e in rest`), in the order they were parsed: `syntax::lift` makes each a
     /// top-level function.
     local_functions: Vec<LocalFunction>,
-    /// Tuples (`(16, 17)`) and their components, by the error node that stands for each: the sizes of a
-    /// multi-dimensional array take theirs, and the rest are reported as unsupported when parsing ends.
+    /// Tuples (`(16, 17)`) and their components, by their node: the sizes of a multi-dimensional array take
+    /// theirs (`let_array_extension`).
     pending_tuples: Vec<(ExprId, Vec<ExprId>)>,
-    /// The spans of tuple patterns (`let (a, b) = ...`), already reported: a tuple value bound by one is not
-    /// reported again (one error per statement).
-    tuple_binders: Vec<Span>,
+    /// Tuple patterns (`let (a, b) = ...`) by their span, which the wildcard binder standing for each carries.
+    tuple_binders: Vec<(Span, tuples::TupleComponents)>,
+    /// How many hidden variables tuple patterns have bound (each gets its own name).
+    tuple_names: u32,
 }
 
 impl<'s> Builder<'s> {
@@ -104,6 +109,7 @@ impl<'s> Builder<'s> {
             local_functions: Vec::new(),
             pending_tuples: Vec::new(),
             tuple_binders: Vec::new(),
+            tuple_names: 0,
         }
     }
 
@@ -112,10 +118,6 @@ impl<'s> Builder<'s> {
         for (id, d) in std::mem::take(&mut self.pending_literals) {
             self.module.exprs[id.index()] = ExprKind::Error;
             self.diagnostics.push(d);
-        }
-        for (id, _) in std::mem::take(&mut self.pending_tuples) {
-            let span = self.module.expr_spans[id.index()];
-            self.unsupported(span, "a tuple", "pass or bind each component on its own");
         }
         self.diagnostics.append(&mut self.attribute_errors);
         (self.diagnostics, self.recoveries, self.local_functions)
@@ -335,20 +337,6 @@ impl<'s> Builder<'s> {
         self.alloc(ExprKind::Annot { expr, ty }, l, r)
     }
 
-    /// `(a, b, ...)`: an error node unless it is the size of a multi-dimensional array (`let_array_extension`).
-    pub fn tuple(&mut self, first: ExprId, rest: Vec<ExprId>, l: u32, r: u32) -> ExprId {
-        let id = self.alloc(ExprKind::Error, l, r);
-        let mut components = vec![first];
-        components.extend(rest);
-        self.pending_tuples.push((id, components));
-        id
-    }
-
-    /// Is `binder` a tuple pattern (reported by `tuple_binder`)?
-    fn binds_a_tuple(&self, binder: &Binder) -> bool {
-        matches!(binder, Binder::Wildcard(span) if self.tuple_binders.contains(span))
-    }
-
     /// The components of the tuple `id` stands for, if it is one nothing has taken yet.
     fn take_tuple(&mut self, id: ExprId) -> Option<Vec<ExprId>> {
         let at = self.pending_tuples.iter().rposition(|(t, _)| *t == id)?;
@@ -480,13 +468,6 @@ impl<'s> Builder<'s> {
         (binder, ty.or(inner))
     }
 
-    pub fn tuple_binder(&mut self, l: u32, r: u32) -> (Binder, Option<Box<TypeExpr>>) {
-        let span = self.span(l, r);
-        self.unsupported(span, "a tuple", "bind each component with its own `let`");
-        self.tuple_binders.push(span);
-        (Binder::Wildcard(span), None)
-    }
-
     /// `let [rec] binder [params] [: T] = value`: recursion is reported (E0205) and the binding kept without
     /// its parameters; a local function (parameters, no `rec`) is kept for `syntax::lift`.
     pub fn let_head(
@@ -498,6 +479,7 @@ impl<'s> Builder<'s> {
         value: LetValue,
     ) -> Box<LetHead> {
         let params = params.filter(|p| p.written);
+        let (params, value) = self.fun_as_parameters(params, ty.is_some(), value);
         if let Some(rec) = rec {
             let span = self.lexeme_span(rec);
             self.unsupported(span, "recursion", "GPU code cannot recurse here; write a loop");
@@ -516,6 +498,27 @@ impl<'s> Builder<'s> {
         Box::new(LetHead { binder, ty, value, function: Some(params) })
     }
 
+    /// `let f [params] = fun more -> body`: the local function `let f params more = body` (as OCaml reads it).
+    /// With an annotation before `=`, which would read as the result's type, it is E0205.
+    fn fun_as_parameters(
+        &mut self,
+        params: Option<ParamList>,
+        annotated: bool,
+        value: LetValue,
+    ) -> (Option<ParamList>, LetValue) {
+        let LetValue::Function(more, body) = value else { return (params, value) };
+        if annotated {
+            let span = more.first.unwrap_or(self.module.span(body));
+            self.unsupported(span, "an annotated `let` of a `fun`", "write `let f (x : T) : R = body in`");
+            return (params, LetValue::Plain(body));
+        }
+        let mut all = params.unwrap_or_default();
+        all.first = all.first.or(more.first);
+        all.written = true;
+        all.params.extend(more.params);
+        (Some(all), LetValue::Plain(body))
+    }
+
     /// `head` comes boxed from the grammar, whose every stack slot is as wide as its widest symbol.
     #[allow(clippy::boxed_local)]
     pub fn let_(&mut self, head: Box<LetHead>, body: ExprId, l: u32, r: u32) -> ExprId {
@@ -526,11 +529,15 @@ impl<'s> Builder<'s> {
         let (kind, value) = match value {
             LetValue::Plain(value) => (LetKind::Immutable, value),
             LetValue::Mutable(value) => (LetKind::Mutable, value),
+            LetValue::Function(_, value) => (LetKind::Immutable, value),
             LetValue::CreateArray(size, space) => return self.create_array(binder, ty, size, space, body, l, r),
         };
-        if self.binds_a_tuple(&binder) {
-            // `let (a, b) = (x, y) in`: one error, the pattern's.
-            let _reported_with_the_pattern = self.take_tuple(value);
+        if let Some(components) = self.take_tuple_pattern(&binder) {
+            if kind == LetKind::Mutable {
+                let what = "a mutable tuple pattern";
+                self.unsupported(binder.span(), what, "bind the components, then copy each into a `mut` variable");
+            }
+            return self.let_tuple(binder.span(), components, ty, value, body, l, r);
         }
         self.alloc(ExprKind::Let { binder, ty, kind, value, body }, l, r)
     }
@@ -561,6 +568,31 @@ impl<'s> Builder<'s> {
             ret,
             body: function_body,
             span,
+            anonymous: false,
+        });
+        let_expr
+    }
+
+    /// `(fun params -> body)`: a local function named after its line (`fun_12`) whose `let` is the expression
+    /// itself, `let fun_12 params = body in fun_12`. `syntax::lift` lifts it; passed as an argument it names the
+    /// lifted function (a device function's function parameter then takes it), anywhere else it is E0233.
+    pub fn anonymous_function(&mut self, params: ParamList, body: ExprId, l: u32, r: u32) -> ExprId {
+        let span = self.span(l, r);
+        let line = self.text[..(l as usize).min(self.text.len())].matches('\n').count() + 1;
+        let name = Ident { name: Name::new(&format!("fun_{line}")), span };
+        let placeholder = self.module.alloc(ExprKind::Unit, span);
+        let rest = self.module.alloc(ExprKind::Var(Path { module: None, name: name.clone() }), span);
+        let binder = Binder::Name(name.clone());
+        let kind = ExprKind::Let { binder, ty: None, kind: LetKind::Immutable, value: placeholder, body: rest };
+        let let_expr = self.alloc(kind, l, r);
+        self.local_functions.push(LocalFunction {
+            let_expr,
+            name,
+            params: params.params,
+            ret: None,
+            body,
+            span,
+            anonymous: true,
         });
         let_expr
     }

@@ -33,9 +33,13 @@ pub fn report(text: &str, file: FileId, tokens: &[Lexeme], recoveries: Vec<Recov
         let expected = Expected::new(&expected);
         let diagnostic = if matches!(found.token, Token::Match | Token::Fun) && expected.expression {
             quiet_until = reporter.next_item_start(found);
+            let help = match found.token {
+                Token::Fun => "an anonymous function is written in parentheses, `(fun x -> e)`, as the argument of a device function's function parameter; otherwise use a top-level or local function",
+                _ => "use `if` and top-level functions",
+            };
             Diagnostic::error("E0205", "this construct inside a kernel is not supported")
                 .primary(reporter.span(found), "this construct inside a kernel")
-                .help("use `if` and top-level functions")
+                .help(help)
         } else {
             reporter.unexpected(found, &expected)
         };

@@ -14,6 +14,13 @@
 //! The lifted function keeps the local name when no top-level item and no other lifted function has it, else it
 //! is `outer_f` (with a number if that is taken too). Its body keeps its spans, so diagnostics point into the
 //! kernel where the function was written.
+//!
+//! An anonymous function, `(fun a b -> body)`, is a local function named after its line (`fun_12`, from the
+//! parser) that is lifted where it is written. As an argument of a call it becomes the lifted function's name,
+//! which a device function's function parameter takes (`typeck::function_args` makes the instance
+//! `reduce_block__fun_12`); it must then use no variable around it (E0205: its captures would have to travel
+//! with it into the instance). Anywhere else (bound by `let`, returned, stored) it names the lifted function too,
+//! which the type checker reports as a function used as a value (E0233).
 
 use crate::diagnostic::Diagnostic;
 use crate::fxhash::{FxHashMap, FxHashSet};
@@ -31,6 +38,8 @@ pub struct LocalFunction {
     pub ret: Option<TypeExpr>,
     pub body: ExprId,
     pub span: Span,
+    /// `(fun params -> body)`: its `let`'s body is the function's name alone.
+    pub anonymous: bool,
 }
 
 /// Lifts the local functions of the items from `first_item` on; a lifted function goes right before the item
@@ -101,6 +110,7 @@ struct Lifted {
     name: Ident,
     captures: Vec<(u32, Name)>,
     unit_call: bool,
+    anonymous: bool,
 }
 
 struct Lifter<'m> {
@@ -180,14 +190,16 @@ impl Lifter<'_> {
                 self.walk(body, outer);
                 self.scope.truncate(depth);
             }
-            ExprKind::Var(path) => self.var(&path),
+            ExprKind::Var(path) => self.var(e, &path),
             ExprKind::Assign { target, value } => {
                 self.walk(value, outer);
                 self.assign(&target);
             }
             ExprKind::Call { callee, args } => {
                 for &arg in &args {
-                    if !self.passed_function(arg) {
+                    if self.locals.get(&arg).is_some_and(|l| l.anonymous) {
+                        self.anonymous_argument(arg, outer);
+                    } else if !self.passed_function(arg) {
                         self.walk(arg, outer);
                     }
                 }
@@ -203,11 +215,17 @@ impl Lifter<'_> {
         }
     }
 
-    fn var(&mut self, path: &Path) {
+    fn var(&mut self, e: ExprId, path: &Path) {
         if path.module.is_some() {
             return;
         }
         match self.lookup(&path.name.name) {
+            // An anonymous function anywhere but an argument: it names the lifted function, which the type checker
+            // reports as a function used as a value (E0233).
+            Some((_, Entry { binding: Binding::Function(index), .. })) if self.functions[*index].anonymous => {
+                let name = Ident { name: self.functions[*index].name.name.clone(), span: self.module.span(e) };
+                self.module.exprs[e.index()] = ExprKind::Var(Path { module: None, name });
+            }
             Some((_, Entry { binding: Binding::Function(_), .. })) => {
                 let what = format!("the local function `{}` used as a value", path.name.name);
                 self.error(path.name.span, what, "a local function can only be called", "call it with its arguments");
@@ -306,13 +324,47 @@ impl Lifter<'_> {
         self.module.exprs[e.index()] = ExprKind::Call { callee: Path { module: None, name }, args: leading };
     }
 
+    /// `(fun params -> body)` as an argument: lifted, and the argument names the lifted function; one that uses
+    /// variables around it is E0205.
+    fn anonymous_argument(&mut self, arg: ExprId, outer: &Name) {
+        let index = self.lift_definition(arg, outer);
+        let lifted = &self.functions[index];
+        let span = self.module.span(arg);
+        if let Some((_, first)) = lifted.captures.first() {
+            let what = format!("an anonymous function that uses `{first}`, a variable around it,");
+            self.error(
+                span,
+                what,
+                "an anonymous function passed as an argument uses only its parameters, constants and functions",
+                "pass what it uses as arguments where the function is called, or define a device function that takes it as a parameter",
+            );
+            self.module.exprs[arg.index()] = ExprKind::Error;
+            return;
+        }
+        let name = Ident { name: lifted.name.name.clone(), span };
+        self.module.exprs[arg.index()] = ExprKind::Var(Path { module: None, name });
+    }
+
     /// `let f params = function_body in rest`: lifts `f`, then walks `rest` with `f` in scope, and puts `rest`
     /// in the `let`'s place.
     fn lift(&mut self, e: ExprId, outer: &Name) {
-        let local = self.locals.remove(&e).expect("a recorded local function");
         let ExprKind::Let { body: rest, .. } = self.module.exprs[e.index()].clone() else {
             unreachable!("a local function is recorded at its `let`")
         };
+        let local_name = self.locals[&e].name.name.clone();
+        let index = self.lift_definition(e, outer);
+        // The rest, with `f` in scope; the `let` becomes the rest itself.
+        let depth = self.scope.len();
+        self.bind(&local_name, Binding::Function(index));
+        self.walk(rest, outer);
+        self.scope.truncate(depth);
+        self.module.exprs[e.index()] = self.module.exprs[rest.index()].clone();
+    }
+
+    /// Lifts the local function recorded at `e` (its body walked in the scope of its definition); returns its
+    /// index in `functions`.
+    fn lift_definition(&mut self, e: ExprId, outer: &Name) -> usize {
+        let local = self.locals.remove(&e).expect("a recorded local function");
         // The body, in the scope of the definition plus the parameters.
         let depth = self.scope.len();
         self.frames.push(Frame { base: depth, captures: Vec::new() });
@@ -343,14 +395,8 @@ impl Lifter<'_> {
         nested_lifted.push(Item::Function(function));
         self.lifted = nested_lifted;
         let captures = frame.captures.into_iter().map(|(id, n, _)| (id, n)).collect();
-        self.functions.push(Lifted { name, captures, unit_call });
-        let index = self.functions.len() - 1;
-        // The rest, with `f` in scope; the `let` becomes the rest itself.
-        let depth = self.scope.len();
-        self.bind(&local.name.name, Binding::Function(index));
-        self.walk(rest, outer);
-        self.scope.truncate(depth);
-        self.module.exprs[e.index()] = self.module.exprs[rest.index()].clone();
+        self.functions.push(Lifted { name, captures, unit_call, anonymous: local.anonymous });
+        self.functions.len() - 1
     }
 
     /// The local name when it is free, else `outer_name`, then `outer_name_2`, ...

@@ -135,6 +135,7 @@ impl Checker<'_> {
     fn field_type(&mut self, record: ExprId, record_ty: &Type, field: &Ident) -> Option<Type> {
         let id = match self.vars.resolve(record_ty) {
             Type::Record(id) => id,
+            Type::Tuple(components) => return self.tuple_component(record, &components, field),
             Type::Error => return None,
             Type::Var(_) if self.vars.class_of(record_ty) == Some(Class::Any) => {
                 let Some(id) = self.record_with_field(&field.name) else {

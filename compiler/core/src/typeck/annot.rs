@@ -45,6 +45,7 @@ impl Checker<'_> {
                 let size = self.constant_array_size(*size);
                 Type::Array { elem: Arc::new(elem), space: MemorySpace::Local, size }
             }
+            TypeExpr::Tuple(components) => Type::Tuple(components.iter().map(|c| self.lower_component(c)).collect()),
             TypeExpr::Function { .. } => {
                 let d = Diagnostic::error("E0233", "a function type where a value's type is expected")
                     .primary(ty.span(), "only a device function's parameter can be a function")
@@ -53,6 +54,20 @@ impl Checker<'_> {
                 Type::Error
             }
         }
+    }
+
+    /// A tuple type's component: E0219 for one that is not stored by value (an array, a vector, a `ref`, `unit`).
+    fn lower_component(&mut self, ty: &TypeExpr) -> Type {
+        let lowered = self.lower_type(ty);
+        if !super::tuples::is_stored_by_value(&lowered) {
+            let shown = self.info.display(&lowered);
+            let d = Diagnostic::error("E0219", format!("a tuple's component cannot have type {shown}"))
+                .primary(ty.span(), "this type has no representation in memory")
+                .note("a tuple's components are scalars, records and tuples, stored by value");
+            self.diagnostics.push(d);
+            return Type::Error;
+        }
+        lowered
     }
 
     /// The element type of an array declaration: `float32`, or Sarek's `float32 array`.
@@ -64,6 +79,10 @@ impl Checker<'_> {
     }
 
     fn named_type(&mut self, name: &Ident) -> Type {
+        // `_`: a type left to inference (a tuple pattern's annotation is `_ * _`).
+        if name.name == "_" {
+            return self.vars.fresh(Class::Any);
+        }
         if let Some((_, ty)) = SCALAR_TYPES.iter().find(|(n, _)| *n == name.name) {
             return ty.clone();
         }

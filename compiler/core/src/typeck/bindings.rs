@@ -31,12 +31,22 @@ impl<'a> Checker<'a> {
         body: ExprId,
     ) -> Type {
         let found = self.check_expr(value);
+        let destructured = matches!(binder, Binder::Name(n) if n.name.starts_with(crate::syntax::TUPLE_VALUE_PREFIX));
         let declared = match annotation {
             Some(annotation) => {
                 let expected = self.lower_type(annotation);
-                let why = Because::of(annotation.span(), "expected because of this annotation");
-                self.expect_type_because(value, &found, &expected, why);
-                expected
+                let why = match destructured {
+                    // The annotation of the value a tuple pattern destructures is the pattern's (`_ * _`).
+                    true => Because::of(binder.span(), "expected because of this tuple pattern"),
+                    false => Because::of(annotation.span(), "expected because of this annotation"),
+                };
+                let matches = self.expect_type_because(value, &found, &expected, why);
+                // A value that does not match a tuple pattern leaves its components unknown: errors, not E0209s.
+                if destructured && !matches {
+                    Type::Error
+                } else {
+                    expected
+                }
             }
             None => found,
         };

@@ -98,6 +98,16 @@ impl Checker<'_> {
     /// A device function named where a value is expected: functions are only called, or passed to a device
     /// function's function parameter (`typeck::function_args`).
     fn report_function_not_called(&mut self, path: &Path, f: FunctionId) {
+        // An anonymous function (`syntax::lift` names it, at its own span) given where no function parameter is.
+        if self.function_name_span(f) == Some(path.span()) {
+            let d = Diagnostic::error("E0233", "an anonymous function used as a value")
+                .primary(path.span(), "not an argument of a device function's function parameter")
+                .note("an anonymous function is passed to a device function that calls it; a builtin, a parameter that is not called, a variable or a result cannot take one")
+                .help("compute the value here, or pass the function to a device function that calls it");
+            self.diagnostics.push(d);
+            self.anonymous_values.push(f);
+            return;
+        }
         let count = self.info.functions.get(f.0 as usize).map(|f| f.params.len()).unwrap_or(0);
         let help = if count == 0 {
             format!("call it: `{} ()`", path.display())

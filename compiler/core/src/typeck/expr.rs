@@ -60,6 +60,7 @@ impl<'a> Checker<'a> {
             ExprKind::Field { record, field } => self.check_field(*record, field),
             ExprKind::FieldSet { record, field, value } => self.check_field_set(*record, field, *value),
             ExprKind::Record(fields) => self.check_record_literal(id, fields),
+            ExprKind::Tuple(components) => self.check_tuple(components),
             ExprKind::ArrayLit(items) => self.check_array_literal(id, items),
             ExprKind::Superstep { body, .. } => self.check_superstep(*body),
             ExprKind::Annot { expr, ty } => self.check_annot(*expr, ty),

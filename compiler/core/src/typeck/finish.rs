@@ -23,6 +23,7 @@ impl Checker<'_> {
         self.check_returned_cells();
         self.check_kernel_params();
         self.check_stored_types();
+        self.check_tuple_components();
         self.check_float_literals();
         self.type_orphans();
         self.substitute_all();
@@ -33,7 +34,14 @@ impl Checker<'_> {
 
     /// `E0209` for each local whose type still holds an unconstrained variable (reported once per variable).
     fn report_uninferred_locals(&mut self) {
+        let quiet: Vec<crate::types::LocalId> = (self.anonymous_values.iter())
+            .filter_map(|f| self.info.functions.get(f.0 as usize))
+            .flat_map(|f| f.params.iter().copied())
+            .collect();
         for index in 0..self.info.locals.len() {
+            if quiet.contains(&crate::types::LocalId(index as u32)) {
+                continue;
+            }
             let local = &self.info.locals[index];
             let unbound: Vec<_> = self
                 .vars
@@ -227,6 +235,7 @@ impl<'v> FinalTypes<'v> {
             {
                 self.of_element(Arc::as_ptr(e), ty)
             }
+            Type::Tuple(_) if contains_var(ty) => final_type(self.vars, ty),
             _ => ty.clone(),
         }
     }
@@ -290,6 +299,7 @@ fn strip_vars(ty: Type) -> Type {
             Type::Array { elem: Arc::new(strip_vars(Type::clone(&elem))), space, size }
         }
         Type::ConstArray { elem, size } => Type::ConstArray { elem: Arc::new(strip_vars(Type::clone(&elem))), size },
+        Type::Tuple(components) => Type::Tuple(components.iter().map(|c| strip_vars(c.clone())).collect()),
         other => other,
     }
 }
@@ -300,6 +310,7 @@ fn contains_var(ty: &Type) -> bool {
         Type::Vector(e) | Type::Ref(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => {
             contains_var(e)
         }
+        Type::Tuple(components) => components.iter().any(contains_var),
         _ => false,
     }
 }

@@ -90,6 +90,7 @@ fn substitute(ty: &Type, map: &[(TypeVarId, Type)]) -> Type {
         Type::Vector(e) | Type::Ref(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => {
             with_element(ty, substitute(e, map))
         }
+        Type::Tuple(components) => Type::Tuple(components.iter().map(|c| substitute(c, map)).collect()),
         other => other.clone(),
     }
 }
@@ -99,6 +100,7 @@ fn concrete(ty: &Type) -> bool {
     match ty {
         Type::Var(_) | Type::Error => false,
         Type::Vector(e) | Type::Ref(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => concrete(e),
+        Type::Tuple(components) => components.iter().all(concrete),
         _ => true,
     }
 }
@@ -373,6 +375,7 @@ fn collect_vars(ty: &Type, out: &mut Vec<TypeVarId>) {
         Type::Vector(e) | Type::Ref(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => {
             collect_vars(e, out)
         }
+        Type::Tuple(components) => components.iter().for_each(|c| collect_vars(c, out)),
         _ => {}
     }
 }
@@ -397,6 +400,7 @@ pub(crate) fn mentions(ty: &Type, variables: &[TypeVarId]) -> bool {
         Type::Vector(e) | Type::Ref(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => {
             mentions(e, variables)
         }
+        Type::Tuple(components) => components.iter().any(|c| mentions(c, variables)),
         _ => false,
     }
 }

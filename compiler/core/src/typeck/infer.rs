@@ -200,6 +200,14 @@ impl VarTable {
 
     /// The zonked form of a resolved type, or `None` when zonking changes nothing (so nothing is rebuilt).
     fn zonk_inner(&self, ty: &Type) -> Option<Type> {
+        if let Type::Tuple(components) = ty {
+            let zonked: Vec<Option<Type>> = components.iter().map(|c| self.zonk_component(c)).collect();
+            if zonked.iter().all(Option::is_none) {
+                return None;
+            }
+            let rebuilt = zonked.into_iter().zip(components.iter()).map(|(z, c)| z.unwrap_or_else(|| c.clone()));
+            return Some(Type::Tuple(rebuilt.collect()));
+        }
         let elem = match ty {
             Type::Vector(e) | Type::Ref(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => e,
             _ => return None,
@@ -211,6 +219,16 @@ impl VarTable {
             None => resolved.clone(),
         };
         Some(with_element(ty, zonked))
+    }
+
+    /// A tuple's component zonked, or `None` when zonking changes nothing.
+    fn zonk_component(&self, component: &Type) -> Option<Type> {
+        let resolved = self.resolve_ref(component);
+        match self.zonk_inner(resolved) {
+            Some(zonked) => Some(zonked),
+            None if std::ptr::eq(resolved, component) => None,
+            None => Some(resolved.clone()),
+        }
     }
 
     /// The unbound variables in `ty`, in order of appearance.
@@ -234,6 +252,7 @@ impl VarTable {
             }
             Type::Vector(e) | Type::Ref(e) => self.collect_unbound(e, out),
             Type::Array { elem, .. } | Type::ConstArray { elem, .. } => self.collect_unbound(elem, out),
+            Type::Tuple(components) => components.iter().for_each(|c| self.collect_unbound(c, out)),
             _ => {}
         }
     }
@@ -278,6 +297,7 @@ impl VarTable {
             Type::Var(v) => self.elem(*v).is_some_and(|e| self.occurs(var, e, depth + 1)),
             Type::Vector(e) | Type::Ref(e) => self.occurs(var, e, depth + 1),
             Type::Array { elem, .. } | Type::ConstArray { elem, .. } => self.occurs(var, elem, depth + 1),
+            Type::Tuple(components) => components.iter().any(|c| self.occurs(var, c, depth + 1)),
             _ => false,
         }
     }
@@ -313,6 +333,10 @@ impl VarTable {
             (Type::Vector(x), Type::Vector(y)) | (Type::Ref(x), Type::Ref(y)) => self.unify(&x, &y),
             (Type::Array { elem: x, .. }, Type::Array { elem: y, .. }) => self.unify(&x, &y),
             (Type::ConstArray { elem: x, .. }, Type::ConstArray { elem: y, .. }) => self.unify(&x, &y),
+            (Type::Tuple(x), Type::Tuple(y)) => {
+                // Every component, even after a mismatch, so that each binds what it can.
+                x.len() == y.len() && x.iter().zip(y.iter()).fold(true, |all, (x, y)| self.unify(x, y) && all)
+            }
             (x, y) => x == y,
         }
     }

@@ -51,7 +51,7 @@ impl<'a> Checker<'a> {
         let span = self.module.expr_spans.first().map(|s| Span { end: s.start, ..*s }).unwrap_or_default();
         for kind in VectorKind::ALL {
             let name = String::from(kind.name());
-            self.info.records.push(RecordInfo { name, fields: kind.fields(), span, vector: Some(kind) });
+            self.info.records.push(RecordInfo { name, fields: kind.fields(), span, vector: Some(kind), tuple: false });
         }
     }
 
@@ -113,6 +113,7 @@ impl<'a> Checker<'a> {
             fields: Vec::new(),
             span,
             vector: None,
+            tuple: false,
         });
         if is_bogus_name(&name.name) {
             return ItemRef::Record(id);
@@ -382,5 +383,6 @@ pub(crate) fn first_type_variable(ty: &TypeExpr) -> Option<&Ident> {
         TypeExpr::Function { params, ret } => {
             params.iter().find_map(first_type_variable).or_else(|| first_type_variable(ret))
         }
+        TypeExpr::Tuple(components) => components.iter().find_map(first_type_variable),
     }
 }

@@ -52,6 +52,7 @@ mod storage;
 mod suggest;
 #[cfg(test)]
 mod tests;
+mod tuples;
 
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceMap, Span};
@@ -97,6 +98,7 @@ pub struct CheckedProgram {
 pub fn check_program(module: Module, sources: &SourceMap, options: &TypeckOptions) -> CheckedProgram {
     let passed = function_args::specialise_function_args(module);
     let mut program = check_generic_program(passed.module, passed.notes, sources, options);
+    tuples::tuples_as_records(&mut program.module, &mut program.info);
     program.item_origins = program.item_origins.iter().map(|origin| passed.origins[*origin]).collect();
     let mut diagnostics = passed.diagnostics;
     diagnostics.append(&mut program.diagnostics);
@@ -245,6 +247,8 @@ pub(crate) struct Checker<'a> {
     /// For each item, if it is an instance of a generic function used at several types, how it is named in
     /// the diagnostics of its body.
     pub(crate) instance_notes: Vec<Option<String>>,
+    /// Anonymous functions reported as values (E0233): their parameters' types are not reported unknown too.
+    pub(crate) anonymous_values: Vec<FunctionId>,
     /// The deferred checks (indices in `deferred`) that the body of an instance queued, with its note.
     pub(crate) deferred_instances: Vec<(std::ops::Range<usize>, String)>,
     /// Vectors of argument types given back after a call is checked, reused by the next call.
@@ -287,6 +291,7 @@ impl<'a> Checker<'a> {
             suggestions_left: std::cell::Cell::new(suggest::MAX_SEARCHES),
             generics: generic::Generics::default(),
             instance_notes: Vec::new(),
+            anonymous_values: Vec::new(),
             deferred_instances: Vec::new(),
             spare_types: Vec::new(),
             type_variables: None,

@@ -124,6 +124,9 @@ fn type_expr(ty: &Type, span: Span, records: &[String]) -> Option<TypeExpr> {
         Type::Ref(e) => apply(e, "ref"),
         Type::Vector(e) => apply(e, "vector"),
         Type::Record(r) => named(records.get(r.0 as usize)?),
+        Type::Tuple(components) => {
+            Some(TypeExpr::Tuple(components.iter().map(|c| type_expr(c, span, records)).collect::<Option<Vec<_>>>()?))
+        }
         _ => None,
     }
 }

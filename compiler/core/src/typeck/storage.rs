@@ -24,7 +24,7 @@ impl Checker<'_> {
             let Some(info) = self.info.records.get(id.0 as usize) else { continue };
             for (name, ty) in &info.fields {
                 let ty = self.vars.zonk(ty);
-                let is_value = ty.is_numeric() || matches!(ty, Type::Bool | Type::Record(_) | Type::Error);
+                let is_value = super::tuples::is_stored_by_value(&ty);
                 if let (false, Some((field, _))) =
                     (is_value, decl.fields.iter().find(|(f, _)| f.name.as_str() == name.as_str()))
                 {
@@ -32,7 +32,7 @@ impl Checker<'_> {
                     found.push((
                         field.span,
                         format!("the record field `{name}` cannot have type {shown}"),
-                        "a record's fields are scalars and records, stored by value",
+                        "a record's fields are scalars, records and tuples, stored by value",
                     ));
                 }
             }

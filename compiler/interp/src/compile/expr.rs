@@ -113,7 +113,8 @@ impl FnCompiler<'_, '_> {
                 self.trap_message("an array literal outside a constant".into(), e);
                 self.zero
             }
-            ExprKind::Error => {
+            // The type checker makes every tuple a record literal: none is left to run.
+            ExprKind::Tuple(_) | ExprKind::Error => {
                 self.trap_message("a syntax error".into(), e);
                 self.zero
             }
