@@ -213,11 +213,14 @@ pub fn apply(
                 let ty = define.unwrap_or_else(|| default.clone());
                 renamers[unit].types.insert(param.name.name.clone(), ty);
             }
-            (ModuleParamKind::Type(_), Some(g)) => match type_argument(module, g.arg) {
+            (ModuleParamKind::Type(default), Some(g)) => match type_argument(module, g.arg) {
                 Some(ty) => {
                     renamers[unit].types.insert(param.name.name.clone(), ty);
                 }
-                None => diagnostics.push(wrong_kind(module, g.arg, &param.name, "a type", "a type's name (`float32`)")),
+                None => {
+                    diagnostics.push(wrong_kind(module, g.arg, &param.name, "a type", "a type's name (`float32`)"));
+                    renamers[unit].types.insert(param.name.name.clone(), default.clone());
+                }
             },
             (ModuleParamKind::Function, Some(g)) => match function_argument(module, g.arg, units) {
                 Some(function) => {
@@ -303,9 +306,9 @@ fn collect_arguments<'a>(
                         .primary(module.span(arg.value), format!("`{text}` here"))
                         .secondary(module.span(first.arg.value), format!("`{}` here", first.text))
                         .help(format!(
-                            "the module is shared by every file that opens it without `as`: give one argument, or \
-                             open an instance of its own (`open {} (...) as {}{}`)",
-                            open.module.name, open.module.name, arg.name.name
+                            "the module is shared by every file that opens it without `as`: give it one argument, or open an \
+                             instance of its own (`open {} (...) as NAME`)",
+                            open.module.name
                         )),
                     );
                 }
@@ -538,7 +541,8 @@ impl Renamer {
                                 format!("the instance `{}` defines no `{}`", m.name, path.name.name),
                             ),
                         );
-                        None
+                        // Reported: a name the type checker takes for an earlier error's.
+                        Some(unqualified(Name::new("{error}"), path.span()))
                     }
                 }
             }
