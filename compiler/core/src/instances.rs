@@ -115,7 +115,10 @@ impl Units {
             return;
         }
         for d in diagnostics {
-            let Some(index) = self.instance_of(d.primary_span().file) else { continue };
+            // The instance of the primary label's file, else of the first other label inside an instance (a
+            // barrier in a function of the opening file, reached through an instance's call).
+            let files = std::iter::once(d.primary_span().file).chain(d.labels.iter().map(|l| l.span.file));
+            let Some(index) = files.filter_map(|file| self.instance_of(file)).next() else { continue };
             d.notes.push(self.describe(index, module, sources));
         }
     }
@@ -176,6 +179,7 @@ pub fn apply(
     if module.params.is_empty() && units.instances.is_empty() && !has_args {
         return typeck;
     }
+    diagnostics.extend(aliases_that_name_modules(units));
     let unit_of = |file: FileId| units.instance_of(file);
     let copies: Vec<Option<usize>> = std::iter::once(None).chain((0..units.instances.len()).map(Some)).collect();
     // For each copy: its top-level names, and the arguments its parameters are given.
@@ -270,6 +274,21 @@ pub fn apply(
         diagnostics.extend(renamer.diagnostics);
     }
     typeck
+}
+
+/// E0241 for an instance named as a module of the program (`A.x` would mean both).
+fn aliases_that_name_modules(units: &Units) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for instance in &units.instances {
+        if units.files.iter().any(|(_, module, _)| *module == instance.alias.name) {
+            out.push(
+                Diagnostic::error("E0241", format!("the instance `{}` is named as a module", instance.alias.name))
+                    .primary(instance.alias.span, "a module of the program has this name")
+                    .help("give the instance a name that no module has (`A.x` would mean both)"),
+            );
+        }
+    }
+    out
 }
 
 /// Every open's arguments, by the copy whose parameters they set: E0240 for a name that is no parameter of the

@@ -1033,6 +1033,7 @@ impl<'s> Builder<'s> {
             match &self.text[attribute.name.range()] {
                 "launch_bounds" => launch_bounds = self.launch_bounds(attribute).or(launch_bounds),
                 "allow" => self.allow(attribute),
+                "param" => {}
                 name if is_contract_attribute(name) => {}
                 _ => self.unknown_attribute(attribute),
             }
@@ -1042,6 +1043,7 @@ impl<'s> Builder<'s> {
         let name = self.ident(name);
         let kernel = Kernel { name, params: params.params, body, span, launch_bounds, contract };
         self.module.items.push(Item::Kernel(kernel));
+        self.declare_value_or_function_param(&attributes);
     }
 
     /// A bare `[%kernel fun ... -> ...]` or `fun ... -> ...`, named after the file (`saxpy`, `saxpy_1`, ...).
