@@ -222,7 +222,7 @@ fn parse_units(
             Some(alias) => match units.new_instance(Instance::new(alias, &open, importer), within) {
                 Ok(index) => Some(index),
                 Err(d) => {
-                    diagnostics.push(d);
+                    diagnostics.push(*d);
                     continue;
                 }
             },

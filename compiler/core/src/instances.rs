@@ -53,6 +53,9 @@ pub struct Units {
     pub instances: Vec<Instance>,
     /// Every `open` of a user module: the opening file, the module, the copy it loads from, and the open.
     opens: Vec<(FileId, Option<usize>, Open)>,
+    /// The names of instances refused (E0241) where no instance of that name exists: `A.x` is then not reported
+    /// again.
+    refused: Vec<Name>,
 }
 
 impl Units {
@@ -67,19 +70,24 @@ impl Units {
 
     /// Adds an instance opened by a file of copy `within`; E0241 for a second instance of one name, and for an
     /// instance opened inside an instance.
-    pub fn new_instance(&mut self, instance: Instance, within: Option<usize>) -> Result<usize, Diagnostic> {
+    pub fn new_instance(&mut self, instance: Instance, within: Option<usize>) -> Result<usize, Box<Diagnostic>> {
         if let Some(outer) = within {
+            self.refused.push(instance.alias.name.clone());
             let outer = &self.instances[outer];
-            return Err(Diagnostic::error("E0241", format!("an instance inside the instance `{}`", outer.alias.name))
-                .primary(instance.alias.span, "a module opened in an instance cannot make an instance of its own")
-                .secondary(outer.alias.span, "the instance this module belongs to")
-                .help("open the module without `as` (its copy is then part of the enclosing instance)"));
+            return Err(Box::new(
+                Diagnostic::error("E0241", format!("an instance inside the instance `{}`", outer.alias.name))
+                    .primary(instance.alias.span, "a module opened in an instance cannot make an instance of its own")
+                    .secondary(outer.alias.span, "the instance this module belongs to")
+                    .help("open the module without `as` (its copy is then part of the enclosing instance)"),
+            ));
         }
         if let Some(first) = self.instances.iter().find(|i| i.alias.name == instance.alias.name) {
-            return Err(Diagnostic::error("E0241", format!("two instances are named `{}`", instance.alias.name))
-                .primary(instance.alias.span, "named again here")
-                .secondary(first.alias.span, "first named here")
-                .help("give each instance a name of its own"));
+            return Err(Box::new(
+                Diagnostic::error("E0241", format!("two instances are named `{}`", instance.alias.name))
+                    .primary(instance.alias.span, "named again here")
+                    .secondary(first.alias.span, "first named here")
+                    .help("give each instance a name of its own"),
+            ));
         }
         self.instances.push(instance);
         Ok(self.instances.len() - 1)
@@ -153,6 +161,8 @@ struct Renamer {
     /// Each instance's alias, for `A.x` in the shared program: its `values`.
     aliases: FxHashMap<Name, FxHashMap<Name, Name>>,
     types: FxHashMap<Name, TypeExpr>,
+    /// Names of refused instances: `A.x` is left to the error already reported.
+    refused: Vec<Name>,
     /// Each instance's alias, for `A.t` in a type: its `types`.
     alias_types: FxHashMap<Name, FxHashMap<Name, TypeExpr>>,
     diagnostics: Vec<Diagnostic>,
@@ -180,91 +190,37 @@ pub fn apply(
         return typeck;
     }
     diagnostics.extend(aliases_that_name_modules(units));
-    let unit_of = |file: FileId| units.instance_of(file);
-    let copies: Vec<Option<usize>> = std::iter::once(None).chain((0..units.instances.len()).map(Some)).collect();
-    // For each copy: its top-level names, and the arguments its parameters are given.
-    let mut renamers: Vec<Renamer> = copies.iter().map(|_| Renamer::default()).collect();
-    let mut given: Vec<FxHashMap<Name, Given>> = copies.iter().map(|_| FxHashMap::default()).collect();
+    // Copy 0 is the shared program, copy i + 1 instance i.
+    let copy_of = |file: FileId| units.instance_of(file).map_or(0, |u| u + 1);
+    let mut renamers: Vec<Renamer> = (0..=units.instances.len()).map(|_| Renamer::default()).collect();
+    let mut given: Vec<FxHashMap<Name, Given>> = (0..=units.instances.len()).map(|_| FxHashMap::default()).collect();
     collect_arguments(module, units, sources, &mut given, diagnostics);
-    for (index, item) in module.items.iter().enumerate() {
-        let Some(unit) = unit_of(item_files[index]).map(|u| u + 1) else { continue };
-        let name = &item.name().name;
-        if matches!(item, Item::Open(_)) {
-            continue;
-        }
-        let alias = &units.instances[unit - 1].alias.name;
-        let renamed = Name::new(&format!("{alias}_{name}"));
-        if matches!(item, Item::Record(_)) {
-            let ident = Ident { name: renamed.clone(), span: item.name().span };
-            renamers[unit].types.insert(name.clone(), TypeExpr::Named(ident));
-        }
-        renamers[unit].values.insert(name.clone(), renamed);
-    }
-    for (unit, renamer) in renamers.iter_mut().enumerate().skip(1) {
-        renamer.prefix = Some(units.instances[unit - 1].alias.name.clone());
-        renamer.own_modules =
-            units.files.iter().filter(|(_, _, u)| *u == Some(unit - 1)).map(|(_, m, _)| m.clone()).collect();
-    }
-    // Parameters: each copy's type parameters become their types; function parameters' calls go to the function
-    // given; value parameters are done after renaming (their argument is an expression of the opening file).
-    let mut values: Vec<(usize, Name, ExprId)> = Vec::new();
-    for param in module.params.clone() {
-        let unit = unit_of(param.name.span.file).map_or(0, |u| u + 1);
-        let arg = given[unit].remove(&param.name.name);
-        match (&param.kind, arg) {
-            (ModuleParamKind::Type(default), None) => {
-                let define = if unit == 0 { type_define(&mut typeck, &param.name) } else { None };
-                let ty = define.unwrap_or_else(|| default.clone());
-                renamers[unit].types.insert(param.name.name.clone(), ty);
-            }
-            (ModuleParamKind::Type(default), Some(g)) => match type_argument(module, g.arg) {
-                Some(ty) => {
-                    renamers[unit].types.insert(param.name.name.clone(), ty);
-                }
-                None => {
-                    diagnostics.push(wrong_kind(module, g.arg, &param.name, "a type", "a type's name (`float32`)"));
-                    renamers[unit].types.insert(param.name.name.clone(), default.clone());
-                }
-            },
-            (ModuleParamKind::Function, Some(g)) => match function_argument(module, g.arg, units) {
-                Some(function) => {
-                    renamers[unit].values.insert(param.name.name.clone(), function);
-                }
-                None => {
-                    diagnostics.push(wrong_kind(module, g.arg, &param.name, "a device function", "a function's name"))
-                }
-            },
-            (ModuleParamKind::Value, Some(g)) => values.push((unit, param.name.name.clone(), g.arg.value)),
-            (_, None) => {}
-        }
+    name_instance_items(module, item_files, units, &mut renamers);
+    let values = apply_parameters(module, units, &mut given, &mut renamers, &mut typeck, diagnostics);
+    for renamer in &mut renamers {
+        renamer.refused.clone_from(&units.refused);
     }
     // `A.x` and `A.t` in the shared program.
-    let instance_values: Vec<(Name, FxHashMap<Name, Name>, FxHashMap<Name, TypeExpr>)> = units
-        .instances
-        .iter()
-        .enumerate()
-        .map(|(i, inst)| (inst.alias.name.clone(), renamers[i + 1].values.clone(), renamers[i + 1].types.clone()))
-        .collect();
-    for (alias, values, types) in instance_values {
-        renamers[0].aliases.insert(alias.clone(), values);
-        renamers[0].alias_types.insert(alias, types);
+    for (index, instance) in units.instances.iter().enumerate() {
+        let (values, types) = (renamers[index + 1].values.clone(), renamers[index + 1].types.clone());
+        renamers[0].aliases.insert(instance.alias.name.clone(), values);
+        renamers[0].alias_types.insert(instance.alias.name.clone(), types);
     }
     // Rename the items of each copy, then the arguments of the opens (in the opening file's copy).
-    for index in 0..module.items.len() {
-        let unit = unit_of(item_files[index]).map_or(0, |u| u + 1);
-        renamers[unit].item(module, index);
+    for (index, file) in item_files.iter().enumerate().take(module.items.len()) {
+        renamers[copy_of(*file)].item(module, index);
     }
     for (importer, _, open) in &units.opens {
-        let unit = unit_of(*importer).map_or(0, |u| u + 1);
         for arg in &open.args {
-            renamers[unit].expr(module, arg.value, &mut Vec::new());
+            renamers[copy_of(*importer)].expr(module, arg.value, &mut Vec::new());
         }
     }
-    for (unit, name, value) in values {
-        let target = renamers[unit].values.get(&name).cloned().unwrap_or(name);
+    // Value parameters take their arguments, expressions of the opening file, renamed as that file's.
+    for (copy, name, value) in values {
+        let target = renamers[copy].values.get(&name).cloned().unwrap_or(name);
         for item in module.items.iter_mut() {
             if let Item::Constant(c) = item {
-                if c.name.name == target && unit_of(c.name.span.file).map_or(0, |u| u + 1) == unit {
+                if c.name.name == target && copy_of(c.name.span.file) == copy {
                     c.value = value;
                 }
             }
@@ -274,6 +230,72 @@ pub fn apply(
         diagnostics.extend(renamer.diagnostics);
     }
     typeck
+}
+
+/// Each instance's items `x` are `A_x` (its records too, as types), and its references to its own modules'
+/// qualifiers mean itself.
+fn name_instance_items(module: &Module, item_files: &[FileId], units: &Units, renamers: &mut [Renamer]) {
+    for (item, file) in module.items.iter().zip(item_files) {
+        let Some(index) = units.instance_of(*file) else { continue };
+        if matches!(item, Item::Open(_)) {
+            continue;
+        }
+        let name = &item.name().name;
+        let renamed = Name::new(&format!("{}_{name}", units.instances[index].alias.name));
+        if matches!(item, Item::Record(_)) {
+            let ident = Ident { name: renamed.clone(), span: item.name().span };
+            renamers[index + 1].types.insert(name.clone(), TypeExpr::Named(ident));
+        }
+        renamers[index + 1].values.insert(name.clone(), renamed);
+    }
+    for (index, instance) in units.instances.iter().enumerate() {
+        let renamer = &mut renamers[index + 1];
+        renamer.prefix = Some(instance.alias.name.clone());
+        renamer.own_modules =
+            units.files.iter().filter(|(_, _, u)| *u == Some(index)).map(|(_, m, _)| m.clone()).collect();
+    }
+}
+
+/// Each copy's type parameters become their types (argument, `-D` for the shared copy, or default), and its
+/// function parameters' calls go to the function given. Returns the value parameters' arguments (copy, parameter,
+/// value), applied after renaming since they are expressions of the opening file.
+fn apply_parameters(
+    module: &Module,
+    units: &Units,
+    given: &mut [FxHashMap<Name, Given>],
+    renamers: &mut [Renamer],
+    typeck: &mut TypeckOptions,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<(usize, Name, ExprId)> {
+    let mut values = Vec::new();
+    for param in &module.params {
+        let copy = units.instance_of(param.name.span.file).map_or(0, |u| u + 1);
+        let name = param.name.name.clone();
+        match (&param.kind, given[copy].remove(&param.name.name)) {
+            (ModuleParamKind::Type(default), None) => {
+                let define = if copy == 0 { type_define(typeck, &param.name) } else { None };
+                renamers[copy].types.insert(name, define.unwrap_or_else(|| default.clone()));
+            }
+            (ModuleParamKind::Type(default), Some(g)) => {
+                let ty = type_argument(module, g.arg).unwrap_or_else(|| {
+                    diagnostics.push(wrong_kind(module, g.arg, &param.name, "a type", "a type's name (`float32`)"));
+                    default.clone()
+                });
+                renamers[copy].types.insert(name, ty);
+            }
+            (ModuleParamKind::Function, Some(g)) => match function_argument(module, g.arg, units) {
+                Some(function) => {
+                    renamers[copy].values.insert(name, function);
+                }
+                None => {
+                    diagnostics.push(wrong_kind(module, g.arg, &param.name, "a device function", "a function's name"))
+                }
+            },
+            (ModuleParamKind::Value, Some(g)) => values.push((copy, name, g.arg.value)),
+            (_, None) => {}
+        }
+    }
+    values
 }
 
 /// E0241 for an instance named as a module of the program (`A.x` would mean both).
@@ -548,6 +570,9 @@ impl Renamer {
             None => self.values.get(&path.name.name).map(|new| unqualified(new.clone(), path.name.span)),
             Some(m) if self.own_modules.contains(&m.name) => {
                 self.values.get(&path.name.name).map(|new| unqualified(new.clone(), path.name.span))
+            }
+            Some(m) if self.refused.contains(&m.name) && !self.aliases.contains_key(&m.name) => {
+                Some(unqualified(Name::new("{error}"), path.span()))
             }
             Some(m) => {
                 let values = self.aliases.get(&m.name)?;
