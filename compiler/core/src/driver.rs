@@ -176,21 +176,37 @@ fn file_stem(file_name: &str) -> String {
 
 /// Parses the root file and, transitively, every module it opens. A module is known by its name: each is parsed
 /// once, the root file included (as the module its file name makes, `k.sk` is `K`), so a module that opens itself
-/// or opens a module that opens it back is reported (`E0218`) instead of being parsed twice.
+/// or opens a module that opens it back is reported (`E0218`) instead of being parsed twice. An instance
+/// (`open M (...) as A`) parses `M` and the modules it opens once more, as files of their own
+/// ([`crate::instances`]).
 pub fn parse_all(
     file_name: &str,
     text: &str,
     loader: &dyn ModuleLoader,
 ) -> (SourceMap, Module, Vec<FileId>, Vec<Diagnostic>) {
+    let (sources, module, item_files, _, diagnostics) = parse_units(file_name, text, loader);
+    (sources, module, item_files, diagnostics)
+}
+
+/// [`parse_all`], with the instances the program opens.
+fn parse_units(
+    file_name: &str,
+    text: &str,
+    loader: &dyn ModuleLoader,
+) -> (SourceMap, Module, Vec<FileId>, crate::instances::Units, Vec<Diagnostic>) {
+    use crate::instances::{Instance, Units};
     let mut sources = SourceMap::new();
     let mut module = Module::default();
     let mut item_files = Vec::new();
     let mut diagnostics = Vec::new();
+    let mut units = Units::default();
     let root = sources.add(file_name, text);
     diagnostics.extend(parse(&sources.file(root).text, root, &mut module, &file_stem(file_name)));
     item_files.resize(module.items.len(), root);
-    // Every module named so far, with its file once it is loaded.
-    let mut loaded: Vec<(Name, Option<FileId>)> = vec![(Name::from(root_module_name(file_name).as_str()), Some(root))];
+    units.add_file(root, Name::from(root_module_name(file_name).as_str()), None);
+    // Every module named so far, in the shared program (`None`) or an instance, with its file once it is loaded.
+    let mut loaded: Vec<(Name, Option<usize>, Option<FileId>)> =
+        vec![(Name::from(root_module_name(file_name).as_str()), None, Some(root))];
     let mut opens: Vec<OpenEdge> = Vec::new();
     let mut next_item = 0;
     while next_item < module.items.len() {
@@ -201,7 +217,19 @@ pub fn parse_all(
         if crate::builtins::BUILTIN_MODULES.contains(&open.module.name.as_str()) {
             continue;
         }
-        if let Some((_, file)) = loaded.iter().find(|(name, _)| *name == open.module.name) {
+        let within = units.instance_of(importer);
+        let instance = match &open.alias {
+            Some(alias) => match units.new_instance(Instance::new(alias, &open, importer), within) {
+                Ok(index) => Some(index),
+                Err(d) => {
+                    diagnostics.push(*d);
+                    continue;
+                }
+            },
+            None => within,
+        };
+        units.record_open(&open, importer, instance);
+        if let Some((_, _, file)) = loaded.iter().find(|(name, i, _)| *name == open.module.name && *i == instance) {
             if let Some(file) = *file {
                 opens.push(OpenEdge { from: importer, to: file, span: open.module.span });
             }
@@ -211,13 +239,14 @@ pub fn parse_all(
         match loader.load(&open.module.name, &importer_name) {
             Ok((name, text)) => {
                 let file = sources.add(name.clone(), text);
-                loaded.push((open.module.name.clone(), Some(file)));
+                loaded.push((open.module.name.clone(), instance, Some(file)));
+                units.add_file(file, open.module.name.clone(), instance);
                 opens.push(OpenEdge { from: importer, to: file, span: open.module.span });
                 diagnostics.extend(parse(&sources.file(file).text, file, &mut module, &file_stem(&name)));
                 item_files.resize(module.items.len(), file);
             }
             Err(why) => {
-                loaded.push((open.module.name.clone(), None));
+                loaded.push((open.module.name.clone(), instance, None));
                 diagnostics.push(
                     Diagnostic::error("E0211", format!("cannot open module `{}`", open.module.name))
                         .primary(open.module.span, "module not found")
@@ -227,7 +256,7 @@ pub fn parse_all(
         }
     }
     diagnostics.extend(open_cycles(&opens, &sources));
-    (sources, module, item_files, diagnostics)
+    (sources, module, item_files, units, diagnostics)
 }
 
 /// `open M` in file `from`, where `M` is file `to`.
@@ -405,14 +434,16 @@ fn check_with(
     options: &CheckOptions,
     with_fixes: bool,
 ) -> Checked {
-    let (mut sources, module, item_files, mut diagnostics) = parse_all(file_name, text, loader);
+    let (mut sources, mut module, item_files, units, mut diagnostics) = parse_units(file_name, text, loader);
     if !options.typeck.defines.is_empty() {
         // After every module: item files keep their ids; diagnostics about a `-D` can point into this one.
         let defines = typeck::command_line_source(&options.typeck.defines);
         sources.add(typeck::COMMAND_LINE, defines);
     }
     let broken = items_with_syntax_errors(&module, &diagnostics);
-    let checked = typeck::check_program(module, &sources, &options.typeck);
+    // Parameters given their arguments, instances' items renamed; `-D` of a type parameter is taken here.
+    let typeck_options = crate::instances::apply(&mut module, &item_files, &units, &sources, options, &mut diagnostics);
+    let checked = typeck::check_program(module, &sources, &typeck_options);
     let (module, types, mut type_diagnostics) = (checked.module, checked.info, checked.diagnostics);
     let item_files: Vec<FileId> = checked.item_origins.iter().map(|origin| item_files[*origin]).collect();
     type_diagnostics.extend(crate::limits::check(&module, &types, options.target));
@@ -441,6 +472,7 @@ fn check_with(
     diagnostics.retain(|d| d.is_error() || !allowed_by_attribute(&module, d));
     diagnostic::sort(&mut diagnostics);
     diagnostics.dedup();
+    units.name_instances(&module, &sources, &mut diagnostics);
     let (diagnostics, hidden) = limit_diagnostics(&module, diagnostics, &sources);
     Checked { sources, root: FileId(0), module, item_files, types, uniformity, diagnostics, hidden }
 }

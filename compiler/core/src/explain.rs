@@ -1267,6 +1267,55 @@ kernel k (xs : float32 vector) (out : float32 vector) =
 ```"#,
     },
     Explanation {
+        code: "E0240",
+        title: "an argument that does not fit a module's parameters, or a malformed parameter",
+        body: r#"A module declares its parameters with `[@param]`: a type (`type[@param] real = float64`), a value with
+a written type (`let[@param] order : int32 = 5`) or a device function (`let[@param] rhs (y : real) : real = y`,
+its body the default). `open M (name = value, ...)` gives them arguments. This error is an argument whose name
+is no parameter of `M` (the parameters of `M` are those of its file and of the modules it opens), an argument of
+the wrong kind (a type's argument must be a type's name, a function's the name of a device function or builtin),
+a value parameter without a written type, or `[@param]` on a kernel. A value argument of the wrong type is a
+type error (E0201) at the argument.
+
+Erroneous example (`scale.sk` declares `type[@param] real = float64` and `let[@param] factor : int32 = 2`):
+
+```text
+open Scale (precision = float32) as S32   (* error: E0240: Scale has no parameter `precision` *)
+open Scale (real = 1.5) as S   (* error: E0240: `real` is a type *)
+```
+
+Fixed:
+
+```text
+open Scale (real = float32, factor = 3) as S32
+```"#,
+    },
+    Explanation {
+        code: "E0241",
+        title: "two instances under one name, an instance inside an instance, or a shared module given two arguments",
+        body: r#"`open M (...) as A` makes an instance of `M` named `A`: a copy of `M` and of the modules it opens whose
+items are `A_x`, reached as `A.x`. Each instance needs a name of its own, and a module opened inside an instance
+is part of that instance (it cannot make an instance of its own). Without `as`, arguments set the parameters of
+the one copy of `M` that every file shares, so two opens that give one parameter different arguments
+contradict each other.
+
+Erroneous example:
+
+```text
+open Scale (real = float32) as S
+open Scale (real = float64) as S   (* error: E0241 *)
+open Weno (real = float32)
+open Weno (real = float64)   (* error: E0241 *)
+```
+
+Fixed:
+
+```text
+open Scale (real = float32) as S32
+open Scale (real = float64) as S64
+```"#,
+    },
+    Explanation {
         code: "E0300",
         title: "NVRTC failed on the CUDA C skc generated (an internal compiler error)",
         body: r#"Reported by `skc build` and `skc emit --emit ptx` (not `skc check`), which exit with status 101: the

@@ -379,3 +379,32 @@ fn a_whole_warp_contract_makes_the_warp_mask_constant() {
     assert!(output.source.contains("const int lanes"));
     assert!(!output.kernels[1].contract.is_declared());
 }
+
+/// Loads modules from `tests/ui/modules`.
+struct UiModules;
+
+impl skc_core::ModuleLoader for UiModules {
+    fn load(&self, module: &str, _importer: &str) -> Result<(String, String), String> {
+        let mut name = module.to_string();
+        name[..1].make_ascii_lowercase();
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../tests/ui/modules/{name}.sk"));
+        std::fs::read_to_string(&path).map(|text| (format!("{name}.sk"), text)).map_err(|e| e.to_string())
+    }
+}
+
+/// Two instances of a parameterised module and its shared copy: the instances' functions, constants and kernels
+/// are `S32_x` and `S64_x`, with the types and functions their arguments give.
+#[test]
+fn module_instances_snapshot() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ui/modules/params_instances.sk");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let checked = check("params_instances.sk", &text, &UiModules, &Default::default());
+    assert!(!checked.has_errors());
+    let options = EmitOptions { line_directives: false, ..EmitOptions::default() };
+    let output = emit_cuda(&checked.module, &checked.types, &checked.sources, &options);
+    let snapshot =
+        format!("==== params_instances.sk ====\n{}\n==== CUDA C ====\n{}\n", text.trim_end(), output.source.trim_end());
+    insta::with_settings!({ prepend_module_to_snapshot => false, omit_expression => true }, {
+        insta::assert_snapshot!("module_instances", snapshot);
+    });
+}

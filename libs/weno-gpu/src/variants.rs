@@ -1,4 +1,5 @@
-//! Compile-time variants of `stdlib/weno/weno_advection.sk` (selected with `-D`), named
+//! Compile-time variants of `stdlib/weno/weno_advection.sk` (selected with `-D`, the precision with the type
+//! parameter `real` of `weno_tables.sk`), named
 //! `{f64|f32}_k{k}_{strategy}[_{table}][_div][_ib]` (`_div`: IEEE division instead of the default fast
 //! reciprocal; `_ib`: immersed mask).
 
@@ -16,12 +17,17 @@ impl Precision {
         }
     }
 
-    /// The module file, relative to the stdlib folder.
-    pub fn source(self) -> &'static str {
+    /// The `.sk` type of `real`.
+    pub fn real(self) -> &'static str {
         match self {
-            Precision::F64 => "weno/weno_advection.sk",
-            Precision::F32 => "weno/f32/weno_advection.sk",
+            Precision::F64 => "float64",
+            Precision::F32 => "float32",
         }
+    }
+
+    /// The module file, relative to the stdlib folder: one source for both precisions.
+    pub fn source(self) -> &'static str {
+        "weno/weno_advection.sk"
     }
 }
 
@@ -58,9 +64,10 @@ impl Variant {
         name
     }
 
-    /// `-D` overrides.
+    /// `-D` overrides (the precision as the type parameter `real`).
     pub fn defines(&self) -> Vec<(String, String)> {
         vec![
+            ("real".into(), self.precision.real().into()),
             ("k".into(), self.k.to_string()),
             ("strategy".into(), self.strategy.to_string()),
             ("table".into(), self.table.to_string()),

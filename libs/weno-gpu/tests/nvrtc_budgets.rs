@@ -82,8 +82,8 @@ fn weno_kernels_hold_their_register_and_spill_budgets() {
 }
 
 #[test]
-fn the_float32_sources_are_generated_from_the_float64_ones() {
-    // (the generator test in skc-weno-tables checks the files; this checks both precisions compile alike)
+fn each_precision_is_the_whole_program() {
+    // One source, `real` chosen by `-D real=...`: no kernel parameter of the other precision.
     for precision in [Precision::F64, Precision::F32] {
         let cuda = skc_weno_gpu::build::cuda_source(&default_variant(precision, 3)).expect("front end accepts");
         let wrong = if precision == Precision::F64 { "float " } else { "double " };

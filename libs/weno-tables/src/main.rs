@@ -1,4 +1,4 @@
-//! `weno-gen`: regenerates `stdlib/weno/{f64,f32}/weno_tables.sk` (run from anywhere in the repository).
+//! `weno-gen`: regenerates `stdlib/weno/weno_tables.sk` (run from anywhere in the repository).
 
 use std::path::Path;
 

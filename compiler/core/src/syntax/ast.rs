@@ -427,11 +427,42 @@ pub struct RecordDecl {
     pub span: Span,
 }
 
-/// `open Weno` (top level) makes the items of `weno.sk` visible; `Std` and `Gpu` are built in.
+/// `open Weno` (top level) makes the items of `weno.sk` visible; `Std` and `Gpu` are built in. With arguments,
+/// `open Weno (real = float32)` gives the module's parameters values; with an alias, `open Weno (...) as Weno32`
+/// makes an instance of its own (`crate::instances`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Open {
     pub module: Ident,
     pub span: Span,
+    pub args: Vec<OpenArgument>,
+    pub alias: Option<Ident>,
+}
+
+/// `name = value` in `open M (name = value)`: `value` is an expression of the opening file (a type's argument is
+/// written as a name, `float32`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenArgument {
+    pub name: Ident,
+    pub value: ExprId,
+}
+
+/// A module's parameter, declared with `[@param]`: `type[@param] real = float64`, `let[@param] order : int32 = 5`,
+/// `let[@param] rhs (y : real) : real = y`. Value and function parameters are also ordinary items (the constant,
+/// the function, with the default as value or body); a type parameter is only this.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModuleParam {
+    pub name: Ident,
+    pub kind: ModuleParamKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModuleParamKind {
+    /// The default type.
+    Type(TypeExpr),
+    /// A constant with a written type.
+    Value,
+    /// A device function.
+    Function,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -474,6 +505,8 @@ pub struct Module {
     /// `let[@allow W0101] ...`: each warning code an item attribute allows, with the code's span (inside the
     /// item's span, which is how the driver finds the item it silences).
     pub allows: Vec<Ident>,
+    /// The `[@param]` declarations of every file, in source order.
+    pub params: Vec<ModuleParam>,
 }
 
 impl Module {

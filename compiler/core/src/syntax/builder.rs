@@ -15,6 +15,7 @@ use crate::syntax::literals;
 use crate::syntax::operators::{self, Chain, Operator};
 
 mod launch_contract;
+mod module_params;
 mod record_update;
 mod tuples;
 use launch_contract::is_contract_attribute;
@@ -719,7 +720,7 @@ impl<'s> Builder<'s> {
         let module = self.ident(module);
         if !crate::builtins::BUILTIN_MODULES.contains(&module.name.as_str()) {
             let span = module.span;
-            self.module.items.push(Item::Open(Open { module, span }));
+            self.module.items.push(Item::Open(Open { module, span, args: Vec::new(), alias: None }));
         }
     }
 
@@ -877,11 +878,13 @@ impl<'s> Builder<'s> {
                 let contract = contract.map(|(c, _)| c).unwrap_or_default();
                 let kernel = Kernel { name, params: params.params, body, span, launch_bounds, contract };
                 self.module.items.push(Item::Kernel(kernel));
+                self.declare_value_or_function_param(&attributes);
                 return;
             }
             LetItemBody::Error => return,
         };
         self.module.items.push(item);
+        self.declare_value_or_function_param(&attributes);
         if let Some((_, contract_span)) = contract {
             self.attribute_errors.push(
                 Diagnostic::error("E0107", "a launch contract applies to kernels only")
@@ -907,7 +910,7 @@ impl<'s> Builder<'s> {
             match name {
                 "launch_bounds" => bounds = self.launch_bounds(attribute).or(bounds),
                 "allow" => self.allow(attribute),
-                "sarek.module" | "sarek.kernel" | "inline" | "noinline" | "device" | "constant_memory" => {}
+                "sarek.module" | "sarek.kernel" | "inline" | "noinline" | "device" | "constant_memory" | "param" => {}
                 name if is_contract_attribute(name) => {}
                 _ => self.unknown_attribute(attribute),
             }
@@ -922,7 +925,11 @@ impl<'s> Builder<'s> {
     /// new and is accepted; any other is E0205 (skc has no type abbreviations).
     /// `ty` comes boxed from the grammar's type rules.
     #[allow(clippy::boxed_local)]
-    pub fn type_abbreviation(&mut self, name: Lexeme, ty: Box<TypeExpr>, l: u32, r: u32) {
+    pub fn type_abbreviation(&mut self, attributes: Vec<Attribute>, name: Lexeme, ty: Box<TypeExpr>, l: u32, r: u32) {
+        if self.has_param_attribute(&attributes) {
+            return self.type_param(name, *ty);
+        }
+        self.type_attributes(&attributes);
         let scalar = |n: &str| crate::typeck::SCALAR_TYPES.iter().find(|(s, _)| *s == n).map(|(_, t)| t.clone());
         let agrees = match (&*ty, scalar(self.text_of(name))) {
             (TypeExpr::Named(target), Some(own)) => scalar(&target.name) == Some(own),
@@ -935,7 +942,8 @@ impl<'s> Builder<'s> {
     }
 
     /// Sarek's variant types (`type shape = Circle of float32 | Square of float32`): E0205, as `match` is.
-    pub fn variant_type(&mut self, name: Lexeme, l: u32, r: u32) {
+    pub fn variant_type(&mut self, attributes: Vec<Attribute>, name: Lexeme, l: u32, r: u32) {
+        self.type_attributes(&attributes);
         let _ = name;
         let span = self.span(l, r);
         self.unsupported(
@@ -1057,6 +1065,7 @@ impl<'s> Builder<'s> {
             match &self.text[attribute.name.range()] {
                 "launch_bounds" => launch_bounds = self.launch_bounds(attribute).or(launch_bounds),
                 "allow" => self.allow(attribute),
+                "param" => {}
                 name if is_contract_attribute(name) => {}
                 _ => self.unknown_attribute(attribute),
             }
@@ -1066,6 +1075,7 @@ impl<'s> Builder<'s> {
         let name = self.ident(name);
         let kernel = Kernel { name, params: params.params, body, span, launch_bounds, contract };
         self.module.items.push(Item::Kernel(kernel));
+        self.declare_value_or_function_param(&attributes);
     }
 
     /// A bare `[%kernel fun ... -> ...]` or `fun ... -> ...`, named after the file (`saxpy`, `saxpy_1`, ...).
@@ -1089,17 +1099,19 @@ impl<'s> Builder<'s> {
         }));
     }
 
-    pub fn record(&mut self, name: Lexeme, fields: Vec<(Lexeme, Box<TypeExpr>)>, l: u32, r: u32) {
+    pub fn record(
+        &mut self,
+        attributes: Vec<Attribute>,
+        name: Lexeme,
+        fields: Vec<(Lexeme, Box<TypeExpr>)>,
+        l: u32,
+        r: u32,
+    ) {
+        self.type_attributes(&attributes);
         let fields = fields.into_iter().map(|(field, ty)| (self.ident(field), *ty)).collect();
         let span = self.span(l, r);
         let name = self.ident(name);
         self.module.items.push(Item::Record(RecordDecl { name, fields, span }));
-    }
-
-    pub fn open(&mut self, module: Lexeme, l: u32, r: u32) {
-        let span = self.span(l, r);
-        let module = self.ident(module);
-        self.module.items.push(Item::Open(Open { module, span }));
     }
 }
 

@@ -246,6 +246,8 @@ pub enum Token {
     Ref,
     /// `pragma` before `[`.
     Pragma,
+    /// `as` between an opened module (or its arguments) and the instance's name: `open M (real = float32) as M32`.
+    As,
     /// End of input (added by [`lex`]).
     Eof,
 }
@@ -272,6 +274,7 @@ impl Token {
             CreateArray => "`create_array`",
             Ref => "`ref`",
             Pragma => "`pragma`",
+            As => "`as`",
             Comment => "a comment",
             Let => "`let`",
             In => "`in`",

@@ -55,10 +55,10 @@ pub fn contextualize(text: &str, mut lexemes: Vec<Lexeme>) -> Vec<Lexeme> {
     lexemes
 }
 
-/// `kernel`, `mut`, `create_array`, `ref`, `pragma` in their keyword positions; any other name stays `Ident`.
+/// `kernel`, `mut`, `create_array`, `ref`, `pragma`, `as` in their keyword positions; any other name stays `Ident`.
 fn contextual_keyword(text: &str, lexeme: Lexeme, previous: Option<Token>, next: Token) -> Token {
     // Most names have none of the lengths of the contextual keywords: that is one comparison.
-    if !matches!(lexeme.end - lexeme.start, 3 | 6 | 12) {
+    if !matches!(lexeme.end - lexeme.start, 2 | 3 | 6 | 12) {
         return Token::Ident;
     }
     match text_of(text, lexeme) {
@@ -72,6 +72,7 @@ fn contextual_keyword(text: &str, lexeme: Lexeme, previous: Option<Token>, next:
         b"create_array" if previous == Some(Token::Eq) => Token::CreateArray,
         b"ref" if starts_argument(next) => Token::Ref,
         b"pragma" if next == Token::LBracket => Token::Pragma,
+        b"as" if matches!(previous, Some(Token::UIdent | Token::RParen)) && next == Token::UIdent => Token::As,
         _ => Token::Ident,
     }
 }
