@@ -1274,7 +1274,8 @@ a written type (`let[@param] order : int32 = 5`) or a device function (`let[@par
 its body the default). `open M (name = value, ...)` gives them arguments. This error is an argument whose name
 is no parameter of `M` (the parameters of `M` are those of its file and of the modules it opens), an argument of
 the wrong kind (a type's argument must be a type's name, a function's the name of a device function or builtin),
-a value parameter without a written type, or `[@param]` on a kernel. A value argument of the wrong type is a
+a value parameter without a written type, `[@param]` on a kernel, or a parameter's name declared twice (the
+modules of a program share their parameters' names). A value argument of the wrong type is a
 type error (E0201) at the argument.
 
 Erroneous example (`scale.sk` declares `type[@param] real = float64` and `let[@param] factor : int32 = 2`):

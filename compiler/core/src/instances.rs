@@ -268,9 +268,20 @@ fn apply_parameters(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<(usize, Name, ExprId)> {
     let mut values = Vec::new();
+    let mut declared: Vec<(usize, &Ident)> = Vec::new();
     for param in &module.params {
         let copy = units.instance_of(param.name.span.file).map_or(0, |u| u + 1);
         let name = param.name.name.clone();
+        if let Some((_, first)) = declared.iter().find(|(c, n)| *c == copy && n.name == name) {
+            diagnostics.push(
+                Diagnostic::error("E0240", format!("the parameter `{name}` is declared twice"))
+                    .primary(param.name.span, "declared again here")
+                    .secondary(first.span, "first declared here")
+                    .help("the modules of a program share their parameters' names: rename one"),
+            );
+            continue;
+        }
+        declared.push((copy, &param.name));
         match (&param.kind, given[copy].remove(&param.name.name)) {
             (ModuleParamKind::Type(default), None) => {
                 let define = if copy == 0 { type_define(typeck, &param.name) } else { None };
