@@ -115,6 +115,7 @@ pub static CODES: &[Code] = &[
     error("E0231", &[TypeChecker]),
     error("E0232", &[TypeChecker]),
     error("E0233", &[TypeChecker]),
+    error("E0234", &[TypeChecker]),
     error("E0300", &[Build]),
     error("R0001", &[Interpreter]),
     error("R0002", &[Interpreter]),
