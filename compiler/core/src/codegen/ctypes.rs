@@ -89,7 +89,8 @@ impl ScalarKind {
             ScalarKind::UInt64 => "u64",
             ScalarKind::Float32 => "f32",
             ScalarKind::Float64 => "f64",
-            ScalarKind::Float16 | ScalarKind::BFloat16 => "u16",
+            ScalarKind::Float16 => "::skc_runtime::Float16",
+            ScalarKind::BFloat16 => "::skc_runtime::BFloat16",
             ScalarKind::Bool => "bool",
         }
     }
