@@ -57,6 +57,10 @@ impl Float16 {
     pub fn to_f32(self) -> f32 {
         HalfFormat::Float16.to_f32(self.0)
     }
+    /// `self * b + c` rounded once, as `fma` computes it in a kernel (`fma.rn.f16`).
+    pub fn mul_add(self, b: Float16, c: Float16) -> Float16 {
+        Float16(HalfFormat::Float16.fma(self.0, b.0, c.0))
+    }
 }
 
 impl BFloat16 {
@@ -67,6 +71,10 @@ impl BFloat16 {
     /// The value, exactly.
     pub fn to_f32(self) -> f32 {
         HalfFormat::BFloat16.to_f32(self.0)
+    }
+    /// `self * b + c` rounded once, as `fma` computes it in a kernel (`fma.rn.bf16`).
+    pub fn mul_add(self, b: BFloat16, c: BFloat16) -> BFloat16 {
+        BFloat16(HalfFormat::BFloat16.fma(self.0, b.0, c.0))
     }
 }
 
