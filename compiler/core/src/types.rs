@@ -308,6 +308,7 @@ impl TypeInfo {
         let scalar = |n: u64| Some(CLayout { size: n, align: n });
         match ty {
             Type::Bool => scalar(1),
+            Type::Float16 | Type::BFloat16 => scalar(2),
             Type::Int32 | Type::UInt32 | Type::Float32 => scalar(4),
             Type::Int64 | Type::UInt64 | Type::Float64 => scalar(8),
             Type::Vector(_) | Type::Array { .. } | Type::ConstArray { .. } => scalar(8),
