@@ -433,3 +433,28 @@ fn programs_at_each_resource_limit_build_and_beyond_it_are_rejected() {
     eprintln!("checked and compiled {} programs at resource limits", cases.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The 16-bit floats compute with the PTX instructions their semantics name (each rounds once, to nearest even),
+/// with no CUDA header: float16 `+ - *` and `fma` as `add/sub/mul/fma.rn.f16`, bfloat16's as `fma.rn.bf16`, the
+/// conversions as `cvt.rn.f16.f32`, `cvt.rn.bf16.f32` and `cvt.f32.f16`, and division through `div.rn.f32`.
+#[test]
+fn half_floats_use_the_rounded_ptx_instructions() {
+    if !require::nvrtc("the 16-bit floats' PTX") {
+        return;
+    }
+    let out = compile(Path::new("tests/codegen/half_floats.sk")).unwrap_or_else(|e| panic!("{e}"));
+    for instruction in [
+        "add.rn.f16",
+        "sub.rn.f16",
+        "mul.rn.f16",
+        "fma.rn.f16",
+        "fma.rn.bf16",
+        "cvt.rn.f16.f32",
+        "cvt.rn.bf16.f32",
+        "cvt.f32.f16",
+    ] {
+        assert!(out.ptx.contains(instruction), "no `{instruction}` in the PTX of half_floats.sk:\n{}", out.ptx);
+    }
+    assert!(out.ptx.contains("div.rn.f32"), "a 16-bit division not through div.rn.f32:\n{}", out.ptx);
+    assert!(!out.ptx.contains("div.approx") && !out.ptx.contains("div.full"), "an inexact division:\n{}", out.ptx);
+}

@@ -27,6 +27,7 @@ pub const EMPTY: KernelSource = source!("empty.sk");
 pub const SOFTMAX: KernelSource = source!("softmax.sk");
 pub const STENCIL: KernelSource = source!("stencil.sk");
 pub const SPMV: KernelSource = source!("spmv.sk");
+pub const HALF_PRECISION: KernelSource = source!("half_precision.sk");
 
 /// Variants the benchmark compares with the examples' kernels (kernels/bench/).
 pub const TRANSPOSE_ROWS: KernelSource = source!("bench/transpose_rows.sk");
@@ -34,8 +35,20 @@ pub const MATMUL_K8: KernelSource = source!("bench/matmul_k8.sk");
 pub const MATMUL_SCALAR: KernelSource = source!("bench/matmul_scalar.sk");
 pub const BENCH_VARIANTS: [KernelSource; 3] = [TRANSPOSE_ROWS, MATMUL_K8, MATMUL_SCALAR];
 
-pub const ALL: [KernelSource; 11] =
-    [VECTOR_ADD, REDUCE, WARP_REDUCE, SCAN, HISTOGRAM, TRANSPOSE, MATMUL, EMPTY, SOFTMAX, STENCIL, SPMV];
+pub const ALL: [KernelSource; 12] = [
+    VECTOR_ADD,
+    REDUCE,
+    WARP_REDUCE,
+    SCAN,
+    HISTOGRAM,
+    TRANSPOSE,
+    MATMUL,
+    EMPTY,
+    SOFTMAX,
+    STENCIL,
+    SPMV,
+    HALF_PRECISION,
+];
 
 impl KernelSource {
     pub fn program(&self) -> Result<Program> {

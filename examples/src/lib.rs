@@ -3,6 +3,7 @@
 //! print what `check` returns; the GPU tests and the benchmarks call the same code.
 
 pub mod common;
+pub mod half_precision;
 pub mod histogram;
 pub mod kernels;
 pub mod matmul;

@@ -105,3 +105,15 @@ fn spmv_matches_the_cpu() {
     assert_passes([(1, 32), (1000, 128), (100_003, 256), (1 << 20, 256)].map(|(r, b)| spmv::check(&ctx, r, b)));
     assert!(matches!(spmv::check(&ctx, 1000, 100), Err(RuntimeError::LaunchContract { .. })));
 }
+
+/// float16 and bfloat16 axpy and a float16 dot product summed in float32, bit for bit against the CPU (which
+/// computes through skc_core::half_float, as the interpreter does), NaN, infinities, zeros and subnormals included.
+#[test]
+fn half_precision_matches_the_cpu_bit_for_bit() {
+    let ctx = gpu();
+    for n in [1, 10, 1000, (1 << 20) + 3] {
+        assert_passes(
+            skc_examples::half_precision::check(&ctx, n).unwrap_or_else(|e| panic!("{e}")).into_iter().map(Ok),
+        );
+    }
+}

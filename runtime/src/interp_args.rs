@@ -12,7 +12,7 @@ use crate::config::LaunchConfig;
 use crate::context::Context;
 use crate::error::{Result, RuntimeError};
 use crate::kernel::{Arg as DeviceArg, Kernel};
-use crate::scalar::ScalarValue;
+use crate::scalar::{BFloat16, Float16, ScalarValue};
 use crate::signature::{ElemType, ParamType};
 use crate::untracked::DeviceArray;
 
@@ -24,6 +24,8 @@ enum Device {
     U64(DeviceBuffer<u64>),
     F32(DeviceBuffer<f32>),
     F64(DeviceBuffer<f64>),
+    F16(DeviceBuffer<Float16>),
+    BF16(DeviceBuffer<BFloat16>),
     Bool(DeviceBuffer<bool>),
     /// Records in C's layout, as 32-bit words (the last one zero-padded), typed by the kernel's signature.
     Records {
@@ -59,6 +61,8 @@ fn upload(ctx: &Context, scalar: Scalar, words: &[u64]) -> Result<Device> {
             Device::F32(ctx.upload(&words.iter().map(|w| f32::from_bits(*w as u32)).collect::<Vec<_>>())?)
         }
         Scalar::Float64 => Device::F64(ctx.upload(&words.iter().map(|w| f64::from_bits(*w)).collect::<Vec<_>>())?),
+        Scalar::Float16 => Device::F16(ctx.upload(&words.iter().map(|w| Float16(*w as u16)).collect::<Vec<_>>())?),
+        Scalar::BFloat16 => Device::BF16(ctx.upload(&words.iter().map(|w| BFloat16(*w as u16)).collect::<Vec<_>>())?),
         Scalar::Bool => Device::Bool(ctx.upload(&words.iter().map(|w| *w != 0).collect::<Vec<_>>())?),
     })
 }
@@ -72,6 +76,8 @@ impl Device {
             Device::U64(b) => b.download()?,
             Device::F32(b) => b.download()?.into_iter().map(|v| v.to_bits() as u64).collect(),
             Device::F64(b) => b.download()?.into_iter().map(|v| v.to_bits()).collect(),
+            Device::F16(b) => b.download()?.into_iter().map(|v| u64::from(v.0)).collect(),
+            Device::BF16(b) => b.download()?.into_iter().map(|v| u64::from(v.0)).collect(),
             Device::Bool(b) => b.download()?.into_iter().map(|v| v as u64).collect(),
             Device::Records { words, bytes, interp, .. } => {
                 let raw: Vec<u8> = words.download()?.iter().flat_map(|w| w.to_le_bytes()).take(*bytes).collect();
@@ -88,6 +94,8 @@ impl Device {
             Device::U64(b) => b.into(),
             Device::F32(b) => b.into(),
             Device::F64(b) => b.into(),
+            Device::F16(b) => b.into(),
+            Device::BF16(b) => b.into(),
             Device::Bool(b) => b.into(),
             Device::Records { words, count, elem, .. } => words.as_elements(elem.clone(), *count),
         }
@@ -102,6 +110,8 @@ fn scalar_value(scalar: Scalar, word: u64) -> ScalarValue {
         Scalar::UInt64 => ScalarValue::UInt64(word),
         Scalar::Float32 => ScalarValue::Float32(f32::from_bits(word as u32)),
         Scalar::Float64 => ScalarValue::Float64(f64::from_bits(word)),
+        Scalar::Float16 => ScalarValue::Float16(Float16(word as u16)),
+        Scalar::BFloat16 => ScalarValue::BFloat16(BFloat16(word as u16)),
         Scalar::Bool => ScalarValue::Bool(word != 0),
     }
 }

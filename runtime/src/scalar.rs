@@ -5,6 +5,7 @@
 use std::fmt;
 
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use skc_core::half_float::HalfFormat;
 
 /// A scalar type of the `.sk` language, as laid out in CUDA C: the compiler's own description, shared.
 pub use skc_core::codegen::ScalarKind as ScalarType;
@@ -29,6 +30,53 @@ macro_rules! device_scalar {
 }
 
 device_scalar!(i32 => Int32, i64 => Int64, u32 => UInt32, u64 => UInt64, f32 => Float32, f64 => Float64, bool => Bool);
+device_scalar!(Float16 => Float16, BFloat16 => BFloat16);
+
+/// A `float16` on the host: its IEEE binary16 bits (`skc_core::half_float` converts and computes with them).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Float16(pub u16);
+
+/// A `bfloat16` on the host: its bits (a float32's upper half).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BFloat16(pub u16);
+
+// SAFETY: each is one u16 (repr(transparent)), which the driver copies as 2 bytes, and every bit pattern is a value.
+unsafe impl DeviceRepr for Float16 {}
+unsafe impl ValidAsZeroBits for Float16 {}
+unsafe impl DeviceRepr for BFloat16 {}
+unsafe impl ValidAsZeroBits for BFloat16 {}
+
+impl Float16 {
+    /// `x` rounded once, to nearest even (as `float16 x` in a kernel).
+    pub fn from_f32(x: f32) -> Float16 {
+        Float16(HalfFormat::Float16.from_f64(f64::from(x)))
+    }
+    /// The value, exactly.
+    pub fn to_f32(self) -> f32 {
+        HalfFormat::Float16.to_f32(self.0)
+    }
+    /// `self * b + c` rounded once, as `fma` computes it in a kernel (`fma.rn.f16`).
+    pub fn mul_add(self, b: Float16, c: Float16) -> Float16 {
+        Float16(HalfFormat::Float16.fma(self.0, b.0, c.0))
+    }
+}
+
+impl BFloat16 {
+    /// `x` rounded once, to nearest even (as `bfloat16 x` in a kernel).
+    pub fn from_f32(x: f32) -> BFloat16 {
+        BFloat16(HalfFormat::BFloat16.from_f64(f64::from(x)))
+    }
+    /// The value, exactly.
+    pub fn to_f32(self) -> f32 {
+        HalfFormat::BFloat16.to_f32(self.0)
+    }
+    /// `self * b + c` rounded once, as `fma` computes it in a kernel (`fma.rn.bf16`).
+    pub fn mul_add(self, b: BFloat16, c: BFloat16) -> BFloat16 {
+        BFloat16(HalfFormat::BFloat16.fma(self.0, b.0, c.0))
+    }
+}
 
 /// One scalar kernel argument, by value.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -39,6 +87,8 @@ pub enum ScalarValue {
     UInt64(u64),
     Float32(f32),
     Float64(f64),
+    Float16(Float16),
+    BFloat16(BFloat16),
     Bool(bool),
 }
 
@@ -51,6 +101,8 @@ impl ScalarValue {
             ScalarValue::UInt64(_) => ScalarType::UInt64,
             ScalarValue::Float32(_) => ScalarType::Float32,
             ScalarValue::Float64(_) => ScalarType::Float64,
+            ScalarValue::Float16(_) => ScalarType::Float16,
+            ScalarValue::BFloat16(_) => ScalarType::BFloat16,
             ScalarValue::Bool(_) => ScalarType::Bool,
         }
     }
@@ -75,6 +127,8 @@ impl ScalarValue {
             ScalarValue::UInt64(v) => v,
             ScalarValue::Float32(v) => v.to_bits() as u64,
             ScalarValue::Float64(v) => v.to_bits(),
+            ScalarValue::Float16(v) => u64::from(v.0),
+            ScalarValue::BFloat16(v) => u64::from(v.0),
             ScalarValue::Bool(v) => v as u64,
         }
     }
@@ -89,6 +143,8 @@ impl fmt::Display for ScalarValue {
             ScalarValue::UInt64(v) => write!(f, "{v}UL"),
             ScalarValue::Float32(v) => write!(f, "{v:?}"),
             ScalarValue::Float64(v) => write!(f, "{v:?}d"),
+            ScalarValue::Float16(v) => write!(f, "{:?}h", v.to_f32()),
+            ScalarValue::BFloat16(v) => write!(f, "bfloat16 {:?}", v.to_f32()),
             ScalarValue::Bool(v) => write!(f, "{v}"),
         }
     }
@@ -107,6 +163,7 @@ macro_rules! scalar_from {
 }
 
 scalar_from!(i32 => Int32, i64 => Int64, u32 => UInt32, u64 => UInt64, f32 => Float32, f64 => Float64, bool => Bool);
+scalar_from!(Float16 => Float16, BFloat16 => BFloat16);
 
 #[cfg(test)]
 mod tests {
@@ -137,6 +194,7 @@ mod tests {
         }
         let all = [size_of::<i32>(), size_of::<i64>(), size_of::<u32>(), size_of::<u64>()];
         let all = all.into_iter().chain([size_of::<f32>(), size_of::<f64>(), size_of::<bool>()]);
+        let all = all.chain([size_of::<Float16>(), size_of::<BFloat16>()]);
         for (sk, rust, name) in all {
             assert_eq!(sk as usize, rust, "{name}");
         }

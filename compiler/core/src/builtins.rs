@@ -19,6 +19,8 @@ pub enum SigType {
     UInt64,
     Float32,
     Float64,
+    Float16,
+    BFloat16,
     Bool,
     Unit,
     /// Type variable `n` restricted to a class.
@@ -1238,6 +1240,8 @@ pub static BUILTINS: &[Builtin] = &[
         pure("float64", &[Var(0, Numeric)], Float64, "((double)({0}))", "convert to float64"),
         &["to_float64", "float64_of_int"],
     ),
+    pure("float16", &[Var(0, Numeric)], Float16, "skc_to_float16({0})", "convert to float16 (rounded once, to nearest even)"),
+    pure("bfloat16", &[Var(0, Numeric)], BFloat16, "skc_to_bfloat16({0})", "convert to bfloat16 (rounded once, to nearest even)"),
     with_aliases(
         pure("int32", &[Var(0, Numeric)], Int32, "((int)({0}))", "convert to int32 (a float truncates toward zero and saturates; NaN is 0)"),
         &["int", "to_int32", "int_of_float", "int_of_float64"],
@@ -1378,6 +1382,8 @@ impl SigType {
             SigType::UInt64 => "uint64".into(),
             SigType::Float32 => "float32".into(),
             SigType::Float64 => "float64".into(),
+            SigType::Float16 => "float16".into(),
+            SigType::BFloat16 => "bfloat16".into(),
             SigType::Bool => "bool".into(),
             SigType::Unit => "unit".into(),
             SigType::Var(n, class) => var(n, class),

@@ -115,6 +115,7 @@ pub static CODES: &[Code] = &[
     error("E0231", &[TypeChecker]),
     error("E0232", &[TypeChecker]),
     error("E0233", &[TypeChecker]),
+    error("E0234", &[TypeChecker]),
     error("E0240", &[ModuleLoading]),
     error("E0241", &[ModuleLoading]),
     error("E0300", &[Build]),

@@ -1267,6 +1267,29 @@ kernel k (xs : float32 vector) (out : float32 vector) =
 ```"#,
     },
     Explanation {
+        code: "E0234",
+        title: "an operation not defined on float16 or bfloat16",
+        body: r#"The 16-bit floats `float16` and `bfloat16` have what the GPU computes exactly as skc defines
+it (every result rounded once, to nearest even): conversions to and from every numeric type, `+.`, `-.`,
+`*.`, `/.`, comparisons, negation, `abs`, `min`, `max`, `fma` and `select`, and loads and stores of vectors
+and shared or local arrays of them. Math functions (`sqrt`, `exp`, `sin`...), `**`, atomics, shuffles and the
+other builtins are not defined on them: compute in float32 and convert the result back.
+
+Erroneous example:
+
+```sk
+kernel k (xs : float16 vector) (out : float16 vector) =
+  out.(global_idx) <- sqrt xs.(global_idx)  (* error: E0234 *)
+```
+
+Fixed:
+
+```sk
+kernel k (xs : float16 vector) (out : float16 vector) =
+  out.(global_idx) <- float16 (sqrt (float32 xs.(global_idx)))
+```"#,
+    },
+    Explanation {
         code: "E0240",
         title: "an argument that does not fit a module's parameters, or a malformed parameter",
         body: r#"A module declares its parameters with `[@param]`: a type (`type[@param] real = float64`), a value with

@@ -17,6 +17,7 @@ pub mod driver;
 pub mod excerpt;
 pub mod explain;
 pub(crate) mod fxhash;
+pub mod half_float;
 pub mod instances;
 pub mod integer_power;
 pub mod limits;

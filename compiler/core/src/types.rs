@@ -36,6 +36,10 @@ pub enum Type {
     UInt64,
     Float32,
     Float64,
+    /// IEEE binary16, stored as its 16 bits (`crate::half_float` defines its arithmetic).
+    Float16,
+    /// bfloat16 (float32's upper half), stored as its 16 bits.
+    BFloat16,
     Bool,
     Unit,
     /// `T vector`: an array in global memory (a kernel parameter).
@@ -68,7 +72,18 @@ impl Type {
         matches!(self, Type::Int32 | Type::Int64 | Type::UInt32 | Type::UInt64)
     }
     pub fn is_float(&self) -> bool {
-        matches!(self, Type::Float32 | Type::Float64)
+        matches!(self, Type::Float32 | Type::Float64 | Type::Float16 | Type::BFloat16)
+    }
+    /// `float16` or `bfloat16`: the 16-bit floats, whose operations are fewer (`typeck::half`).
+    pub fn is_half(&self) -> bool {
+        self.half_format().is_some()
+    }
+    pub fn half_format(&self) -> Option<crate::half_float::HalfFormat> {
+        match self {
+            Type::Float16 => Some(crate::half_float::HalfFormat::Float16),
+            Type::BFloat16 => Some(crate::half_float::HalfFormat::BFloat16),
+            _ => None,
+        }
     }
     pub fn is_numeric(&self) -> bool {
         self.is_integer() || self.is_float()
@@ -298,6 +313,7 @@ impl TypeInfo {
         let scalar = |n: u64| Some(CLayout { size: n, align: n });
         match ty {
             Type::Bool => scalar(1),
+            Type::Float16 | Type::BFloat16 => scalar(2),
             Type::Int32 | Type::UInt32 | Type::Float32 => scalar(4),
             Type::Int64 | Type::UInt64 | Type::Float64 => scalar(8),
             Type::Vector(_) | Type::Array { .. } | Type::ConstArray { .. } => scalar(8),
@@ -329,6 +345,8 @@ impl TypeInfo {
             Type::UInt64 => "uint64".into(),
             Type::Float32 => "float32".into(),
             Type::Float64 => "float64".into(),
+            Type::Float16 => "float16".into(),
+            Type::BFloat16 => "bfloat16".into(),
             Type::Bool => "bool".into(),
             Type::Unit => "unit".into(),
             Type::Vector(e) => format!("{} vector", self.display(e)),

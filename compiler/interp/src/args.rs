@@ -87,8 +87,8 @@ fn argument(kind: &ParamKind, v: &Value, read_file: &dyn Fn(&str) -> Result<Vec<
 pub fn scalar(s: Scalar, v: &Value) -> Result<u64, String> {
     match (s, v) {
         (Scalar::Bool, Value::Bool(b)) => Ok(*b as u64),
-        (Scalar::Float32 | Scalar::Float64, Value::Number(n)) => Ok(s.from_f64(n.as_f64().unwrap_or(f64::NAN))),
-        (Scalar::Float32 | Scalar::Float64, Value::String(text)) => match text.as_str() {
+        (s, Value::Number(n)) if s.is_float() => Ok(s.from_f64(n.as_f64().unwrap_or(f64::NAN))),
+        (s, Value::String(text)) if s.is_float() => match text.as_str() {
             "nan" | "NaN" => Ok(s.from_f64(f64::NAN)),
             "inf" | "infinity" => Ok(s.from_f64(f64::INFINITY)),
             "-inf" | "-infinity" => Ok(s.from_f64(f64::NEG_INFINITY)),
@@ -197,7 +197,7 @@ pub fn random_vector(elem: &ValueType, n: usize, seed: u64, min: Option<f64>, ma
 fn random_scalar(s: Scalar, rng: &mut Rng, min: Option<f64>, max: Option<f64>) -> u64 {
     match s {
         Scalar::Bool => rng.below(2),
-        Scalar::Float32 | Scalar::Float64 => {
+        s if s.is_float() => {
             let (lo, hi) = (min.unwrap_or(0.0), max.unwrap_or(1.0));
             let unit = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
             s.from_f64(lo + (hi - lo) * unit)

@@ -7,6 +7,7 @@
 //! compile to one; reading a variable compiles to nothing (the operand is the variable's register). The count of
 //! executed instructions is the interpreter's measure of work (its thread-instructions).
 
+use skc_core::half_float::HalfFormat;
 use skc_core::syntax::ast::ExprId;
 
 use crate::value::Scalar;
@@ -33,6 +34,19 @@ pub enum IntOp {
     Max,
     /// `pow` on integers (`skc_core::integer_power`).
     Pow,
+}
+
+/// The operations of the 16-bit floats (`b` unused by the unary ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HalfOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Min,
+    Max,
+    Neg,
+    Abs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -301,6 +315,22 @@ pub enum Instr {
         op: MathOp,
         dst: Reg,
         a: Reg,
+    },
+    /// A 16-bit float operation (`skc_core::half_float`): `+ - * /`, `min`, `max`, negation and `abs`.
+    Half {
+        format: HalfFormat,
+        op: HalfOp,
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    /// `fma` on a 16-bit float, rounded once.
+    HalfFma {
+        format: HalfFormat,
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
     },
     Fma32 {
         dst: Reg,

@@ -182,6 +182,10 @@ impl Exec<'_> {
                 }
                 Instr::Math32 { op, dst, a } => r!(dst) = ops::math32(op, r!(a)),
                 Instr::Math64 { op, dst, a } => r!(dst) = ops::math64(op, r!(a)),
+                Instr::Half { format, op, dst, a, b } => r!(dst) = ops::half(format, op, r!(a), r!(b)),
+                Instr::HalfFma { format, dst, a, b, c } => {
+                    r!(dst) = u64::from(format.fma(r!(a) as u16, r!(b) as u16, r!(c) as u16));
+                }
                 Instr::Fma32 { dst, a, b, c } => {
                     let f = |w: u64| f32::from_bits(w as u32);
                     r!(dst) = f(r!(a)).mul_add(f(r!(b)), f(r!(c))).to_bits() as u64;

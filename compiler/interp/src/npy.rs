@@ -144,6 +144,9 @@ pub fn write(ty: Scalar, words: &[u64]) -> Vec<u8> {
         Scalar::UInt64 => "<u8",
         Scalar::Float32 => "<f4",
         Scalar::Float64 => "<f8",
+        Scalar::Float16 => "<f2",
+        // NumPy has no bfloat16: its bits, as uint16.
+        Scalar::BFloat16 => "<u2",
         Scalar::Bool => "|b1",
     };
     let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({},), }}", words.len());

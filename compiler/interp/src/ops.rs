@@ -5,8 +5,9 @@
 //! as CUDA's `cvt.rzi` does. Math functions are Rust's (`f32::sin` ...), which are within a few ulp of CUDA's
 //! (docs/interp.md gives the tolerances).
 
-use crate::code::{CmpOp, FloatOp, IntOp, MathOp, UnaryOp};
+use crate::code::{CmpOp, FloatOp, HalfOp, IntOp, MathOp, UnaryOp};
 use crate::value::Scalar;
+use skc_core::half_float::HalfFormat;
 
 /// Why an integer operation has no defined result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -276,7 +277,25 @@ fn cmp<T: PartialOrd>(op: CmpOp, x: T, y: T) -> u64 {
     }) as u64
 }
 
+/// A 16-bit float operation, as `skc_core::half_float` defines it.
+pub fn half(format: HalfFormat, op: HalfOp, a: u64, b: u64) -> u64 {
+    let (x, y) = (a as u16, b as u16);
+    u64::from(match op {
+        HalfOp::Add => format.add(x, y),
+        HalfOp::Sub => format.sub(x, y),
+        HalfOp::Mul => format.mul(x, y),
+        HalfOp::Div => format.div(x, y),
+        HalfOp::Min => format.min(x, y),
+        HalfOp::Max => format.max(x, y),
+        HalfOp::Neg => format.neg(x),
+        HalfOp::Abs => format.abs(x),
+    })
+}
+
 pub fn compare(ty: Scalar, op: CmpOp, a: u64, b: u64) -> u64 {
+    if let Some(format) = ty.half_format() {
+        return cmp(op, format.to_f64(a as u16), format.to_f64(b as u16));
+    }
     match ty {
         Scalar::Int32 => compare_i32(op, a, b),
         Scalar::Int64 => cmp(op, a as i64, b as i64),
@@ -284,11 +303,21 @@ pub fn compare(ty: Scalar, op: CmpOp, a: u64, b: u64) -> u64 {
         Scalar::UInt64 | Scalar::Bool => cmp(op, a, b),
         Scalar::Float32 => cmp(op, f32::from_bits(a as u32), f32::from_bits(b as u32)),
         Scalar::Float64 => cmp(op, f64::from_bits(a), f64::from_bits(b)),
+        Scalar::Float16 | Scalar::BFloat16 => unreachable!("compared above"),
     }
 }
 
 /// Conversion between scalar types (C's casts; float to integer as CUDA's saturating `cvt.rzi`).
 pub fn convert(from: Scalar, to: Scalar, a: u64) -> u64 {
+    if let Some(format) = from.half_format() {
+        // Exact in float32, as the emitted code converts (a NaN becomes float32's canonical NaN); to a 16-bit type,
+        // rounded once.
+        let value = format.to_f32(a as u16);
+        return match to {
+            Scalar::Float32 => u64::from(value.to_bits()),
+            _ => to.from_f64(f64::from(value)),
+        };
+    }
     match from {
         Scalar::Float32 => to.from_f64(f32::from_bits(a as u32) as f64),
         Scalar::Float64 => match to {

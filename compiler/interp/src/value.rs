@@ -3,6 +3,7 @@
 //! order (nested records flattened), and a vector is a [`Buffer`] of such elements. [`ValueType`] describes an
 //! element, converts it to and from C's layout (natural alignment, as the emitted `struct`s have) and to JSON.
 
+use skc_core::half_float::HalfFormat;
 use skc_core::types::{Type, TypeInfo};
 
 /// A scalar type of `.sk`.
@@ -14,6 +15,9 @@ pub enum Scalar {
     UInt64,
     Float32,
     Float64,
+    /// Its 16 bits in the word's low half (`skc_core::half_float`).
+    Float16,
+    BFloat16,
     Bool,
 }
 
@@ -26,6 +30,8 @@ impl Scalar {
             Type::UInt64 => Scalar::UInt64,
             Type::Float32 => Scalar::Float32,
             Type::Float64 => Scalar::Float64,
+            Type::Float16 => Scalar::Float16,
+            Type::BFloat16 => Scalar::BFloat16,
             Type::Bool => Scalar::Bool,
             _ => return None,
         })
@@ -40,6 +46,8 @@ impl Scalar {
             Scalar::UInt64 => "uint64",
             Scalar::Float32 => "float32",
             Scalar::Float64 => "float64",
+            Scalar::Float16 => "float16",
+            Scalar::BFloat16 => "bfloat16",
             Scalar::Bool => "bool",
         }
     }
@@ -48,13 +56,27 @@ impl Scalar {
     pub fn size(self) -> usize {
         match self {
             Scalar::Bool => 1,
+            Scalar::Float16 | Scalar::BFloat16 => 2,
             Scalar::Int32 | Scalar::UInt32 | Scalar::Float32 => 4,
             Scalar::Int64 | Scalar::UInt64 | Scalar::Float64 => 8,
         }
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, Scalar::Float32 | Scalar::Float64)
+        matches!(self, Scalar::Float32 | Scalar::Float64 | Scalar::Float16 | Scalar::BFloat16)
+    }
+
+    pub fn is_half(self) -> bool {
+        self.half_format().is_some()
+    }
+
+    /// The format of a 16-bit float type.
+    pub fn half_format(self) -> Option<HalfFormat> {
+        match self {
+            Scalar::Float16 => Some(HalfFormat::Float16),
+            Scalar::BFloat16 => Some(HalfFormat::BFloat16),
+            _ => None,
+        }
     }
 
     pub fn is_integer(self) -> bool {
@@ -65,6 +87,7 @@ impl Scalar {
     pub fn normalise(self, bits: u64) -> u64 {
         match self {
             Scalar::Int32 | Scalar::UInt32 | Scalar::Float32 => bits & 0xFFFF_FFFF,
+            Scalar::Float16 | Scalar::BFloat16 => bits & 0xFFFF,
             Scalar::Bool => (bits != 0) as u64,
             _ => bits,
         }
@@ -77,6 +100,8 @@ impl Scalar {
             Scalar::Int64 | Scalar::UInt64 => v as u64,
             Scalar::Float32 => (v as f32).to_bits() as u64,
             Scalar::Float64 => (v as f64).to_bits(),
+            Scalar::Float16 => u64::from(HalfFormat::Float16.from_integer(v)),
+            Scalar::BFloat16 => u64::from(HalfFormat::BFloat16.from_integer(v)),
             Scalar::Bool => (v != 0) as u64,
         }
     }
@@ -90,6 +115,8 @@ impl Scalar {
             Scalar::UInt64 => v as u64,
             Scalar::Float32 => (v as f32).to_bits() as u64,
             Scalar::Float64 => v.to_bits(),
+            Scalar::Float16 => u64::from(HalfFormat::Float16.from_f64(v)),
+            Scalar::BFloat16 => u64::from(HalfFormat::BFloat16.from_f64(v)),
             Scalar::Bool => (v != 0.0) as u64,
         }
     }
@@ -103,6 +130,8 @@ impl Scalar {
             Scalar::UInt64 => bits as f64,
             Scalar::Float32 => f32::from_bits(bits as u32) as f64,
             Scalar::Float64 => f64::from_bits(bits),
+            Scalar::Float16 => HalfFormat::Float16.to_f64(bits as u16),
+            Scalar::BFloat16 => HalfFormat::BFloat16.to_f64(bits as u16),
             Scalar::Bool => bits as f64,
         }
     }
@@ -114,7 +143,7 @@ impl Scalar {
             Scalar::Int64 => bits as i64 as i128,
             Scalar::UInt32 => bits as u32 as i128,
             Scalar::UInt64 | Scalar::Bool => bits as i128,
-            Scalar::Float32 | Scalar::Float64 => self.to_f64(bits) as i128,
+            Scalar::Float32 | Scalar::Float64 | Scalar::Float16 | Scalar::BFloat16 => self.to_f64(bits) as i128,
         }
     }
 
@@ -129,6 +158,8 @@ impl Scalar {
             Scalar::Bool => Value::from(bits != 0),
             Scalar::Float32 => float_json(f32::from_bits(bits as u32) as f64, true),
             Scalar::Float64 => float_json(f64::from_bits(bits), false),
+            // Every 16-bit float is a float32: its shortest float32 digits.
+            Scalar::Float16 | Scalar::BFloat16 => float_json(self.to_f64(bits), true),
         }
     }
 

@@ -17,6 +17,10 @@ pub enum ScalarKind {
     UInt64,
     Float32,
     Float64,
+    /// Carried as its 16 bits (`u16` on the host).
+    Float16,
+    /// Carried as its 16 bits (`u16` on the host).
+    BFloat16,
     Bool,
 }
 
@@ -29,6 +33,8 @@ impl ScalarKind {
             Type::UInt64 => ScalarKind::UInt64,
             Type::Float32 => ScalarKind::Float32,
             Type::Float64 => ScalarKind::Float64,
+            Type::Float16 => ScalarKind::Float16,
+            Type::BFloat16 => ScalarKind::BFloat16,
             Type::Bool => ScalarKind::Bool,
             _ => return None,
         })
@@ -43,6 +49,8 @@ impl ScalarKind {
             ScalarKind::UInt64 => "unsigned long long",
             ScalarKind::Float32 => "float",
             ScalarKind::Float64 => "double",
+            ScalarKind::Float16 => "skc_float16",
+            ScalarKind::BFloat16 => "skc_bfloat16",
             ScalarKind::Bool => "bool",
         }
     }
@@ -51,6 +59,7 @@ impl ScalarKind {
     pub fn size(self) -> u32 {
         match self {
             ScalarKind::Bool => 1,
+            ScalarKind::Float16 | ScalarKind::BFloat16 => 2,
             ScalarKind::Int32 | ScalarKind::UInt32 | ScalarKind::Float32 => 4,
             ScalarKind::Int64 | ScalarKind::UInt64 | ScalarKind::Float64 => 8,
         }
@@ -65,6 +74,8 @@ impl ScalarKind {
             ScalarKind::UInt64 => "uint64",
             ScalarKind::Float32 => "float32",
             ScalarKind::Float64 => "float64",
+            ScalarKind::Float16 => "float16",
+            ScalarKind::BFloat16 => "bfloat16",
             ScalarKind::Bool => "bool",
         }
     }
@@ -78,6 +89,8 @@ impl ScalarKind {
             ScalarKind::UInt64 => "u64",
             ScalarKind::Float32 => "f32",
             ScalarKind::Float64 => "f64",
+            ScalarKind::Float16 => "::skc_runtime::Float16",
+            ScalarKind::BFloat16 => "::skc_runtime::BFloat16",
             ScalarKind::Bool => "bool",
         }
     }
@@ -132,7 +145,7 @@ pub fn int_literal(bits: u64, ty: &Type, hex: bool) -> String {
         Type::Int64 => signed_literal(bits as i64, i64::MIN, "LL", hex),
         Type::UInt32 => unsigned_literal(bits as u32 as u64, "u", hex),
         Type::UInt64 => unsigned_literal(bits, "ull", hex),
-        Type::Float32 | Type::Float64 => float_literal(bits as f64, ty),
+        Type::Float32 | Type::Float64 | Type::Float16 | Type::BFloat16 => float_literal(bits as f64, ty),
         _ => signed_literal(bits as u32 as i32 as i64, i32::MIN as i64, "", hex),
     }
 }
@@ -163,6 +176,11 @@ fn unsigned_literal(value: u64, suffix: &str, hex: bool) -> String {
 /// A float literal of type `ty` (float32 unless `ty` is float64): shortest round-trip digits, always with a `.` or
 /// an exponent; infinities and NaN as constant expressions.
 pub fn float_literal(value: f64, ty: &Type) -> String {
+    if let Some(format) = ty.half_format() {
+        // A 16-bit float is a struct of its bits (`skc_float16{0x3C00}` is 1.0): a constant expression.
+        let name = ScalarKind::of(ty).map(ScalarKind::c_name).unwrap_or("int");
+        return format!("{name}{{0x{:04X}}}", format.from_f64(value));
+    }
     let single = !matches!(ty, Type::Float64);
     let (one, zero) = if single { ("1.0f", "0.0f") } else { ("1.0", "0.0") };
     // Rounded to the type first: a float64 value beyond float32's range is a float32 infinity, whose digits

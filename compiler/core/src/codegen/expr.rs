@@ -167,7 +167,7 @@ impl FnLowering<'_, '_> {
         let text = match *self.g.kind(operand) {
             ExprKind::Int { value, .. } => match ty {
                 Type::Int64 | Type::UInt64 => int_literal((value as i64).wrapping_neg() as u64, ty, false),
-                Type::Float32 | Type::Float64 => float_literal(-(value as f64), ty),
+                Type::Float32 | Type::Float64 | Type::Float16 | Type::BFloat16 => float_literal(-(value as f64), ty),
                 _ => int_literal((value as u32 as i32).wrapping_neg() as u32 as u64, ty, false),
             },
             ExprKind::Float { value, .. } => float_literal(-value, ty),
@@ -447,13 +447,19 @@ impl FnLowering<'_, '_> {
                 }
             }
         }
-        let cuda = integer_template(b.cuda, self.g.ty(e).is_integer());
+        let mut cuda = integer_template(b.cuda, self.g.ty(e).is_integer());
+        if let Some(template) = self.is_half_call(e).then(|| half_template(b.name)).flatten() {
+            cuda = std::borrow::Cow::Borrowed(template);
+        }
         let atomic_helper = cuda.starts_with("skc_atomic_").then(|| cuda.split(['(', '<']).next().unwrap_or(""));
         if let Some(helper) = cuda.strip_suffix("({0})").or_else(|| cuda.strip_suffix("({0}, {1})")).or(atomic_helper) {
             if helper.starts_with("skc_") {
                 let ty = self.c_type(self.g.ty(e));
                 self.g.helper_overloads.borrow_mut().insert((helper.to_string(), ty));
             }
+        }
+        if self.is_half_call(e) {
+            args = self.half_call_args(e, b, args);
         }
         if let Some(intrinsic) = self.float_to_integer_intrinsic(e, b) {
             // A float to an integer: CUDA's conversion intrinsic (`cvt.rzi`, saturating, NaN to 0), where the C
@@ -509,6 +515,35 @@ impl FnLowering<'_, '_> {
         format!("{}, {}, {line}", literal(condition), literal(file))
     }
 
+    /// Does a builtin call take or give a 16-bit float (`typeck::half` allows only conversions, `abs`, `min`,
+    /// `max`, `fma` and `select` there)?
+    fn is_half_call(&self, e: ExprId) -> bool {
+        let ExprKind::Call { args, .. } = self.g.kind(e) else { return false };
+        self.g.ty(e).is_half() || args.iter().any(|a| self.g.ty(*a).is_half())
+    }
+
+    /// A conversion from a 16-bit float converts its float32 value (exact): `((double)((float)(h)))`,
+    /// `__float2int_rz((float)(h))`, `skc_to_bfloat16((float)(h))`. Other builtins take the struct itself.
+    fn half_call_args(&self, e: ExprId, b: &Builtin, args: Vec<CExpr>) -> Vec<CExpr> {
+        let ExprKind::Call { args: sources, .. } = self.g.kind(e) else { return args };
+        // `float32`'s own template is the cast to float.
+        let conversion = matches!(b.name, "float64" | "int32" | "int64" | "uint32" | "uint64" | "float16" | "bfloat16");
+        if !conversion {
+            return args;
+        }
+        args.into_iter()
+            .zip(sources.iter())
+            .map(|(arg, source)| {
+                if self.g.ty(*source).is_half() {
+                    let text = format!("(float)({})", arg.text);
+                    CExpr::new(text, prec::UNARY).with_parts(&[&arg])
+                } else {
+                    arg
+                }
+            })
+            .collect()
+    }
+
     /// For `int32 x`, `uint64 x`... of a float `x`: the CUDA intrinsic that converts it (`__float2int_rz`).
     fn float_to_integer_intrinsic(&self, e: ExprId, b: &Builtin) -> Option<&'static str> {
         let ExprKind::Call { args, .. } = self.g.kind(e) else { return None };
@@ -520,13 +555,26 @@ impl FnLowering<'_, '_> {
     }
 }
 
+/// The prelude's overload of a float builtin for the 16-bit floats, where its own template names a float32 or
+/// float64 function (`fmaf`).
+fn half_template(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "fma" => "skc_fma({0}, {1}, {2})",
+        "fabs" => "skc_abs({0})",
+        "fmin" => "skc_min({0}, {1})",
+        "fmax" => "skc_max({0}, {1})",
+        _ => return None,
+    })
+}
+
 /// CUDA's round-toward-zero conversion from a float type to an integer type.
 pub fn float_to_integer_intrinsic(from: &Type, to: &Type) -> &'static str {
     match (from, to) {
-        (Type::Float32, Type::UInt32) => "__float2uint_rz",
-        (Type::Float32, Type::Int64) => "__float2ll_rz",
-        (Type::Float32, Type::UInt64) => "__float2ull_rz",
-        (Type::Float32, _) => "__float2int_rz",
+        // A 16-bit float is converted from its float32 value (exact).
+        (Type::Float32 | Type::Float16 | Type::BFloat16, Type::UInt32) => "__float2uint_rz",
+        (Type::Float32 | Type::Float16 | Type::BFloat16, Type::Int64) => "__float2ll_rz",
+        (Type::Float32 | Type::Float16 | Type::BFloat16, Type::UInt64) => "__float2ull_rz",
+        (Type::Float32 | Type::Float16 | Type::BFloat16, _) => "__float2int_rz",
         (_, Type::UInt32) => "__double2uint_rz",
         (_, Type::Int64) => "__double2ll_rz",
         (_, Type::UInt64) => "__double2ull_rz",

@@ -400,12 +400,175 @@ __device__ __forceinline__ int skc_launch_status() {
     },
 ];
 
+const HALF_HELPERS: &[Helper] = &[
+    Helper {
+        name: "skc_round_to_odd",
+        needs: &[],
+        // A 16-bit float from a wider value rounds once: the value is first rounded to odd (toward zero, the last
+        // bit set when inexact) in float64 and then float32, and rounding that to nearest at 11 or 8 bits is the
+        // value's correct rounding (round to odd at p bits, then to nearest at q <= p - 2 bits, rounds once).
+        code: "\
+// x rounded to odd in float32 (toward zero; the last bit set when inexact).
+__device__ __forceinline__ float skc_round_to_odd(double x) {
+  const float toward_zero = __double2float_rz(x);
+  return (double)toward_zero == x || x != x ? toward_zero : __int_as_float(__float_as_int(toward_zero) | 1);
+}
+// x rounded to odd in float64.
+__device__ __forceinline__ double skc_round_to_odd(long long x) {
+  const double toward_zero = __ll2double_rz(x);
+  return (long long)toward_zero == x ? toward_zero : __longlong_as_double(__double_as_longlong(toward_zero) | 1);
+}
+__device__ __forceinline__ double skc_round_to_odd(unsigned long long x) {
+  const double toward_zero = __ull2double_rz(x);
+  return (unsigned long long)toward_zero == x ? toward_zero : __longlong_as_double(__double_as_longlong(toward_zero) | 1);
+}",
+    },
+    Helper {
+        name: "skc_half_min",
+        needs: &[],
+        code: "\
+// min and max of 16-bit floats (exact in float32): a NaN operand is ignored (two NaNs give the canonical NaN 0x7FFF),
+// and -0 is below +0.
+template <typename H> __device__ __forceinline__ H skc_half_min(H a, H b) {
+  const float x = (float)a, y = (float)b;
+  if (x != x) return y != y ? H{0x7FFF} : b;
+  if (y != y) return a;
+  if (x != y) return x < y ? a : b;
+  return H{(unsigned short)(a.bits | b.bits)};
+}
+template <typename H> __device__ __forceinline__ H skc_half_max(H a, H b) {
+  const float x = (float)a, y = (float)b;
+  if (x != x) return y != y ? H{0x7FFF} : b;
+  if (y != y) return a;
+  if (x != y) return x > y ? a : b;
+  return H{(unsigned short)(a.bits & b.bits)};
+}",
+    },
+    Helper {
+        name: "skc_float16",
+        needs: &["skc_round_to_odd", "skc_half_min"],
+        code: "\
+// float16 (IEEE binary16), kept as its bits, with skc's arithmetic in PTX (no cuda_fp16.h): every operation rounds
+// once, to nearest even; subnormals are kept; a conversion that makes a NaN makes 0x7FFF.
+struct __align__(2) skc_float16 {
+  unsigned short bits;
+  // Exact; a NaN becomes float32's canonical NaN.
+  __device__ explicit operator float() const {
+    float f;
+    asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(bits));
+    return f != f ? __int_as_float(0x7FFFFFFF) : f;
+  }
+};
+__device__ __forceinline__ skc_float16 skc_to_float16(float x) {
+  skc_float16 h;
+  asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h.bits) : \"f\"(x));
+  return x != x ? skc_float16{0x7FFF} : h;
+}
+__device__ __forceinline__ skc_float16 skc_to_float16(double x) { return skc_to_float16(skc_round_to_odd(x)); }
+__device__ __forceinline__ skc_float16 skc_to_float16(int x) { return skc_to_float16((double)x); }
+__device__ __forceinline__ skc_float16 skc_to_float16(unsigned int x) { return skc_to_float16((double)x); }
+__device__ __forceinline__ skc_float16 skc_to_float16(long long x) { return skc_to_float16(skc_round_to_odd(x)); }
+__device__ __forceinline__ skc_float16 skc_to_float16(unsigned long long x) { return skc_to_float16(skc_round_to_odd(x)); }
+__device__ __forceinline__ skc_float16 operator+(skc_float16 a, skc_float16 b) {
+  skc_float16 r;
+  asm(\"add.rn.f16 %0, %1, %2;\" : \"=h\"(r.bits) : \"h\"(a.bits), \"h\"(b.bits));
+  return r;
+}
+__device__ __forceinline__ skc_float16 operator-(skc_float16 a, skc_float16 b) {
+  skc_float16 r;
+  asm(\"sub.rn.f16 %0, %1, %2;\" : \"=h\"(r.bits) : \"h\"(a.bits), \"h\"(b.bits));
+  return r;
+}
+__device__ __forceinline__ skc_float16 operator*(skc_float16 a, skc_float16 b) {
+  skc_float16 r;
+  asm(\"mul.rn.f16 %0, %1, %2;\" : \"=h\"(r.bits) : \"h\"(a.bits), \"h\"(b.bits));
+  return r;
+}
+// PTX has no f16 division: the float32 quotient (div.rn.f32) rounded once more is the correctly rounded quotient.
+__device__ __forceinline__ skc_float16 operator/(skc_float16 a, skc_float16 b) {
+  return skc_to_float16(__fdiv_rn((float)a, (float)b));
+}
+__device__ __forceinline__ skc_float16 skc_fma(skc_float16 a, skc_float16 b, skc_float16 c) {
+  skc_float16 r;
+  asm(\"fma.rn.f16 %0, %1, %2, %3;\" : \"=h\"(r.bits) : \"h\"(a.bits), \"h\"(b.bits), \"h\"(c.bits));
+  return r;
+}
+__device__ __forceinline__ skc_float16 operator-(skc_float16 a) { return skc_float16{(unsigned short)(a.bits ^ 0x8000)}; }
+__device__ __forceinline__ bool operator==(skc_float16 a, skc_float16 b) { return (float)a == (float)b; }
+__device__ __forceinline__ bool operator!=(skc_float16 a, skc_float16 b) { return (float)a != (float)b; }
+__device__ __forceinline__ bool operator<(skc_float16 a, skc_float16 b) { return (float)a < (float)b; }
+__device__ __forceinline__ bool operator<=(skc_float16 a, skc_float16 b) { return (float)a <= (float)b; }
+__device__ __forceinline__ bool operator>(skc_float16 a, skc_float16 b) { return (float)a > (float)b; }
+__device__ __forceinline__ bool operator>=(skc_float16 a, skc_float16 b) { return (float)a >= (float)b; }
+__device__ __forceinline__ skc_float16 skc_abs(skc_float16 a) { return skc_float16{(unsigned short)(a.bits & 0x7FFF)}; }
+__device__ __forceinline__ skc_float16 skc_min(skc_float16 a, skc_float16 b) { return skc_half_min(a, b); }
+__device__ __forceinline__ skc_float16 skc_max(skc_float16 a, skc_float16 b) { return skc_half_max(a, b); }",
+    },
+    Helper {
+        name: "skc_bfloat16",
+        needs: &["skc_round_to_odd", "skc_half_min"],
+        // sm_80's fma.rn.bf16 rounds once; with 1.0 or -0.0 as an operand it is an exact add, sub or mul.
+        code: "\
+// bfloat16 (float32's upper 16 bits), kept as its bits, with skc's arithmetic in PTX (sm_80 and newer; no
+// cuda_bf16.h): every operation rounds once, to nearest even; subnormals are kept; a conversion that makes a NaN
+// makes 0x7FFF.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error \"bfloat16 needs sm_80 or newer\"
+#endif
+struct __align__(2) skc_bfloat16 {
+  unsigned short bits;
+  // Exact; a NaN becomes float32's canonical NaN.
+  __device__ explicit operator float() const {
+    const float f = __uint_as_float((unsigned int)bits << 16);
+    return f != f ? __int_as_float(0x7FFFFFFF) : f;
+  }
+};
+__device__ __forceinline__ skc_bfloat16 skc_to_bfloat16(float x) {
+  skc_bfloat16 h;
+  asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(h.bits) : \"f\"(x));
+  return x != x ? skc_bfloat16{0x7FFF} : h;
+}
+__device__ __forceinline__ skc_bfloat16 skc_to_bfloat16(double x) { return skc_to_bfloat16(skc_round_to_odd(x)); }
+__device__ __forceinline__ skc_bfloat16 skc_to_bfloat16(int x) { return skc_to_bfloat16(skc_round_to_odd((double)x)); }
+__device__ __forceinline__ skc_bfloat16 skc_to_bfloat16(unsigned int x) { return skc_to_bfloat16(skc_round_to_odd((double)x)); }
+__device__ __forceinline__ skc_bfloat16 skc_to_bfloat16(long long x) { return skc_to_bfloat16(skc_round_to_odd(skc_round_to_odd(x))); }
+__device__ __forceinline__ skc_bfloat16 skc_to_bfloat16(unsigned long long x) { return skc_to_bfloat16(skc_round_to_odd(skc_round_to_odd(x))); }
+__device__ __forceinline__ skc_bfloat16 skc_fma(skc_bfloat16 a, skc_bfloat16 b, skc_bfloat16 c) {
+  skc_bfloat16 r;
+  asm(\"fma.rn.bf16 %0, %1, %2, %3;\" : \"=h\"(r.bits) : \"h\"(a.bits), \"h\"(b.bits), \"h\"(c.bits));
+  return r;
+}
+__device__ __forceinline__ skc_bfloat16 operator+(skc_bfloat16 a, skc_bfloat16 b) { return skc_fma(a, skc_bfloat16{0x3F80}, b); }
+__device__ __forceinline__ skc_bfloat16 operator-(skc_bfloat16 a, skc_bfloat16 b) { return skc_fma(b, skc_bfloat16{0xBF80}, a); }
+__device__ __forceinline__ skc_bfloat16 operator*(skc_bfloat16 a, skc_bfloat16 b) { return skc_fma(a, b, skc_bfloat16{0x8000}); }
+// PTX has no bf16 division: the float32 quotient (div.rn.f32) rounded once more is the correctly rounded quotient.
+__device__ __forceinline__ skc_bfloat16 operator/(skc_bfloat16 a, skc_bfloat16 b) {
+  return skc_to_bfloat16(__fdiv_rn((float)a, (float)b));
+}
+__device__ __forceinline__ skc_bfloat16 operator-(skc_bfloat16 a) { return skc_bfloat16{(unsigned short)(a.bits ^ 0x8000)}; }
+__device__ __forceinline__ bool operator==(skc_bfloat16 a, skc_bfloat16 b) { return (float)a == (float)b; }
+__device__ __forceinline__ bool operator!=(skc_bfloat16 a, skc_bfloat16 b) { return (float)a != (float)b; }
+__device__ __forceinline__ bool operator<(skc_bfloat16 a, skc_bfloat16 b) { return (float)a < (float)b; }
+__device__ __forceinline__ bool operator<=(skc_bfloat16 a, skc_bfloat16 b) { return (float)a <= (float)b; }
+__device__ __forceinline__ bool operator>(skc_bfloat16 a, skc_bfloat16 b) { return (float)a > (float)b; }
+__device__ __forceinline__ bool operator>=(skc_bfloat16 a, skc_bfloat16 b) { return (float)a >= (float)b; }
+__device__ __forceinline__ skc_bfloat16 skc_abs(skc_bfloat16 a) { return skc_bfloat16{(unsigned short)(a.bits & 0x7FFF)}; }
+__device__ __forceinline__ skc_bfloat16 skc_min(skc_bfloat16 a, skc_bfloat16 b) { return skc_half_min(a, b); }
+__device__ __forceinline__ skc_bfloat16 skc_max(skc_bfloat16 a, skc_bfloat16 b) { return skc_half_max(a, b); }",
+    },
+];
+
 /// The prelude for code whose text is `code`: every helper it calls, with their dependencies, in table order.
 /// `overloads` lists the (helper, C argument type) pairs the code uses; an overloaded helper prints only those.
 pub fn prelude_for(code: &str, overloads: &BTreeSet<(String, String)>, full_warps: bool) -> String {
     // A call is `name(` or, for the templates of the ordered atomics, `name<`.
-    let called = |name: &str| code.contains(&format!("{name}(")) || code.contains(&format!("{name}<"));
-    let mut wanted: Vec<&str> = HELPERS.iter().filter(|h| called(h.name)).map(|h| h.name).collect();
+    // A type helper (`skc_float16`) is wanted wherever its name appears.
+    let called = |name: &str| {
+        code.contains(&format!("{name}("))
+            || code.contains(&format!("{name}<"))
+            || (is_type(name) && code.contains(name))
+    };
+    let mut wanted: Vec<&str> = all_helpers().filter(|h| called(h.name)).map(|h| h.name).collect();
     let mut i = 0;
     while i < wanted.len() {
         if let Some(h) = helper(wanted[i], full_warps) {
@@ -417,11 +580,11 @@ pub fn prelude_for(code: &str, overloads: &BTreeSet<(String, String)>, full_warp
         }
         i += 1;
     }
-    let blocks: Vec<String> = HELPERS
-        .iter()
+    let blocks: Vec<String> = all_helpers()
         .filter(|h| wanted.contains(&h.name))
         .filter_map(|h| helper(h.name, full_warps))
         .map(|h| helper_code(h, overloads))
+        .filter(|code| !code.is_empty())
         .collect();
     if blocks.is_empty() {
         return String::new();
@@ -449,7 +612,17 @@ fn helper(name: &str, full_warps: bool) -> Option<&'static Helper> {
     if full_warps && name == FULL_WARP_MASK.name {
         return Some(&FULL_WARP_MASK);
     }
-    HELPERS.iter().find(|h| h.name == name)
+    all_helpers().find(|h| h.name == name)
+}
+
+/// Every helper in print order: the 16-bit float types (which later helpers' overloads may name) first.
+fn all_helpers() -> impl Iterator<Item = &'static Helper> {
+    HALF_HELPERS.iter().chain(HELPERS)
+}
+
+/// Is this helper a type (printed wherever its name appears, not only where it is called)?
+fn is_type(name: &str) -> bool {
+    matches!(name, "skc_float16" | "skc_bfloat16")
 }
 
 /// The code of a helper; of an overloaded one, the overloads for the types in `overloads` (all if none is listed).
@@ -465,7 +638,10 @@ fn helper_code(helper: &Helper, overloads: &BTreeSet<(String, String)>) -> Strin
         .into_iter()
         .filter(|l| types.iter().any(|ty| l.contains(&format!("({ty} ")) || l.contains(&format!("({ty}* "))))
         .collect();
-    if chosen.is_empty() {
+    if chosen.is_empty() && types.iter().all(|ty| is_type(ty)) {
+        // Only the 16-bit floats' overloads, which their types' blocks define.
+        String::new()
+    } else if chosen.is_empty() {
         helper.code.to_string()
     } else {
         chosen.join("\n")
@@ -474,6 +650,6 @@ fn helper_code(helper: &Helper, overloads: &BTreeSet<(String, String)>) -> Strin
 
 /// Every helper, as one block (for tests and documentation).
 pub fn full_prelude() -> String {
-    let all: String = HELPERS.iter().map(|h| format!("{}(", h.name)).collect();
+    let all: String = all_helpers().map(|h| format!("{}(", h.name)).collect();
     prelude_for(&all, &BTreeSet::new(), false)
 }

@@ -236,6 +236,8 @@ pub enum FloatSuffix {
     F32,
     /// `d`: float64.
     F64,
+    /// `h`: float16.
+    F16,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -55,6 +55,7 @@ pub fn float(text: &str) -> Option<ExprKind> {
     let (digits, suffix) = match text.as_bytes().last() {
         Some(b'f') => (&text[..text.len() - 1], Some(FloatSuffix::F32)),
         Some(b'd') => (&text[..text.len() - 1], Some(FloatSuffix::F64)),
+        Some(b'h') => (&text[..text.len() - 1], Some(FloatSuffix::F16)),
         _ => (text, None),
     };
     let value = without_underscores(digits).parse::<f64>().ok()?;

@@ -22,6 +22,8 @@ pub(crate) const SCALAR_TYPES: &[(&str, Type)] = &[
     ("float32", Type::Float32),
     ("float", Type::Float32),
     ("float64", Type::Float64),
+    ("float16", Type::Float16),
+    ("bfloat16", Type::BFloat16),
     ("bool", Type::Bool),
     ("unit", Type::Unit),
 ];

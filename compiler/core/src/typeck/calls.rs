@@ -194,7 +194,13 @@ impl Checker<'_> {
         }
         let checked = match resolved {
             None => Some(Type::Error),
-            Some(Named::Builtin(builtin)) => Some(self.check_builtin_call(callee, builtin, args, &found)),
+            Some(Named::Builtin(builtin)) => {
+                let ret = self.check_builtin_call(callee, builtin, args, &found);
+                let mut types = found.clone();
+                types.push(ret.clone());
+                self.defer_half_check(id, super::half::HalfUse::Builtin { builtin, types });
+                Some(ret)
+            }
             Some(Named::Item(ValueItem::Function(f))) => Some(self.check_function_call(id, callee, f, args, &found)),
             Some(Named::Item(ValueItem::Kernel(_))) => {
                 self.report_kernel_use(callee);
@@ -467,6 +473,8 @@ impl Checker<'_> {
             SigType::UInt64 => Type::UInt64,
             SigType::Float32 => Type::Float32,
             SigType::Float64 => Type::Float64,
+            SigType::Float16 => Type::Float16,
+            SigType::BFloat16 => Type::BFloat16,
             SigType::Bool => Type::Bool,
             SigType::Unit => Type::Unit,
             SigType::Var(slot, class) => self.slot_type(slot, class, slots),

@@ -176,6 +176,10 @@ pub(crate) fn wrap_int(v: i128, ty: &Type) -> i64 {
 pub(crate) fn round_float(v: f64, ty: &Type) -> f64 {
     match ty {
         Type::Float64 => v,
+        Type::Float16 | Type::BFloat16 => {
+            let format = ty.half_format().expect("a 16-bit float");
+            format.to_f64(format.from_f64(v))
+        }
         _ => v as f32 as f64,
     }
 }
@@ -229,6 +233,19 @@ fn shift(op: BinaryOp, x: i128, amount: i128, ty: &Type) -> Result<ConstValue, I
 
 fn float_binary(op: BinaryOp, a: f64, b: f64, ty: &Type) -> Option<ConstValue> {
     use BinaryOp::*;
+    if let Some(format) = ty.half_format() {
+        // The operands are values of the type (exact in f64); `half_float` rounds as the GPU does.
+        let (x, y) = (format.from_f64(a), format.from_f64(b));
+        let half = |bits: u16| Some(ConstValue::Float(format.to_f64(bits)));
+        match op {
+            Add | FAdd => return half(format.add(x, y)),
+            Sub | FSub => return half(format.sub(x, y)),
+            Mul | FMul => return half(format.mul(x, y)),
+            Div | FDiv => return half(format.div(x, y)),
+            Pow => return None,
+            _ => {}
+        }
+    }
     let float = |v: f64| Some(ConstValue::Float(round_float(v, ty)));
     match op {
         Add | FAdd => float(a + b),
@@ -266,7 +283,15 @@ fn builtin_constant(builtin: &Builtin, ty: &Type) -> Option<ConstValue> {
 fn eval_builtin(builtin: &Builtin, args: &[ConstValue], arg_ty: &Type, result_ty: &Type) -> Option<ConstValue> {
     match (builtin.name, args) {
         ("select", [ConstValue::Bool(c), a, b]) => Some(if *c { a.clone() } else { b.clone() }),
-        ("float32" | "float64" | "int32" | "int64" | "uint32" | "uint64", [value]) => convert(value, arg_ty, result_ty),
+        ("float32" | "float64" | "float16" | "bfloat16" | "int32" | "int64" | "uint32" | "uint64", [value]) => {
+            convert(value, arg_ty, result_ty)
+        }
+        ("min" | "max", [ConstValue::Float(a), ConstValue::Float(b)]) if arg_ty.is_half() => {
+            let format = arg_ty.half_format()?;
+            let (x, y) = (format.from_f64(*a), format.from_f64(*b));
+            let bits = if builtin.name == "min" { format.min(x, y) } else { format.max(x, y) };
+            Some(ConstValue::Float(format.to_f64(bits)))
+        }
         ("min" | "max", [a, b]) => min_max(builtin.name == "min", a, b, arg_ty),
         ("abs", [ConstValue::Int(v)]) => Some(ConstValue::Int(wrap_int(as_wide(*v, arg_ty).abs(), arg_ty))),
         ("abs", [ConstValue::Float(v)]) => Some(ConstValue::Float(v.abs())),
@@ -288,6 +313,11 @@ fn eval_builtin(builtin: &Builtin, args: &[ConstValue], arg_ty: &Type, result_ty
 fn convert(value: &ConstValue, from: &Type, to: &Type) -> Option<ConstValue> {
     let wide: f64 = match value {
         ConstValue::Int(v) if to.is_integer() => return Some(ConstValue::Int(wrap_int(as_wide(*v, from), to))),
+        ConstValue::Int(v) if to.is_half() => {
+            // Rounded once from the exact integer (through float64 it could round twice).
+            let format = to.half_format()?;
+            return Some(ConstValue::Float(format.to_f64(format.from_integer(as_wide(*v, from)))));
+        }
         ConstValue::Int(v) => as_wide(*v, from) as f64,
         ConstValue::Float(v) => *v,
         _ => return None,

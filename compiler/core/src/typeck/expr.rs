@@ -96,6 +96,7 @@ impl<'a> Checker<'a> {
             None => self.vars.fresh(Class::Float),
             Some(FloatSuffix::F32) => Type::Float32,
             Some(FloatSuffix::F64) => Type::Float64,
+            Some(FloatSuffix::F16) => Type::Float16,
         }
     }
 
@@ -148,7 +149,13 @@ impl<'a> Checker<'a> {
         let right = self.check_expr(rhs);
         match op {
             Add | Sub | Mul | Div => self.check_arithmetic(op, Class::Numeric, (lhs, left), (rhs, right)),
-            FAdd | FSub | FMul | FDiv | Pow => self.check_arithmetic(op, Class::Float, (lhs, left), (rhs, right)),
+            FAdd | FSub | FMul | FDiv => self.check_arithmetic(op, Class::Float, (lhs, left), (rhs, right)),
+            Pow => {
+                let operand = self.check_arithmetic(op, Class::Float, (lhs, left), (rhs, right));
+                let what = super::half::HalfUse::Power { operand: operand.clone() };
+                self.defer_half_check(lhs, what);
+                operand
+            }
             Mod | Land | Lor | Lxor => self.check_arithmetic(op, Class::Integer, (lhs, left), (rhs, right)),
             Lsl | Lsr | Asr => self.check_shift((lhs, left), (rhs, right)),
             Eq | Ne | Lt | Le | Gt | Ge => self.check_comparison((lhs, left), (rhs, right)),

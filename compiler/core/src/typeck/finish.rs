@@ -86,6 +86,7 @@ impl Checker<'_> {
                     }
                 }
                 Deferred::Cell { expr, ty, rule } => self.finish_cell_rule(expr, &ty, rule),
+                Deferred::Half { expr, what } => self.finish_half_check(expr, what),
             }
         }
     }

@@ -25,6 +25,8 @@ pub(crate) enum FloatFit {
 pub(crate) fn float_fit(value: f64, text: &str, ty: &Type) -> FloatFit {
     let (rounded, min_normal) = match ty {
         Type::Float32 => (value as f32 as f64, f64::from(f32::MIN_POSITIVE)),
+        Type::Float16 => (crate::typeck::consts::round_float(value, ty), 2f64.powi(-14)),
+        Type::BFloat16 => (crate::typeck::consts::round_float(value, ty), f64::from(f32::MIN_POSITIVE)),
         _ => (value, f64::MIN_POSITIVE),
     };
     let mantissa = text.split(['e', 'E']).next().unwrap_or("");
@@ -63,6 +65,8 @@ impl Checker<'_> {
         let shown = self.info.display(ty);
         let (largest, smallest_normal, smallest) = match ty {
             Type::Float32 => ("3.4028235e38", "1.1754944e-38", "1e-45"),
+            Type::Float16 => ("65504", "6.1035156e-5", "6e-8"),
+            Type::BFloat16 => ("3.3895314e38", "1.1754944e-38", "9.2e-41"),
             _ => ("1.7976931348623157e308", "2.2250738585072014e-308", "5e-324"),
         };
         let d = match fit {
@@ -70,6 +74,10 @@ impl Checker<'_> {
             FloatFit::Overflows => Diagnostic::error("E0221", format!("float literal out of range for {shown}"))
                 .primary(self.span(id), format!("larger than the largest finite {shown}, {largest}"))
                 .help(match ty {
+                    Type::Float16 => format!(
+                        "make it a float32 (`{}f`), or write `infinity` if an infinity is meant",
+                        text.trim_end_matches(['f', 'd', 'h'])
+                    ),
                     Type::Float32 => format!(
                         "make it a float64 (`{}d`), or write `infinity` if an infinity is meant",
                         text.trim_end_matches(['f', 'd'])

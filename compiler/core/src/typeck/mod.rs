@@ -40,6 +40,7 @@ mod expr;
 mod finish;
 mod function_args;
 mod generic;
+mod half;
 mod infer;
 mod items;
 mod literals;
@@ -206,6 +207,8 @@ pub(crate) enum Deferred {
     Written { ty: Type, expr: ExprId },
     /// A rule on where `ref` cells and arrays may go (`E0222`), on a type not known when it was met.
     Cell { expr: ExprId, ty: Type, rule: cells::CellRule },
+    /// A builtin or `**` that may not take a 16-bit float (`E0234`).
+    Half { expr: ExprId, what: half::HalfUse },
 }
 
 /// Deepest expression nesting the checker follows (the parser already limits most nesting).

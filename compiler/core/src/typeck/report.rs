@@ -145,8 +145,13 @@ impl Checker<'_> {
         let wants_float = expected.is_float() || self.vars.class_of(expected) == Some(super::infer::Class::Float);
         match self.kind(expr) {
             ExprKind::Int { value, .. } if wants_float => {
-                let suffix = if *expected == Type::Float64 { "d" } else { "" };
-                Some(format!("write a float literal: `{value}.0{suffix}`"))
+                let written = match expected {
+                    Type::Float64 => format!("{value}.0d"),
+                    Type::Float16 => format!("{value}.0h"),
+                    Type::BFloat16 => format!("bfloat16 {value}.0"),
+                    _ => format!("{value}.0"),
+                };
+                Some(format!("write a float literal: `{written}`"))
             }
             ExprKind::Int { value, .. } if expected.is_integer() => {
                 let suffix = integer_suffix(expected);
@@ -154,9 +159,15 @@ impl Checker<'_> {
             }
             ExprKind::Float { .. } if expected.is_float() => {
                 let text = self.snippet(expr);
-                let digits = text.trim_end_matches(['f', 'd']);
-                let suffix = if *expected == Type::Float64 { "d" } else { "f" };
-                Some(format!("write `{digits}{suffix}` for a literal of type {}", self.info.display(expected)))
+                let digits = text.trim_end_matches(['f', 'd', 'h']);
+                let written = match expected {
+                    Type::Float64 => format!("{digits}d"),
+                    Type::Float16 => format!("{digits}h"),
+                    // bfloat16 has no suffix: an unsuffixed literal takes the type, or a conversion gives it.
+                    Type::BFloat16 => format!("bfloat16 {digits}"),
+                    _ => format!("{digits}f"),
+                };
+                Some(format!("write `{written}` for a literal of type {}", self.info.display(expected)))
             }
             _ => None,
         }

@@ -119,6 +119,8 @@ fn type_expr(ty: &Type, span: Span, records: &[String]) -> Option<TypeExpr> {
         Type::UInt64 => named("uint64"),
         Type::Float32 => named("float32"),
         Type::Float64 => named("float64"),
+        Type::Float16 => named("float16"),
+        Type::BFloat16 => named("bfloat16"),
         Type::Bool => named("bool"),
         Type::Unit => named("unit"),
         Type::Ref(e) => apply(e, "ref"),

@@ -3,6 +3,7 @@
 
 use crate::code::PrintfSite;
 use skc_core::builtins::Builtin;
+use skc_core::half_float::HalfFormat;
 use skc_core::printf_format::PrintfArg;
 use skc_core::syntax::ast::ExprId;
 use skc_core::types::{FunctionId, Resolution, Type};
@@ -10,8 +11,8 @@ use skc_core::vectors::VectorKind;
 
 use super::function::FnCompiler;
 use crate::code::{
-    AtomicOp, BlockReduceOp, FloatOp, Instr, IntOp, LaunchSite, MathOp, Position, Reg, ShuffleMode, SyncOp, UnaryOp,
-    VoteOp, WarpReduceOp,
+    AtomicOp, BlockReduceOp, FloatOp, HalfOp, Instr, IntOp, LaunchSite, MathOp, Position, Reg, ShuffleMode, SyncOp,
+    UnaryOp, VoteOp, WarpReduceOp,
 };
 use crate::value::Scalar;
 
@@ -303,14 +304,22 @@ impl FnCompiler<'_, '_> {
     fn math_builtin(&mut self, e: ExprId, name: &str, args: &[ExprId], dst: Option<Reg>) -> Option<Reg> {
         let ty = self.arg_scalar(args, 0);
         let double = ty == Scalar::Float64;
+        let half_operation = matches!(name, "fma" | "abs" | "fabs" | "min" | "fmin" | "max" | "fmax");
+        if let Some(format) = ty.half_format().filter(|_| half_operation) {
+            return Some(self.half_builtin(e, name, format, args, dst));
+        }
         let instr: fn(Reg, &[Reg]) -> Instr = match name {
-            "float32" | "float64" | "int32" | "int64" | "uint32" | "uint64" => {
+            conversion if is_conversion(conversion) => {
                 let to = Scalar::of(self.layout.ty(e)).unwrap_or(Scalar::Int32);
                 let regs = self.operands(args);
                 let dst = dst.unwrap_or_else(|| self.alloc(1));
                 let a = regs.first().copied().unwrap_or(self.zero);
-                let instr =
-                    if ty == to { Instr::Move { dst, src: a } } else { Instr::Convert { from: ty, to, dst, a } };
+                // A 16-bit float converted to its own type still goes through float32 (a NaN becomes canonical).
+                let instr = if ty == to && !ty.is_half() {
+                    Instr::Move { dst, src: a }
+                } else {
+                    Instr::Convert { from: ty, to, dst, a }
+                };
                 self.emit(instr, e);
                 return Some(dst);
             }
@@ -347,6 +356,22 @@ impl FnCompiler<'_, '_> {
         Some(dst)
     }
 
+    /// `abs`, `min`, `max` and `fma` on a 16-bit float (`typeck` allows no other builtin on them but `select`).
+    fn half_builtin(&mut self, e: ExprId, name: &str, format: HalfFormat, args: &[ExprId], dst: Option<Reg>) -> Reg {
+        let regs = self.operands(args);
+        let dst = dst.unwrap_or_else(|| self.alloc(1));
+        let a = regs[0];
+        let b = regs.get(1).copied().unwrap_or(a);
+        let instr = match name {
+            "fma" => Instr::HalfFma { format, dst, a, b, c: regs[2] },
+            "abs" | "fabs" => Instr::Half { format, op: HalfOp::Abs, dst, a, b },
+            "min" | "fmin" => Instr::Half { format, op: HalfOp::Min, dst, a, b },
+            _ => Instr::Half { format, op: HalfOp::Max, dst, a, b },
+        };
+        self.emit(instr, e);
+        dst
+    }
+
     /// `abs`, `min`, `max` on any numeric type; `is_nan`, `is_finite`.
     fn numeric(&mut self, e: ExprId, name: &str, ty: Scalar, args: &[ExprId], dst: Option<Reg>) -> Reg {
         let regs = self.operands(args);
@@ -375,6 +400,10 @@ impl FnCompiler<'_, '_> {
         self.emit(instr, e);
         dst
     }
+}
+
+fn is_conversion(name: &str) -> bool {
+    matches!(name, "float32" | "float64" | "float16" | "bfloat16" | "int32" | "int64" | "uint32" | "uint64")
 }
 
 fn position(name: &str) -> Option<Position> {

@@ -5,7 +5,7 @@ use skc_core::syntax::ast::{BinaryOp, Binder, ExprId, ExprKind, LetKind, UnaryOp
 use skc_core::types::{Mutability, Resolution, Type};
 
 use super::function::FnCompiler;
-use crate::code::{CmpOp, FloatOp, Instr, IntOp, MathOp, Reg, UnaryOp};
+use crate::code::{CmpOp, FloatOp, HalfOp, Instr, IntOp, MathOp, Reg, UnaryOp};
 use crate::value::Scalar;
 
 impl FnCompiler<'_, '_> {
@@ -256,6 +256,9 @@ impl FnCompiler<'_, '_> {
             (AstUnary::Not, _) => Instr::Unary { op: UnaryOp::Not, dst, a },
             (AstUnary::Neg | AstUnary::FNeg, Scalar::Float32) => Instr::Math32 { op: MathOp::Neg, dst, a },
             (AstUnary::Neg | AstUnary::FNeg, Scalar::Float64) => Instr::Math64 { op: MathOp::Neg, dst, a },
+            (AstUnary::Neg | AstUnary::FNeg, half @ (Scalar::Float16 | Scalar::BFloat16)) => {
+                Instr::Half { format: half.half_format().expect("a 16-bit float"), op: HalfOp::Neg, dst, a, b: a }
+            }
             // 0 - a: the negation of a signed minimum overflows.
             (AstUnary::Neg | AstUnary::FNeg, int) => integer(IntOp::Sub, int, dst, self.zero, a),
             (AstUnary::Lnot, Scalar::Int64 | Scalar::UInt64) => Instr::Unary { op: UnaryOp::Lnot64, dst, a },
@@ -428,6 +431,16 @@ pub fn comparison(op: BinaryOp, ty: Scalar, dst: Reg, a: Reg, b: Reg) -> Instr {
 }
 
 fn arithmetic(op: BinaryOp, ty: Scalar, dst: Reg, a: Reg, b: Reg) -> Instr {
+    if let Some(format) = ty.half_format() {
+        // `typeck` allows only these four operators on the 16-bit floats.
+        let op = match op {
+            BinaryOp::Add | BinaryOp::FAdd => HalfOp::Add,
+            BinaryOp::Sub | BinaryOp::FSub => HalfOp::Sub,
+            BinaryOp::Mul | BinaryOp::FMul => HalfOp::Mul,
+            _ => HalfOp::Div,
+        };
+        return Instr::Half { format, op, dst, a, b };
+    }
     if ty.is_float() {
         let op = match op {
             BinaryOp::Add | BinaryOp::FAdd => FloatOp::Add,

@@ -166,6 +166,7 @@ pub fn int_literal_bits(value: u64, ty: &Type) -> u64 {
         Scalar::Int32 | Scalar::UInt32 => value as u32 as u64,
         Scalar::Float32 => (value as f32).to_bits() as u64,
         Scalar::Float64 => (value as f64).to_bits(),
+        half @ (Scalar::Float16 | Scalar::BFloat16) => half.from_i128(i128::from(value)),
         Scalar::Bool => (value != 0) as u64,
         Scalar::Int64 | Scalar::UInt64 => value,
     }

@@ -215,7 +215,7 @@ impl<'a> Fixer<'a> {
             ExprKind::Int { value, .. } => Some(*value),
             _ => None,
         };
-        let float = matches!(self.types.type_of(e), Type::Float32 | Type::Float64);
+        let float = self.types.type_of(e).is_float();
         match op {
             BinaryOp::Div | BinaryOp::Mod => float || literal.is_some_and(|v| v != 0),
             BinaryOp::Lsl | BinaryOp::Lsr | BinaryOp::Asr => literal.is_some_and(|v| v < 32),

@@ -1,0 +1,63 @@
+//! What the 16-bit floats (`float16`, `bfloat16`) may do beyond `+. -. *. /.`, comparisons, negation, loads and
+//! stores: the builtins whose result CUDA computes exactly as skc defines it (conversions, `abs`, `min`, `max`,
+//! `fma`, `select`). Any other builtin on them, and `**`, is `E0234`, whose help says to convert to float32. The
+//! operand types are known only after inference, hence a deferred check.
+
+use crate::builtins::Builtin;
+use crate::diagnostic::Diagnostic;
+use crate::syntax::ast::ExprId;
+use crate::types::Type;
+
+use super::{Checker, Deferred};
+
+/// The builtins defined on the 16-bit floats (with the prelude's overloads: `codegen::prelude`).
+const HALF_BUILTINS: &[&str] = &[
+    "float16", "bfloat16", "float32", "float64", "int32", "int64", "uint32", "uint64", "abs", "fabs", "min", "max",
+    "fmin", "fmax", "fma", "select", "ignore",
+];
+
+/// An operation to check once its operands' types are known.
+#[derive(Clone, Debug)]
+pub(crate) enum HalfUse {
+    /// A builtin call, with the types of its arguments and result.
+    Builtin { builtin: &'static Builtin, types: Vec<Type> },
+    /// `a ** b`, with the operands' type.
+    Power { operand: Type },
+}
+
+impl Checker<'_> {
+    pub(crate) fn defer_half_check(&mut self, expr: ExprId, what: HalfUse) {
+        let allowed = match &what {
+            HalfUse::Builtin { builtin, .. } => HALF_BUILTINS.contains(&builtin.name),
+            HalfUse::Power { .. } => false,
+        };
+        if !allowed {
+            self.deferred.push(Deferred::Half { expr, what });
+        }
+    }
+
+    pub(crate) fn finish_half_check(&mut self, expr: ExprId, what: HalfUse) {
+        let types = match &what {
+            HalfUse::Builtin { types, .. } => types.clone(),
+            HalfUse::Power { operand } => vec![operand.clone()],
+        };
+        let Some(half) = types.iter().map(|t| self.vars.zonk(t)).find(|t| t.is_half() || half_array(t)) else {
+            return;
+        };
+        let shown = self.info.display(&half);
+        let name = match &what {
+            HalfUse::Builtin { builtin, .. } => format!("`{}`", builtin.name),
+            HalfUse::Power { .. } => "`**`".to_string(),
+        };
+        let d = Diagnostic::error("E0234", format!("{name} is not defined on {shown}"))
+            .primary(self.span(expr), format!("this uses a {shown}"))
+            .note("a 16-bit float has conversions, arithmetic (`+. -. *. /.`), comparisons, `abs`, `min`, `max` and `fma`")
+            .help("convert to float32 for the computation (`float32 x`) and back to the 16-bit type for the result");
+        self.diagnostics.push(d);
+    }
+}
+
+/// An array of 16-bit floats (an atomic's or a vector load's first argument).
+fn half_array(ty: &Type) -> bool {
+    ty.element().is_some_and(|e| e.is_half())
+}
