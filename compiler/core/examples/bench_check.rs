@@ -6,6 +6,10 @@
 
 use std::time::Instant;
 
+/// The allocator of the `skc` binary, so that the figures are those of `skc check`.
+#[global_allocator]
+static GLOBAL_ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use skc_core::convergence::UniformityInfo;
 use skc_core::driver::{parse_all, CheckOptions, Checked};
 use skc_core::syntax::ast::Module;

@@ -117,6 +117,16 @@ const MAX_OCCURS_DEPTH: u32 = 64;
 const ERROR: &Type = &Type::Error;
 
 impl VarTable {
+    /// An empty table with room for `capacity` variables.
+    pub(crate) fn with_capacity(capacity: usize) -> VarTable {
+        VarTable {
+            slots: Vec::with_capacity(capacity),
+            elems: Vec::with_capacity(capacity),
+            sizes: Vec::with_capacity(capacity),
+            ..VarTable::default()
+        }
+    }
+
     pub(crate) fn fresh(&mut self, class: Class) -> Type {
         if class == Class::Array {
             let elem = self.fresh(Class::Any);

@@ -264,6 +264,9 @@ pub(crate) struct Checker<'a> {
 }
 
 impl<'a> Checker<'a> {
+    /// The tables that grow with the module start with room for a typical module (about 0.3 type variables,
+    /// 0.1 locals and 0.1 deferred checks per expression in the benchmark's kernels): growing them by doubling
+    /// copied each several times, about 12M instructions for a module of 100,000 lines.
     fn new(module: &'a Module, sources: &'a SourceMap, options: &'a TypeckOptions) -> Checker<'a> {
         Checker {
             module,
@@ -272,17 +275,18 @@ impl<'a> Checker<'a> {
             info: TypeInfo {
                 resolutions: ExprMap::with_expr_count(module.exprs.len()),
                 declared_local: ExprMap::with_expr_count(module.exprs.len()),
+                locals: Vec::with_capacity(module.exprs.len() / 4),
                 ..TypeInfo::default()
             },
             types: vec![None; module.exprs.len()],
-            vars: VarTable::default(),
+            vars: VarTable::with_capacity(module.exprs.len() / 2),
             diagnostics: Vec::new(),
             items: ItemTable::default(),
             item_refs: Vec::new(),
             scopes: Scopes::default(),
             ctx: BodyContext::top_level(),
             effects: Effects::default(),
-            deferred: Vec::new(),
+            deferred: Vec::with_capacity(module.exprs.len() / 4),
             array_literal_root: None,
             failed_constants: Vec::new(),
             evaluated_constants: Vec::new(),
