@@ -48,7 +48,7 @@ bins_of() {
   case "$1" in
   runtime) echo "bench:skc-runtime:launch_overhead" ;;
   examples)
-    for e in vector_add reduce warp_reduce scan histogram transpose matmul softmax stencil spmv; do echo "example:skc-examples:$e"; done
+    for e in vector_add reduce warp_reduce scan histogram transpose matmul softmax stencil spmv half_precision; do echo "example:skc-examples:$e"; done
     echo "bin:skc-bench:kernels-bench"
     ;;
   ode) echo "example:skc-ode:lorenz bin:skc-bench:ode-bench bin:skc-bench:ode-dump" ;;
@@ -197,14 +197,14 @@ run_examples() {
   step examples-wrappers 300 "$B/skc_examples_wrappers" --test-threads=1
   # Small sizes that are not multiples of the block: the sanitizers slow kernels down a lot.
   local sizes=("vector_add 100003" "reduce 100003" "warp_reduce 1000003" "scan 100003" "histogram 1000003"
-    "transpose 1000 777" "matmul 256" "softmax 1000 128" "stencil 1000 777" "spmv 100003 256")
+    "transpose 1000 777" "matmul 256" "softmax 1000 128" "stencil 1000 777" "spmv 100003 256" "half_precision 100003")
   for tool in memcheck racecheck synccheck; do
     for example in "${sizes[@]}"; do
       # shellcheck disable=SC2086
       step "examples-$tool-${example%% *}" 240 compute-sanitizer --tool "$tool" --error-exitcode 99 "$B/"$example
     done
   done
-  for example in vector_add reduce warp_reduce scan histogram transpose matmul softmax stencil spmv; do
+  for example in vector_add reduce warp_reduce scan histogram transpose matmul softmax stencil spmv half_precision; do
     step "examples-$example" 240 "$B/$example"
   done
   step examples-bench 300 "$B/kernels-bench"
