@@ -24,8 +24,6 @@ const HOST_BUILT: &[&str] = &[
     "stdlib/metrics/summary_probe.sk",
     "stdlib/ode/ode_dirk.sk",
     "stdlib/ode/ode_erk.sk",
-    "stdlib/ode/ode_f32.sk",
-    "stdlib/ode/ode_f64.sk",
     "stdlib/ode/ode_no_jacobian.sk",
     "stdlib/ode/ode_solve.sk",
 ];

@@ -106,19 +106,15 @@ pub fn summary_probe(
     duration: f64,
 ) -> Result<CudaOutput, FrontendError> {
     spec.validate(n_states).map_err(|e| FrontendError { rendered: format!("summaries: {e}") })?;
-    let precision_module = match precision {
-        crate::config::Precision::F32 => "Ode_f32",
-        crate::config::Precision::F64 => "Ode_f64",
-    };
-    let root = format!(
-        "open Ode_tableaus\nopen {precision_module}\nopen Metrics\nopen Ode_summaries\nopen Summaries\nopen Summary_probe\n"
-    );
+    let root =
+        "open Ode_tableaus\nopen Ode_precision\nopen Metrics\nopen Ode_summaries\nopen Summaries\nopen Summary_probe\n";
     let layout = Layout::of(spec);
     let files = DiskFiles::new();
     let session = Session::standard(&files)
         .with_module("Ode_summaries", summaries_module(Some((spec, &layout)), duration))
-        .with_define("n_states", n_states);
-    let compiled = session.compile("summary_probe_root.sk", &root).map_err(frontend_error)?;
+        .with_define("n_states", n_states)
+        .with_define("real", precision.name());
+    let compiled = session.compile("summary_probe_root.sk", root).map_err(frontend_error)?;
     Ok(compiled.cuda)
 }
 
