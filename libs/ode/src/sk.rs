@@ -1,12 +1,12 @@
-//! The `.sk` side: the generated modules of `stdlib/ode/` (the tableau tables and the two precision modules, all
-//! from [`crate::tableau`], so the kernels and the CPU reference use the same float64 coefficients), and the
-//! root source and compile-time definitions that select a method, controller, precision and system.
+//! The `.sk` side: the generated modules of `stdlib/ode/` (the tableau tables and the precision module, from
+//! [`crate::tableau`], so the kernels and the CPU reference use the same float64 coefficients; the summary
+//! hooks' default without summaries), the compile-time definitions that select a method, controller, precision
+//! and loop options, and the stepper module a method compiles with.
 //!
-//! A solver program is the root file [`root_source`] writes: it opens the precision module (`Ode_f32` or
-//! `Ode_f64`), the user's system module (which defines `n_states`, `n_params`, `rhs` and optionally `jac` with
-//! `has_jacobian = true`), `Ode_no_jacobian` when an implicit method differentiates numerically, the stepper
-//! (`Ode_erk` or `Ode_dirk`) and `Ode_solve` (the loop and the kernel `ode_solve`). The stepper and the loop refer
-//! to the system's items by name: the modules of a program share one namespace.
+//! A solver program opens a system file (`libs/ode/systems/lorenz.sk`), which gives its functions and sizes to
+//! the parameters of `Ode_system` (`open Ode_system (n_states = 3, n_params = 1, rhs = lorenz_rhs)`), and the
+//! stepper (`Ode_erk` or `Ode_dirk`), which opens the loop `Ode_solve` with its step. The other choices are
+//! parameters of those modules, set with `-D` ([`defines`]).
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -94,9 +94,19 @@ pub fn tableaus_module() -> String {
     );
     let erk = Method::EXPLICIT.iter().position(|m| *m == Method::Tsit5).unwrap();
     let dirk = Method::IMPLICIT.iter().position(|m| *m == Method::Kvaerno5).unwrap();
-    writeln!(out, "(* The methods the steppers compile for (override with -D erk_method=N / -D dirk_method=N). *)")
-        .unwrap();
-    writeln!(out, "let erk_method = {erk}\nlet dirk_method = {dirk}\n").unwrap();
+    writeln!(
+        out,
+        "(* The methods the steppers compile for: parameters (`open Ode_erk (erk_method = 4)`, -D erk_method=N). *)"
+    )
+    .unwrap();
+    writeln!(out, "let[@param] erk_method : int32 = {erk}\nlet[@param] dirk_method : int32 = {dirk}\n").unwrap();
+    out.push_str("(* The methods by name, for the parameters erk_method and dirk_method. *)\n");
+    for family in [&Method::EXPLICIT[..], &Method::IMPLICIT[..]] {
+        for (index, method) in family.iter().enumerate() {
+            writeln!(out, "let method_{} = {index}", method.name().replace('-', "_")).unwrap();
+        }
+    }
+    out.push('\n');
     family_tables(&mut out, "erk", &Method::EXPLICIT, ERK_MAX_STAGES);
     out.push('\n');
     family_tables(&mut out, "dirk", &Method::IMPLICIT, DIRK_MAX_STAGES);
@@ -195,7 +205,11 @@ pub fn precision_module() -> String {
 
 /// The generated modules and their file names in `stdlib/ode/`.
 pub fn generated_modules() -> Vec<(&'static str, String)> {
-    vec![("ode_tableaus.sk", tableaus_module()), ("ode_precision.sk", precision_module())]
+    vec![
+        ("ode_tableaus.sk", tableaus_module()),
+        ("ode_precision.sk", precision_module()),
+        ("ode_summaries.sk", crate::summaries::generate::summaries_module(None, 0.0)),
+    ]
 }
 
 /// The compile-time choices of a solver program besides its configuration: definitions (`-D NAME=VALUE`) and
@@ -225,9 +239,9 @@ impl Default for Options {
     }
 }
 
-/// `-D` definitions for a configuration (`system_has_jacobian`: the system defines `jac`, which finite
-/// differences then switch off).
-pub fn defines(cfg: &Config, options: &Options, system_has_jacobian: bool) -> Vec<(String, String)> {
+/// `-D` definitions for a configuration: the parameters of the solver modules (method, controller, precision,
+/// loop options); finite differences switch a system's `jac` off (`has_jacobian = false`).
+pub fn defines(cfg: &Config, options: &Options) -> Vec<(String, String)> {
     let family = if cfg.method.is_implicit() { "dirk_method" } else { "erk_method" };
     let mut out = vec![
         (family.to_string(), cfg.method.sk_index().to_string()),
@@ -248,30 +262,20 @@ pub fn defines(cfg: &Config, options: &Options, system_has_jacobian: bool) -> Ve
         // Final state only: the save code compiled out (the kernel's n_saves is 0 then).
         out.push(("has_saves".to_string(), "false".to_string()));
     }
-    if system_has_jacobian && cfg.jacobian == crate::config::JacobianKind::FiniteDifferences {
+    if cfg.jacobian == crate::config::JacobianKind::FiniteDifferences {
         out.push(("has_jacobian".to_string(), "false".to_string()));
     }
     out
 }
 
-/// The root file of a solver program for a system module (`Lorenz` for `lorenz.sk`); `system_has_jacobian`:
-/// the system defines `jac` (else `Ode_no_jacobian` supplies a stub and `has_jacobian = false`).
-pub fn root_source(system_module: &str, system_has_jacobian: bool, cfg: &Config) -> String {
-    let mut out = format!(
-        "(* Solver program generated by skc-ode. *)\nopen Ode_tableaus\nopen Ode_precision\nopen {system_module}\n"
-    );
-    if !system_has_jacobian {
-        out.push_str("open Ode_no_jacobian\n");
+/// The stepper module of a method: the solver a program opens (`Ode_erk` or `Ode_dirk`, each the loop of
+/// `Ode_solve` with its step).
+pub fn stepper_module(cfg: &Config) -> &'static str {
+    if cfg.method.is_implicit() {
+        "Ode_dirk"
+    } else {
+        "Ode_erk"
     }
-    out.push_str(if cfg.method.is_implicit() { "open Ode_dirk\n" } else { "open Ode_erk\n" });
-    // Summary metrics: the metric functions (only with summaries: unused, their types would stay open), the
-    // chain generated for this configuration, the loop hooks.
-    if cfg.summaries.is_some() {
-        out.push_str("open Metrics\n");
-    }
-    out.push_str("open Ode_summaries\nopen Summaries\n");
-    out.push_str("open Ode_solve\n");
-    out
 }
 
 #[cfg(test)]
@@ -280,7 +284,7 @@ mod tests {
     use crate::{Config, ControllerKind, Method};
 
     fn has_saves_define(cfg: &Config) -> Option<String> {
-        defines(cfg, &Options::default(), false).into_iter().find(|(name, _)| name == "has_saves").map(|(_, v)| v)
+        defines(cfg, &Options::default()).into_iter().find(|(name, _)| name == "has_saves").map(|(_, v)| v)
     }
 
     #[test]
