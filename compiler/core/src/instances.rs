@@ -285,14 +285,14 @@ fn apply_parameters(
         match (&param.kind, given[copy].remove(&param.name.name)) {
             (ModuleParamKind::Type(default), None) => {
                 let define = if copy == 0 { type_define(typeck, &param.name) } else { None };
-                renamers[copy].types.insert(name, define.unwrap_or_else(|| default.clone()));
+                renamers[copy].type_parameter(name, define.unwrap_or_else(|| default.clone()));
             }
             (ModuleParamKind::Type(default), Some(g)) => {
                 let ty = type_argument(module, g.arg).unwrap_or_else(|| {
                     diagnostics.push(wrong_kind(module, g.arg, &param.name, "a type", "a type's name (`float32`)"));
                     default.clone()
                 });
-                renamers[copy].types.insert(name, ty);
+                renamers[copy].type_parameter(name, ty);
             }
             (ModuleParamKind::Function, Some(g)) => match function_argument(module, g.arg, units) {
                 Some(function) => {
@@ -421,6 +421,15 @@ fn type_define(typeck: &mut TypeckOptions, name: &Ident) -> Option<TypeExpr> {
 }
 
 impl Renamer {
+    /// A type parameter becomes its type wherever a type is written; called as a function (`real x`), it names
+    /// the conversion to its type (`float32 x`), so that a module converts into its precision.
+    fn type_parameter(&mut self, name: Name, ty: TypeExpr) {
+        if let TypeExpr::Named(ident) = &ty {
+            self.values.insert(name.clone(), ident.name.clone());
+        }
+        self.types.insert(name, ty);
+    }
+
     /// Renames item `index`'s name (in an instance), its written types and the names its body uses.
     fn item(&mut self, module: &mut Module, index: usize) {
         let mut item = module.items[index].clone();

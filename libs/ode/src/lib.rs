@@ -3,9 +3,9 @@
 //! Layout: `method` (the methods by name), `tableau` (Butcher tableaus with exact coefficients), `order` (order
 //! conditions over rooted trees, used by the tests), `config` (solver settings, defaults and their validation,
 //! shared by the CPU reference and the GPU host API), `reference` (the float64 CPU reference of every stepper,
-//! controller and the integration loop), `sk` (the generated `.sk` tableau modules and the compile-time
-//! definitions that select a method, controller and system size), `program` (a solver program: root source, front
-//! end, CUDA C), `gpu` (the host API: compile once, solve batches on a GPU through skc-runtime), `deal` (which
+//! controller and the integration loop), `sk` (the generated `.sk` tableau and precision modules and the
+//! compile-time definitions of the solver modules' parameters: method, controller, precision), `program` (a solver
+//! program: a system file and its stepper, front end, CUDA C), `gpu` (the host API: compile once, solve batches on a GPU through skc-runtime), `deal` (which
 //! trajectories each device of an ensemble solves: blocks dealt in turn, gather and scatter maps), `ensemble` (one
 //! batch over several GPUs of a host, bit-identical to one GPU), `summaries`
 //! (summary metrics computed in the loop: the chain, its generated `.sk` module, the float64 updates of the

@@ -1,16 +1,16 @@
-//! A solver program without a GPU: the root source of [`crate::sk::root_source`] over a system module, checked
-//! by skc's front end with the `-D` definitions of a configuration (method, controller, FSAL vote, trace), and
-//! emitted as CUDA C, through one [`Session`]: the generated module `Ode_summaries` in memory, the system file's
+//! A solver program without a GPU: a system file and the stepper of the method (two opens), checked by skc's
+//! front end with the `-D` definitions of a configuration (the solver modules' parameters: method, controller,
+//! precision, FSAL vote, trace), and emitted as CUDA C, through one [`Session`]: the generated module
+//! `Ode_summaries` in memory (it replaces the default without summaries of `stdlib/ode`), the system file's
 //! folder, then the standard library (`stdlib/ode`, `stdlib/metrics`).
 
 use std::path::{Path, PathBuf};
 
 use skc_core::codegen::{CudaOutput, EmitOptions, KernelBounds};
 use skc_core::session::{CompileError, Compiled, DiskFiles, Session};
-use skc_core::syntax::ast::Item;
 
 use crate::config::{Config, JacobianKind};
-use crate::sk::{defines, root_source, Options};
+use crate::sk::{defines, stepper_module, Options};
 use crate::summaries::{generate::summaries_module, Layout};
 
 /// A system given as a `.sk` file (its module name is the file name, capitalised).
@@ -29,15 +29,6 @@ impl SystemSource {
     pub fn with_define(mut self, name: &str, value: impl ToString) -> SystemSource {
         self.defines.push((name.to_string(), value.to_string()));
         self
-    }
-
-    /// Whether the system file defines a function `jac` (parsed, not checked).
-    pub fn has_jacobian(&self) -> Result<bool, FrontendError> {
-        let text = std::fs::read_to_string(&self.path)
-            .map_err(|e| FrontendError { rendered: format!("{}: {e}", self.path.display()) })?;
-        let (_, module, _, _) =
-            skc_core::driver::parse_all(&self.path.display().to_string(), &text, &skc_core::NoModules);
-        Ok(module.items.iter().any(|item| matches!(item, Item::Function(f) if f.name.name == "jac")))
     }
 
     /// `Lorenz` for `lorenz.sk`.
@@ -84,6 +75,13 @@ fn int_constant(types: &skc_core::types::TypeInfo, name: &str) -> Option<usize> 
     })
 }
 
+fn bool_constant(types: &skc_core::types::TypeInfo, name: &str) -> Option<bool> {
+    types.constants.iter().find(|c| c.name == name).and_then(|c| match c.value {
+        skc_core::types::ConstValue::Bool(v) => Some(v),
+        _ => None,
+    })
+}
+
 /// The example systems of this crate (`libs/ode/systems`).
 pub fn systems_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("systems")
@@ -106,33 +104,26 @@ pub fn summary_probe(
     duration: f64,
 ) -> Result<CudaOutput, FrontendError> {
     spec.validate(n_states).map_err(|e| FrontendError { rendered: format!("summaries: {e}") })?;
-    let precision_module = match precision {
-        crate::config::Precision::F32 => "Ode_f32",
-        crate::config::Precision::F64 => "Ode_f64",
-    };
-    let root = format!(
-        "open Ode_tableaus\nopen {precision_module}\nopen Metrics\nopen Ode_summaries\nopen Summaries\nopen Summary_probe\n"
-    );
+    let root =
+        "open Ode_tableaus\nopen Ode_precision\nopen Metrics\nopen Ode_summaries\nopen Summaries\nopen Summary_probe\n";
     let layout = Layout::of(spec);
     let files = DiskFiles::new();
     let session = Session::standard(&files)
         .with_module("Ode_summaries", summaries_module(Some((spec, &layout)), duration))
-        .with_define("n_states", n_states);
-    let compiled = session.compile("summary_probe_root.sk", &root).map_err(frontend_error)?;
+        .with_define("n_states", n_states)
+        .with_define("real", precision.name());
+    let compiled = session.compile("summary_probe_root.sk", root).map_err(frontend_error)?;
     Ok(compiled.cuda)
 }
 
 impl SolverProgram {
     /// Checks and emits the solver program of `system` for `cfg`.
     pub fn build(system: &SystemSource, cfg: &Config, options: &Options) -> Result<SolverProgram, FrontendError> {
-        let has_jacobian = system.has_jacobian()?;
-        if !has_jacobian && cfg.method.is_implicit() && cfg.jacobian == JacobianKind::Analytic {
-            return Err(FrontendError {
-                rendered: format!("{} defines no `jac`: use finite differences", system.path.display()),
-            });
-        }
-        let root = root_source(&system.module_name(), has_jacobian, cfg);
-        let mut all_defines = defines(cfg, options, has_jacobian);
+        // The program: the system file (which gives its functions to Ode_system's parameters) and the stepper
+        // (which opens the loop). The stepper is a module rather than a parameter because only the opened one
+        // reaches the CUDA C: the emitter leaves no branch of a constant condition out.
+        let root = format!("open {}\nopen {}\n", system.module_name(), stepper_module(cfg));
+        let mut all_defines = defines(cfg, options);
         all_defines.extend(system.defines.iter().cloned());
         let system_dir = system.path.parent().map(Path::to_path_buf).unwrap_or_default();
         let summaries = cfg.summaries.as_ref().map(|spec| (spec, Layout::of(spec)));
@@ -151,6 +142,14 @@ impl SolverProgram {
         else {
             return Err(FrontendError { rendered: "the system defines no integer n_states and n_params".into() });
         };
+        if cfg.method.is_implicit()
+            && cfg.jacobian == JacobianKind::Analytic
+            && !bool_constant(&checked.types, "has_jacobian").unwrap_or(false)
+        {
+            return Err(FrontendError {
+                rendered: format!("{} gives no `jac` (has_jacobian): use finite differences", system.path.display()),
+            });
+        }
         if let Some(spec) = &cfg.summaries {
             spec.validate(n_states).map_err(|e| FrontendError { rendered: format!("summaries: {e}") })?;
         }
