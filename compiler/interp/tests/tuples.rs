@@ -3,12 +3,11 @@
 
 use skc_interp::{launch, Arg, Buffer, Geometry, Options, Program, Scalar, ValueType};
 
+#[path = "support/codegen.rs"]
+mod codegen;
+
 fn program() -> Program {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/codegen/tuples.sk");
-    let text = std::fs::read_to_string(path).expect("tests/codegen/tuples.sk");
-    let checked = skc_core::check(path, &text, &skc_core::NoModules, &Default::default());
-    assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
-    Program::new(&checked)
+    codegen::codegen_program("tuples")
 }
 
 #[test]
