@@ -206,20 +206,12 @@ fn sweep(ctx: &Context, sizes: &[usize], full_warps: bool) -> Result<()> {
     // adaptive Tsit5 kernel takes 47 registers (5 blocks) on its own.
     let base = Options { full_warps, ..Options::default() };
     let lb6 = Options { min_blocks_per_sm: 6, ..base.clone() };
-    // Smaller blocks (`-b64`, `-b128`): a block holds its SM slot until its slowest warp finishes, so adaptive
-    // runs of unequal length leave fewer warps resident with larger blocks.
-    let b64 = Options { block_size: 64, ..base.clone() };
-    let b128 = Options { block_size: 128, ..base.clone() };
     let cases = [
         Case::new(ctx, "tsit5-fixed", &matched(Method::Tsit5, ControllerKind::Fixed), &base)?,
         Case::new(ctx, "tsit5-adaptive", &matched(Method::Tsit5, ControllerKind::I), &base)?,
         Case::new(ctx, "dp5-adaptive", &matched(Method::DormandPrince5, ControllerKind::I), &base)?,
         Case::new(ctx, "tsit5-adaptive-lb6", &matched(Method::Tsit5, ControllerKind::I), &lb6)?,
         Case::new(ctx, "dp5-adaptive-lb6", &matched(Method::DormandPrince5, ControllerKind::I), &lb6)?,
-        Case::new(ctx, "tsit5-adaptive-b64", &matched(Method::Tsit5, ControllerKind::I), &b64)?,
-        Case::new(ctx, "tsit5-adaptive-b128", &matched(Method::Tsit5, ControllerKind::I), &b128)?,
-        Case::new(ctx, "dp5-adaptive-b64", &matched(Method::DormandPrince5, ControllerKind::I), &b64)?,
-        Case::new(ctx, "dp5-adaptive-b128", &matched(Method::DormandPrince5, ControllerKind::I), &b128)?,
     ];
     for case in &cases {
         println!(
