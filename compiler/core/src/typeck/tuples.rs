@@ -71,6 +71,9 @@ pub(crate) fn is_stored_by_value(ty: &Type) -> bool {
 
 /// Makes every tuple type of `info` an anonymous record and every tuple expression of `module` a record literal.
 pub(crate) fn tuples_as_records(module: &mut Module, info: &mut TypeInfo) {
+    if !has_tuples(info) {
+        return;
+    }
     let mut interner = TupleRecords { known: FxHashMap::default() };
     let mut convert = |info: &mut TypeInfo, ty: &Type| interner.convert(info, ty);
     for index in 0..info.expr_types.len() {
@@ -122,6 +125,17 @@ pub(crate) fn tuples_as_records(module: &mut Module, info: &mut TypeInfo) {
 /// The field that holds component `index`: `_0`, `_1`...
 fn component_name(index: usize, span: crate::source::Span) -> Ident {
     Ident { name: Name::new(&format!("_{index}")), span }
+}
+
+/// Whether any type the program's tables hold is or contains a tuple: a program without one is left as it is,
+/// without copying every type (this runs on every check).
+fn has_tuples(info: &TypeInfo) -> bool {
+    info.expr_types.iter().any(holds_tuple)
+        || info.locals.iter().any(|l| holds_tuple(&l.ty))
+        || info.functions.iter().any(|f| holds_tuple(&f.ret))
+        || info.constants.iter().any(|c| holds_tuple(&c.ty))
+        || info.kernels.iter().any(|k| k.params.iter().any(|p| holds_tuple(&p.ty)))
+        || info.records.iter().any(|r| r.fields.iter().any(|f| holds_tuple(&f.1)))
 }
 
 fn holds_tuple(ty: &Type) -> bool {
