@@ -358,6 +358,15 @@ def test_constant_folding(d):
     return compare("constant_folding", O.read(), want)
 
 
+def test_dependent_launch(d):
+    # Launched one after the other (the runtime's GPU test covers the overlapped launch): the sync returns at once.
+    n = 1000
+    B, O = Buffer("i", [0] * n), Buffer("i", [0] * n)
+    launch(d, "dependent_launch", "producer", [4], [256], [B, ("i", n)])
+    launch(d, "dependent_launch", "consumer", [4], [256], [B, O, ("i", n)])
+    return compare("dependent_launch", O.read(), [5 * i for i in range(n)])
+
+
 def test_function_args(d):
     blocks, n = 3, 700
     xs = [random.randint(-1000, 1000) for _ in range(n)]

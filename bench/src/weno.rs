@@ -10,7 +10,7 @@ use skc_runtime::{DeviceBuffer, Module};
 use skc_weno_gpu::build::{load, read_manifest, Resources};
 use skc_weno_gpu::device::{
     boundary_count, flux_len, global_tables, launch_boundary, launch_box, launch_interior, launch_momentum,
-    launch_split, Buffers, CellBox, Gpu, GpuResult, Layout, Real,
+    launch_split, launch_split_as, Buffers, CellBox, Gpu, GpuResult, Layout, Real,
 };
 use skc_weno_gpu::problem::Rng;
 use skc_weno_gpu::variants::{self, Precision, Variant, STRATEGIES, TABLES};
@@ -139,7 +139,7 @@ fn split_breakdown<T: Real>(gpu: &Gpu, module: &Module, v: &Variant, f: &mut Fie
     let fun = |name: &str| module.kernel(name).map_err(|e| e.to_string());
     let (interior, boundary) = (fun("tracer_tendency_interior")?, fun("tracer_tendency_boundary")?);
     let whole = CellBox::whole(&layout);
-    let t_interior = timed(gpu, || launch_interior(&interior, &mut f.b, &layout, spacing, &whole))?;
+    let t_interior = timed(gpu, || launch_interior(&interior, &mut f.b, &layout, spacing, &whole, false))?;
     let mut parts = vec![format!("interior {:.3}", t_interior)];
     for dir in 0..3 {
         let only = Layout { bounded: std::array::from_fn(|d| (d == dir) as i32 * layout.bounded[d]), ..layout };
@@ -150,12 +150,15 @@ fn split_breakdown<T: Real>(gpu: &Gpu, module: &Module, v: &Variant, f: &mut Fie
         parts.push(format!("boundary {} {:.3}", ["x", "y", "z"][dir], t));
     }
     let t_bound = timed(gpu, || launch_boundary(&boundary, &mut f.b, &layout, k))?;
+    let t_serial = timed(gpu, || launch_split_as(&interior, &boundary, &mut f.b, &layout, spacing, k, false))?;
     let t_split = timed(gpu, || launch_split(&interior, &boundary, &mut f.b, &layout, spacing, k))?;
     Ok(format!(
-        "{}, boundary (all directions, one launch) {:.3}; interior + boundary {:.3}, the split {:.3} ms",
+        "{}, boundary (all directions, one launch) {:.3}; interior + boundary {:.3}, the split with the interior \
+         launched after part 1 {:.3}, as its dependent launch (the default) {:.3} ms",
         parts.join(", "),
         t_bound,
         t_interior + t_bound,
+        t_serial,
         t_split
     ))
 }

@@ -170,6 +170,12 @@ impl Kernel {
         self.launch_inner(self.module.ctx.cuda_stream(), config, args.as_mut(), Launch::Plain)
     }
 
+    /// Checks and launches on the context's stream as the dependent of the launch before it
+    /// ([`launch_dependent_on`](Self::launch_dependent_on)).
+    pub fn launch_dependent<'a>(&self, config: &LaunchConfig, mut args: impl AsMut<[Arg<'a>]>) -> Result<()> {
+        self.launch_inner(self.module.ctx.cuda_stream(), config, args.as_mut(), Launch::Dependent)
+    }
+
     /// Checks and launches on `stream`.
     pub fn launch_on(&self, stream: &Stream, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Result<()> {
         if !stream.context().same(&self.module.ctx) {
@@ -186,6 +192,18 @@ impl Kernel {
             return Err(self.foreign_context());
         }
         self.launch_inner(stream.cuda(), config, args, Launch::Cooperative)
+    }
+
+    /// Checks and launches on `stream` as the dependent of the launch queued before it on that stream
+    /// (programmatic stream serialization, sm_90 and later): the grid may start before the previous one ends, once
+    /// every block of that one has called `trigger_dependent_launch ()` or exited, and must call
+    /// `grid_dependency_sync ()` before reading what the previous grid writes. On an older GPU the attribute has no
+    /// effect and the launch waits for the previous grid as any other.
+    pub fn launch_dependent_on(&self, stream: &Stream, config: &LaunchConfig, args: &mut [Arg<'_>]) -> Result<()> {
+        if !stream.context().same(&self.module.ctx) {
+            return Err(self.foreign_context());
+        }
+        self.launch_inner(stream.cuda(), config, args, Launch::Dependent)
     }
 
     fn launch_inner(
@@ -308,12 +326,15 @@ impl Kernel {
             Launch::Cooperative => unsafe {
                 result::launch_cooperative_kernel(f, grid, block, shared, stream, &mut params)
             },
+            // SAFETY: as above.
+            Launch::Dependent => unsafe { launch_dependent(f, grid, block, shared, stream, &mut params) },
         };
         drop(guards);
         self.module.ctx.set_last_kernel(self.name_id);
         let call = match how {
             Launch::Plain => "cuLaunchKernel",
             Launch::Cooperative => "cuLaunchCooperativeKernel",
+            Launch::Dependent => "cuLaunchKernelEx",
         };
         launched.map_err(|e| self.error(call, e))
     }
@@ -328,6 +349,43 @@ impl Kernel {
 enum Launch {
     Plain,
     Cooperative,
+    /// With programmatic stream serialization: the dependent of the previous launch on its stream.
+    Dependent,
+}
+
+/// `cuLaunchKernelEx` with the one attribute `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 1`.
+///
+/// # Safety
+/// As `cuLaunchKernel`: `params` holds one pointer per kernel parameter, each to a live value of its size.
+unsafe fn launch_dependent(
+    f: cudarc::driver::sys::CUfunction,
+    grid: (u32, u32, u32),
+    block: (u32, u32, u32),
+    shared: u32,
+    stream: cudarc::driver::sys::CUstream,
+    params: &mut [*mut c_void],
+) -> std::result::Result<(), cudarc::driver::DriverError> {
+    use cudarc::driver::sys::{self, CUlaunchAttribute, CUlaunchAttributeID, CUlaunchAttributeValue, CUlaunchConfig};
+    let mut value: CUlaunchAttributeValue = std::mem::zeroed();
+    value.programmaticStreamSerializationAllowed = 1;
+    let mut attribute = CUlaunchAttribute {
+        id: CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+        pad: [0; 4],
+        value,
+    };
+    let config = CUlaunchConfig {
+        gridDimX: grid.0,
+        gridDimY: grid.1,
+        gridDimZ: grid.2,
+        blockDimX: block.0,
+        blockDimY: block.1,
+        blockDimZ: block.2,
+        sharedMemBytes: shared,
+        hStream: stream,
+        attrs: &mut attribute,
+        numAttrs: 1,
+    };
+    sys::cuLaunchKernelEx(&config, f, params.as_mut_ptr(), std::ptr::null_mut()).result()
 }
 
 /// A launch being assembled argument by argument.

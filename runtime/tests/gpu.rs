@@ -142,6 +142,51 @@ fn builder_streams_and_timers() {
     assert!(c.download().unwrap().iter().all(|&x| x == 2.0));
 }
 
+const DEPENDENT: &str = "
+(* Part 1: one block that lets its dependent start at once, then writes buf after about 200 us. *)
+kernel producer (buf : int32 vector) (ends : uint64 vector) (n : int32) =
+  trigger_dependent_launch ();
+  let start = globaltimer in
+  while globaltimer - start < 200000UL do nanosleep 1000u done;
+  let i = mut thread_idx_x in
+  while i < n do buf.(i) <- 3 * i; i := i + block_dim_x done;
+  ends.(thread_idx_x) <- globaltimer
+
+(* Part 2, the dependent: notes when it started, then reads buf after grid_dependency_sync. *)
+kernel consumer (buf : int32 vector) (out : int32 vector) (starts : uint64 vector) (n : int32) =
+  let i = global_idx in
+  if i < n then starts.(i) <- globaltimer;
+  let own = 2 * i in
+  grid_dependency_sync ();
+  if i < n then out.(i) <- buf.(i) + own
+";
+
+#[test]
+fn a_dependent_launch_starts_early_and_sees_its_predecessor_after_grid_dependency_sync() {
+    let ctx = gpu();
+    let module = Module::from_source(&ctx, "dependent.sk", DEPENDENT).unwrap_or_else(|e| panic!("{e}"));
+    let (producer, consumer) = (module.kernel("producer").unwrap(), module.kernel("consumer").unwrap());
+    let n = 4096;
+    let stream = ctx.new_stream().unwrap();
+    let mut buf = ctx.alloc_zeros::<i32>(n).unwrap();
+    let mut ends = ctx.alloc_zeros::<u64>(128).unwrap();
+    let mut out = ctx.alloc_zeros::<i32>(n).unwrap();
+    let mut starts = ctx.alloc_zeros::<u64>(n).unwrap();
+    producer.launch_on(&stream, &LaunchConfig::new(1, 128), &mut args![&mut buf, &mut ends, n as i32]).unwrap();
+    let config = LaunchConfig::for_elements(n, 128);
+    consumer.launch_dependent_on(&stream, &config, &mut args![&buf, &mut out, &mut starts, n as i32]).unwrap();
+    let out = out.download().unwrap();
+    assert!(out.iter().enumerate().all(|(i, &x)| x == 5 * i as i32), "{:?}", &out[..8]);
+    // Programmatic stream serialization let the consumer's blocks start while the producer still ran.
+    let producer_end = ends.download().unwrap().into_iter().max().unwrap();
+    let first_start = starts.download().unwrap().into_iter().min().unwrap();
+    assert!(
+        first_start < producer_end,
+        "the consumer started {} ns after the producer ended",
+        first_start - producer_end
+    );
+}
+
 const SHARED: &str = "let reverse = [%kernel fun (xs : float32 vector) (ys : float32 vector) (m : int32) ->
   let%shared (buf : float32) = m in
   let t = thread_idx_x in

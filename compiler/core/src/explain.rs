@@ -2161,6 +2161,7 @@ mod tests {
         ("Atomics (return the old value)", "atomic_add"),
         ("Ordered, scoped atomics", "atomic_load_relaxed_block"),
         ("Fences and sleep", "fence_block"),
+        ("Programmatic dependent launch", "grid_dependency_sync"),
         ("Device-side launch", "launch"),
         ("Data select", "select"),
         ("Math", "sqrt"),

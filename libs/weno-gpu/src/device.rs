@@ -187,11 +187,24 @@ fn launch_over<'a, T: Real>(
     spacing: [f64; 3],
     cells: &CellBox,
 ) -> GpuResult<()> {
+    launch_over_as::<T>(f, buffers, layout, spacing, cells, false)
+}
+
+/// [`launch_over`], as the dependent of the launch before it (`Kernel::launch_dependent`) when `dependent`.
+fn launch_over_as<'a, T: Real>(
+    f: &Kernel,
+    buffers: impl IntoIterator<Item = Arg<'a>>,
+    layout: &Layout,
+    spacing: [f64; 3],
+    cells: &CellBox,
+    dependent: bool,
+) -> GpuResult<()> {
     if cells.size.iter().any(|&s| s <= 0) {
         return Ok(());
     }
     let args: Vec<Arg> = buffers.into_iter().chain(box_args::<T>(layout, spacing, cells)).collect();
-    launched(f.launch(&box_config(cells), args))
+    let config = box_config(cells);
+    launched(if dependent { f.launch_dependent(&config, args) } else { f.launch(&config, args) })
 }
 
 /// Launches `tracer_tendency` over `cells`.
@@ -207,15 +220,19 @@ pub fn launch_box<T: Real>(
 }
 
 /// Launches `tracer_tendency_interior` (the region split, part 2) over `cells`: reads the fluxes of part 1.
+/// With `dependent`, as the dependent of the launch before it (part 1): it starts while part 1 runs and waits for
+/// it only where it reads a stored flux.
 pub fn launch_interior<T: Real>(
     f: &Kernel,
     b: &mut Buffers<T>,
     layout: &Layout,
     spacing: [f64; 3],
     cells: &CellBox,
+    dependent: bool,
 ) -> GpuResult<()> {
     let [u, v, w] = &b.vel;
-    launch_over::<T>(f, args![&b.c, u, v, w, &b.act, &mut b.g, &b.fb, &b.gtab], layout, spacing, cells)
+    let buffers = args![&b.c, u, v, w, &b.act, &mut b.g, &b.fb, &b.gtab];
+    launch_over_as::<T>(f, buffers, layout, spacing, cells, dependent)
 }
 
 /// Launches `tracer_tendency_boundary` (the region split, part 1) once, over the face slots of every bounded
@@ -241,7 +258,8 @@ pub fn launch_boundary<T: Real>(f: &Kernel, b: &mut Buffers<T>, layout: &Layout,
 }
 
 /// The region split: tracer_tendency_boundary (the fluxes near the walls), then tracer_tendency_interior over
-/// the whole grid.
+/// the whole grid as its dependent launch (programmatic stream serialization: the interior's cells away from the
+/// walls are computed while part 1 runs).
 pub fn launch_split<T: Real>(
     interior: &Kernel,
     boundary: &Kernel,
@@ -250,8 +268,21 @@ pub fn launch_split<T: Real>(
     spacing: [f64; 3],
     k: i32,
 ) -> GpuResult<()> {
+    launch_split_as(interior, boundary, b, layout, spacing, k, true)
+}
+
+/// [`launch_split`], with the interior launched as part 1's dependent or (`dependent` false) after it.
+pub fn launch_split_as<T: Real>(
+    interior: &Kernel,
+    boundary: &Kernel,
+    b: &mut Buffers<T>,
+    layout: &Layout,
+    spacing: [f64; 3],
+    k: i32,
+    dependent: bool,
+) -> GpuResult<()> {
     launch_boundary(boundary, b, layout, k)?;
-    launch_interior(interior, b, layout, spacing, &CellBox::whole(layout))
+    launch_interior(interior, b, layout, spacing, &CellBox::whole(layout), dependent)
 }
 
 /// Launches `momentum_tendency`: q and gq hold three components of `layout.len()` each.

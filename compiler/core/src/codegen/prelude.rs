@@ -34,6 +34,28 @@ __device__ __forceinline__ unsigned long long skc_globaltimer() {
 }",
     },
     Helper {
+        name: "skc_grid_dependency_sync",
+        needs: &[],
+        code: "\
+// Programmatic dependent launch (sm_90 and later; before, a dependent launch waits for the whole previous grid):
+// wait for the grid this one depends on, and let the next grid start early.
+__device__ __forceinline__ void skc_grid_dependency_sync() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");
+#endif
+}",
+    },
+    Helper {
+        name: "skc_trigger_dependent_launch",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ void skc_trigger_dependent_launch() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\");
+#endif
+}",
+    },
+    Helper {
         name: "skc_lane_id",
         needs: &["skc_thread_rank"],
         code: "\
