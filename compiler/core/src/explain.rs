@@ -602,7 +602,9 @@ kernel k (out : int32 vector) (n : int32) =
         title: "unsupported construct",
         body: r#"The construct is valid OCaml but has no meaning in GPU code, or is not part of the `.sk` language:
 `match`, `fun` inside a body other than an anonymous function `(fun x -> e)` or `let f = fun x -> e in`, a local
-function of a form skc does not lift, `let rec`, a mutable tuple pattern
+function of a form skc does not lift (a `:=` on a `mut` variable it captures: make the variable a `ref` cell; a
+call where a variable it captures is shadowed), a local or anonymous function passed as an argument that calls
+a function parameter around it (pass that function itself), `let rec`, a mutable tuple pattern
 (`let (a, b) = mut e in`), an array literal
 `[| ... |]` anywhere but as the value of a top-level constant, and `[%ext ...]` or `let%ext` extensions other
 than `[%kernel ...]`, `[%global ...]`, `let%shared`, `let%local` and `let%superstep`. Use `if`, top-level
