@@ -9,7 +9,7 @@
 //! caller) and arrays and vectors (passed as pointers). Two cases cannot be expressed this way and are reported
 //! (E0205): a `:=` on a captured `mut` variable (a parameter is a copy), and a call where a captured name is
 //! shadowed by a later binding (the call could not name the captured variable). A local function used as a
-//! value rather than called is reported too.
+//! value rather than called or passed as an argument is reported too.
 //!
 //! The lifted function keeps the local name when no top-level item and no other lifted function has it, else it
 //! is `outer_f` (with a number if that is taken too). Its body keeps its spans, so diagnostics point into the

@@ -517,7 +517,7 @@ impl Specialiser {
     ) -> Option<(Vec<Captured>, Chosen)> {
         let path = match &self.module.exprs[arg.index()] {
             ExprKind::Var(path) => path,
-            ExprKind::Call { callee, args } => return self.closure(callee, args, scope),
+            ExprKind::Call { callee, args } => return self.closure(arg, callee, args, scope),
             _ => return None,
         };
         match scope.resolve(path, &self.values) {
@@ -533,11 +533,14 @@ impl Specialiser {
     }
 
     /// `f a b` at a function parameter, where the device function `f` takes more arguments than that: a closure
-    /// whose captured values are `a b`.
-    fn closure(&self, callee: &Path, args: &[ExprId], scope: &Scope) -> Option<(Vec<Captured>, Chosen)> {
+    /// whose captured values are `a b`. A closure `syntax::lift` made (spanned as the argument it was written as,
+    /// callee and all) may apply every parameter: a local function written with `()`, called as `f ()`.
+    fn closure(&self, arg: ExprId, callee: &Path, args: &[ExprId], scope: &Scope) -> Option<(Vec<Captured>, Chosen)> {
         let Resolved::Function(item) = scope.resolve(callee, &self.values) else { return None };
         let Item::Function(function) = &self.module.items[item] else { return None };
-        if args.is_empty() || args.len() >= function.params.len() {
+        let lifted = callee.span() == self.module.expr_spans[arg.index()];
+        let applies_all = args.len() == function.params.len();
+        if args.is_empty() || args.len() > function.params.len() || (applies_all && !lifted) {
             return None;
         }
         Some((args.iter().map(|&a| Captured::Written(a)).collect(), Chosen::Closure(item, args.len())))
