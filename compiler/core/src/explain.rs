@@ -704,8 +704,9 @@ kernel k (ps : point vector) (out : float32 vector) =
         title: "cannot infer type",
         body: r#"Nothing in the program decides the type of a parameter, variable or array element. Numbers never cause
 this (an integer defaults to int32, a float to float32), but an unannotated parameter that is never used
-(in a kernel or a device function), or a `create_array` whose elements are never read or written, has no
-type to take. Add an annotation.
+(in a kernel, or in a device function that something calls), or a `create_array` whose elements are never
+read or written, has no type to take. Add an annotation. (A device function that nothing names may leave its
+parameters' types open: it has no instance and nothing is emitted for it.)
 
 Erroneous example:
 
