@@ -546,11 +546,19 @@ impl Specialiser {
         Some((args.iter().map(|&a| Captured::Written(a)).collect(), Chosen::Closure(item, args.len())))
     }
 
+    /// E0205: a closure whose function calls a function it captured (`fun x -> g x + a`, `g` a function parameter
+    /// around it), named by the captured parameter.
     fn closure_over_template(&self, arg: ExprId, item: usize) -> Diagnostic {
-        let name = self.module.items[item].name();
-        Diagnostic::error("E0205", format!("passing `{}`, which uses a function parameter around it, is not supported", name.name))
-            .primary(self.module.expr_spans[arg.index()], "this function calls a function it captured")
-            .help("pass the function parameter itself where a function is expected, or give the value the function computes as an argument")
+        let called = match &self.module.items[item] {
+            Item::Function(f) => (f.params.iter().zip(&self.function_params[item]))
+                .find(|(_, is_function)| **is_function)
+                .map(|(p, _)| p.name.name.to_string())
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        Diagnostic::error("E0205", format!("a function passed as an argument that calls `{called}`, a function parameter around it, is not supported"))
+            .primary(self.module.expr_spans[arg.index()], format!("this function calls `{called}`"))
+            .help(format!("pass `{called}` itself where a function is expected, or give the value the function computes as an argument"))
     }
 
     fn param_name(&self, template: usize, position: usize) -> String {
