@@ -602,7 +602,9 @@ kernel k (out : int32 vector) (n : int32) =
         title: "unsupported construct",
         body: r#"The construct is valid OCaml but has no meaning in GPU code, or is not part of the `.sk` language:
 `match`, `fun` inside a body other than an anonymous function `(fun x -> e)` or `let f = fun x -> e in`, a local
-function of a form skc does not lift, `let rec`, a mutable tuple pattern
+function of a form skc does not lift (a `:=` on a `mut` variable it captures: make the variable a `ref` cell; a
+call where a variable it captures is shadowed), a local or anonymous function passed as an argument that calls
+a function parameter around it (pass that function itself), `let rec`, a mutable tuple pattern
 (`let (a, b) = mut e in`), an array literal
 `[| ... |]` anywhere but as the value of a top-level constant, and `[%ext ...]` or `let%ext` extensions other
 than `[%kernel ...]`, `[%global ...]`, `let%shared`, `let%local` and `let%superstep`. Use `if`, top-level
@@ -702,8 +704,9 @@ kernel k (ps : point vector) (out : float32 vector) =
         title: "cannot infer type",
         body: r#"Nothing in the program decides the type of a parameter, variable or array element. Numbers never cause
 this (an integer defaults to int32, a float to float32), but an unannotated parameter that is never used
-(in a kernel or a device function), or a `create_array` whose elements are never read or written, has no
-type to take. Add an annotation.
+(in a kernel, or in a device function that something calls), or a `create_array` whose elements are never
+read or written, has no type to take. Add an annotation. (A device function that nothing names may leave its
+parameters' types open: it has no instance and nothing is emitted for it.)
 
 Erroneous example:
 

@@ -95,25 +95,50 @@ pub struct Origin {
     pub cause: Option<OriginId>,
 }
 
+/// Handle of the per-field values of a record (or tuple) in [`Facts`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FieldsId(u32);
+
 /// An abstract value: its uniformity and, when not uniform, where that came from.
+///
+/// A record or tuple value may also know each field's value (`fields`): a field read then has that field's level
+/// instead of the whole value's. `level` stays the join of the fields', so every use that looks at the level alone
+/// (the common case) sees what it did without them; a value whose fields are not known is read field by field at
+/// its whole level (conservative). Fields are known for record and tuple literals and kept through immutable
+/// `let`s and function results only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Value {
     pub level: Uniformity,
     pub origin: Option<OriginId>,
+    pub fields: Option<FieldsId>,
 }
 
 impl Value {
     pub fn uniform() -> Value {
-        Value { level: Uniformity::Uniform, origin: None }
+        Value { level: Uniformity::Uniform, origin: None, fields: None }
     }
 
-    /// The less uniform of the two; on a tie the first (earlier) explanation is kept.
+    pub fn new(level: Uniformity, origin: Option<OriginId>) -> Value {
+        Value { level, origin, fields: None }
+    }
+
+    /// The same level and explanation, with no per-field values.
+    pub fn whole(self) -> Value {
+        Value { fields: None, ..self }
+    }
+
+    /// The less uniform of the two; on a tie the first (earlier) explanation is kept. Per-field values survive
+    /// where they bound both sides: the same fields on both, or one side uniform without fields (each of its
+    /// fields is uniform too, so the other side's fields bound the join).
     pub fn join(self, other: Value) -> Value {
-        if other.level > self.level {
-            other
-        } else {
-            self
-        }
+        let fields = match (self.fields, other.fields) {
+            (a, b) if a == b => a,
+            (None, b) if self.level == Uniformity::Uniform => b,
+            (a, None) if other.level == Uniformity::Uniform => a,
+            _ => None,
+        };
+        let joined = if other.level > self.level { other } else { self };
+        Value { fields, ..joined }
     }
 }
 
@@ -176,6 +201,8 @@ impl Control {
 pub struct Facts {
     origins: Vec<Origin>,
     divergences: Vec<Divergence>,
+    /// The per-field values of records and tuples, by field name.
+    fields: Vec<Vec<(crate::syntax::name::Name, Value)>>,
 }
 
 impl Facts {
@@ -203,10 +230,43 @@ impl Facts {
             return Value::uniform();
         }
         let id = self.push_origin(Origin { kind, span, level, cause });
-        Value { level, origin: Some(id) }
+        Value::new(level, Some(id))
     }
 
-    /// `value` with a step added to its explanation (keeping the level).
+    /// A record or tuple value whose fields have the values `fields` (its level is their join). A uniform one
+    /// needs none: every field is uniform.
+    pub fn record(&mut self, fields: Vec<(crate::syntax::name::Name, Value)>) -> Value {
+        let whole = fields.iter().fold(Value::uniform(), |acc, (_, v)| acc.join(v.whole()));
+        if whole.level == Uniformity::Uniform {
+            return whole;
+        }
+        self.fields.push(fields);
+        Value { fields: Some(FieldsId(self.fields.len() as u32 - 1)), ..whole }
+    }
+
+    /// The value of field `name` of `record`: its own where the record's fields are known, else the whole value's
+    /// level and explanation.
+    pub fn field(&self, record: Value, name: &str) -> Value {
+        let known = record.fields.and_then(|id| self.fields[id.0 as usize].iter().find(|(n, _)| **n == *name));
+        match known {
+            Some((_, value)) => *value,
+            None => record.whole(),
+        }
+    }
+
+    /// `through`, keeping the per-field values: each field's explanation gets the step too, so a field read
+    /// later is explained through it (a `let` of a tuple, a function's result).
+    pub fn through_keeping_fields(&mut self, value: Value, kind: OriginKind, span: Span) -> Value {
+        let Some(id) = value.fields else { return self.through(value, kind, span) };
+        let fields = self.fields[id.0 as usize].clone();
+        let stepped: Vec<_> =
+            fields.into_iter().map(|(name, v)| (name, self.through_keeping_fields(v, kind, span))).collect();
+        let whole = self.through(value, kind, span);
+        let kept = self.record(stepped);
+        Value { fields: kept.fields, ..whole }
+    }
+
+    /// `value` with a step added to its explanation (keeping the level, not the per-field values).
     pub fn through(&mut self, value: Value, kind: OriginKind, span: Span) -> Value {
         if value.level == Uniformity::Uniform {
             return Value::uniform();

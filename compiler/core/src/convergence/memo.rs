@@ -161,7 +161,7 @@ impl Chain {
         if self.level == Uniformity::Uniform {
             return Some(Value::uniform());
         }
-        let kept = Value { level: self.level, origin: self.top };
+        let kept = Value::new(self.level, self.top);
         let boundary = new_steps(facts, kept, mark, steps);
         let mut cause = match (boundary, self.hang) {
             (None, _) | (_, Hang::Nowhere) => None,
@@ -187,7 +187,7 @@ impl Chain {
             };
             cause = Some(facts.push_origin(Origin { span, cause, ..*origin }));
         }
-        Some(Value { level: self.level, origin: cause })
+        Some(Value::new(self.level, cause))
     }
 }
 

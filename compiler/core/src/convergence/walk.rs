@@ -27,6 +27,7 @@ use crate::diagnostic::Diagnostic;
 use crate::fxhash::FxHashMap;
 use crate::source::Span;
 use crate::syntax::ast::{ExprId, ExprKind, MemorySpace, Module};
+use crate::syntax::name::Name;
 use crate::types::{FunctionId, LocalId, Resolution, Type, TypeInfo};
 
 use super::lattice::{Control, DivergenceKind, Facts, OriginKind, Uniformity, Value};
@@ -368,16 +369,24 @@ impl<'a> Walker<'a> {
                 contents.join(index)
             }
             ExprKind::IndexSet { array, index, value } => self.element_write(*array, Some(*index), *value, span(self)),
-            ExprKind::Field { record, .. } => self.expr(*record),
+            ExprKind::Field { record, field } => {
+                let record = self.expr(*record);
+                self.facts.field(record, &field.name)
+            }
             ExprKind::FieldSet { record, value, .. } => self.element_write(*record, None, *value, span(self)),
-            // A record's (and so a tuple's) level is the join of its fields': a field read has the whole value's.
+            // A record's (and so a tuple's) level is the join of its fields', and each field's value is kept for
+            // the reads of this value (`Facts::record`).
             ExprKind::Record(fields) => {
-                let fields: Vec<ExprId> = fields.iter().map(|(_, v)| *v).collect();
-                fields.into_iter().fold(Value::uniform(), |acc, f| acc.join(self.expr(f)))
+                let fields: Vec<(Name, ExprId)> = fields.iter().map(|(n, v)| (n.name.clone(), *v)).collect();
+                let values = fields.into_iter().map(|(name, f)| (name, self.expr(f))).collect();
+                self.facts.record(values)
             }
             ExprKind::Tuple(components) => {
                 let components = components.clone();
-                components.into_iter().fold(Value::uniform(), |acc, c| acc.join(self.expr(c)))
+                let values = (components.into_iter().enumerate())
+                    .map(|(i, c)| (Name::new(&format!("_{i}")), self.expr(c)))
+                    .collect();
+                self.facts.record(values)
             }
             ExprKind::Superstep { divergent, body, .. } => self.superstep(*divergent, *body, span(self)),
             ExprKind::Annot { expr, .. } => self.expr(*expr),
@@ -426,10 +435,14 @@ impl<'a> Walker<'a> {
     fn let_(&mut self, e: ExprId, binder_span: Span, value: ExprId, body: ExprId) -> Value {
         let v = self.expr(value);
         if let Some(&local) = self.types.declared_local.get(&e) {
-            let bound = self.facts.through(v, OriginKind::Let(local), binder_span);
             if refers_to_storage(&self.types.local(local).ty) {
+                let bound = self.facts.through(v, OriginKind::Let(local), binder_span);
                 self.bind_let_reference(local, value, bound);
             } else {
+                // A record or tuple keeps its fields' values: every later write of the variable replaces them
+                // (`x := v`) or joins into them (a field write), and a callee never reads them (an argument is
+                // passed at its whole level, which is what a memoized call's key holds).
+                let bound = self.facts.through_keeping_fields(v, OriginKind::Let(local), binder_span);
                 self.set_local(local, bound);
             }
         }

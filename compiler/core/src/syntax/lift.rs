@@ -9,7 +9,7 @@
 //! caller) and arrays and vectors (passed as pointers). Two cases cannot be expressed this way and are reported
 //! (E0205): a `:=` on a captured `mut` variable (a parameter is a copy), and a call where a captured name is
 //! shadowed by a later binding (the call could not name the captured variable). A local function used as a
-//! value rather than called is reported too.
+//! value rather than called or passed as an argument is reported too.
 //!
 //! The lifted function keeps the local name when no top-level item and no other lifted function has it, else it
 //! is `outer_f` (with a number if that is taken too). Its body keeps its spans, so diagnostics point into the
@@ -18,9 +18,15 @@
 //! An anonymous function, `(fun a b -> body)`, is a local function named after its line (`fun_12`, from the
 //! parser) that is lifted where it is written. As an argument of a call it becomes the lifted function's name,
 //! which a device function's function parameter takes (`typeck::function_args` makes the instance
-//! `reduce_block__fun_12`); it must then use no variable around it (E0205: its captures would have to travel
-//! with it into the instance). Anywhere else (bound by `let`, returned, stored) it names the lifted function too,
-//! which the type checker reports as a function used as a value (E0233).
+//! `reduce_block__fun_12`). One that uses variables around it (and a local function with captures passed by
+//! name) becomes the lifted function applied to its captured variables, `fun_12 scale`: a *closure*, which
+//! `typeck::function_args` takes apart (the instance gets the captured values as parameters of its own and
+//! passes them to every call of the function). The captured variables are read where the call passes the
+//! closure, as a call of a local function reads them: nothing can assign a captured `mut` variable while the
+//! callee runs (a `:=` on one in the function is E0205 above, and the callee cannot name it), and a ref cell
+//! travels by reference. Anywhere else (bound by `let`, returned, stored, given to a parameter the callee does
+//! not call) it names the lifted function, or applies it, which the type checker reports as a function used as
+//! a value (E0233).
 
 use crate::diagnostic::Diagnostic;
 use crate::fxhash::{FxHashMap, FxHashSet};
@@ -235,9 +241,9 @@ impl Lifter<'_> {
         }
     }
 
-    /// An argument that names a local function with no captures: it names the lifted function instead (passed
-    /// to a function parameter, `typeck::function_args` specialises it; anywhere else the type checker reports
-    /// it). A local function with captures cannot be passed (its captures would have to travel with it).
+    /// An argument that names a local function: it names the lifted function instead, applied to its captured
+    /// variables if it has any (a closure; passed to a function parameter, `typeck::function_args` specialises
+    /// it; anywhere else the type checker reports it).
     fn passed_function(&mut self, arg: ExprId) -> bool {
         let ExprKind::Var(path) = &self.module.exprs[arg.index()] else { return false };
         if path.module.is_some() {
@@ -248,23 +254,47 @@ impl Lifter<'_> {
             return false;
         };
         let index = *index;
-        if !self.functions[index].captures.is_empty() {
-            let what = format!(
-                "the local function `{}`, which uses variables around it, passed as an argument",
-                path.name.name
-            );
-            self.error(
-                span,
-                what,
-                "only a function without captures can be passed",
-                "define it at top level, with what it uses as parameters",
-            );
-            self.module.exprs[arg.index()] = ExprKind::Error;
-            return true;
-        }
         let name = Ident { name: self.functions[index].name.name.clone(), span };
-        self.module.exprs[arg.index()] = ExprKind::Var(Path { module: None, name });
+        self.function_argument(arg, index, name, span);
         true
+    }
+
+    /// Puts the lifted function `index` in the argument `arg`'s place: its name, or a closure (the name applied to
+    /// the captured variables, read here) when it has captures. Reported (E0205) where a captured variable is
+    /// shadowed at `arg`.
+    fn function_argument(&mut self, arg: ExprId, index: usize, name: Ident, span: Span) {
+        let captures = self.functions[index].captures.clone();
+        if captures.is_empty() {
+            self.module.exprs[arg.index()] = ExprKind::Var(Path { module: None, name });
+            return;
+        }
+        let Some(args) = self.captured_args(&captures, &format!("passing `{}`", name.name), span) else {
+            self.module.exprs[arg.index()] = ExprKind::Error;
+            return;
+        };
+        self.module.exprs[arg.index()] = ExprKind::Call { callee: Path { module: None, name }, args };
+    }
+
+    /// The captured variables as arguments at `span`, each noted as a use where it is read; `None` (reported) if
+    /// one is shadowed there (`use_` says what the program does there: "calling `f`").
+    fn captured_args(&mut self, captures: &[(u32, Name)], use_: &str, span: Span) -> Option<Vec<ExprId>> {
+        let mut args = Vec::with_capacity(captures.len());
+        for (id, captured) in captures {
+            match self.lookup(captured) {
+                Some((at, entry)) if entry.id == *id => {
+                    self.note_use(at);
+                    let path = Path { module: None, name: Ident { name: captured.clone(), span } };
+                    args.push(self.module.alloc(ExprKind::Var(path), span));
+                }
+                _ => {
+                    let what = format!("{use_} where the variable `{captured}` it uses is shadowed");
+                    let help = format!("rename the later `{captured}`, or pass the value as a parameter");
+                    self.error(span, what, "the call cannot name the captured variable here", &help);
+                    return None;
+                }
+            }
+        }
+        Some(args)
     }
 
     fn assign(&mut self, target: &Path) {
@@ -291,28 +321,19 @@ impl Lifter<'_> {
         if callee.module.is_some() {
             return;
         }
-        let Some((_, entry)) = self.lookup(&callee.name.name) else { return };
-        let Binding::Function(index) = entry.binding else { return };
+        let Some((at, entry)) = self.lookup(&callee.name.name) else { return };
+        let Binding::Function(index) = entry.binding else {
+            // A call of a variable around the function (a function parameter of the enclosing function): a capture
+            // like any other use, so the lifted function takes it as a parameter.
+            self.note_use(at);
+            return;
+        };
         let lifted = &self.functions[index];
         let (name, captures, unit_call) = (lifted.name.clone(), lifted.captures.clone(), lifted.unit_call);
         let span = callee.name.span;
-        let mut leading = Vec::with_capacity(captures.len());
-        for (id, captured) in &captures {
-            match self.lookup(captured) {
-                Some((at, entry)) if entry.id == *id => {
-                    self.note_use(at);
-                    let path = Path { module: None, name: Ident { name: captured.clone(), span } };
-                    leading.push(self.module.alloc(ExprKind::Var(path), span));
-                }
-                _ => {
-                    let what =
-                        format!("calling `{}` where the variable `{captured}` it uses is shadowed", callee.name.name);
-                    let help = format!("rename the later `{captured}`, or pass the value as a parameter");
-                    self.error(span, what, "the call cannot name the captured variable here", &help);
-                    return;
-                }
-            }
-        }
+        let Some(mut leading) = self.captured_args(&captures, &format!("calling `{}`", callee.name.name), span) else {
+            return;
+        };
         if unit_call
             && !leading.is_empty()
             && args.len() == 1
@@ -324,25 +345,13 @@ impl Lifter<'_> {
         self.module.exprs[e.index()] = ExprKind::Call { callee: Path { module: None, name }, args: leading };
     }
 
-    /// `(fun params -> body)` as an argument: lifted, and the argument names the lifted function; one that uses
-    /// variables around it is E0205.
+    /// `(fun params -> body)` as an argument: lifted, and the argument names the lifted function, applied to its
+    /// captured variables if it uses any (a closure).
     fn anonymous_argument(&mut self, arg: ExprId, outer: &Name) {
         let index = self.lift_definition(arg, outer);
-        let lifted = &self.functions[index];
         let span = self.module.span(arg);
-        if let Some((_, first)) = lifted.captures.first() {
-            let what = format!("an anonymous function that uses `{first}`, a variable around it,");
-            self.error(
-                span,
-                what,
-                "an anonymous function passed as an argument uses only its parameters, constants and functions",
-                "pass what it uses as arguments where the function is called, or define a device function that takes it as a parameter",
-            );
-            self.module.exprs[arg.index()] = ExprKind::Error;
-            return;
-        }
-        let name = Ident { name: lifted.name.name.clone(), span };
-        self.module.exprs[arg.index()] = ExprKind::Var(Path { module: None, name });
+        let name = Ident { name: self.functions[index].name.name.clone(), span };
+        self.function_argument(arg, index, name, span);
     }
 
     /// `let f params = function_body in rest`: lifts `f`, then walks `rest` with `f` in scope, and puts `rest`

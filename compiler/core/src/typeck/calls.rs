@@ -530,6 +530,12 @@ impl Checker<'_> {
             // Signatures are not known yet; a call is never a compile-time value (reported as `E0212`).
             return Type::Error;
         }
+        if !args.is_empty() && callee.span() == self.span(id) {
+            // A closure (`syntax::lift`: a local or anonymous function applied to the variables it captures, spanned
+            // as the argument it was written as) where no function parameter takes it.
+            self.report_function_not_called(callee, f);
+            return Type::Error;
+        }
         let Some(info) = self.info.functions.get(f.0 as usize) else {
             return Type::Error;
         };

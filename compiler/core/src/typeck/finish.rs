@@ -33,7 +33,10 @@ impl Checker<'_> {
     }
 
     /// `E0209` for each local whose type still holds an unconstrained variable (reported once per variable).
+    /// A function nothing names (no call, so no instance and nothing emitted) may leave its parameters' types
+    /// open, as a generic `let first x = x` does: they are fixed to `int32` quietly first, so it checks.
     fn report_uninferred_locals(&mut self) {
+        self.fix_unused_generic_params();
         let quiet: Vec<crate::types::LocalId> = (self.anonymous_values.iter())
             .filter_map(|f| self.info.functions.get(f.0 as usize))
             .flat_map(|f| f.params.iter().copied())
@@ -58,6 +61,27 @@ impl Checker<'_> {
             self.diagnostics.push(d);
             for var in unbound {
                 self.vars.force_bind(var, Type::Error);
+            }
+        }
+    }
+
+    fn fix_unused_generic_params(&mut self) {
+        let mut named = vec![false; self.info.functions.len()];
+        for resolution in self.info.resolutions.values() {
+            if let Resolution::Function(f) = resolution {
+                if let Some(slot) = named.get_mut(f.0 as usize) {
+                    *slot = true;
+                }
+            }
+        }
+        let unused = self.info.functions.iter().zip(&named).filter(|(_, named)| !**named);
+        let params: Vec<crate::types::LocalId> = unused.flat_map(|(f, _)| f.params.iter().copied()).collect();
+        for param in params {
+            let ty = self.info.locals[param.0 as usize].ty.clone();
+            for var in self.vars.unbound_vars(&ty) {
+                if self.vars.var_class(var) == Some(super::infer::Class::Any) {
+                    self.vars.force_bind(var, Type::Int32);
+                }
             }
         }
     }

@@ -12,6 +12,17 @@
 //! calls: there is no function value and no function pointer anywhere after this pass, and the convergence
 //! analysis analyses each instance with the argument function in place.
 //!
+//! A *closure* can be chosen too: a device function applied to fewer arguments than it takes, as `syntax::lift`
+//! writes an anonymous or local function that uses variables around it (`map (fun x -> x *. scale) buf`
+//! becomes `map (fun_12 scale) buf`). The instance (`map__fun_12`) is keyed by the function alone; the applied
+//! arguments become trailing parameters of the instance (`f_scale`, after the template's own), which each call
+//! of the parameter passes first (`fun_12 f_scale x`) and each call of the instance passes last (`map__fun_12
+//! buf scale`, read after the other arguments, as the closure would read them when called). Passed on to another
+//! template inside an instance, the closure is the same function applied to those parameters. The convergence
+//! analysis needs nothing more: a captured value is an argument at each call, analysed in the context of the
+//! call like any other. A closure over a function that itself takes a function (an anonymous function that
+//! calls a function parameter around it) is E0205.
+//!
 //! A written function type is checked at each call of the parameter: the arguments and the result are annotated
 //! with its types (`(add (a : float32) (b : float32) : float32)`), so a function of another type is a type error
 //! at the call, in the instance. A template that no call instantiates is not checked.
@@ -25,7 +36,9 @@ use crate::builtins;
 use crate::diagnostic::Diagnostic;
 use crate::fxhash::FxHashMap;
 use crate::source::Span;
-use crate::syntax::ast::{for_each_child, ExprId, ExprKind, Function, Ident, Item, Module, Name, Path, TypeExpr};
+use crate::syntax::ast::{
+    for_each_child, ExprId, ExprKind, Function, Ident, Item, Module, Name, Param, Path, TypeExpr,
+};
 
 use super::generic::identifier_part;
 use super::specialise::copy_subtree;
@@ -213,16 +226,19 @@ fn function_params(module: &Module, values: &Values) -> Vec<Vec<bool>> {
     marked
 }
 
-/// A function chosen for a function parameter: a device function (an item) or a builtin (as written).
+/// A function chosen for a function parameter: a device function (an item), a closure (a device function
+/// applied to this many leading arguments) or a builtin (as written).
 #[derive(Clone, Debug)]
 enum Chosen {
     Function(usize),
+    Closure(usize, usize),
     Builtin(Path),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum ChosenKey {
     Function(usize),
+    Closure(usize, usize),
     Builtin(String),
 }
 
@@ -230,9 +246,26 @@ impl Chosen {
     fn key(&self) -> ChosenKey {
         match self {
             Chosen::Function(item) => ChosenKey::Function(*item),
+            Chosen::Closure(item, applied) => ChosenKey::Closure(*item, *applied),
             Chosen::Builtin(path) => ChosenKey::Builtin(path.display()),
         }
     }
+
+    /// How many values travel with the function: a closure's applied arguments.
+    fn captured(&self) -> usize {
+        match self {
+            Chosen::Closure(_, applied) => *applied,
+            Chosen::Function(_) | Chosen::Builtin(_) => 0,
+        }
+    }
+}
+
+/// A value passed with a closure at a call of a template: an argument written at the call (the closure's
+/// applied argument), or a captured-value parameter of the instance the call is in (a closure passed on).
+#[derive(Clone, Debug)]
+enum Captured {
+    Written(ExprId),
+    Param(Name),
 }
 
 /// An instance a body asks for: the template and the functions chosen at its parameters.
@@ -242,6 +275,8 @@ type Request = (usize, Vec<Option<Chosen>>);
 struct Instance {
     template: usize,
     chosen: Vec<Option<Chosen>>,
+    /// For each parameter of the template, the instance's parameters that hold its closure's captured values.
+    captured: Vec<Vec<Name>>,
     function: Function,
     note: String,
 }
@@ -250,10 +285,15 @@ struct Instance {
 enum Edit {
     /// A use of a function parameter: it names the chosen function instead (a `Var` or a call's callee).
     Rename(ExprId, Path),
-    /// A call of an annotated function parameter: its arguments and result get the annotation's types.
-    Annotate(ExprId, TypeExpr),
-    /// A call of a template: it calls the instance, without the function arguments.
-    CallInstance { call: ExprId, name: Name, keep: Vec<ExprId> },
+    /// A call of a function parameter whose closure captured values: they are passed first (the instance's
+    /// parameters that hold them).
+    PassCaptured(ExprId, Vec<Name>),
+    /// A call of an annotated function parameter: its arguments after the first `skip` (the captured values) and
+    /// its result get the annotation's types.
+    Annotate { call: ExprId, ty: TypeExpr, skip: usize },
+    /// A call of a template: it calls the instance, without the function arguments, with the values captured by
+    /// closures last.
+    CallInstance { call: ExprId, name: Name, keep: Vec<ExprId>, captured: Vec<Captured> },
     /// An error was reported here: the node becomes an error node (no cascade).
     Error(ExprId),
 }
@@ -283,7 +323,7 @@ impl Specialiser {
                 }
                 _ => continue,
             };
-            self.specialise_body(body, &names, &[], None, None);
+            self.specialise_body(body, &names, &[], &[], None, None);
         }
         let mut next = 0;
         while next < self.instances.len() {
@@ -294,20 +334,23 @@ impl Specialiser {
             let names: Vec<Name> = function.params.iter().map(|p| p.name.name.clone()).collect();
             let annotations: Vec<Option<TypeExpr>> = function.params.iter().map(|p| p.ty.clone()).collect();
             let chosen = self.instances[next].chosen.clone();
+            let captured = self.instances[next].captured.clone();
             let body = self.instances[next].function.body;
             let note = self.instances[next].note.clone();
-            self.specialise_body(body, &names, &chosen, Some(&annotations), Some(note));
+            self.specialise_body(body, &names, &chosen, &captured, Some(&annotations), Some(note));
             next += 1;
         }
     }
 
-    /// Rewrites one body: uses of function parameters name the `chosen` functions, calls of templates call
-    /// their instances.
+    /// Rewrites one body: uses of function parameters name the `chosen` functions (with the values their
+    /// closures captured, in the parameters `captured` names), calls of templates call their instances.
+    #[allow(clippy::too_many_arguments)]
     fn specialise_body(
         &mut self,
         body: ExprId,
         names: &[Name],
         chosen: &[Option<Chosen>],
+        captured: &[Vec<Name>],
         annotations: Option<&[Option<TypeExpr>]>,
         note: Option<String>,
     ) {
@@ -338,13 +381,19 @@ impl Specialiser {
                 ExprKind::Call { callee, args } => {
                     if let Some((param, c)) = chosen_at(callee) {
                         edits.push(self.rename(id, callee, &c, scope, &mut diagnostics));
+                        let passed = captured.get(param).cloned().unwrap_or_default();
+                        let skip = passed.len();
+                        if !passed.is_empty() {
+                            edits.push(Edit::PassCaptured(id, passed));
+                        }
                         let annotation = annotations.and_then(|a| a.get(param).cloned().flatten());
-                        if let Some(annotation @ TypeExpr::Function { .. }) = annotation {
-                            edits.push(Edit::Annotate(id, annotation));
+                        if let Some(ty @ TypeExpr::Function { .. }) = annotation {
+                            edits.push(Edit::Annotate { call: id, ty, skip });
                         }
                     } else if let Resolved::Function(template) = scope.resolve(callee, &self.values) {
                         if self.is_template(template) {
-                            let edit = self.template_call(id, callee, args, template, scope, chosen, &mut diagnostics);
+                            let within = (chosen, captured);
+                            let edit = self.template_call(id, callee, args, template, scope, within, &mut diagnostics);
                             if let Some((request, _)) = &edit {
                                 requests.push(request.clone());
                             }
@@ -379,7 +428,9 @@ impl Specialiser {
     ) -> Edit {
         let span = path.span();
         let written = match chosen {
-            Chosen::Function(item) => Path { module: None, name: self.module.items[*item].name().clone() },
+            Chosen::Function(item) | Chosen::Closure(item, _) => {
+                Path { module: None, name: self.module.items[*item].name().clone() }
+            }
             Chosen::Builtin(path) => path.clone(),
         };
         if written.module.is_none() && scope.binds_local(&written.name.name) {
@@ -407,12 +458,13 @@ impl Specialiser {
         args: &[ExprId],
         template: usize,
         scope: &Scope,
-        chosen: &[Option<Chosen>],
+        within: (&[Option<Chosen>], &[Vec<Name>]),
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Option<(Request, Edit)> {
         let positions = &self.function_params[template];
         let mut chosen_functions = Vec::new();
         let mut keep = Vec::new();
+        let mut captured = Vec::new();
         let mut ok = true;
         for (position, is_function) in positions.iter().enumerate() {
             let Some(&arg) = args.get(position) else {
@@ -428,8 +480,15 @@ impl Specialiser {
                 chosen_functions.push(None);
                 continue;
             }
-            match self.chosen_function(arg, scope, chosen) {
-                Some(c) => chosen_functions.push(Some(c)),
+            match self.chosen_function(arg, scope, within) {
+                Some((_, Chosen::Closure(item, _))) if self.is_template(item) => {
+                    diagnostics.push(self.closure_over_template(arg, item));
+                    ok = false;
+                }
+                Some((values, c)) => {
+                    captured.extend(values);
+                    chosen_functions.push(Some(c));
+                }
                 // Already reported where it was made an error node.
                 None if matches!(self.module.exprs[arg.index()], ExprKind::Error) => ok = false,
                 None => {
@@ -443,19 +502,63 @@ impl Specialiser {
             return None;
         }
         let name = self.instance_name(template, &chosen_functions);
-        Some(((template, chosen_functions), Edit::CallInstance { call, name, keep }))
+        Some(((template, chosen_functions), Edit::CallInstance { call, name, keep, captured }))
     }
 
-    /// The function an argument at a function parameter names: a device function, a builtin, or the function
-    /// chosen for a function parameter of the body it is in.
-    fn chosen_function(&self, arg: ExprId, scope: &Scope, chosen: &[Option<Chosen>]) -> Option<Chosen> {
-        let ExprKind::Var(path) = &self.module.exprs[arg.index()] else { return None };
+    /// The function an argument at a function parameter names, with the values that travel with it: a device
+    /// function, a builtin, a closure (a device function applied to fewer arguments than it takes), or the
+    /// function chosen for a function parameter of the body it is in (`within`: the chosen functions and the
+    /// parameters that hold their captured values).
+    fn chosen_function(
+        &self,
+        arg: ExprId,
+        scope: &Scope,
+        within: (&[Option<Chosen>], &[Vec<Name>]),
+    ) -> Option<(Vec<Captured>, Chosen)> {
+        let path = match &self.module.exprs[arg.index()] {
+            ExprKind::Var(path) => path,
+            ExprKind::Call { callee, args } => return self.closure(arg, callee, args, scope),
+            _ => return None,
+        };
         match scope.resolve(path, &self.values) {
-            Resolved::Function(item) => Some(Chosen::Function(item)),
-            Resolved::Builtin => Some(Chosen::Builtin(path.clone())),
-            Resolved::Param(param) => chosen.get(param).cloned().flatten(),
+            Resolved::Function(item) => Some((Vec::new(), Chosen::Function(item))),
+            Resolved::Builtin => Some((Vec::new(), Chosen::Builtin(path.clone()))),
+            Resolved::Param(param) => {
+                let chosen = within.0.get(param).cloned().flatten()?;
+                let names = within.1.get(param).cloned().unwrap_or_default();
+                Some((names.into_iter().map(Captured::Param).collect(), chosen))
+            }
             Resolved::Local | Resolved::Other => None,
         }
+    }
+
+    /// `f a b` at a function parameter, where the device function `f` takes more arguments than that: a closure
+    /// whose captured values are `a b`. A closure `syntax::lift` made (spanned as the argument it was written as,
+    /// callee and all) may apply every parameter: a local function written with `()`, called as `f ()`.
+    fn closure(&self, arg: ExprId, callee: &Path, args: &[ExprId], scope: &Scope) -> Option<(Vec<Captured>, Chosen)> {
+        let Resolved::Function(item) = scope.resolve(callee, &self.values) else { return None };
+        let Item::Function(function) = &self.module.items[item] else { return None };
+        let lifted = callee.span() == self.module.expr_spans[arg.index()];
+        let applies_all = args.len() == function.params.len();
+        if args.is_empty() || args.len() > function.params.len() || (applies_all && !lifted) {
+            return None;
+        }
+        Some((args.iter().map(|&a| Captured::Written(a)).collect(), Chosen::Closure(item, args.len())))
+    }
+
+    /// E0205: a closure whose function calls a function it captured (`fun x -> g x + a`, `g` a function parameter
+    /// around it), named by the captured parameter.
+    fn closure_over_template(&self, arg: ExprId, item: usize) -> Diagnostic {
+        let called = match &self.module.items[item] {
+            Item::Function(f) => (f.params.iter().zip(&self.function_params[item]))
+                .find(|(_, is_function)| **is_function)
+                .map(|(p, _)| p.name.name.to_string())
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        Diagnostic::error("E0205", format!("a function passed as an argument that calls `{called}`, a function parameter around it, is not supported"))
+            .primary(self.module.expr_spans[arg.index()], format!("this function calls `{called}`"))
+            .help(format!("pass `{called}` itself where a function is expected, or give the value the function computes as an argument"))
     }
 
     fn param_name(&self, template: usize, position: usize) -> String {
@@ -502,7 +605,7 @@ impl Specialiser {
 
     fn chosen_name(&self, chosen: &Chosen) -> String {
         match chosen {
-            Chosen::Function(item) => self.module.items[*item].name().name.to_string(),
+            Chosen::Function(item) | Chosen::Closure(item, _) => self.module.items[*item].name().name.to_string(),
             Chosen::Builtin(path) => path.display(),
         }
     }
@@ -527,7 +630,16 @@ impl Specialiser {
         }
         self.taken.insert(name.clone());
         let (body, _) = copy_subtree(&mut self.module, function.body);
-        let params = function.params.iter().zip(&chosen).filter(|(_, c)| c.is_none()).map(|(p, _)| p.clone());
+        let captured = self.captured_params(&function, &chosen);
+        let mut params: Vec<Param> =
+            function.params.iter().zip(&chosen).filter(|(_, c)| c.is_none()).map(|(p, _)| p.clone()).collect();
+        for (names, param) in captured.iter().zip(&function.params) {
+            params.extend(names.iter().map(|name| Param {
+                name: Ident { name: name.clone(), span: param.name.span },
+                ty: None,
+                span: param.span,
+            }));
+        }
         let described: Vec<String> = function
             .params
             .iter()
@@ -537,13 +649,50 @@ impl Specialiser {
         let note = format!("in the instance `{name}` of `{}` with {}", function.name.name, described.join(", "));
         let copy = Function {
             name: Ident { name: Name::new(&name), span: function.name.span },
-            params: params.collect(),
+            params,
             ret: function.ret.clone(),
             body,
             span: function.span,
         };
         self.keys.insert(key, self.instances.len());
-        self.instances.push(Instance { template, chosen, function: copy, note });
+        self.instances.push(Instance { template, chosen, captured, function: copy, note });
+    }
+
+    /// For each parameter of `template`, the names of the instance's parameters that hold the values its closure
+    /// captured: `op_scale` for the value the closure's function takes as `scale`, made distinct from every name
+    /// the template's body and parameters use (so no binding there hides it).
+    fn captured_params(&self, template: &Function, chosen: &[Option<Chosen>]) -> Vec<Vec<Name>> {
+        let mut used: crate::fxhash::FxHashSet<String> =
+            template.params.iter().map(|p| p.name.name.to_string()).collect();
+        walk_scoped(&self.module, template.body, &[], |_, kind, _| match kind {
+            ExprKind::Var(path) | ExprKind::Call { callee: path, .. } | ExprKind::Assign { target: path, .. } => {
+                used.insert(path.name.name.to_string());
+            }
+            ExprKind::Let { binder, .. } => used.extend(binder.name().map(|n| n.name.to_string())),
+            ExprKind::LetArray { name, .. } | ExprKind::For { var: name, .. } => {
+                used.insert(name.name.to_string());
+            }
+            _ => {}
+        });
+        let mut all = Vec::with_capacity(chosen.len());
+        for (param, c) in template.params.iter().zip(chosen) {
+            let Some(c @ Chosen::Closure(item, _)) = c else {
+                all.push(Vec::new());
+                continue;
+            };
+            let Item::Function(function) = &self.module.items[*item] else { unreachable!("closures are of functions") };
+            let mut names = Vec::with_capacity(c.captured());
+            for value in function.params.iter().take(c.captured()) {
+                let mut name = format!("{}_{}", param.name.name, value.name.name);
+                while used.contains(&name) {
+                    name.push('_');
+                }
+                used.insert(name.clone());
+                names.push(Name::new(&name));
+            }
+            all.push(names);
+        }
+        all
     }
 
     fn apply(&mut self, edit: Edit) {
@@ -552,10 +701,19 @@ impl Specialiser {
                 ExprKind::Var(written) | ExprKind::Call { callee: written, .. } => *written = path,
                 _ => {}
             },
-            Edit::Annotate(id, TypeExpr::Function { params, ret }) => self.annotate(id, params, *ret),
-            Edit::Annotate(..) => {}
-            Edit::CallInstance { call, name, mut keep } => {
+            Edit::PassCaptured(call, names) => self.pass_captured(call, names),
+            Edit::Annotate { call, ty: TypeExpr::Function { params, ret }, skip } => {
+                self.annotate(call, params, *ret, skip)
+            }
+            Edit::Annotate { .. } => {}
+            Edit::CallInstance { call, name, mut keep, captured } => {
                 let span = self.module.expr_spans[call.index()];
+                for value in captured {
+                    keep.push(match value {
+                        Captured::Written(arg) => arg,
+                        Captured::Param(name) => self.var(name, span),
+                    });
+                }
                 if keep.is_empty() {
                     keep.push(self.module.alloc(ExprKind::Unit, Span { start: span.end, ..span }));
                 }
@@ -568,13 +726,45 @@ impl Specialiser {
         }
     }
 
-    /// `op a b` with `op : t1 -> t2 -> r` becomes `(f (a : t1) (b : t2) : r)`.
-    fn annotate(&mut self, id: ExprId, params: Vec<TypeExpr>, ret: TypeExpr) {
+    fn var(&mut self, name: Name, span: Span) -> ExprId {
+        self.module.alloc(ExprKind::Var(Path { module: None, name: Ident { name, span } }), span)
+    }
+
+    /// `op a` where `op` is the closure `f` over `x`: `f op_x a` (`op_x` the instance's parameter that holds `x`);
+    /// `op ()` where `f` takes only its captured values is `f op_x`.
+    fn pass_captured(&mut self, call: ExprId, names: Vec<Name>) {
+        let span = self.module.expr_spans[call.index()];
+        let ExprKind::Call { args, .. } = &self.module.exprs[call.index()] else { return };
+        let args = args.clone();
+        let mut passed: Vec<ExprId> = names.into_iter().map(|name| self.var(name, span)).collect();
+        let unit_only = args.len() == 1 && matches!(self.module.exprs[args[0].index()], ExprKind::Unit);
+        let takes = match &self.module.exprs[call.index()] {
+            ExprKind::Call { callee, .. } => self.values.item(&callee.name.name),
+            _ => Resolved::Other,
+        };
+        let takes_only_captured = match takes {
+            Resolved::Function(item) => match &self.module.items[item] {
+                Item::Function(f) => f.params.len() == passed.len(),
+                _ => false,
+            },
+            _ => false,
+        };
+        if !(unit_only && takes_only_captured) {
+            passed.extend(args);
+        }
+        if let ExprKind::Call { args, .. } = &mut self.module.exprs[call.index()] {
+            *args = passed;
+        }
+    }
+
+    /// `op a b` with `op : t1 -> t2 -> r` becomes `(f (a : t1) (b : t2) : r)`; the first `skip` arguments (a
+    /// closure's captured values) keep their types.
+    fn annotate(&mut self, id: ExprId, params: Vec<TypeExpr>, ret: TypeExpr, skip: usize) {
         let ExprKind::Call { callee, args } = self.module.exprs[id.index()].clone() else { return };
         let annotated: Vec<ExprId> = args
             .iter()
             .enumerate()
-            .map(|(i, arg)| match params.get(i) {
+            .map(|(i, arg)| match i.checked_sub(skip).and_then(|i| params.get(i)) {
                 // `f ()` calls a function without parameters: the `()` stays as written.
                 Some(ty) if !matches!(self.module.exprs[arg.index()], ExprKind::Unit) => {
                     let span = self.module.expr_spans[arg.index()];

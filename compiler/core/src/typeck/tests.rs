@@ -118,8 +118,11 @@ fn untyped_function_params_are_inferred_from_uses() {
 
 #[test]
 fn uninferable_params_and_bindings_are_e0209() {
-    let src = "let k = [%kernel fun a (b : int32 vector) ->\n  b.(0) <- 1\n]\nlet first x = x\n";
-    assert_eq!(check(src), vec![("E0209", 1), ("E0209", 4)]);
+    let src =
+        "let k = [%kernel fun a (b : int32 vector) ->\n  b.(0) <- 1\n]\nlet first x = x\nlet g (n : int32) = first n\n";
+    assert_eq!(check(src), vec![("E0209", 1)]);
+    let src = "let k = [%kernel fun (b : int32 vector) ->\n  b.(0) <- 1\n]\nlet first x = x\nlet g (n : int32) =\n  let t = create_array 32 Shared in ()\n";
+    assert_eq!(check(src), vec![("E0209", 6)]);
 }
 
 #[test]

@@ -62,14 +62,17 @@ impl Walker<'_> {
         self.entered.push(function);
         let result = self.analyse_call(function, body, &site, &bindings);
         self.compact_entered(entered_mark);
-        if let Some(key) = key.filter(|_| self.report_attempts == attempts && self.guard_hits == guards) {
+        // A result with per-field values is not kept: a replay gives the whole value only, and must give what a new
+        // analysis would.
+        let kept = self.report_attempts == attempts && self.guard_hits == guards && result.fields.is_none();
+        if let Some(key) = key.filter(|_| kept) {
             let start = self.entered_sets.len() as u32;
             self.entered_sets.extend_from_slice(&self.entered[entered_mark..]);
             let entered = ((start, self.entered_sets.len() as u32), self.deepest - depth);
             self.keep(key, mark, result, &site, &bindings, entered);
         }
         self.deepest = self.deepest.max(outer_deepest);
-        self.facts.through(result, OriginKind::CallResult(function), span)
+        self.facts.through_keeping_fields(result, OriginKind::CallResult(function), span)
     }
 
     /// How each argument is passed (empty when every parameter takes a value: the common case allocates
@@ -186,7 +189,8 @@ impl Walker<'_> {
         let frame = self.save_frame();
         let mut by_reference = Vec::new();
         for (k, (&param, &arg)) in site.params.iter().zip(site.args).enumerate() {
-            let value = site.values.get(k).copied().unwrap_or_else(Value::uniform);
+            // At its whole level: what the callee sees must be what the memoized call's key holds.
+            let value = site.values.get(k).copied().unwrap_or_else(Value::uniform).whole();
             match bindings.get(k).unwrap_or(&Binding::Value) {
                 Binding::Value => {
                     let kind = OriginKind::Argument { function, param };
