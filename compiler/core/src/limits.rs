@@ -4,7 +4,7 @@
 //! program's constant arrays (`CONSTANT_BYTES`), and what `[@launch_bounds]` may promise on the target. Each
 //! violation is `E0220`, reported at the declaration that crosses the limit, with the limit and the architecture.
 //! A builtin the target's hardware does not have (`builtins::min_sm`: the warp reductions before sm_80) is `E0224`
-//! at each use, except in a branch that never runs (`constant_if`).
+//! at each use. A branch that never runs (`constant_if`) is not emitted and counts for none of these.
 
 use crate::diagnostic::Diagnostic;
 use crate::fxhash::FxHashSet;
@@ -117,6 +117,8 @@ impl Limits<'_> {
         let module = self.module;
         let mut out: Vec<BodyFacts> = module.items.iter().map(|_| BodyFacts::default()).collect();
         let mut start = 0usize;
+        // What a branch that never runs declares or calls is not emitted, so it takes no resources.
+        let never_run = crate::constant_if::never_run(module, self.info);
         for (index, item) in module.items.iter().enumerate() {
             let root = match item {
                 Item::Kernel(kernel) => kernel.body,
@@ -130,6 +132,9 @@ impl Limits<'_> {
             let end = root.index().min(module.exprs.len().saturating_sub(1));
             let facts = &mut out[index];
             for e in (start..=end).map(|e| ExprId(e as u32)) {
+                if never_run.get(e.index()).copied().unwrap_or(false) {
+                    continue;
+                }
                 match (module.expr(e), self.info.resolution(e)) {
                     (ExprKind::LetArray { .. }, _) => facts.arrays.extend(self.array_decl(e)),
                     (_, Some(Resolution::Function(f))) => facts.callees.push(f),
