@@ -4,6 +4,7 @@
 
 use crate::convergence::{self, UniformityInfo};
 use crate::diagnostic::{self, Diagnostic, Severity};
+use crate::instances::Units;
 use crate::source::{FileId, SourceMap};
 use crate::syntax::ast::{Item, Module, Name};
 use crate::syntax::parse;
@@ -61,6 +62,9 @@ pub struct Checked {
     pub diagnostics: Vec<Diagnostic>,
     /// The errors and warnings found but not reported because of those limits.
     pub hidden: Hidden,
+    /// The copies of the program's modules: which files are an instance's (`open M (...) as A`), for tools that
+    /// show an instance's items by their written names.
+    pub units: Units,
 }
 
 /// Diagnostics found but left out by the per-item and per-file limits.
@@ -194,7 +198,7 @@ fn parse_units(
     text: &str,
     loader: &dyn ModuleLoader,
 ) -> (SourceMap, Module, Vec<FileId>, crate::instances::Units, Vec<Diagnostic>) {
-    use crate::instances::{Instance, Units};
+    use crate::instances::Instance;
     let mut sources = SourceMap::new();
     let mut module = Module::default();
     let mut item_files = Vec::new();
@@ -474,5 +478,5 @@ fn check_with(
     diagnostics.dedup();
     units.name_instances(&module, &sources, &mut diagnostics);
     let (diagnostics, hidden) = limit_diagnostics(&module, diagnostics, &sources);
-    Checked { sources, root: FileId(0), module, item_files, types, uniformity, diagnostics, hidden }
+    Checked { sources, root: FileId(0), module, item_files, types, uniformity, diagnostics, hidden, units }
 }

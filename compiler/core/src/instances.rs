@@ -131,8 +131,24 @@ impl Units {
         }
     }
 
+    /// The instance named `alias` (`open M (...) as alias`).
+    pub fn instance_named(&self, alias: &str) -> Option<usize> {
+        self.instances.iter().position(|i| &*i.alias.name == alias)
+    }
+
+    /// The files of instance `index`'s copy: its module and the modules that module opens.
+    pub fn files_of_instance(&self, index: usize) -> impl Iterator<Item = FileId> + '_ {
+        self.files.iter().filter(move |(_, _, i)| *i == Some(index)).map(|(file, _, _)| *file)
+    }
+
+    /// The name an item of instance `index` was written with: `A_x` is `x` (the renaming of [`apply`]).
+    pub fn written_name<'a>(&self, index: usize, name: &'a str) -> &'a str {
+        let alias = &self.instances[index].alias.name;
+        name.strip_prefix(&**alias).and_then(|rest| rest.strip_prefix('_')).unwrap_or(name)
+    }
+
     /// "in the instance `Weno32` of `Weno` with real = float32".
-    fn describe(&self, index: usize, module: &Module, sources: &SourceMap) -> String {
+    pub fn describe(&self, index: usize, module: &Module, sources: &SourceMap) -> String {
         let instance = &self.instances[index];
         let mut text = format!("in the instance `{}` of `{}`", instance.alias.name, instance.module.name);
         if !instance.args.is_empty() {

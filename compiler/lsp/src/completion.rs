@@ -1,5 +1,6 @@
 //! Completion: after `M.`, the members of module `M` (the builtins for `Gpu`, `Std` and the other built-in
-//! namespaces, the items of an opened module's file); after `r.`, the fields of `r`'s record type; anywhere else,
+//! namespaces, the items of an opened module's file, an instance's items for `A.` after `open M (...) as A`,
+//! under their written names); after `r.`, the fields of `r`'s record type; anywhere else,
 //! the locals in scope, the items of the program, the builtins (each with its type, what it requires of
 //! convergence and a one-line doc) and the keywords. The client filters by what is typed.
 
@@ -84,10 +85,34 @@ fn module_members(checked: &Checked, module: &str) -> Vec<CompletionItem> {
     if BUILTIN_MODULES.contains(&module) {
         return BUILTINS.iter().map(builtin_item).collect();
     }
-    let module_file = checked.sources.files().find(|(_, file)| is_module_file(&file.name, module)).map(|(id, _)| id);
+    if let Some(instance) = checked.units.instance_named(module) {
+        return instance_members(checked, instance);
+    }
+    // The shared copy of the module: an instance's copy of the same file has a file id of its own.
+    let module_file = checked
+        .sources
+        .files()
+        .find(|(id, file)| is_module_file(&file.name, module) && checked.units.instance_of(*id).is_none())
+        .map(|(id, _)| id);
     let Some(file) = module_file else { return Vec::new() };
     let items = checked.module.items.iter().enumerate().zip(&checked.item_files);
     items.filter(|(_, f)| **f == file).filter_map(|((index, _), _)| item_item(checked, index)).collect()
+}
+
+/// The items of an instance's copy, labelled as written after `A.` (`x`, not the compiler's `A_x`).
+fn instance_members(checked: &Checked, instance: usize) -> Vec<CompletionItem> {
+    let files: Vec<_> = checked.units.files_of_instance(instance).collect();
+    let items = checked.item_files.iter().enumerate().filter(|(_, file)| files.contains(file));
+    items
+        .filter_map(|(index, _)| {
+            let mut item = item_item(checked, index)?;
+            let written = checked.units.written_name(instance, &item.label).to_string();
+            item.detail = item.detail.map(|detail| detail.replacen(&item.label, &written, 1));
+            item.label = written;
+            item.sort_text = Some(format!("1{}", item.label));
+            Some(item)
+        })
+        .collect()
 }
 
 fn is_module_file(file: &str, module: &str) -> bool {
@@ -132,7 +157,9 @@ fn names(checked: &Checked, offset: usize) -> Vec<CompletionItem> {
     let levels = LocalLevels::of(checked);
     let mut items: Vec<CompletionItem> =
         scope::locals_at(checked, offset).into_iter().map(|l| local_item(checked, &levels, l)).collect();
-    items.extend((0..checked.module.items.len()).filter_map(|index| item_item(checked, index)));
+    // An instance's items are reached as `A.x`, not by a bare name.
+    let shared = |index: &usize| checked.item_files.get(*index).is_none_or(|f| checked.units.instance_of(*f).is_none());
+    items.extend((0..checked.module.items.len()).filter(shared).filter_map(|index| item_item(checked, index)));
     items.extend(BUILTINS.iter().map(builtin_item));
     items.extend(KEYWORDS.iter().map(|keyword| CompletionItem {
         label: keyword.to_string(),

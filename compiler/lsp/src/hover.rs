@@ -34,14 +34,23 @@ pub fn hover(checked: &Checked, offset: usize) -> Option<Hover> {
 fn describe(checked: &Checked, target: &Target) -> Option<Vec<String>> {
     Some(match target {
         Target::Local { local, expr } => local_hover(checked, *local, *expr),
-        Target::Function(id) => vec![code(&function_signature(checked, checked.types.function(*id)))],
+        Target::Function(id) => {
+            let function = checked.types.function(*id);
+            in_instance(checked, function.item, &function.name, function_signature(checked, function))
+        }
         Target::Builtin { builtin, expr } => {
             let mut sections = builtin_hover(builtin);
             sections.extend(expr.filter(|e| is_value(checked, *e)).map(|e| uniformity(checked, e)));
             sections
         }
-        Target::Constant(id) => vec![code(&constant_signature(checked, id.0 as usize))],
-        Target::ItemName(item) | Target::RecordType(item) => vec![code(&item_signature(checked, *item)?)],
+        Target::Constant(id) => {
+            let constant = &checked.types.constants[id.0 as usize];
+            in_instance(checked, constant.item, &constant.name, constant_signature(checked, id.0 as usize))
+        }
+        Target::ItemName(item) | Target::RecordType(item) => {
+            let name = checked.module.items.get(*item)?.name().name.clone();
+            in_instance(checked, *item, &name, item_signature(checked, *item)?)
+        }
         Target::Field { record, name, expr, .. } => {
             let ty =
                 record.and_then(|r| checked.types.record(r).fields.iter().find(|(f, _)| f == name).map(|(_, t)| t));
@@ -52,6 +61,17 @@ fn describe(checked: &Checked, target: &Target) -> Option<Vec<String>> {
         Target::Module(name) => vec![code(&format!("open {name}"))],
         Target::Expr(expr) => expression_hover(checked, *expr)?,
     })
+}
+
+/// An item's signature; for an item of an instance's copy (`open M (...) as A`), under the name it is written
+/// with (`x`, not the compiler's `A_x`) and followed by how it is reached and which instance it belongs to.
+fn in_instance(checked: &Checked, item: usize, name: &str, signature: String) -> Vec<String> {
+    let instance = checked.item_files.get(item).and_then(|file| checked.units.instance_of(*file));
+    let Some(instance) = instance else { return vec![code(&signature)] };
+    let written = checked.units.written_name(instance, name);
+    let alias = &checked.units.instances[instance].alias.name;
+    let described = checked.units.describe(instance, &checked.module, &checked.sources);
+    vec![code(&signature.replacen(name, written, 1)), format!("`{alias}.{written}`, {described}")]
 }
 
 /// Is `expr` a value worth a uniformity line (not a barrier or other `unit` statement)?

@@ -4,7 +4,7 @@
 mod support;
 
 use serde_json::{json, Value};
-use support::{range_label, uri, Client};
+use support::{range_label, render_hover, uri, Client};
 
 const PROGRAM: &str = "\
 type point = { x : float32; y : float32 }
@@ -95,6 +95,31 @@ fn completion_after_a_module_name_lists_the_module_items() {
     let response = client.at_with("textDocument/completion", "main.sk", main, "Helpers.\n", 8, json!({}));
     let rendered = render_completions(&response.result.unwrap(), true);
     insta::assert_snapshot!("completion_module_members", rendered);
+    client.shutdown().unwrap();
+}
+
+#[test]
+fn an_instance_is_completed_and_hovered_under_its_written_names() {
+    let mut client = Client::start();
+    let helpers = "let[@param] factor : float32 = 0.5\nlet scale (x : float32) : float32 = x *. factor\n";
+    client.open("helpers.sk", helpers);
+    let main = "open Helpers (factor = 2.0) as Twice\nopen Helpers\n\
+                kernel k (out : float32 vector) =\n  out.(0) <- Twice.scale (scale 1.0) +. Twice.\n";
+    client.open("main.sk", main);
+    let mut out = String::from("## after `Twice.`\n");
+    let response = client.at_with("textDocument/completion", "main.sk", main, "Twice.\n", 6, json!({}));
+    out.push_str(&render_completions(&response.result.unwrap(), false));
+    out.push_str("\n## a bare name (no `Twice_scale`)\n");
+    let response = client.at_with("textDocument/completion", "main.sk", main, "scale 1.0", 0, json!({}));
+    out.push_str(&render_completions(&response.result.unwrap(), false));
+    let main = "open Helpers (factor = 2.0) as Twice\nopen Helpers\n\
+                kernel k (out : float32 vector) =\n  out.(0) <- Twice.scale (scale 1.0)\n";
+    client.change("main.sk", 2, main);
+    for (what, needle, shift) in [("`Twice.scale`", "Twice.scale", 7), ("the shared `scale`", "scale 1.0", 1)] {
+        let response = client.at_with("textDocument/hover", "main.sk", main, needle, shift, json!({}));
+        out.push_str(&format!("\n## hover on {what}\n{}\n", render_hover(main, &response.result.unwrap())));
+    }
+    insta::assert_snapshot!("instance_completion_and_hover", out);
     client.shutdown().unwrap();
 }
 
