@@ -12,11 +12,6 @@ use skc_nvrtc::{CompileOptions, CompileOutput};
 use skc_runtime::{Program, RuntimeError};
 use skc_tests::{expected, repo_root, require};
 
-/// Modules that use the names of a module a host generates (the summary chain) or of the loop that opens them,
-/// so they check only inside a program a host builds (skc-ode's solver programs, whose own tests compile them).
-const HOST_BUILT: &[&str] =
-    &["stdlib/metrics/metrics.sk", "stdlib/metrics/summaries.sk", "stdlib/metrics/summary_probe.sk"];
-
 fn sk_files(root: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(root) else { return };
     for entry in entries.flatten() {
@@ -39,7 +34,6 @@ fn corpus() -> Vec<PathBuf> {
     let mut corpus: Vec<PathBuf> = files
         .into_iter()
         .map(|f| f.strip_prefix(&repo).expect("found under the repository").to_path_buf())
-        .filter(|f| !HOST_BUILT.iter().any(|h| Path::new(h) == f))
         .filter(|f| {
             let text = std::fs::read_to_string(repo.join(f)).expect("corpus file is readable");
             !expected(&text).iter().any(|(_, kind, _)| kind == "error")
@@ -74,7 +68,7 @@ fn compile(path: &Path) -> Result<CompileOutput, RuntimeError> {
 }
 
 #[test]
-fn every_corpus_file_checks_and_host_built_modules_do_not_alone() {
+fn every_corpus_file_checks() {
     let corpus = corpus();
     assert!(corpus.len() >= 50, "expected the whole corpus, found {} files", corpus.len());
     let files = DiskFiles::rooted(repo_root());
@@ -84,10 +78,6 @@ fn every_corpus_file_checks_and_host_built_modules_do_not_alone() {
         .filter_map(|path| session_for(&files, path).compile_file(path).err().map(|e| e.to_string()))
         .collect();
     assert!(failures.is_empty(), "{} corpus files do not check:\n{}", failures.len(), failures.join("\n"));
-    for module in HOST_BUILT {
-        let alone = session.check_file(Path::new(module)).unwrap_or_else(|e| panic!("{e}"));
-        assert!(alone.has_errors(), "{module} checks alone: it belongs in the corpus, not in HOST_BUILT");
-    }
     // Without the promise the scheduler is rejected: its shuffles from fixed lanes may miss in a partial warp.
     for program in WHOLE_WARPS {
         let unpromised = session.check_file(Path::new(program)).unwrap_or_else(|e| panic!("{e}"));

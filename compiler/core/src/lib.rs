@@ -10,6 +10,7 @@
 pub mod builtins;
 pub mod codegen;
 pub mod codes;
+pub mod constant_if;
 pub mod contract;
 pub mod convergence;
 pub mod diagnostic;

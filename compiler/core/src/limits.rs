@@ -4,7 +4,7 @@
 //! program's constant arrays (`CONSTANT_BYTES`), and what `[@launch_bounds]` may promise on the target. Each
 //! violation is `E0220`, reported at the declaration that crosses the limit, with the limit and the architecture.
 //! A builtin the target's hardware does not have (`builtins::min_sm`: the warp reductions before sm_80) is `E0224`
-//! at each use.
+//! at each use. A branch that never runs (`constant_if`) is not emitted and counts for none of these.
 
 use crate::diagnostic::Diagnostic;
 use crate::fxhash::FxHashSet;
@@ -16,8 +16,13 @@ use crate::types::{ArraySize, ConstantId, FunctionId, Resolution, Type, TypeInfo
 impl Limits<'_> {
     /// `E0224` at every use of a builtin that needs a newer architecture than the target.
     fn check_builtin_architectures(&mut self) {
+        // A use in a branch that never runs (a constant `if`) is not emitted: it needs nothing of the target.
+        let never_run = crate::constant_if::never_run(self.module, self.info);
         for (&e, resolution) in &self.info.resolutions {
             let Resolution::Builtin(builtin) = *resolution else { continue };
+            if never_run.get(e.index()).copied().unwrap_or(false) {
+                continue;
+            }
             let Some(sm) = crate::builtins::min_sm(builtin) else { continue };
             if sm <= self.target.sm {
                 continue;
@@ -112,6 +117,8 @@ impl Limits<'_> {
         let module = self.module;
         let mut out: Vec<BodyFacts> = module.items.iter().map(|_| BodyFacts::default()).collect();
         let mut start = 0usize;
+        // What a branch that never runs declares or calls is not emitted, so it takes no resources.
+        let never_run = crate::constant_if::never_run(module, self.info);
         for (index, item) in module.items.iter().enumerate() {
             let root = match item {
                 Item::Kernel(kernel) => kernel.body,
@@ -125,6 +132,9 @@ impl Limits<'_> {
             let end = root.index().min(module.exprs.len().saturating_sub(1));
             let facts = &mut out[index];
             for e in (start..=end).map(|e| ExprId(e as u32)) {
+                if never_run.get(e.index()).copied().unwrap_or(false) {
+                    continue;
+                }
                 match (module.expr(e), self.info.resolution(e)) {
                     (ExprKind::LetArray { .. }, _) => facts.arrays.extend(self.array_decl(e)),
                     (_, Some(Resolution::Function(f))) => facts.callees.push(f),

@@ -264,6 +264,11 @@ pub struct TypeInfo {
     /// `let b = if c then a1 else a2 in`), those variables (see `storage::pointer_roots`): `b` refers to their
     /// storage, not to storage of its own.
     pub aliases: std::collections::BTreeMap<LocalId, Vec<LocalId>>,
+    /// The value of each `if`'s condition that is a compile-time constant (literals, constants, module value
+    /// parameters and `-D` values combined by operators), by the `if`'s `ExprId`. Only the taken branch of such
+    /// an `if` reaches the CUDA C and the emitted functions (`codegen::reach`); the checker and the convergence
+    /// analysis still see both.
+    pub constant_conditions: ExprMap<bool>,
 }
 
 impl TypeInfo {
@@ -284,6 +289,12 @@ impl TypeInfo {
     }
     pub fn resolution(&self, e: ExprId) -> Option<Resolution> {
         self.resolutions.get(&e).copied()
+    }
+    /// The branch of the `if` `e` that always runs when its condition is a compile-time constant: `Some(Some(b))`
+    /// for a branch, `Some(None)` for a missing `else` whose condition is false, `None` when both may run.
+    pub fn taken_branch(&self, e: ExprId, then_branch: ExprId, else_branch: Option<ExprId>) -> Option<Option<ExprId>> {
+        let condition = *self.constant_conditions.get(&e)?;
+        Some(if condition { Some(then_branch) } else { else_branch })
     }
     /// The builtin `e` names, if it resolves to one.
     pub fn builtin(&self, e: ExprId) -> Option<&'static crate::builtins::Builtin> {

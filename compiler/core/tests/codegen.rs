@@ -133,7 +133,8 @@ fn template_function(template: &str) -> String {
     template.trim_start_matches('(').split('(').next().unwrap().to_string()
 }
 
-/// The expressions of the kernels and of the device functions the output contains (the others are not emitted).
+/// The expressions of the kernels and of the device functions the output contains (the others are not emitted),
+/// less the branches of constant `if`s that never run.
 fn emitted_expressions(checked: &Checked, output: &CudaOutput) -> Vec<skc_core::syntax::ast::ExprId> {
     use skc_core::syntax::ast::Item;
     let mut stack: Vec<_> = checked
@@ -148,8 +149,13 @@ fn emitted_expressions(checked: &Checked, output: &CudaOutput) -> Vec<skc_core::
             _ => None,
         })
         .collect();
+    // A branch of a constant `if` that never runs is not emitted.
+    let never_run = skc_core::constant_if::never_run(&checked.module, &checked.types);
     let mut out = Vec::new();
     while let Some(e) = stack.pop() {
+        if never_run[e.index()] {
+            continue;
+        }
         out.push(e);
         stack.extend(checked.module.children(e));
     }

@@ -1,8 +1,9 @@
-//! A solver program without a GPU: a system file and the stepper of the method (two opens), checked by skc's
-//! front end with the `-D` definitions of a configuration (the solver modules' parameters: method, controller,
-//! precision, FSAL vote, trace), and emitted as CUDA C, through one [`Session`]: the generated module
-//! `Ode_summaries` in memory (it replaces the default without summaries of `stdlib/ode`), the system file's
-//! folder, then the standard library (`stdlib/ode`, `stdlib/metrics`).
+//! A solver program without a GPU: a system file (which opens the solver `Ode_solve` with its functions), checked
+//! by skc's front end with the `-D` definitions of a configuration (the solver modules' parameters: stepper family,
+//! method, controller, precision, FSAL vote, trace), and emitted as CUDA C, through one [`Session`]: with summaries,
+//! the chain's sizes as definitions and its generated module `Ode_summaries` in memory (it replaces the default
+//! without summaries of `stdlib/ode`), the system file's folder, then the standard library (`stdlib/ode`,
+//! `stdlib/metrics`).
 
 use std::path::{Path, PathBuf};
 
@@ -10,8 +11,9 @@ use skc_core::codegen::{CudaOutput, EmitOptions, KernelBounds};
 use skc_core::session::{CompileError, Compiled, DiskFiles, Session};
 
 use crate::config::{Config, JacobianKind};
-use crate::sk::{defines, stepper_module, Options};
-use crate::summaries::{generate::summaries_module, Layout};
+use crate::sk::{defines, Options};
+use crate::summaries::generate::{layout_defines, summaries_module};
+use crate::summaries::Layout;
 
 /// A system given as a `.sk` file (its module name is the file name, capitalised).
 #[derive(Clone, Debug, PartialEq)]
@@ -58,9 +60,8 @@ impl std::error::Error for FrontendError {}
 
 /// A checked and emitted solver program.
 pub struct SolverProgram {
-    /// The root file's name (for NVRTC and messages).
+    /// The system file's path, the program's root (for NVRTC and messages).
     pub name: String,
-    pub root: String,
     pub defines: Vec<(String, String)>,
     pub cuda: CudaOutput,
     /// The system's `n_states` and `n_params`, as compiled (after `-D`).
@@ -96,7 +97,8 @@ fn frontend_error(e: CompileError) -> FrontendError {
 }
 
 /// The summary chain of `spec` alone, in the kernels of `stdlib/metrics/summary_probe.sk` (a system of
-/// `n_states` states, windows over `duration`), checked and emitted: for the tests of the metric code.
+/// `n_states` states, windows over `duration`), checked and emitted: for the tests of the metric code. The file
+/// is compiled as it is, with the chain's definitions.
 pub fn summary_probe(
     spec: &crate::summaries::SummarySpec,
     n_states: usize,
@@ -104,38 +106,40 @@ pub fn summary_probe(
     duration: f64,
 ) -> Result<CudaOutput, FrontendError> {
     spec.validate(n_states).map_err(|e| FrontendError { rendered: format!("summaries: {e}") })?;
+    let path = skc_core::session::search::stdlib_root().join("metrics/summary_probe.sk");
     let root =
-        "open Ode_tableaus\nopen Ode_precision\nopen Metrics\nopen Ode_summaries\nopen Summaries\nopen Summary_probe\n";
+        std::fs::read_to_string(&path).map_err(|e| FrontendError { rendered: format!("{}: {e}", path.display()) })?;
     let layout = Layout::of(spec);
     let files = DiskFiles::new();
     let session = Session::standard(&files)
-        .with_module("Ode_summaries", summaries_module(Some((spec, &layout)), duration))
+        .with_module("Ode_summaries", summaries_module(spec, &layout))
+        .with_defines(layout_defines(spec, &layout, duration))
         .with_define("n_states", n_states)
         .with_define("real", precision.name());
-    let compiled = session.compile("summary_probe_root.sk", root).map_err(frontend_error)?;
+    let compiled = session.compile(&path.display().to_string(), &root).map_err(frontend_error)?;
     Ok(compiled.cuda)
 }
 
 impl SolverProgram {
     /// Checks and emits the solver program of `system` for `cfg`.
     pub fn build(system: &SystemSource, cfg: &Config, options: &Options) -> Result<SolverProgram, FrontendError> {
-        // The program: the system file (which gives its functions to Ode_system's parameters) and the stepper
-        // (which opens the loop). The stepper is a module rather than a parameter because only the opened one
-        // reaches the CUDA C: the emitter leaves no branch of a constant condition out.
-        let root = format!("open {}\nopen {}\n", system.module_name(), stepper_module(cfg));
+        // The program is the system file itself: it opens the solver `Ode_solve` with its functions and sizes,
+        // and the configuration's choices (the stepper family and method among them) are `-D` definitions.
+        let root = std::fs::read_to_string(&system.path)
+            .map_err(|e| FrontendError { rendered: format!("{}: {e}", system.path.display()) })?;
         let mut all_defines = defines(cfg, options);
         all_defines.extend(system.defines.iter().cloned());
-        let system_dir = system.path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let summaries = cfg.summaries.as_ref().map(|spec| (spec, Layout::of(spec)));
-        let generated = summaries_module(summaries.as_ref().map(|(s, l)| (*s, l)), cfg.duration);
-        // The root is named as if it lay next to the system file, so that `open` finds the system there.
-        let name = system_dir.join(format!("ode_{}_{}.sk", system.module_name().to_lowercase(), cfg.method.name()));
-        let name = name.display().to_string();
+        let name = system.path.display().to_string();
         let files = DiskFiles::new();
-        let session = Session::standard(&files)
-            .with_module("Ode_summaries", generated)
-            .with_defines(all_defines.clone())
-            .with_emit(emit_options(options));
+        let mut session = Session::standard(&files);
+        // With summaries, the chain: its sizes as definitions, and the module of its metric calls, which wins
+        // over the default of `stdlib/ode` (no summaries).
+        if let Some(spec) = &cfg.summaries {
+            let layout = Layout::of(spec);
+            all_defines.extend(layout_defines(spec, &layout, cfg.duration));
+            session = session.with_module("Ode_summaries", summaries_module(spec, &layout));
+        }
+        let session = session.with_defines(all_defines.clone()).with_emit(emit_options(options));
         let Compiled { checked, cuda } = session.compile(&name, &root).map_err(frontend_error)?;
         let (Some(n_states), Some(n_params)) =
             (int_constant(&checked.types, "n_states"), int_constant(&checked.types, "n_params"))
@@ -153,7 +157,7 @@ impl SolverProgram {
         if let Some(spec) = &cfg.summaries {
             spec.validate(n_states).map_err(|e| FrontendError { rendered: format!("summaries: {e}") })?;
         }
-        Ok(SolverProgram { name, root, defines: all_defines, cuda, n_states, n_params })
+        Ok(SolverProgram { name, defines: all_defines, cuda, n_states, n_params })
     }
 }
 

@@ -1,12 +1,11 @@
 //! The `.sk` side: the generated modules of `stdlib/ode/` (the tableau tables and the precision module, from
-//! [`crate::tableau`], so the kernels and the CPU reference use the same float64 coefficients; the summary
-//! hooks' default without summaries), the compile-time definitions that select a method, controller, precision
-//! and loop options, and the stepper module a method compiles with.
+//! [`crate::tableau`], so the kernels and the CPU reference use the same float64 coefficients) and the
+//! compile-time definitions that select a stepper family, method, controller, precision and loop options.
 //!
-//! A solver program opens a system file (`libs/ode/systems/lorenz.sk`), which gives its functions and sizes to
-//! the parameters of `Ode_system` (`open Ode_system (n_states = 3, n_params = 1, rhs = lorenz_rhs)`), and the
-//! stepper (`Ode_erk` or `Ode_dirk`), which opens the loop `Ode_solve` with its step. The other choices are
-//! parameters of those modules, set with `-D` ([`defines`]).
+//! A solver program is a system file (`libs/ode/systems/lorenz.sk`), which gives its functions and sizes to
+//! the solver it opens (`open Ode_solve (n_states = 3, n_params = 1, rhs = lorenz_rhs)`). Every other choice,
+//! the stepper family (`implicit`) and the method included, is a parameter of the solver's modules, set with
+//! `-D` ([`defines`]).
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -96,7 +95,7 @@ pub fn tableaus_module() -> String {
     let dirk = Method::IMPLICIT.iter().position(|m| *m == Method::Kvaerno5).unwrap();
     writeln!(
         out,
-        "(* The methods the steppers compile for: parameters (`open Ode_erk (erk_method = 4)`, -D erk_method=N). *)"
+        "(* The methods the steppers compile for: parameters (`open Ode_solve (erk_method = 4)`, -D erk_method=N). *)"
     )
     .unwrap();
     writeln!(out, "let[@param] erk_method : int32 = {erk}\nlet[@param] dirk_method : int32 = {dirk}\n").unwrap();
@@ -205,11 +204,7 @@ pub fn precision_module() -> String {
 
 /// The generated modules and their file names in `stdlib/ode/`.
 pub fn generated_modules() -> Vec<(&'static str, String)> {
-    vec![
-        ("ode_tableaus.sk", tableaus_module()),
-        ("ode_precision.sk", precision_module()),
-        ("ode_summaries.sk", crate::summaries::generate::summaries_module(None, 0.0)),
-    ]
+    vec![("ode_tableaus.sk", tableaus_module()), ("ode_precision.sk", precision_module())]
 }
 
 /// The compile-time choices of a solver program besides its configuration: definitions (`-D NAME=VALUE`) and
@@ -239,11 +234,12 @@ impl Default for Options {
     }
 }
 
-/// `-D` definitions for a configuration: the parameters of the solver modules (method, controller, precision,
-/// loop options); finite differences switch a system's `jac` off (`has_jacobian = false`).
+/// `-D` definitions for a configuration: the parameters of the solver modules (stepper family, method,
+/// controller, precision, loop options); finite differences switch a system's `jac` off (`has_jacobian = false`).
 pub fn defines(cfg: &Config, options: &Options) -> Vec<(String, String)> {
     let family = if cfg.method.is_implicit() { "dirk_method" } else { "erk_method" };
     let mut out = vec![
+        ("implicit".to_string(), cfg.method.is_implicit().to_string()),
         (family.to_string(), cfg.method.sk_index().to_string()),
         ("controller".to_string(), cfg.controller.sk_index().to_string()),
         ("fsal_vote".to_string(), options.fsal_vote.to_string()),
@@ -266,16 +262,6 @@ pub fn defines(cfg: &Config, options: &Options) -> Vec<(String, String)> {
         out.push(("has_jacobian".to_string(), "false".to_string()));
     }
     out
-}
-
-/// The stepper module of a method: the solver a program opens (`Ode_erk` or `Ode_dirk`, each the loop of
-/// `Ode_solve` with its step).
-pub fn stepper_module(cfg: &Config) -> &'static str {
-    if cfg.method.is_implicit() {
-        "Ode_dirk"
-    } else {
-        "Ode_erk"
-    }
 }
 
 #[cfg(test)]

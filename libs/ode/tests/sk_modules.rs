@@ -24,18 +24,19 @@ fn generated_modules_are_current() {
     );
 }
 
-/// Every module of `stdlib/ode` checks and emits alone, with its parameters' defaults (the system, the method
-/// and the stepper included), as `skc check stdlib/ode/<file>.sk` does.
+/// Every module of `stdlib/ode` and `stdlib/metrics` checks and emits alone, with its parameters' defaults (the
+/// system, the method, the stepper family and the summary layout included), as `skc check stdlib/ode/<file>.sk`
+/// does.
 #[test]
-fn every_module_of_stdlib_ode_checks_alone() {
-    let mut names: Vec<_> = std::fs::read_dir(stdlib_dir())
-        .unwrap()
-        .flatten()
+fn every_module_of_stdlib_ode_and_metrics_checks_alone() {
+    let mut names: Vec<_> = [stdlib_dir(), stdlib_dir().join("../metrics")]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir).unwrap().flatten())
         .map(|entry| entry.path())
         .filter(|path| path.extension().is_some_and(|e| e == "sk"))
         .collect();
     names.sort();
-    assert!(names.len() >= 7, "stdlib/ode has {} modules", names.len());
+    assert!(names.len() >= 12, "stdlib/ode and stdlib/metrics have {} modules", names.len());
     let files = DiskFiles::new();
     let mut failures = Vec::new();
     for path in &names {
@@ -55,12 +56,12 @@ fn a_users_program_compiles_to_the_kernel_the_host_builds() {
     let text = std::fs::read_to_string(&example).unwrap();
     let files = DiskFiles::new();
     let user = Session::standard(&files).compile(&example.display().to_string(), &text).unwrap();
-    let (rhs_start, rhs_end) = (text.find("let lorenz_rhs").unwrap(), text.find("open Ode_erk").unwrap());
+    let (rhs_start, rhs_end) = (text.find("let lorenz_rhs").unwrap(), text.find("open Ode_solve").unwrap());
     let dir = std::env::temp_dir().join(format!("skc-ode-user-program-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let system = dir.join("lorenz.sk");
     let system_text =
-        format!("open Ode_system (n_states = 3, n_params = 1, rhs = lorenz_rhs)\n\n{}", &text[rhs_start..rhs_end]);
+        format!("open Ode_solve (n_states = 3, n_params = 1, rhs = lorenz_rhs)\n\n{}", &text[rhs_start..rhs_end]);
     std::fs::write(&system, system_text).unwrap();
     let mut cfg = Config::new(Method::Tsit5, 1.0, 1e-3).with_controller(ControllerKind::PI);
     cfg.precision = Precision::F32;

@@ -13,6 +13,10 @@ use crate::types::{Mutability, Resolution, Type};
 impl FnLowering<'_, '_> {
     /// Lowers `e` for its value; statements it needs are emitted first.
     pub fn lower_expr(&mut self, e: ExprId) -> CExpr {
+        if let Some(Some(taken)) = self.g.folded_if(e) {
+            // The condition is a compile-time constant: only the branch that runs is emitted.
+            return self.lower_expr(taken);
+        }
         let kind = self.g.kind(e).clone();
         match kind {
             ExprKind::Int { value, .. } => self.int_literal(e, value),

@@ -1,5 +1,6 @@
 //! Facts about the whole module that the emitter needs before it prints anything: how often each local is read
-//! (an unread `let` is not declared, so NVRTC has no unused-variable warning to give), which array locals are
+//! in the code that is emitted (an unread `let` is not declared, so NVRTC has no unused-variable warning to give;
+//! a branch of a constant `if` that never runs reads nothing), which array locals are
 //! written through (a vector parameter nobody writes is `const`), and whether records are compared.
 
 use std::collections::{HashMap, HashSet};
@@ -22,8 +23,13 @@ impl ModuleFacts {
     pub fn compute(module: &Module, types: &TypeInfo) -> ModuleFacts {
         let aliases = ref_aliases(module, types);
         let (arrays, stores) = array_stores(module, types);
+        // A use in a branch that never runs (a constant `if`) is not emitted, and does not keep a `let` declared.
+        let never_run = crate::constant_if::never_run(module, types);
         let mut local_uses = HashMap::new();
         for (expr, resolution) in &types.resolutions {
+            if never_run.get(expr.index()).copied().unwrap_or(false) {
+                continue;
+            }
             if let Resolution::Local(id) = resolution {
                 // An `Assign` names its target but does not read it, unless the target is another name for a
                 // cell declared elsewhere (`let y = x in y := 5` changes `x`); a store into a shared or local

@@ -239,7 +239,11 @@ impl Globals<'_> {
             ExprKind::Field { record, .. } => self.is_simple(*record),
             ExprKind::Annot { expr, .. } | ExprKind::Ref(expr) => self.is_simple(*expr),
             ExprKind::Record(fields) => fields.iter().all(|(_, v)| self.is_simple(*v)),
-            ExprKind::If { .. } => self.is_conditional_expression(e),
+            ExprKind::If { .. } => match self.folded_if(e) {
+                Some(Some(taken)) => self.is_simple(taken),
+                Some(None) => true,
+                None => self.is_conditional_expression(e),
+            },
             _ => false,
         }
     }
@@ -253,6 +257,14 @@ impl Globals<'_> {
             ExprKind::Annot { expr, .. } => self.is_simple_tail(*expr),
             _ => self.is_simple(e),
         }
+    }
+
+    /// The branch of the `if` `e` that alone is emitted, its condition being a compile-time constant
+    /// (`TypeInfo::constant_conditions`): `Some(Some(branch))`, `Some(None)` for a false condition without `else`,
+    /// `None` for an `if` whose condition is known only at run time (or an expression that is no `if`).
+    pub fn folded_if(&self, e: ExprId) -> Option<Option<ExprId>> {
+        let ExprKind::If { then_branch, else_branch, .. } = self.kind(e) else { return None };
+        self.types.taken_branch(e, *then_branch, *else_branch)
     }
 
     /// Is `e` an `if` with an `else`, a value, and pure simple parts, so that C's `c ? a : b` says the same?
@@ -302,6 +314,9 @@ impl Globals<'_> {
             ExprKind::Field { record, .. } => self.is_pure(*record),
             ExprKind::Annot { expr, .. } | ExprKind::Ref(expr) => self.is_pure(*expr),
             ExprKind::Record(fields) => fields.iter().all(|(_, v)| self.is_pure(*v)),
+            ExprKind::If { .. } if self.folded_if(e).is_some() => {
+                self.folded_if(e).flatten().is_none_or(|b| self.is_pure(b))
+            }
             ExprKind::If { cond, then_branch, else_branch } => {
                 self.is_pure(*cond)
                     && self.is_pure(*then_branch)

@@ -6,7 +6,7 @@
 //!
 //! Each body is walked once: the whole computation is linear in the size of the module.
 
-use crate::syntax::ast::{ExprId, Item, Module};
+use crate::syntax::ast::{ExprId, ExprKind, Item, Module};
 use crate::types::{FunctionId, Resolution, TypeInfo};
 
 /// The kernels and functions to emit, by index in `TypeInfo::kernels` and `TypeInfo::functions`.
@@ -36,7 +36,14 @@ fn references(module: &Module, types: &TypeInfo, root: ExprId) -> (Vec<FunctionI
                 kernels.push(kernel);
             }
         }
-        stack.extend(module.children(e));
+        match module.exprs[e.index()] {
+            // A constant condition: the branch that never runs calls and launches nothing (it is not emitted).
+            ExprKind::If { then_branch, else_branch, .. } if types.constant_conditions.get(&e).is_some() => {
+                let taken = types.taken_branch(e, then_branch, else_branch);
+                stack.extend(taken.flatten());
+            }
+            _ => stack.extend(module.children(e)),
+        }
     }
     (functions, kernels)
 }

@@ -45,7 +45,14 @@ impl FnLowering<'_, '_> {
                 self.lower_to(body, dest);
             }
             ExprKind::If { cond, then_branch, else_branch } => {
-                if !matches!(dest, Dest::Discard) && self.g.is_conditional_expression(e) {
+                if let Some(taken) = self.g.folded_if(e) {
+                    // The condition is a compile-time constant: the branch that runs, in the enclosing block (its
+                    // names stay taken there), and nothing of the other.
+                    if let Some(branch) = taken {
+                        let branch_dest = if else_branch.is_some() { dest } else { Dest::Discard };
+                        self.lower_to(branch, branch_dest);
+                    }
+                } else if !matches!(dest, Dest::Discard) && self.g.is_conditional_expression(e) {
                     let value = self.lower_expr(e);
                     self.deliver(e, value, dest);
                 } else {

@@ -26,6 +26,7 @@ impl Checker<'_> {
         self.check_tuple_components();
         self.check_float_literals();
         self.type_orphans();
+        self.record_constant_conditions();
         self.substitute_all();
         self.check_dimensions();
         self.export_aliases();
@@ -210,6 +211,18 @@ impl Checker<'_> {
     }
 
     /// Replaces every variable in the result by its (defaulted) type.
+    /// Records the condition of every `if` that is a compile-time constant (`TypeInfo::constant_conditions`), before
+    /// the types are substituted (constant evaluation reads them through the variable table).
+    fn record_constant_conditions(&mut self) {
+        for index in 0..self.module.exprs.len() {
+            let id = ExprId(index as u32);
+            let ExprKind::If { cond, .. } = self.kind(id) else { continue };
+            if let Ok(crate::types::ConstValue::Bool(value)) = self.eval_const(*cond) {
+                self.info.constant_conditions.insert(id, value);
+            }
+        }
+    }
+
     fn substitute_all(&mut self) {
         let mut finals = FinalTypes::new(&self.vars);
         let mut final_type = |ty: &Type| finals.get(ty);

@@ -24,6 +24,14 @@ impl FnCompiler<'_, '_> {
             (_, Some(d)) => Some(d),
             (w, None) => Some(self.alloc(w)),
         };
+        if let Some(taken) = self.layout.types.taken_branch(e, then_branch, else_branch) {
+            // A compile-time constant condition: only the branch that runs is compiled, as only it is emitted
+            // as CUDA C (`TypeInfo::constant_conditions`).
+            if let Some(branch) = taken {
+                self.branch(branch, dst);
+            }
+            return dst.unwrap_or(self.zero);
+        }
         let to_else = self.jump_unless(cond, e);
         self.branch(then_branch, dst);
         match else_branch {
