@@ -48,6 +48,29 @@ unsafe impl ValidAsZeroBits for Float16 {}
 unsafe impl DeviceRepr for BFloat16 {}
 unsafe impl ValidAsZeroBits for BFloat16 {}
 
+/// A `float16x2` on the host: the pair as the kernel's `skc_float16x2` lays it out (`x` at byte 0, `y` at byte 2,
+/// aligned to 4 bytes), so a `DeviceBuffer<Float16x2>` is a `float16x2 vector`.
+#[repr(C, align(4))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Float16x2 {
+    pub x: Float16,
+    pub y: Float16,
+}
+
+/// A `bfloat16x2` on the host, laid out as the kernel's `skc_bfloat16x2`.
+#[repr(C, align(4))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BFloat16x2 {
+    pub x: BFloat16,
+    pub y: BFloat16,
+}
+
+crate::sk_record!(Float16x2 = "skc_float16x2");
+crate::sk_record!(BFloat16x2 = "skc_bfloat16x2");
+// SAFETY: two u16 and no padding (size 4, align 4): every bit pattern is a value, zero included.
+unsafe impl ValidAsZeroBits for Float16x2 {}
+unsafe impl ValidAsZeroBits for BFloat16x2 {}
+
 impl Float16 {
     /// `x` rounded once, to nearest even (as `float16 x` in a kernel).
     pub fn from_f32(x: f32) -> Float16 {

@@ -2,7 +2,7 @@
 //! back edge or `nanosleep`), or at a fault. This is the interpreter's inner loop; everything a thread does to
 //! memory goes through [`Exec`], which checks bounds, initialisation and races.
 
-use crate::code::{AtomicOp, Code, HandleBase, Instr, LaunchSite, Position, PrintfSite};
+use crate::code::{AtomicOp, Code, HalfOp, HandleBase, Instr, LaunchSite, Position, PrintfSite};
 use crate::memory::{decode, handle, index_value, track, Accessor, Clocks, GlobalBuffer, Race, Shadow, Space};
 use crate::ops::{self, IntFault};
 use crate::thread::{Frame, Pending, Thread};
@@ -650,6 +650,8 @@ fn atomic_result(op: AtomicOp, ty: Scalar, old: u64, a: u64, b: u64) -> u64 {
                 ftz(sum).to_bits() as u64
             }
             Scalar::Float64 => (f64::from_bits(old) + f64::from_bits(a)).to_bits(),
+            // atom.add.noftz.f16 and .bf16: rounded once to nearest even, subnormals kept.
+            Scalar::Float16 | Scalar::BFloat16 => ops::half(ty.half_format().expect("16-bit"), HalfOp::Add, old, a),
             _ => int(IntOp::Add).unwrap_or(old),
         },
         AtomicOp::Sub => int(IntOp::Sub).unwrap_or(old),

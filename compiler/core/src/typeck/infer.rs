@@ -38,7 +38,9 @@ impl Class {
             | TypeClass::ExactInt32
             | TypeClass::ExactInt64
             | TypeClass::ExactFloat32
-            | TypeClass::ExactFloat64 => Class::Numeric,
+            | TypeClass::ExactFloat64
+            | TypeClass::ExactFloat16
+            | TypeClass::ExactBFloat16 => Class::Numeric,
             TypeClass::Integer => Class::Integer,
             TypeClass::Float => Class::Float,
             TypeClass::Any => Class::Any,

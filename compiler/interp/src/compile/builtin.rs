@@ -304,6 +304,10 @@ impl FnCompiler<'_, '_> {
     fn math_builtin(&mut self, e: ExprId, name: &str, args: &[ExprId], dst: Option<Reg>) -> Option<Reg> {
         let ty = self.arg_scalar(args, 0);
         let double = ty == Scalar::Float64;
+        let pair = args.first().and_then(|a| skc_core::vectors::packed_half_of(self.layout.ty(*a)));
+        if let Some(pair) = pair.filter(|_| name == "fma") {
+            return Some(self.packed_half_fma(e, pair, args, dst));
+        }
         let half_operation = matches!(name, "fma" | "abs" | "fabs" | "min" | "fmin" | "max" | "fmax");
         if let Some(format) = ty.half_format().filter(|_| half_operation) {
             return Some(self.half_builtin(e, name, format, args, dst));
@@ -354,6 +358,19 @@ impl FnCompiler<'_, '_> {
         let dst = dst.unwrap_or_else(|| self.alloc(1));
         self.emit(instr(dst, &regs), e);
         Some(dst)
+    }
+
+    /// `fma` on a 16-bit pair (`typeck` allows no other math builtin on one): the scalar `fma` on each lane.
+    fn packed_half_fma(&mut self, e: ExprId, pair: VectorKind, args: &[ExprId], dst: Option<Reg>) -> Reg {
+        let format = pair.component().half_format().expect("a 16-bit pair");
+        let regs = self.operands(args);
+        let dst = dst.unwrap_or_else(|| self.alloc(2));
+        let temp = self.alloc(2);
+        for lane in 0..2 {
+            let instr = Instr::HalfFma { format, dst: temp + lane, a: regs[0] + lane, b: regs[1] + lane, c: regs[2] + lane };
+            self.emit(instr, e);
+        }
+        self.deliver(e, temp, 2, Some(dst))
     }
 
     /// `abs`, `min`, `max` and `fma` on a 16-bit float (`typeck` allows no other builtin on them but `select`).
