@@ -446,7 +446,7 @@ fn half_floats_use_the_rounded_ptx_instructions() {
     assert!(!out.ptx.contains("div.approx") && !out.ptx.contains("div.full"), "an inexact division:\n{}", out.ptx);
 }
 
-/// The 16-bit pairs move in one 4-byte access and compute lane by lane in one PTX instruction each (`add/sub/mul/
+/// The 16-bit pairs move in one 4-byte access (`ld.global.nc.v2.u16`, `st.global.v2.u16`) and compute lane by lane in one PTX instruction each (`add/sub/mul/
 /// fma.rn.f16x2`, `fma.rn.bf16x2`); `atomic_add` on float16 and bfloat16 is `atom.add.noftz.f16` and `.bf16`.
 #[test]
 fn half_pairs_and_16_bit_atomics_use_their_ptx_instructions() {
@@ -462,14 +462,17 @@ fn half_pairs_and_16_bit_atomics_use_their_ptx_instructions() {
         "fma.rn.bf16x2",
         "atom.add.noftz.f16",
         "atom.add.noftz.bf16",
+        "ld.global.nc.v2.u16",
+        "st.global.v2.u16",
     ] {
         assert!(out.ptx.contains(instruction), "no `{instruction}` in the PTX of half_pairs.sk:\n{}", out.ptx);
     }
-    // Every global load of the pair kernels is a whole pair: no 16-bit load is left.
+    // Every global load of the pair kernels is a whole pair (one 4-byte `ld.global.nc.v2.u16`): no lone 16-bit
+    // load is left.
     let sixteen_bit_loads: Vec<&str> = out
         .ptx
         .lines()
-        .filter(|l| l.trim_start().starts_with("ld.global") && (l.contains(".u16") || l.contains(".b16")))
+        .filter(|l| l.trim_start().starts_with("ld.global") && !l.contains(".v2.") && l.contains("16"))
         .collect();
     assert!(sixteen_bit_loads.is_empty(), "a pair load split into 16-bit loads: {sixteen_bit_loads:?}\n{}", out.ptx);
 }
