@@ -813,7 +813,7 @@ pub static BUILTINS: &[Builtin] = &[
         doc: "barrier, then `a.(i)`, then barrier: the value is block-uniform (WGSL's workgroupUniformLoad)",
     },
     // --- atomics (return the old value) -------------------------------------------------------------
-    atomic("atomic_add", AtomicWord, "skc_atomic_add(&{0}[{1}], {2})", "a.(i) <- a.(i) + v atomically; old value"),
+    atomic("atomic_add", AtomicWord, "skc_atomic_add(&{0}[{1}], {2})", "a.(i) <- a.(i) + v atomically (also on float16 and bfloat16, rounded once); old value"),
     atomic("atomic_sub", Integer, "skc_atomic_sub(&{0}[{1}], {2})", "a.(i) <- a.(i) - v atomically; old value"),
     atomic("atomic_min", Integer, "atomicMin(&{0}[{1}], {2})", "a.(i) <- min a.(i) v atomically; old value"),
     atomic("atomic_max", Integer, "atomicMax(&{0}[{1}], {2})", "a.(i) <- max a.(i) v atomically; old value"),
