@@ -484,7 +484,8 @@ fn sixteen_bit_atomics_check_exactly_where_they_compile() {
     if !require::nvrtc("the 16-bit atomics on each target") {
         return;
     }
-    let source = |elem: &str| format!("kernel k (xs : {elem} vector) =\n  let _ = atomic_add xs 0 ({elem} 1.0) in\n  ()\n");
+    let source =
+        |elem: &str| format!("kernel k (xs : {elem} vector) =\n  let _ = atomic_add xs 0 ({elem} 1.0) in\n  ()\n");
     let files = MemoryFiles::new();
     let mut failures = Vec::new();
     for elem in ["float16", "bfloat16"] {
@@ -499,7 +500,8 @@ fn sixteen_bit_atomics_check_exactly_where_they_compile() {
             let compiles = skc_nvrtc::compile(&cuda.source, "atomic.cu", &options).is_ok();
             let expected = elem == "float16" || arch == "sm_90";
             if accepted != expected || compiles != expected {
-                failures.push(format!("{elem} on {arch}: checked {accepted}, compiled {compiles}, expected {expected}"));
+                failures
+                    .push(format!("{elem} on {arch}: checked {accepted}, compiled {compiles}, expected {expected}"));
             }
         }
     }

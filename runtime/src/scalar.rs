@@ -101,6 +101,46 @@ impl BFloat16 {
     }
 }
 
+/// `+ - *` on the host's 16-bit floats, rounded once as a kernel's `+. -. *.` (`skc_core::half_float`).
+macro_rules! half_arithmetic {
+    ($($ty:ident => $format:ident),*) => {
+        $(
+            impl std::ops::Add for $ty {
+                type Output = $ty;
+                fn add(self, b: $ty) -> $ty {
+                    $ty(HalfFormat::$format.add(self.0, b.0))
+                }
+            }
+            impl std::ops::Sub for $ty {
+                type Output = $ty;
+                fn sub(self, b: $ty) -> $ty {
+                    $ty(HalfFormat::$format.sub(self.0, b.0))
+                }
+            }
+            impl std::ops::Mul for $ty {
+                type Output = $ty;
+                fn mul(self, b: $ty) -> $ty {
+                    $ty(HalfFormat::$format.mul(self.0, b.0))
+                }
+            }
+        )*
+    };
+}
+
+half_arithmetic!(Float16 => Float16, BFloat16 => BFloat16);
+
+impl Float16x2 {
+    pub fn new(x: Float16, y: Float16) -> Float16x2 {
+        Float16x2 { x, y }
+    }
+}
+
+impl BFloat16x2 {
+    pub fn new(x: BFloat16, y: BFloat16) -> BFloat16x2 {
+        BFloat16x2 { x, y }
+    }
+}
+
 /// One scalar kernel argument, by value.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ScalarValue {

@@ -26,15 +26,19 @@ impl Limits<'_> {
             }
             let needed = Target { sm };
             let (what, instead) = match (for_element, &element) {
-                (Some(_), Some(ty)) => {
-                    (format!("`{}` on {}", builtin.name, self.info.display(ty)), "add in float32 (`atomic_add` on a float32 array)")
-                }
+                (Some(_), Some(ty)) => (
+                    format!("`{}` on {}", builtin.name, self.info.display(ty)),
+                    "add in float32 (`atomic_add` on a float32 array)",
+                ),
                 _ => (format!("`{}`", builtin.name), "reduce with shuffles (`shfl_xor`)"),
             };
-            let d = Diagnostic::error("E0224", format!("{what} needs {needed} or newer, and the target is {}", self.target))
-                .primary(self.module.span(e), format!("{} has no instruction for this", self.target))
-                .note(format!("the hardware instruction behind {what} exists from {needed} on"))
-                .help(format!("build for {needed} or newer (`--arch {needed}`), or {instead}"));
+            let d = Diagnostic::error(
+                "E0224",
+                format!("{what} needs {needed} or newer, and the target is {}", self.target),
+            )
+            .primary(self.module.span(e), format!("{} has no instruction for this", self.target))
+            .note(format!("the hardware instruction behind {what} exists from {needed} on"))
+            .help(format!("build for {needed} or newer (`--arch {needed}`), or {instead}"));
             self.diagnostics.push(d);
         }
     }

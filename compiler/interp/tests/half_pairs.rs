@@ -62,7 +62,8 @@ fn run(kernel: &str, threads: u32, args: &mut [Arg]) {
     assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
     let program = Program::new(&checked);
     let (blocks, block) = (threads.div_ceil(256), threads.min(256));
-    let outcome = launch(&program, kernel, &Geometry::linear(blocks, block), args, &Options::default()).expect("launch");
+    let outcome =
+        launch(&program, kernel, &Geometry::linear(blocks, block), args, &Options::default()).expect("launch");
     assert!(outcome.completed && outcome.reports.is_empty(), "{:?}", outcome.reports);
 }
 
@@ -104,7 +105,8 @@ fn patterns(count: usize, seed: u64) -> Vec<u16> {
 }
 
 fn check_pairs(kernel: &str, scalar: Scalar, format: HalfFormat, lanes: usize) {
-    let (xs, ys, zs) = (patterns(lanes, 0x9E37_79B9_7F4A_7C15), patterns(lanes, 0xD1B5_4A32_D192_ED03), patterns(lanes, 7));
+    let (xs, ys, zs) =
+        (patterns(lanes, 0x9E37_79B9_7F4A_7C15), patterns(lanes, 0xD1B5_4A32_D192_ED03), patterns(lanes, 7));
     let n2 = lanes / 2;
     let mut args = [
         halves(scalar, &xs),

@@ -13,9 +13,30 @@ use super::{Checker, Deferred};
 
 /// The builtins defined on the 16-bit floats (with the prelude's overloads: `codegen::prelude`).
 const HALF_BUILTINS: &[&str] = &[
-    "float16", "bfloat16", "float32", "float64", "int32", "int64", "uint32", "uint64", "abs", "fabs", "min", "max",
-    "fmin", "fmax", "fma", "select", "ignore", "atomic_add", "make_float16x2", "make_bfloat16x2", "load_float16x2",
-    "load_bfloat16x2", "store_float16x2", "store_bfloat16x2",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "int32",
+    "int64",
+    "uint32",
+    "uint64",
+    "abs",
+    "fabs",
+    "min",
+    "max",
+    "fmin",
+    "fmax",
+    "fma",
+    "select",
+    "ignore",
+    "atomic_add",
+    "make_float16x2",
+    "make_bfloat16x2",
+    "load_float16x2",
+    "load_bfloat16x2",
+    "store_float16x2",
+    "store_bfloat16x2",
 ];
 
 /// An operation to check once its operands' types are known.

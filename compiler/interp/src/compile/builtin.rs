@@ -367,7 +367,8 @@ impl FnCompiler<'_, '_> {
         let dst = dst.unwrap_or_else(|| self.alloc(2));
         let temp = self.alloc(2);
         for lane in 0..2 {
-            let instr = Instr::HalfFma { format, dst: temp + lane, a: regs[0] + lane, b: regs[1] + lane, c: regs[2] + lane };
+            let instr =
+                Instr::HalfFma { format, dst: temp + lane, a: regs[0] + lane, b: regs[1] + lane, c: regs[2] + lane };
             self.emit(instr, e);
         }
         self.deliver(e, temp, 2, Some(dst))
