@@ -83,7 +83,10 @@ impl Scalar {
             TypeClass::ExactFloat32 => self == Scalar::F32,
             TypeClass::ExactFloat64 => self == Scalar::F64,
             // The generator makes no 16-bit floats.
-            TypeClass::ExactFloat16 | TypeClass::ExactBFloat16 => false,
+            TypeClass::ExactFloat16
+            | TypeClass::ExactBFloat16
+            | TypeClass::ExactFloat16x2
+            | TypeClass::ExactBFloat16x2 => false,
         }
     }
     fn from_sig(sig: SigType) -> Option<Scalar> {

@@ -65,6 +65,10 @@ pub enum TypeClass {
     ExactFloat16,
     /// Exactly bfloat16 (`load_bfloat16x2`).
     ExactBFloat16,
+    /// Exactly float16x2 (`atomic_add_float16x2`).
+    ExactFloat16x2,
+    /// Exactly bfloat16x2 (`atomic_add_bfloat16x2`).
+    ExactBFloat16x2,
 }
 
 impl TypeClass {
@@ -77,6 +81,8 @@ impl TypeClass {
             TypeClass::ExactFloat64 => Some(SigType::Float64),
             TypeClass::ExactFloat16 => Some(SigType::Float16),
             TypeClass::ExactBFloat16 => Some(SigType::BFloat16),
+            TypeClass::ExactFloat16x2 => Some(SigType::Vector(VectorKind::Float16x2)),
+            TypeClass::ExactBFloat16x2 => Some(SigType::Vector(VectorKind::BFloat16x2)),
             TypeClass::Numeric | TypeClass::Integer | TypeClass::Float | TypeClass::AtomicWord | TypeClass::Any => None,
         }
     }
@@ -278,6 +284,9 @@ const SAREK_ATOMIC_INT32: &[SigType] = &[ArrayOf(0, ExactInt32), Int32, Var(0, E
 const SAREK_ATOMIC_INT64: &[SigType] = &[ArrayOf(0, ExactInt64), Int32, Var(0, ExactInt64)];
 const SAREK_ATOMIC_FLOAT32: &[SigType] = &[ArrayOf(0, ExactFloat32), Int32, Var(0, ExactFloat32)];
 const SAREK_ATOMIC_FLOAT64: &[SigType] = &[ArrayOf(0, ExactFloat64), Int32, Var(0, ExactFloat64)];
+/// The 16-bit pairs' atomic add: a vector of pairs, an index, a pair.
+const ATOMIC_FLOAT16X2: &[SigType] = &[ArrayOf(0, ExactFloat16x2), Int32, Vector(VectorKind::Float16x2)];
+const ATOMIC_BFLOAT16X2: &[SigType] = &[ArrayOf(0, ExactBFloat16x2), Int32, Vector(VectorKind::BFloat16x2)];
 /// `atomic_inc_int32 a i`: no value operand.
 const SAREK_ATOMIC_INT32_STEP: &[SigType] = &[ArrayOf(0, ExactInt32), Int32];
 const SAREK_ATOMIC_INT32_CAS: &[SigType] = &[ArrayOf(0, ExactInt32), Int32, Var(0, ExactInt32), Var(0, ExactInt32)];
@@ -885,6 +894,20 @@ pub static BUILTINS: &[Builtin] = &[
         "`atomic_max_float32` on float64 elements",
     ),
     sarek_atomic(
+        "atomic_add_float16x2",
+        ATOMIC_FLOAT16X2,
+        Vector(VectorKind::Float16x2),
+        "skc_atomic_add(&{0}[{1}], {2})",
+        "a.(i) <- a.(i) +. v atomically on float16x2 elements, each lane rounded once (`atom.add.noftz.f16x2`); old value",
+    ),
+    sarek_atomic(
+        "atomic_add_bfloat16x2",
+        ATOMIC_BFLOAT16X2,
+        Vector(VectorKind::BFloat16x2),
+        "skc_atomic_add(&{0}[{1}], {2})",
+        "`atomic_add_float16x2` on bfloat16x2 elements (`atom.add.noftz.bf16x2`, sm_90 and newer)",
+    ),
+    sarek_atomic(
         "atomic_add_global_int32",
         SAREK_ATOMIC_INT32,
         Int32,
@@ -1360,7 +1383,11 @@ pub fn lookup(name: &str) -> Option<&'static Builtin> {
 /// The oldest architecture (`sm_XY` times ten) whose hardware has a builtin, for the few that not every
 /// architecture skc compiles for has: the warp reductions (`redux.sync`) are sm_80 and newer.
 pub fn min_sm(builtin: &Builtin) -> Option<u32> {
-    builtin.name.starts_with("warp_reduce_").then_some(80)
+    match builtin.name {
+        // atom.add.noftz.bf16x2
+        "atomic_add_bfloat16x2" => Some(90),
+        name => name.starts_with("warp_reduce_").then_some(80),
+    }
 }
 
 /// The oldest architecture with an instruction for `builtin` on arrays of `element`, where that depends on the
@@ -1410,6 +1437,8 @@ impl TypeClass {
             TypeClass::ExactFloat64 => "float64",
             TypeClass::ExactFloat16 => "float16",
             TypeClass::ExactBFloat16 => "bfloat16",
+            TypeClass::ExactFloat16x2 => "float16x2",
+            TypeClass::ExactBFloat16x2 => "bfloat16x2",
         }
     }
 }

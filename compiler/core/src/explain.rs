@@ -1098,7 +1098,7 @@ kernel k (out : int32 vector) =
         title: "builtin not available on the target architecture",
         body: r#"Some builtins map to a hardware instruction that older architectures do not have: the warp
 reductions (`warp_reduce_add` and the others, PTX `redux.sync`) need sm_80 or newer, and `atomic_add` on a
-`bfloat16` array (PTX `atom.add.noftz.bf16`) sm_90 or newer. `skc check` and `skc build`
+`bfloat16` array and `atomic_add_bfloat16x2` (PTX `atom.add.noftz.bf16`, `.bf16x2`) sm_90 or newer. `skc check` and `skc build`
 check the program against the target (`--arch`, sm_90 unless told otherwise), so a program that uses one on an
 older target is rejected at each use instead of failing in NVRTC.
 

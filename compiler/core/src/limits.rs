@@ -3,7 +3,7 @@
 //! local memory of a thread (a kernel's own arrays and those of every function it calls, each counted once), the
 //! program's constant arrays (`CONSTANT_BYTES`), and what `[@launch_bounds]` may promise on the target. Each
 //! violation is `E0220`, reported at the declaration that crosses the limit, with the limit and the architecture.
-//! A builtin the target's hardware does not have (`builtins::min_sm`: the warp reductions before sm_80;
+//! A builtin the target's hardware does not have (`builtins::min_sm`: the warp reductions before sm_80, `atomic_add_bfloat16x2` before sm_90;
 //! `builtins::min_sm_for_element`: `atomic_add` on bfloat16 before sm_90) is `E0224` at each use.
 
 use crate::diagnostic::Diagnostic;
@@ -25,12 +25,13 @@ impl Limits<'_> {
                 continue;
             }
             let needed = Target { sm };
-            let (what, instead) = match (for_element, &element) {
-                (Some(_), Some(ty)) => (
-                    format!("`{}` on {}", builtin.name, self.info.display(ty)),
-                    "add in float32 (`atomic_add` on a float32 array)",
-                ),
-                _ => (format!("`{}`", builtin.name), "reduce with shuffles (`shfl_xor`)"),
+            let what = match (for_element, &element) {
+                (Some(_), Some(ty)) => format!("`{}` on {}", builtin.name, self.info.display(ty)),
+                _ => format!("`{}`", builtin.name),
+            };
+            let instead = match builtin.name.starts_with("atomic_") {
+                true => "add in float32 (`atomic_add` on a float32 array)",
+                false => "reduce with shuffles (`shfl_xor`)",
             };
             let d = Diagnostic::error(
                 "E0224",

@@ -49,6 +49,15 @@ kernel sum16 (hs : float16 vector) (bs : bfloat16 vector) (adds : float16 vector
     ()
   end
 
+kernel sum_pairs (ps : float16x2 vector) (bps : bfloat16x2 vector) (adds : float16x2 vector)
+    (badds : bfloat16x2 vector) (olds : float16x2 vector) (n : int32) =
+  let i = global_idx in
+  if i < n then begin
+    olds.(i) <- atomic_add_float16x2 ps i adds.(i);
+    let _ = atomic_add_bfloat16x2 bps i badds.(i) in
+    ()
+  end
+
 kernel count16 (hs : float16 vector) (bs : bfloat16 vector) =
   let _ = atomic_add hs 0 0.25h in
   if global_idx < 256 then begin
@@ -188,4 +197,35 @@ fn sixteen_bit_atomic_adds_of_exact_sums_are_order_independent() {
     run("count16", 512, &mut args);
     assert_eq!(words(&args[0]), [0x5800], "128 in float16");
     assert_eq!(words(&args[1]), [0x4380], "256 in bfloat16");
+}
+
+/// A vector of pairs (`float16x2 vector`) from the lanes' bits, `x` first: two words per element.
+fn pairs(scalar: Scalar, name: &str, bits: &[u16]) -> Arg {
+    let lane = || ValueType::Scalar(scalar);
+    let elem =
+        ValueType::Record { name: name.into(), fields: vec![("x".into(), lane()), ("y".into(), lane())], align: 4 };
+    Arg::Vector(Buffer { elem, words: bits.iter().map(|&b| u64::from(b)).collect() })
+}
+
+/// `atomic_add_float16x2` and `atomic_add_bfloat16x2`: each lane's sum is the scalar add's (rounded once,
+/// subnormals kept), and the old pair comes back; one add per element, so the order does not matter.
+#[test]
+fn pair_atomic_adds_round_each_lane_once() {
+    let n = 4096;
+    let (a, b, c, d) = (patterns(2 * n, 3), patterns(2 * n, 5), patterns(2 * n, 11), patterns(2 * n, 13));
+    let mut args = [
+        pairs(Scalar::Float16, "float16x2", &a),
+        pairs(Scalar::BFloat16, "bfloat16x2", &c),
+        pairs(Scalar::Float16, "float16x2", &b),
+        pairs(Scalar::BFloat16, "bfloat16x2", &d),
+        pairs(Scalar::Float16, "float16x2", &vec![0; 2 * n]),
+        Arg::Scalar(Scalar::Int32, n as u64),
+    ];
+    run("sum_pairs", n as u32, &mut args);
+    let (f16, bf16) = (HalfFormat::Float16, HalfFormat::BFloat16);
+    let sums: Vec<u64> = a.iter().zip(&b).map(|(&x, &y)| u64::from(f16.add(x, y))).collect();
+    let bsums: Vec<u64> = c.iter().zip(&d).map(|(&x, &y)| u64::from(bf16.add(x, y))).collect();
+    assert_eq!(words(&args[0]), sums);
+    assert_eq!(words(&args[1]), bsums);
+    assert_eq!(words(&args[4]), a.iter().map(|&x| u64::from(x)).collect::<Vec<_>>(), "the old pairs");
 }

@@ -164,7 +164,9 @@ __device__ __forceinline__ unsigned long long skc_atomic_add(unsigned long long*
 __device__ __forceinline__ float skc_atomic_add(float* p, float v) { return atomicAdd(p, v); }
 __device__ __forceinline__ double skc_atomic_add(double* p, double v) { return atomicAdd(p, v); }
 __device__ __forceinline__ skc_float16 skc_atomic_add(skc_float16* p, skc_float16 v) { skc_float16 old; asm volatile(\"atom.add.noftz.f16 %0, [%1], %2;\" : \"=h\"(old.bits) : \"l\"(p), \"h\"(v.bits) : \"memory\"); return old; }
-__device__ __forceinline__ skc_bfloat16 skc_atomic_add(skc_bfloat16* p, skc_bfloat16 v) { skc_bfloat16 old; asm volatile(\"atom.add.noftz.bf16 %0, [%1], %2;\" : \"=h\"(old.bits) : \"l\"(p), \"h\"(v.bits) : \"memory\"); return old; }",
+__device__ __forceinline__ skc_bfloat16 skc_atomic_add(skc_bfloat16* p, skc_bfloat16 v) { skc_bfloat16 old; asm volatile(\"atom.add.noftz.bf16 %0, [%1], %2;\" : \"=h\"(old.bits) : \"l\"(p), \"h\"(v.bits) : \"memory\"); return old; }
+__device__ __forceinline__ skc_float16x2 skc_atomic_add(skc_float16x2* p, skc_float16x2 v) { unsigned int old; asm volatile(\"atom.add.noftz.f16x2 %0, [%1], %2;\" : \"=r\"(old) : \"l\"(p), \"r\"(skc_float16x2_bits(v)) : \"memory\"); return skc_float16x2_of_bits(old); }
+__device__ __forceinline__ skc_bfloat16x2 skc_atomic_add(skc_bfloat16x2* p, skc_bfloat16x2 v) { unsigned int old; asm volatile(\"atom.add.noftz.bf16x2 %0, [%1], %2;\" : \"=r\"(old) : \"l\"(p), \"r\"(skc_bfloat16x2_bits(v)) : \"memory\"); return skc_bfloat16x2_of_bits(old); }",
     },
     Helper {
         name: "skc_atomic_sub",

@@ -37,6 +37,8 @@ const HALF_BUILTINS: &[&str] = &[
     "load_bfloat16x2",
     "store_float16x2",
     "store_bfloat16x2",
+    "atomic_add_float16x2",
+    "atomic_add_bfloat16x2",
 ];
 
 /// An operation to check once its operands' types are known.

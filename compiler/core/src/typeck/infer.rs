@@ -40,7 +40,9 @@ impl Class {
             | TypeClass::ExactFloat32
             | TypeClass::ExactFloat64
             | TypeClass::ExactFloat16
-            | TypeClass::ExactBFloat16 => Class::Numeric,
+            | TypeClass::ExactBFloat16
+            | TypeClass::ExactFloat16x2
+            | TypeClass::ExactBFloat16x2 => Class::Numeric,
             TypeClass::Integer => Class::Integer,
             TypeClass::Float => Class::Float,
             TypeClass::Any => Class::Any,

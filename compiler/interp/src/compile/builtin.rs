@@ -179,6 +179,9 @@ impl FnCompiler<'_, '_> {
     }
 
     fn atomic_builtin(&mut self, e: ExprId, name: &str, args: &[ExprId], dst: Option<Reg>) -> Option<Reg> {
+        if let Some(pair) = name.strip_prefix("atomic_add_").and_then(VectorKind::by_name) {
+            return Some(self.atomic_pair_add(e, pair, args, dst));
+        }
         let rest = name.strip_prefix("atomic_")?;
         let kind = rest.split('_').next().unwrap_or("");
         let op = match kind {
@@ -202,6 +205,15 @@ impl FnCompiler<'_, '_> {
         let dst = if op == AtomicOp::Store { zero } else { dst.unwrap_or_else(|| self.alloc(1)) };
         self.emit(Instr::Atomic { op, ty, dst, arr: get(0), idx: get(1), a: get(2), b: get(3) }, e);
         Some(dst)
+    }
+
+    /// `atomic_add_float16x2 a i v`: one instruction that adds both lanes of `v` to element `i`.
+    fn atomic_pair_add(&mut self, e: ExprId, pair: VectorKind, args: &[ExprId], dst: Option<Reg>) -> Reg {
+        let format = pair.component().half_format().expect("a 16-bit pair");
+        let regs = self.operands(args);
+        let dst = dst.unwrap_or_else(|| self.alloc(2));
+        self.emit(Instr::AtomicPairAdd { format, dst, arr: regs[0], idx: regs[1], a: regs[2] }, e);
+        dst
     }
 
     /// `make_float4 x y z w` (the components into consecutive words, as a record's fields), `load_float4 a i`
