@@ -3,8 +3,9 @@
 //! local memory of a thread (a kernel's own arrays and those of every function it calls, each counted once), the
 //! program's constant arrays (`CONSTANT_BYTES`), and what `[@launch_bounds]` may promise on the target. Each
 //! violation is `E0220`, reported at the declaration that crosses the limit, with the limit and the architecture.
-//! A builtin the target's hardware does not have (`builtins::min_sm`: the warp reductions before sm_80, `atomic_add_bfloat16x2` before sm_90;
-//! `builtins::min_sm_for_element`: `atomic_add` on bfloat16 before sm_90) is `E0224` at each use.
+//! A builtin the target's hardware does not have (`builtins::min_sm`: the warp reductions before sm_80,
+//! `atomic_add_bfloat16x2` before sm_90; `builtins::min_sm_for_element`: `atomic_add` on bfloat16 before sm_90)
+//! is `E0224` at each use.
 
 use crate::diagnostic::Diagnostic;
 use crate::fxhash::FxHashSet;
