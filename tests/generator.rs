@@ -82,6 +82,11 @@ impl Scalar {
             TypeClass::ExactInt64 => self == Scalar::I64,
             TypeClass::ExactFloat32 => self == Scalar::F32,
             TypeClass::ExactFloat64 => self == Scalar::F64,
+            // The generator makes no 16-bit floats.
+            TypeClass::ExactFloat16
+            | TypeClass::ExactBFloat16
+            | TypeClass::ExactFloat16x2
+            | TypeClass::ExactBFloat16x2 => false,
         }
     }
     fn from_sig(sig: SigType) -> Option<Scalar> {

@@ -435,3 +435,72 @@ fn half_floats_use_the_rounded_ptx_instructions() {
     assert!(out.ptx.contains("div.rn.f32"), "a 16-bit division not through div.rn.f32:\n{}", out.ptx);
     assert!(!out.ptx.contains("div.approx") && !out.ptx.contains("div.full"), "an inexact division:\n{}", out.ptx);
 }
+
+/// The 16-bit pairs move in one 4-byte access (`ld.global.nc.v2.u16`, `st.global.v2.u16`) and compute lane by lane in one PTX instruction each (`add/sub/mul/
+/// fma.rn.f16x2`, `fma.rn.bf16x2`); `atomic_add` on float16 and bfloat16 is `atom.add.noftz.f16` and `.bf16`,
+/// `atomic_add_float16x2` and `atomic_add_bfloat16x2` are `.f16x2` and `.bf16x2`.
+#[test]
+fn half_pairs_and_16_bit_atomics_use_their_ptx_instructions() {
+    if !require::nvrtc("the 16-bit pairs' PTX") {
+        return;
+    }
+    let out = compile(Path::new("tests/codegen/half_pairs.sk")).unwrap_or_else(|e| panic!("{e}"));
+    for instruction in [
+        "add.rn.f16x2",
+        "sub.rn.f16x2",
+        "mul.rn.f16x2",
+        "fma.rn.f16x2",
+        "fma.rn.bf16x2",
+        "atom.add.noftz.f16",
+        "atom.add.noftz.bf16",
+        "atom.add.noftz.f16x2",
+        "atom.add.noftz.bf16x2",
+        "ld.global.nc.v2.u16",
+        "st.global.v2.u16",
+    ] {
+        assert!(out.ptx.contains(instruction), "no `{instruction}` in the PTX of half_pairs.sk:\n{}", out.ptx);
+    }
+    // Every global load of the pair kernels is a whole pair (one 4-byte `ld.global.nc.v2.u16`): no lone 16-bit
+    // load is left.
+    let sixteen_bit_loads: Vec<&str> = out
+        .ptx
+        .lines()
+        .filter(|l| l.trim_start().starts_with("ld.global") && !l.contains(".v2.") && l.contains("16"))
+        .collect();
+    assert!(sixteen_bit_loads.is_empty(), "a pair load split into 16-bit loads: {sixteen_bit_loads:?}\n{}", out.ptx);
+}
+
+/// `atomic_add` on bfloat16 and `atomic_add_bfloat16x2` need sm_90 (`atom.add.noftz.bf16`, `.bf16x2`), the float16
+/// ones sm_70: the checker accepts each on exactly the targets where NVRTC compiles it (E0224 on the others).
+#[test]
+fn sixteen_bit_atomics_check_exactly_where_they_compile() {
+    if !require::nvrtc("the 16-bit atomics on each target") {
+        return;
+    }
+    let source = |elem: &str| match elem {
+        "float16x2" | "bfloat16x2" => {
+            format!("kernel k (xs : {elem} vector) =\n  let _ = atomic_add_{elem} xs 0 xs.(1) in\n  ()\n")
+        }
+        _ => format!("kernel k (xs : {elem} vector) =\n  let _ = atomic_add xs 0 ({elem} 1.0) in\n  ()\n"),
+    };
+    let files = MemoryFiles::new();
+    let mut failures = Vec::new();
+    for elem in ["float16", "bfloat16", "float16x2", "bfloat16x2"] {
+        let newest = Session::new(&files);
+        let checked = newest.check("atomic.sk", &source(elem));
+        assert!(!checked.has_errors(), "{elem}: {:?}", checked.diagnostics);
+        let cuda = newest.emit(&checked);
+        for arch in ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90"] {
+            let target = skc_core::target::Target::parse(arch).unwrap();
+            let accepted = !Session::new(&files).with_target(target).check("atomic.sk", &source(elem)).has_errors();
+            let options = CompileOptions { include_cubin: true, arch: arch.to_string(), ..CompileOptions::default() };
+            let compiles = skc_nvrtc::compile(&cuda.source, "atomic.cu", &options).is_ok();
+            let expected = elem.starts_with("float16") || arch == "sm_90";
+            if accepted != expected || compiles != expected {
+                failures
+                    .push(format!("{elem} on {arch}: checked {accepted}, compiled {compiles}, expected {expected}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -1,8 +1,10 @@
-//! 16-bit floats (kernels/half_precision.sk): a float16 and a bfloat16 axpy, and a float16 dot product summed in
-//! float32. skc defines every 16-bit operation as rounded once, so the GPU must agree with the CPU bit for bit,
+//! 16-bit floats (kernels/half_precision.sk): a float16 and a bfloat16 axpy, a float16 dot product summed in
+//! float32, the pairs float16x2 and bfloat16x2 (+ - * and fma lane by lane), and atomic_add on 16-bit floats. skc defines every 16-bit operation as rounded once, so the GPU must agree with the CPU bit for bit,
 //! special values included: the error reported is the number of results whose bits differ.
 
-use skc_runtime::{args, BFloat16, Context, DeviceBuffer, Float16, Kernel, LaunchConfig, Result};
+use skc_runtime::{
+    args, BFloat16, BFloat16x2, Context, DeviceBuffer, Float16, Float16x2, Kernel, LaunchConfig, Result,
+};
 
 use crate::common::{gb_per_s, int32, Outcome, Rng};
 use crate::kernels;
@@ -18,7 +20,14 @@ pub struct HalfPrecision {
     axpy_float16: Kernel,
     axpy_bfloat16: Kernel,
     dot_float16: Kernel,
+    pairs_float16: Kernel,
+    pairs_bfloat16: Kernel,
+    sums_16: Kernel,
 }
+
+/// Bins of the 16-bit atomics' example, and the threads that add into them (64 adds per bin).
+pub const BINS: usize = 64;
+const ADDING_THREADS: usize = 4096;
 
 impl HalfPrecision {
     pub fn load(ctx: &Context) -> Result<HalfPrecision> {
@@ -27,6 +36,9 @@ impl HalfPrecision {
             axpy_float16: module.kernel("axpy_float16")?,
             axpy_bfloat16: module.kernel("axpy_bfloat16")?,
             dot_float16: module.kernel("dot_float16")?,
+            pairs_float16: module.kernel("pairs_float16")?,
+            pairs_bfloat16: module.kernel("pairs_bfloat16")?,
+            sums_16: module.kernel("sums_16")?,
         })
     }
 
@@ -55,6 +67,118 @@ impl HalfPrecision {
         let config = LaunchConfig::for_elements(xs.len(), BLOCK);
         self.dot_float16.launch(&config, args![xs, ys, partials, int32(xs.len())])
     }
+
+    /// For each pair `i`: `x + y`, `x - y`, `x * y` and `fma (a, a) x y` in `out[4 i ..]`, with `x` elements
+    /// `2 i`, `2 i + 1` of `xs` and `y` = `ys[i]`.
+    pub fn pairs_float16(
+        &self,
+        a: Float16,
+        xs: &DeviceBuffer<Float16>,
+        ys: &DeviceBuffer<Float16x2>,
+        out: &mut DeviceBuffer<Float16x2>,
+    ) -> Result<()> {
+        let config = LaunchConfig::for_elements(ys.len(), BLOCK);
+        self.pairs_float16.launch(&config, args![a, xs, ys, out, int32(ys.len())])
+    }
+
+    pub fn pairs_bfloat16(
+        &self,
+        a: BFloat16,
+        xs: &DeviceBuffer<BFloat16>,
+        ys: &DeviceBuffer<BFloat16x2>,
+        out: &mut DeviceBuffer<BFloat16x2>,
+    ) -> Result<()> {
+        let config = LaunchConfig::for_elements(ys.len(), BLOCK);
+        self.pairs_bfloat16.launch(&config, args![a, xs, ys, out, int32(ys.len())])
+    }
+
+    /// Adds of the first 4096 of `n` threads into `BINS` bins of each type (`atomic_add`,
+    /// `atomic_add_float16x2`, `atomic_add_bfloat16x2`).
+    pub fn sums_16(&self, n: usize, bins: &mut Bins16) -> Result<()> {
+        let config = LaunchConfig::for_elements(n, BLOCK);
+        let Bins16 { sums, bsums, pair_sums, bpair_sums } = bins;
+        self.sums_16.launch(&config, args![sums, bsums, pair_sums, bpair_sums, int32(n)])
+    }
+}
+
+/// The pair kernels' results on the CPU, lane by lane with the scalar operations (`skc_core::half_float`).
+fn cpu_pairs<T, P>(a: T, xs: &[T], ys: &[P], lanes: impl Fn(P) -> (T, T), pair: impl Fn(T, T) -> P) -> Vec<P>
+where
+    T: Copy + std::ops::Add<Output = T> + std::ops::Sub<Output = T> + std::ops::Mul<Output = T>,
+    P: Copy,
+    T: MulAdd,
+{
+    let mut out = Vec::with_capacity(4 * ys.len());
+    for (i, &y) in ys.iter().enumerate() {
+        let (x0, x1) = (xs[2 * i], xs[2 * i + 1]);
+        let (y0, y1) = lanes(y);
+        out.push(pair(x0 + y0, x1 + y1));
+        out.push(pair(x0 - y0, x1 - y1));
+        out.push(pair(x0 * y0, x1 * y1));
+        out.push(pair(a.fma(x0, y0), a.fma(x1, y1)));
+    }
+    out
+}
+
+/// `fma` of the host's 16-bit floats, for [`cpu_pairs`].
+trait MulAdd: Sized {
+    fn fma(self, b: Self, c: Self) -> Self;
+}
+
+impl MulAdd for Float16 {
+    fn fma(self, b: Float16, c: Float16) -> Float16 {
+        self.mul_add(b, c)
+    }
+}
+
+impl MulAdd for BFloat16 {
+    fn fma(self, b: BFloat16, c: BFloat16) -> BFloat16 {
+        self.mul_add(b, c)
+    }
+}
+
+/// The bins of `sums_16` on the device.
+pub struct Bins16 {
+    pub sums: DeviceBuffer<Float16>,
+    pub bsums: DeviceBuffer<BFloat16>,
+    pub pair_sums: DeviceBuffer<Float16x2>,
+    pub bpair_sums: DeviceBuffer<BFloat16x2>,
+}
+
+impl Bins16 {
+    pub fn zeros(ctx: &Context) -> Result<Bins16> {
+        Ok(Bins16 {
+            sums: ctx.alloc_zeros(BINS)?,
+            bsums: ctx.alloc_zeros(BINS)?,
+            pair_sums: ctx.alloc_zeros(BINS)?,
+            bpair_sums: ctx.alloc_zeros(BINS)?,
+        })
+    }
+
+    /// Every bin's bits: the float16 bins, the bfloat16 bins, then the pairs' lanes (`x` first).
+    pub fn download(&self) -> Result<Vec<u16>> {
+        let mut bits: Vec<u16> = self.sums.download()?.iter().map(|h| h.0).collect();
+        bits.extend(self.bsums.download()?.iter().map(|h| h.0));
+        bits.extend(self.pair_sums.download()?.iter().flat_map(|p| [p.x.0, p.y.0]));
+        bits.extend(self.bpair_sums.download()?.iter().flat_map(|p| [p.x.0, p.y.0]));
+        Ok(bits)
+    }
+}
+
+/// The atomics' bins as [`Bins16::download`] lists them: exact sums (every partial sum is exact in its format).
+pub fn cpu_sums_16(n: usize) -> Vec<u16> {
+    let (mut q_sums, mut v_sums) = (vec![0.0f32; BINS], vec![0.0f32; BINS]);
+    for i in 0..n.min(ADDING_THREADS) {
+        q_sums[i % BINS] += ((i % 4) as f32 - 1.0) * 0.25;
+        v_sums[i % BINS] += (i / BINS % 4) as f32 - 1.0;
+    }
+    let f16 = |x: f32| Float16::from_f32(x).0;
+    let bf16 = |x: f32| BFloat16::from_f32(x).0;
+    let mut bits: Vec<u16> = q_sums.iter().map(|&q| f16(q)).collect();
+    bits.extend(v_sums.iter().map(|&v| bf16(v)));
+    bits.extend(q_sums.iter().flat_map(|&q| [f16(q), f16(2.0 * q)]));
+    bits.extend(v_sums.iter().flat_map(|&v| [bf16(v), bf16(-v)]));
+    bits
 }
 
 /// The dot product's partial sums as the kernel computes them: exact float32 products, then a tree over each
@@ -123,6 +247,32 @@ pub fn check(ctx: &Context, n: usize) -> Result<Vec<Outcome>> {
     let gpu_dot: Vec<u32> = partials.download()?.iter().map(|v| v.to_bits()).collect();
     let cpu_dot: Vec<u32> = cpu_dot_partials(&dx, &dy).iter().map(|v| v.to_bits()).collect();
 
+    // The pairs: ceil(n / 2) of them (x from the inputs, repeated to an even length; y from the inputs again,
+    // its lanes swapped), every lane's bits compared.
+    let n2 = n.div_ceil(2);
+    let xp16: Vec<Float16> = (0..2 * n2).map(|k| x16[k % n]).collect();
+    let pair_ys16: Vec<Float16x2> = (0..n2).map(|i| Float16x2::new(y16[(2 * i + 1) % n], y16[2 * i])).collect();
+    let mut pairs16 = ctx.alloc_zeros::<Float16x2>(4 * n2)?;
+    example.pairs_float16(a16, &ctx.upload(&xp16)?, &ctx.upload(&pair_ys16)?, &mut pairs16)?;
+    let lanes16 = |p: Float16x2| [p.x.0, p.y.0];
+    let gpu_pairs16: Vec<u16> = pairs16.download()?.into_iter().flat_map(lanes16).collect();
+    let cpu_pairs16: Vec<u16> =
+        cpu_pairs(a16, &xp16, &pair_ys16, |p| (p.x, p.y), Float16x2::new).into_iter().flat_map(lanes16).collect();
+
+    let xpb: Vec<BFloat16> = (0..2 * n2).map(|k| xb[k % n]).collect();
+    let pair_ysb: Vec<BFloat16x2> = (0..n2).map(|i| BFloat16x2::new(yb[(2 * i + 1) % n], yb[2 * i])).collect();
+    let mut pairsb = ctx.alloc_zeros::<BFloat16x2>(4 * n2)?;
+    example.pairs_bfloat16(a_bf16, &ctx.upload(&xpb)?, &ctx.upload(&pair_ysb)?, &mut pairsb)?;
+    let lanesb = |p: BFloat16x2| [p.x.0, p.y.0];
+    let gpu_pairsb: Vec<u16> = pairsb.download()?.into_iter().flat_map(lanesb).collect();
+    let cpu_pairsb: Vec<u16> =
+        cpu_pairs(a_bf16, &xpb, &pair_ysb, |p| (p.x, p.y), BFloat16x2::new).into_iter().flat_map(lanesb).collect();
+
+    let mut bins = Bins16::zeros(ctx)?;
+    example.sums_16(n, &mut bins)?;
+    let gpu_sums = bins.download()?;
+    let cpu_sums = cpu_sums_16(n);
+
     let differing = |gpu: &[u16], cpu: &[u16]| gpu.iter().zip(cpu).filter(|(g, c)| g != c).count() as f64;
     let outcome = |example, error, gpu_ms, rate| Outcome {
         example,
@@ -137,5 +287,18 @@ pub fn check(ctx: &Context, n: usize) -> Result<Vec<Outcome>> {
         outcome("axpy_f16", differing(&gpu16, &cpu16), ms16, Some((gb_per_s(6.0 * n as f64, ms16), "GB/s"))),
         outcome("axpy_bf16", differing(&gpub, &cpub), 0.0, None),
         outcome("dot_f16", gpu_dot.iter().zip(&cpu_dot).filter(|(g, c)| g != c).count() as f64, 0.0, None),
+        outcome(
+            "pairs_f16x2",
+            differing(&gpu_pairs16, &cpu_pairs16) + length_gap(&gpu_pairs16, &cpu_pairs16),
+            0.0,
+            None,
+        ),
+        outcome("pairs_bf16x2", differing(&gpu_pairsb, &cpu_pairsb) + length_gap(&gpu_pairsb, &cpu_pairsb), 0.0, None),
+        outcome("atomic_add_16", differing(&gpu_sums, &cpu_sums) + length_gap(&gpu_sums, &cpu_sums), 0.0, None),
     ])
+}
+
+/// Results one side has and the other lacks (counted as differing).
+fn length_gap(gpu: &[u16], cpu: &[u16]) -> f64 {
+    gpu.len().abs_diff(cpu.len()) as f64
 }

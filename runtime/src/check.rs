@@ -330,6 +330,26 @@ mod tests {
         }
     }
 
+    /// A `float16x2 vector` parameter, as the emitter describes it, takes a `DeviceBuffer<Float16x2>` (its C name
+    /// and size), and not a buffer of `Float16`.
+    #[test]
+    fn a_vector_of_16_bit_pairs_takes_a_buffer_of_the_host_pairs() {
+        use crate::signature::DeviceElem;
+        let source =
+            "kernel k (ps : float16x2 vector) (bs : bfloat16x2 vector) =\n  ps.(0) <- ps.(1);\n  bs.(0) <- bs.(1)\n";
+        let files = skc_core::session::MemoryFiles::new();
+        let session = skc_core::Session::new(&files);
+        let checked = session.check("pairs.sk", source);
+        assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+        let output = session.emit(&checked);
+        let sig = crate::signature::from_codegen(&output.kernels[0], &output.records);
+        let pairs = |elem: ElemType| ArgInfo::Buffer { elem, len: 2, writable: true };
+        let (f16x2, bf16x2) = (crate::Float16x2::elem_type(), crate::BFloat16x2::elem_type());
+        assert_eq!(f16x2, ElemType::Record { name: "skc_float16x2".into(), size: 4 });
+        assert!(check_arguments(&sig, &[pairs(f16x2.clone()), pairs(bf16x2)]).is_ok());
+        assert!(check_arguments(&sig, &[pairs(ElemType::Scalar(S::Float16)), pairs(f16x2)]).is_err());
+    }
+
     #[test]
     fn accepts_matching_arguments() {
         assert!(check_arguments(&vec_add(), &good_args(100)).is_ok());

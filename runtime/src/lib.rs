@@ -50,7 +50,7 @@ pub use kernel::{Arg, Call, Kernel};
 pub use link::LinkInput;
 pub use module::{CompileReport, Module};
 pub use program::{Program, COMPILER_VERSION};
-pub use scalar::{BFloat16, DeviceScalar, Float16, ScalarType, ScalarValue};
+pub use scalar::{BFloat16, BFloat16x2, DeviceScalar, Float16, Float16x2, ScalarType, ScalarValue};
 pub use signature::{DeviceElem, ElemType, KernelSignature, LaunchContract, ParamSignature, ParamType};
 pub use untracked::{DeviceArray, HostMapped};
 

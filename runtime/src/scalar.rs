@@ -48,6 +48,29 @@ unsafe impl ValidAsZeroBits for Float16 {}
 unsafe impl DeviceRepr for BFloat16 {}
 unsafe impl ValidAsZeroBits for BFloat16 {}
 
+/// A `float16x2` on the host: the pair as the kernel's `skc_float16x2` lays it out (`x` at byte 0, `y` at byte 2,
+/// aligned to 4 bytes), so a `DeviceBuffer<Float16x2>` is a `float16x2 vector`.
+#[repr(C, align(4))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Float16x2 {
+    pub x: Float16,
+    pub y: Float16,
+}
+
+/// A `bfloat16x2` on the host, laid out as the kernel's `skc_bfloat16x2`.
+#[repr(C, align(4))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BFloat16x2 {
+    pub x: BFloat16,
+    pub y: BFloat16,
+}
+
+crate::sk_record!(Float16x2 = "skc_float16x2");
+crate::sk_record!(BFloat16x2 = "skc_bfloat16x2");
+// SAFETY: two u16 and no padding (size 4, align 4): every bit pattern is a value, zero included.
+unsafe impl ValidAsZeroBits for Float16x2 {}
+unsafe impl ValidAsZeroBits for BFloat16x2 {}
+
 impl Float16 {
     /// `x` rounded once, to nearest even (as `float16 x` in a kernel).
     pub fn from_f32(x: f32) -> Float16 {
@@ -75,6 +98,46 @@ impl BFloat16 {
     /// `self * b + c` rounded once, as `fma` computes it in a kernel (`fma.rn.bf16`).
     pub fn mul_add(self, b: BFloat16, c: BFloat16) -> BFloat16 {
         BFloat16(HalfFormat::BFloat16.fma(self.0, b.0, c.0))
+    }
+}
+
+/// `+ - *` on the host's 16-bit floats, rounded once as a kernel's `+. -. *.` (`skc_core::half_float`).
+macro_rules! half_arithmetic {
+    ($($ty:ident => $format:ident),*) => {
+        $(
+            impl std::ops::Add for $ty {
+                type Output = $ty;
+                fn add(self, b: $ty) -> $ty {
+                    $ty(HalfFormat::$format.add(self.0, b.0))
+                }
+            }
+            impl std::ops::Sub for $ty {
+                type Output = $ty;
+                fn sub(self, b: $ty) -> $ty {
+                    $ty(HalfFormat::$format.sub(self.0, b.0))
+                }
+            }
+            impl std::ops::Mul for $ty {
+                type Output = $ty;
+                fn mul(self, b: $ty) -> $ty {
+                    $ty(HalfFormat::$format.mul(self.0, b.0))
+                }
+            }
+        )*
+    };
+}
+
+half_arithmetic!(Float16 => Float16, BFloat16 => BFloat16);
+
+impl Float16x2 {
+    pub fn new(x: Float16, y: Float16) -> Float16x2 {
+        Float16x2 { x, y }
+    }
+}
+
+impl BFloat16x2 {
+    pub fn new(x: BFloat16, y: BFloat16) -> BFloat16x2 {
+        BFloat16x2 { x, y }
     }
 }
 

@@ -48,7 +48,8 @@ pub enum TypeClass {
     Integer,
     /// float32, float64.
     Float,
-    /// int32, uint32, int64, uint64, float32, float64 (what atomicAdd and shuffles take).
+    /// int32, uint32, int64, uint64, float32, float64 (what atomicAdd and shuffles take; `atomic_add` also takes
+    /// float16 and bfloat16, which `typeck::half` admits for it alone).
     AtomicWord,
     /// Any scalar or record.
     Any,
@@ -60,6 +61,14 @@ pub enum TypeClass {
     ExactFloat32,
     /// Exactly float64 (`atomic_add_float64`).
     ExactFloat64,
+    /// Exactly float16 (`load_float16x2`).
+    ExactFloat16,
+    /// Exactly bfloat16 (`load_bfloat16x2`).
+    ExactBFloat16,
+    /// Exactly float16x2 (`atomic_add_float16x2`).
+    ExactFloat16x2,
+    /// Exactly bfloat16x2 (`atomic_add_bfloat16x2`).
+    ExactBFloat16x2,
 }
 
 impl TypeClass {
@@ -70,6 +79,10 @@ impl TypeClass {
             TypeClass::ExactInt64 => Some(SigType::Int64),
             TypeClass::ExactFloat32 => Some(SigType::Float32),
             TypeClass::ExactFloat64 => Some(SigType::Float64),
+            TypeClass::ExactFloat16 => Some(SigType::Float16),
+            TypeClass::ExactBFloat16 => Some(SigType::BFloat16),
+            TypeClass::ExactFloat16x2 => Some(SigType::Vector(VectorKind::Float16x2)),
+            TypeClass::ExactBFloat16x2 => Some(SigType::Vector(VectorKind::BFloat16x2)),
             TypeClass::Numeric | TypeClass::Integer | TypeClass::Float | TypeClass::AtomicWord | TypeClass::Any => None,
         }
     }
@@ -271,6 +284,9 @@ const SAREK_ATOMIC_INT32: &[SigType] = &[ArrayOf(0, ExactInt32), Int32, Var(0, E
 const SAREK_ATOMIC_INT64: &[SigType] = &[ArrayOf(0, ExactInt64), Int32, Var(0, ExactInt64)];
 const SAREK_ATOMIC_FLOAT32: &[SigType] = &[ArrayOf(0, ExactFloat32), Int32, Var(0, ExactFloat32)];
 const SAREK_ATOMIC_FLOAT64: &[SigType] = &[ArrayOf(0, ExactFloat64), Int32, Var(0, ExactFloat64)];
+/// The 16-bit pairs' atomic add: a vector of pairs, an index, a pair.
+const ATOMIC_FLOAT16X2: &[SigType] = &[ArrayOf(0, ExactFloat16x2), Int32, Vector(VectorKind::Float16x2)];
+const ATOMIC_BFLOAT16X2: &[SigType] = &[ArrayOf(0, ExactBFloat16x2), Int32, Vector(VectorKind::BFloat16x2)];
 /// `atomic_inc_int32 a i`: no value operand.
 const SAREK_ATOMIC_INT32_STEP: &[SigType] = &[ArrayOf(0, ExactInt32), Int32];
 const SAREK_ATOMIC_INT32_CAS: &[SigType] = &[ArrayOf(0, ExactInt32), Int32, Var(0, ExactInt32), Var(0, ExactInt32)];
@@ -806,7 +822,7 @@ pub static BUILTINS: &[Builtin] = &[
         doc: "barrier, then `a.(i)`, then barrier: the value is block-uniform (WGSL's workgroupUniformLoad)",
     },
     // --- atomics (return the old value) -------------------------------------------------------------
-    atomic("atomic_add", AtomicWord, "skc_atomic_add(&{0}[{1}], {2})", "a.(i) <- a.(i) + v atomically; old value"),
+    atomic("atomic_add", AtomicWord, "skc_atomic_add(&{0}[{1}], {2})", "a.(i) <- a.(i) + v atomically (also on float16 and bfloat16, rounded once); old value"),
     atomic("atomic_sub", Integer, "skc_atomic_sub(&{0}[{1}], {2})", "a.(i) <- a.(i) - v atomically; old value"),
     atomic("atomic_min", Integer, "atomicMin(&{0}[{1}], {2})", "a.(i) <- min a.(i) v atomically; old value"),
     atomic("atomic_max", Integer, "atomicMax(&{0}[{1}], {2})", "a.(i) <- max a.(i) v atomically; old value"),
@@ -876,6 +892,20 @@ pub static BUILTINS: &[Builtin] = &[
         Float64,
         "skc_atomic_max_float(&{0}[{1}], {2})",
         "`atomic_max_float32` on float64 elements",
+    ),
+    sarek_atomic(
+        "atomic_add_float16x2",
+        ATOMIC_FLOAT16X2,
+        Vector(VectorKind::Float16x2),
+        "skc_atomic_add(&{0}[{1}], {2})",
+        "a.(i) <- a.(i) +. v atomically on float16x2 elements, each lane rounded once (`atom.add.noftz.f16x2`); old value",
+    ),
+    sarek_atomic(
+        "atomic_add_bfloat16x2",
+        ATOMIC_BFLOAT16X2,
+        Vector(VectorKind::BFloat16x2),
+        "skc_atomic_add(&{0}[{1}], {2})",
+        "`atomic_add_float16x2` on bfloat16x2 elements (`atom.add.noftz.bf16x2`, sm_90 and newer)",
     ),
     sarek_atomic(
         "atomic_add_global_int32",
@@ -1312,6 +1342,20 @@ pub static BUILTINS: &[Builtin] = &[
         "make_double2({0}, {1})",
         "the float64x2 `{x; y}` (CUDA's double2)",
     ),
+    pure(
+        "make_float16x2",
+        &[Float16, Float16],
+        Vector(VectorKind::Float16x2),
+        "skc_float16x2_make({0}, {1})",
+        "the float16x2 `{x; y}` (one 32-bit register)",
+    ),
+    pure(
+        "make_bfloat16x2",
+        &[BFloat16, BFloat16],
+        Vector(VectorKind::BFloat16x2),
+        "skc_bfloat16x2_make({0}, {1})",
+        "the bfloat16x2 `{x; y}` (one 32-bit register)",
+    ),
     vector_load("load_float2", VectorKind::Float2, &[ArrayOf(0, ExactFloat32), Int32], "reinterpret_cast<const float2*>({0})[{1}]", "elements `2 i`, `2 i + 1` of `a` as one float2, one 8-byte load (`ld.v2.f32`); `a` aligned to 8 bytes (checked at launch for a vector parameter)"),
     vector_load("load_float4", VectorKind::Float4, &[ArrayOf(0, ExactFloat32), Int32], "reinterpret_cast<const float4*>({0})[{1}]", "elements `4 i .. 4 i + 3` of `a` as one float4, one 16-byte load (`ld.v4.f32`); `a` aligned to 16 bytes (checked at launch for a vector parameter)"),
     vector_load("load_int2", VectorKind::Int2, &[ArrayOf(0, ExactInt32), Int32], "reinterpret_cast<const int2*>({0})[{1}]", "elements `2 i`, `2 i + 1` of `a` as one int2, one 8-byte load (`ld.v2.s32`); `a` aligned to 8 bytes"),
@@ -1321,6 +1365,16 @@ pub static BUILTINS: &[Builtin] = &[
         VectorKind::Float64x2,
         &[ArrayOf(0, ExactFloat64), Int32],
         "reinterpret_cast<const double2*>({0})[{1}]", "elements `2 i`, `2 i + 1` of `a` as one float64x2, one 16-byte load (`ld.v2.f64`); `a` aligned to 16 bytes"),
+    vector_load(
+        "load_float16x2",
+        VectorKind::Float16x2,
+        &[ArrayOf(0, ExactFloat16), Int32],
+        "reinterpret_cast<const skc_float16x2*>({0})[{1}]", "elements `2 i`, `2 i + 1` of the float16 array `a` as one float16x2, one 4-byte load; `a` aligned to 4 bytes"),
+    vector_load(
+        "load_bfloat16x2",
+        VectorKind::BFloat16x2,
+        &[ArrayOf(0, ExactBFloat16), Int32],
+        "reinterpret_cast<const skc_bfloat16x2*>({0})[{1}]", "elements `2 i`, `2 i + 1` of the bfloat16 array `a` as one bfloat16x2, one 4-byte load; `a` aligned to 4 bytes"),
     vector_store(
         "store_float2",
         &[ArrayOf(0, ExactFloat32), Int32, Vector(VectorKind::Float2)],
@@ -1341,6 +1395,14 @@ pub static BUILTINS: &[Builtin] = &[
         "store_float64x2",
         &[ArrayOf(0, ExactFloat64), Int32, Vector(VectorKind::Float64x2)],
         "(reinterpret_cast<double2*>({0})[{1}] = {2})", "writes `v.x`, `v.y` to elements `2 i`, `2 i + 1` of `a`, one store (`st.v2.f64`)"),
+    vector_store(
+        "store_float16x2",
+        &[ArrayOf(0, ExactFloat16), Int32, Vector(VectorKind::Float16x2)],
+        "(reinterpret_cast<skc_float16x2*>({0})[{1}] = {2})", "writes `v.x`, `v.y` to elements `2 i`, `2 i + 1` of the float16 array `a`, one 4-byte store"),
+    vector_store(
+        "store_bfloat16x2",
+        &[ArrayOf(0, ExactBFloat16), Int32, Vector(VectorKind::BFloat16x2)],
+        "(reinterpret_cast<skc_bfloat16x2*>({0})[{1}] = {2})", "writes `v.x`, `v.y` to elements `2 i`, `2 i + 1` of the bfloat16 array `a`, one 4-byte store"),
 ];
 
 /// Modules whose qualified names reach the builtins (`Gpu.block_barrier`, `Std.sqrt`).
@@ -1354,7 +1416,18 @@ pub fn lookup(name: &str) -> Option<&'static Builtin> {
 /// The oldest architecture (`sm_XY` times ten) whose hardware has a builtin, for the few that not every
 /// architecture skc compiles for has: the warp reductions (`redux.sync`) are sm_80 and newer.
 pub fn min_sm(builtin: &Builtin) -> Option<u32> {
-    builtin.name.starts_with("warp_reduce_").then_some(80)
+    match builtin.name {
+        // atom.add.noftz.bf16x2
+        "atomic_add_bfloat16x2" => Some(90),
+        name => name.starts_with("warp_reduce_").then_some(80),
+    }
+}
+
+/// The oldest architecture with an instruction for `builtin` on arrays of `element`, where that depends on the
+/// element: `atomic_add` on bfloat16 is `atom.add.noftz.bf16`, which PTX has from sm_90 on (float16's from sm_70,
+/// older than every target NVRTC 13 has).
+pub fn min_sm_for_element(builtin: &Builtin, element: &crate::types::Type) -> Option<u32> {
+    (builtin.name == "atomic_add" && *element == crate::types::Type::BFloat16).then_some(90)
 }
 
 /// Is `builtin` a shuffle within groups of lanes (its last argument the group's width, a power of two up to 32)?
@@ -1395,6 +1468,10 @@ impl TypeClass {
             TypeClass::ExactInt64 => "int64",
             TypeClass::ExactFloat32 => "float32",
             TypeClass::ExactFloat64 => "float64",
+            TypeClass::ExactFloat16 => "float16",
+            TypeClass::ExactBFloat16 => "bfloat16",
+            TypeClass::ExactFloat16x2 => "float16x2",
+            TypeClass::ExactBFloat16x2 => "bfloat16x2",
         }
     }
 }

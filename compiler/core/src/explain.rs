@@ -1100,7 +1100,8 @@ kernel k (out : int32 vector) =
         code: "E0224",
         title: "builtin not available on the target architecture",
         body: r#"Some builtins map to a hardware instruction that older architectures do not have: the warp
-reductions (`warp_reduce_add` and the others, PTX `redux.sync`) need sm_80 or newer. `skc check` and `skc build`
+reductions (`warp_reduce_add` and the others, PTX `redux.sync`) need sm_80 or newer, and `atomic_add` on a
+`bfloat16` array and `atomic_add_bfloat16x2` (PTX `atom.add.noftz.bf16`, `.bf16x2`) sm_90 or newer. `skc check` and `skc build`
 check the program against the target (`--arch`, sm_90 unless told otherwise), so a program that uses one on an
 older target is rejected at each use instead of failing in NVRTC.
 
@@ -1274,9 +1275,11 @@ kernel k (xs : float32 vector) (out : float32 vector) =
         title: "an operation not defined on float16 or bfloat16",
         body: r#"The 16-bit floats `float16` and `bfloat16` have what the GPU computes exactly as skc defines
 it (every result rounded once, to nearest even): conversions to and from every numeric type, `+.`, `-.`,
-`*.`, `/.`, comparisons, negation, `abs`, `min`, `max`, `fma` and `select`, and loads and stores of vectors
-and shared or local arrays of them. Math functions (`sqrt`, `exp`, `sin`...), `**`, atomics, shuffles and the
-other builtins are not defined on them: compute in float32 and convert the result back.
+`*.`, `/.`, comparisons, negation, `abs`, `min`, `max`, `fma`, `select` and `atomic_add` (one rounding per
+add), loads and stores of vectors and shared or local arrays of them, and their pairs `float16x2` and
+`bfloat16x2` (`make_float16x2`, `load_float16x2`, `store_float16x2` and the bfloat16 ones). Math functions
+(`sqrt`, `exp`, `sin`...), `**`, the other atomics (`atomic_exch`, `atomic_cas`, the ordered ones), shuffles and
+the other builtins are not defined on them: compute in float32 and convert the result back.
 
 Erroneous example:
 

@@ -3,8 +3,9 @@
 //! local memory of a thread (a kernel's own arrays and those of every function it calls, each counted once), the
 //! program's constant arrays (`CONSTANT_BYTES`), and what `[@launch_bounds]` may promise on the target. Each
 //! violation is `E0220`, reported at the declaration that crosses the limit, with the limit and the architecture.
-//! A builtin the target's hardware does not have (`builtins::min_sm`: the warp reductions before sm_80) is `E0224`
-//! at each use. A branch that never runs (`constant_if`) is not emitted and counts for none of these.
+//! A builtin the target's hardware does not have (`builtins::min_sm`: the warp reductions before sm_80,
+//! `atomic_add_bfloat16x2` before sm_90; `builtins::min_sm_for_element`: `atomic_add` on bfloat16 before sm_90)
+//! is `E0224` at each use. A branch that never runs (`constant_if`) is not emitted and counts for none of these.
 
 use crate::diagnostic::Diagnostic;
 use crate::fxhash::FxHashSet;
@@ -23,20 +24,38 @@ impl Limits<'_> {
             if never_run.get(e.index()).copied().unwrap_or(false) {
                 continue;
             }
-            let Some(sm) = crate::builtins::min_sm(builtin) else { continue };
+            let element = self.first_argument_element(e);
+            let for_element = element.as_ref().and_then(|ty| crate::builtins::min_sm_for_element(builtin, ty));
+            let Some(sm) = crate::builtins::min_sm(builtin).or(for_element) else { continue };
             if sm <= self.target.sm {
                 continue;
             }
             let needed = Target { sm };
+            let what = match (for_element, &element) {
+                (Some(_), Some(ty)) => format!("`{}` on {}", builtin.name, self.info.display(ty)),
+                _ => format!("`{}`", builtin.name),
+            };
+            let instead = match builtin.name.starts_with("atomic_") {
+                true => "add in float32 (`atomic_add` on a float32 array)",
+                false => "reduce with shuffles (`shfl_xor`)",
+            };
             let d = Diagnostic::error(
                 "E0224",
-                format!("`{}` needs {needed} or newer, and the target is {}", builtin.name, self.target),
+                format!("{what} needs {needed} or newer, and the target is {}", self.target),
             )
             .primary(self.module.span(e), format!("{} has no instruction for this", self.target))
-            .note(format!("the hardware instruction behind `{}` exists from {needed} on", builtin.name))
-            .help(format!("build for {needed} or newer (`--arch {needed}`), or reduce with shuffles (`shfl_xor`)"));
+            .note(format!("the hardware instruction behind {what} exists from {needed} on"))
+            .help(format!("build for {needed} or newer (`--arch {needed}`), or {instead}"));
             self.diagnostics.push(d);
         }
+    }
+}
+
+impl Limits<'_> {
+    /// The element type of a builtin call's first argument, if it is an array (an atomic's).
+    fn first_argument_element(&self, call: ExprId) -> Option<Type> {
+        let ExprKind::Call { args, .. } = self.module.expr(call) else { return None };
+        self.info.type_of(*args.first()?).element().cloned()
     }
 }
 

@@ -419,6 +419,15 @@ pub enum Instr {
         a: Reg,
         b: Reg,
     },
+    /// `atomic_add_float16x2 arr idx a` (and bfloat16x2): both lanes of element `idx` (words `2 idx`, `2 idx + 1`)
+    /// updated in one step, each lane's sum rounded once; `dst` (two words) gets the old pair.
+    AtomicPairAdd {
+        format: HalfFormat,
+        dst: Reg,
+        arr: Reg,
+        idx: Reg,
+        a: Reg,
+    },
     /// `dst` = the handle `src` seen as an array of vectors of `lanes` one-word elements each (its length divided
     /// by `lanes`, rounded down): a vector load or store (`load_float4 a i`) is then an element access at `i`
     /// with a stride of `lanes` words, bounds-checked like any other.

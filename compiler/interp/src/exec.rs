@@ -2,11 +2,12 @@
 //! back edge or `nanosleep`), or at a fault. This is the interpreter's inner loop; everything a thread does to
 //! memory goes through [`Exec`], which checks bounds, initialisation and races.
 
-use crate::code::{AtomicOp, Code, HandleBase, Instr, LaunchSite, Position, PrintfSite};
+use crate::code::{AtomicOp, Code, HalfOp, HandleBase, Instr, LaunchSite, Position, PrintfSite};
 use crate::memory::{decode, handle, index_value, track, Accessor, Clocks, GlobalBuffer, Race, Shadow, Space};
 use crate::ops::{self, IntFault};
 use crate::thread::{Frame, Pending, Thread};
 use crate::value::Scalar;
+use skc_core::half_float::HalfFormat;
 use skc_core::printf_format::{self, PrintfArg, PrintfValue};
 
 /// Why a thread stopped.
@@ -270,11 +271,25 @@ impl Exec<'_> {
                         stop!(Stop::Fault(fault));
                     }
                 }
+                Instr::AtomicPairAdd { format, dst, arr, idx, a } => {
+                    let index = index_value(r!(idx), Scalar::Int32);
+                    let by = Accessor { thread: t.global, warp: t.warp, pc: pc as u32 };
+                    let ty = if format == HalfFormat::Float16 { Scalar::Float16 } else { Scalar::BFloat16 };
+                    let (handle, lanes) = (r!(arr), [r!(a), r!(a + 1)]);
+                    // Both lanes within this one instruction: no other thread runs between them.
+                    for lane in 0..2 {
+                        let at = (index, 2, lane as u64);
+                        match self.atomic(AtomicOp::Add, ty, handle, at, lanes[lane], 0, &mut t.local, by) {
+                            Ok(old) => r!(dst + lane as u32) = old,
+                            Err(fault) => stop!(Stop::Fault(fault)),
+                        }
+                    }
+                }
                 Instr::Atomic { op, ty, dst, arr, idx, a, b } => {
                     let index = index_value(r!(idx), Scalar::Int32);
                     let by = Accessor { thread: t.global, warp: t.warp, pc: pc as u32 };
                     let (handle, x, y) = (r!(arr), r!(a), r!(b));
-                    match self.atomic(op, ty, handle, index, x, y, &mut t.local, by) {
+                    match self.atomic(op, ty, handle, (index, 1, 0), x, y, &mut t.local, by) {
                         Ok(old) => {
                             if op != AtomicOp::Store {
                                 r!(dst) = old;
@@ -535,21 +550,22 @@ impl Exec<'_> {
         Ok(())
     }
 
-    /// An atomic on one word; returns the old value.
+    /// An atomic on one word (word `lane` of element `index`, whose elements are `lanes` words each: 1, 1 but for a
+    /// 16-bit pair's); returns the old value.
     #[allow(clippy::too_many_arguments)]
     fn atomic(
         &mut self,
         op: AtomicOp,
         ty: Scalar,
         h: u64,
-        index: i64,
+        (index, lanes, lane): (i64, u64, u64),
         a: u64,
         b: u64,
         local: &mut [u64],
         by: Accessor,
     ) -> Result<u64, Fault> {
         let (space, base, len) = decode(h);
-        let at = Self::address(index, len, 1, 0, space)? as usize;
+        let at = Self::address(index, len, lanes, lane, space)? as usize;
         let writes = op != AtomicOp::Load;
         let check_races = self.check_races;
         let (word, shadow): (&mut u64, Option<&mut Shadow>) = match space {
@@ -650,6 +666,8 @@ fn atomic_result(op: AtomicOp, ty: Scalar, old: u64, a: u64, b: u64) -> u64 {
                 ftz(sum).to_bits() as u64
             }
             Scalar::Float64 => (f64::from_bits(old) + f64::from_bits(a)).to_bits(),
+            // atom.add.noftz.f16 and .bf16: rounded once to nearest even, subnormals kept.
+            Scalar::Float16 | Scalar::BFloat16 => ops::half(ty.half_format().expect("16-bit"), HalfOp::Add, old, a),
             _ => int(IntOp::Add).unwrap_or(old),
         },
         AtomicOp::Sub => int(IntOp::Sub).unwrap_or(old),

@@ -19,7 +19,9 @@ pub fn rust_module(file_name: &str, output: &CudaOutput) -> String {
     let _ = writeln!(out, "#[allow(dead_code)]");
     let _ = writeln!(out, "pub const CUDA_SOURCE: &str = {};\n", raw_string(&output.source));
     for record in &output.records {
-        record_struct(&mut out, record, &output.records);
+        if runtime_pair(&record.c_name).is_none() {
+            record_struct(&mut out, record, &output.records);
+        }
     }
     let kernels = &output.kernels;
     let _ = writeln!(out, "/// The kernels of `{file_name}`, loaded on a device, with one typed launcher each.");
@@ -78,7 +80,20 @@ fn runtime_scalar(kind: ScalarKind) -> String {
 
 /// The Rust struct of a record, by its C name.
 fn record_type(c_name: &str, records: &[RecordLayout]) -> String {
+    if let Some(host) = runtime_pair(c_name) {
+        return host;
+    }
     records.iter().find(|r| r.c_name == c_name).map(|r| camel(&r.name)).unwrap_or_else(|| camel(c_name))
+}
+
+/// The 16-bit pairs (`float16x2`, `bfloat16x2`) are skc-runtime's own host types, not structs of the generated
+/// module, so that every module and hand-written launcher share them.
+fn runtime_pair(c_name: &str) -> Option<String> {
+    match c_name {
+        "skc_float16x2" => Some(format!("{RT}::Float16x2")),
+        "skc_bfloat16x2" => Some(format!("{RT}::BFloat16x2")),
+        _ => None,
+    }
 }
 
 fn record_size(c_name: &str, records: &[RecordLayout]) -> u32 {
@@ -278,6 +293,19 @@ mod tests {
         assert!(!rust.contains("Float2"), "{rust}");
         assert!(rust.contains("name: \"a\".into(), ty: ::skc_runtime::ParamType::Vector"), "{rust}");
         assert!(rust.contains("align: 16 }"), "{rust}");
+    }
+
+    #[test]
+    fn sixteen_bit_pairs_are_the_runtimes_host_types() {
+        let rust = module_for(
+            "type sample = { w : float16x2; n : int32 }\n\
+             let k = [%kernel fun (ps : float16x2 vector) (bs : bfloat16x2 vector) (ss : sample vector) ->\n  \
+             ps.(0) <- ss.(0).w;\n  bs.(0) <- bs.(1)\n]\n",
+        );
+        assert!(!rust.contains("pub struct Float16x2"), "{rust}");
+        assert!(rust.contains("pub w: ::skc_runtime::Float16x2,"), "{rust}");
+        assert!(rust.contains("&mut ::skc_runtime::DeviceBuffer<::skc_runtime::Float16x2>"), "{rust}");
+        assert!(rust.contains("&mut ::skc_runtime::DeviceBuffer<::skc_runtime::BFloat16x2>"), "{rust}");
     }
 
     #[test]

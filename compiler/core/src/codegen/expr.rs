@@ -519,11 +519,12 @@ impl FnLowering<'_, '_> {
         format!("{}, {}, {line}", literal(condition), literal(file))
     }
 
-    /// Does a builtin call take or give a 16-bit float (`typeck::half` allows only conversions, `abs`, `min`,
-    /// `max`, `fma` and `select` there)?
+    /// Does a builtin call take or give a 16-bit float or pair (`typeck::half` allows only conversions, `abs`,
+    /// `min`, `max`, `fma`, `select`, `atomic_add` and the pairs' construction, loads and stores there)?
     fn is_half_call(&self, e: ExprId) -> bool {
         let ExprKind::Call { args, .. } = self.g.kind(e) else { return false };
-        self.g.ty(e).is_half() || args.iter().any(|a| self.g.ty(*a).is_half())
+        let half = |ty: &Type| ty.is_half() || crate::vectors::packed_half_of(ty).is_some();
+        half(self.g.ty(e)) || args.iter().any(|a| half(self.g.ty(*a)))
     }
 
     /// A conversion from a 16-bit float converts its float32 value (exact): `((double)((float)(h)))`,

@@ -184,7 +184,11 @@ __device__ __forceinline__ unsigned int skc_atomic_add(unsigned int* p, unsigned
 __device__ __forceinline__ long long skc_atomic_add(long long* p, long long v) { return (long long)atomicAdd((unsigned long long*)p, (unsigned long long)v); }
 __device__ __forceinline__ unsigned long long skc_atomic_add(unsigned long long* p, unsigned long long v) { return atomicAdd(p, v); }
 __device__ __forceinline__ float skc_atomic_add(float* p, float v) { return atomicAdd(p, v); }
-__device__ __forceinline__ double skc_atomic_add(double* p, double v) { return atomicAdd(p, v); }",
+__device__ __forceinline__ double skc_atomic_add(double* p, double v) { return atomicAdd(p, v); }
+__device__ __forceinline__ skc_float16 skc_atomic_add(skc_float16* p, skc_float16 v) { skc_float16 old; asm volatile(\"atom.add.noftz.f16 %0, [%1], %2;\" : \"=h\"(old.bits) : \"l\"(p), \"h\"(v.bits) : \"memory\"); return old; }
+__device__ __forceinline__ skc_bfloat16 skc_atomic_add(skc_bfloat16* p, skc_bfloat16 v) { skc_bfloat16 old; asm volatile(\"atom.add.noftz.bf16 %0, [%1], %2;\" : \"=h\"(old.bits) : \"l\"(p), \"h\"(v.bits) : \"memory\"); return old; }
+__device__ __forceinline__ skc_float16x2 skc_atomic_add(skc_float16x2* p, skc_float16x2 v) { unsigned int old; asm volatile(\"atom.add.noftz.f16x2 %0, [%1], %2;\" : \"=r\"(old) : \"l\"(p), \"r\"(skc_float16x2_bits(v)) : \"memory\"); return skc_float16x2_of_bits(old); }
+__device__ __forceinline__ skc_bfloat16x2 skc_atomic_add(skc_bfloat16x2* p, skc_bfloat16x2 v) { unsigned int old; asm volatile(\"atom.add.noftz.bf16x2 %0, [%1], %2;\" : \"=r\"(old) : \"l\"(p), \"r\"(skc_bfloat16x2_bits(v)) : \"memory\"); return skc_bfloat16x2_of_bits(old); }",
     },
     Helper {
         name: "skc_atomic_sub",
@@ -578,6 +582,74 @@ __device__ __forceinline__ skc_bfloat16 skc_abs(skc_bfloat16 a) { return skc_bfl
 __device__ __forceinline__ skc_bfloat16 skc_min(skc_bfloat16 a, skc_bfloat16 b) { return skc_half_min(a, b); }
 __device__ __forceinline__ skc_bfloat16 skc_max(skc_bfloat16 a, skc_bfloat16 b) { return skc_half_max(a, b); }",
     },
+    Helper {
+        name: "skc_float16x2",
+        needs: &["skc_float16"],
+        code: "\
+// float16x2: two float16 in one 32-bit register (x in the low half), aligned to 4 bytes so that one instruction
+// loads or stores it. + - * and fma are PTX's f16x2 instructions: each lane rounded once, as the scalar operation.
+struct __align__(4) skc_float16x2 {
+  skc_float16 x, y;
+};
+__device__ __forceinline__ skc_float16x2 skc_float16x2_make(skc_float16 x, skc_float16 y) { return skc_float16x2{x, y}; }
+__device__ __forceinline__ unsigned int skc_float16x2_bits(skc_float16x2 v) { return (unsigned int)v.x.bits | ((unsigned int)v.y.bits << 16); }
+__device__ __forceinline__ skc_float16x2 skc_float16x2_of_bits(unsigned int r) {
+  return skc_float16x2{skc_float16{(unsigned short)(r & 0xFFFF)}, skc_float16{(unsigned short)(r >> 16)}};
+}
+__device__ __forceinline__ skc_float16x2 operator+(skc_float16x2 a, skc_float16x2 b) {
+  unsigned int r;
+  asm(\"add.rn.f16x2 %0, %1, %2;\" : \"=r\"(r) : \"r\"(skc_float16x2_bits(a)), \"r\"(skc_float16x2_bits(b)));
+  return skc_float16x2_of_bits(r);
+}
+__device__ __forceinline__ skc_float16x2 operator-(skc_float16x2 a, skc_float16x2 b) {
+  unsigned int r;
+  asm(\"sub.rn.f16x2 %0, %1, %2;\" : \"=r\"(r) : \"r\"(skc_float16x2_bits(a)), \"r\"(skc_float16x2_bits(b)));
+  return skc_float16x2_of_bits(r);
+}
+__device__ __forceinline__ skc_float16x2 operator*(skc_float16x2 a, skc_float16x2 b) {
+  unsigned int r;
+  asm(\"mul.rn.f16x2 %0, %1, %2;\" : \"=r\"(r) : \"r\"(skc_float16x2_bits(a)), \"r\"(skc_float16x2_bits(b)));
+  return skc_float16x2_of_bits(r);
+}
+__device__ __forceinline__ skc_float16x2 skc_fma(skc_float16x2 a, skc_float16x2 b, skc_float16x2 c) {
+  unsigned int r;
+  asm(\"fma.rn.f16x2 %0, %1, %2, %3;\" : \"=r\"(r) : \"r\"(skc_float16x2_bits(a)), \"r\"(skc_float16x2_bits(b)), \"r\"(skc_float16x2_bits(c)));
+  return skc_float16x2_of_bits(r);
+}",
+    },
+    Helper {
+        name: "skc_bfloat16x2",
+        needs: &["skc_bfloat16"],
+        // As the scalar's: fma.rn.bf16x2 with 1.0, -1.0 or -0.0 in both lanes is an exact add, sub or mul.
+        code: "\
+// bfloat16x2: two bfloat16 in one 32-bit register (x in the low half), aligned to 4 bytes. fma is PTX's
+// fma.rn.bf16x2 (sm_80), and + - * are fma with 1.0, -1.0 or -0.0 as the scalar's are: each lane rounded once.
+struct __align__(4) skc_bfloat16x2 {
+  skc_bfloat16 x, y;
+};
+__device__ __forceinline__ skc_bfloat16x2 skc_bfloat16x2_make(skc_bfloat16 x, skc_bfloat16 y) { return skc_bfloat16x2{x, y}; }
+__device__ __forceinline__ unsigned int skc_bfloat16x2_bits(skc_bfloat16x2 v) { return (unsigned int)v.x.bits | ((unsigned int)v.y.bits << 16); }
+__device__ __forceinline__ skc_bfloat16x2 skc_bfloat16x2_of_bits(unsigned int r) {
+  return skc_bfloat16x2{skc_bfloat16{(unsigned short)(r & 0xFFFF)}, skc_bfloat16{(unsigned short)(r >> 16)}};
+}
+__device__ __forceinline__ unsigned int skc_bfloat16x2_fma_bits(unsigned int a, unsigned int b, unsigned int c) {
+  unsigned int r;
+  asm(\"fma.rn.bf16x2 %0, %1, %2, %3;\" : \"=r\"(r) : \"r\"(a), \"r\"(b), \"r\"(c));
+  return r;
+}
+__device__ __forceinline__ skc_bfloat16x2 skc_fma(skc_bfloat16x2 a, skc_bfloat16x2 b, skc_bfloat16x2 c) {
+  return skc_bfloat16x2_of_bits(skc_bfloat16x2_fma_bits(skc_bfloat16x2_bits(a), skc_bfloat16x2_bits(b), skc_bfloat16x2_bits(c)));
+}
+__device__ __forceinline__ skc_bfloat16x2 operator+(skc_bfloat16x2 a, skc_bfloat16x2 b) {
+  return skc_bfloat16x2_of_bits(skc_bfloat16x2_fma_bits(skc_bfloat16x2_bits(a), 0x3F803F80u, skc_bfloat16x2_bits(b)));
+}
+__device__ __forceinline__ skc_bfloat16x2 operator-(skc_bfloat16x2 a, skc_bfloat16x2 b) {
+  return skc_bfloat16x2_of_bits(skc_bfloat16x2_fma_bits(skc_bfloat16x2_bits(b), 0xBF80BF80u, skc_bfloat16x2_bits(a)));
+}
+__device__ __forceinline__ skc_bfloat16x2 operator*(skc_bfloat16x2 a, skc_bfloat16x2 b) {
+  return skc_bfloat16x2_of_bits(skc_bfloat16x2_fma_bits(skc_bfloat16x2_bits(a), skc_bfloat16x2_bits(b), 0x80008000u));
+}",
+    },
 ];
 
 /// The prelude for code whose text is `code`: every helper it calls, with their dependencies, in table order.
@@ -644,7 +716,7 @@ fn all_helpers() -> impl Iterator<Item = &'static Helper> {
 
 /// Is this helper a type (printed wherever its name appears, not only where it is called)?
 fn is_type(name: &str) -> bool {
-    matches!(name, "skc_float16" | "skc_bfloat16")
+    matches!(name, "skc_float16" | "skc_bfloat16" | "skc_float16x2" | "skc_bfloat16x2")
 }
 
 /// The code of a helper; of an overloaded one, the overloads for the types in `overloads` (all if none is listed).

@@ -194,6 +194,9 @@ impl Checker<'_> {
         }
         let checked = match resolved {
             None => Some(Type::Error),
+            Some(Named::Builtin(builtin)) if self.is_packed_half_fma(builtin, &found) => {
+                Some(self.check_packed_half_fma(callee, args, &found))
+            }
             Some(Named::Builtin(builtin)) => {
                 let ret = self.check_builtin_call(callee, builtin, args, &found);
                 let mut types = found.clone();
@@ -222,6 +225,31 @@ impl Checker<'_> {
             .help("if this ends a statement, insert `;` after it");
         self.diagnostics.push(d);
         Type::Error
+    }
+
+    /// `fma a b c` whose first operand is known to be a 16-bit pair (`float16x2`, `bfloat16x2`): lane by lane.
+    fn is_packed_half_fma(&self, builtin: &Builtin, found: &[Type]) -> bool {
+        builtin.name == "fma"
+            && found.first().is_some_and(|t| crate::vectors::packed_half_of(&self.vars.resolve(t)).is_some())
+    }
+
+    /// The three operands of a 16-bit pair's `fma` are the same pair, which is the result.
+    fn check_packed_half_fma(&mut self, callee: &Path, args: &[ExprId], found: &[Type]) -> Type {
+        if args.len() != 3 {
+            self.report_arity(callee, 3, args.len(), None, None);
+            return Type::Error;
+        }
+        let pair = found[0].clone();
+        let why = Because::describing(self.span(args[0]), "this is ", &pair);
+        let mut ok = true;
+        for (arg, ty) in args.iter().zip(found).skip(1) {
+            ok &= self.expect_type_because(*arg, ty, &pair, why.clone());
+        }
+        if ok {
+            pair
+        } else {
+            Type::Error
+        }
     }
 
     /// `launch k grid block shared_bytes args...`: `k` names a kernel, the three launch numbers are int32, and

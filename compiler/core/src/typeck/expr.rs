@@ -147,6 +147,11 @@ impl<'a> Checker<'a> {
         use BinaryOp::*;
         let left = self.check_expr(lhs);
         let right = self.check_expr(rhs);
+        if matches!(op, Add | Sub | Mul | FAdd | FSub | FMul) {
+            if let Some(ty) = self.packed_half_operands((lhs, &left), (rhs, &right)) {
+                return ty;
+            }
+        }
         match op {
             Add | Sub | Mul | Div => self.check_arithmetic(op, Class::Numeric, (lhs, left), (rhs, right)),
             FAdd | FSub | FMul | FDiv => self.check_arithmetic(op, Class::Float, (lhs, left), (rhs, right)),
@@ -165,6 +170,21 @@ impl<'a> Checker<'a> {
                 Type::Bool
             }
         }
+    }
+
+    /// `a +. b`, `a -. b`, `a *. b` on a 16-bit pair (`float16x2`, `bfloat16x2`: the one vector type with
+    /// arithmetic, lane by lane): when either operand is known to be one, the other must be the same pair, which
+    /// is the result. `None` (the scalar rules apply) otherwise.
+    pub(crate) fn packed_half_operands(&mut self, lhs: (ExprId, &Type), rhs: (ExprId, &Type)) -> Option<Type> {
+        let (known, other) = if crate::vectors::packed_half_of(&self.vars.resolve(lhs.1)).is_some() {
+            (lhs, rhs)
+        } else if crate::vectors::packed_half_of(&self.vars.resolve(rhs.1)).is_some() {
+            (rhs, lhs)
+        } else {
+            return None;
+        };
+        let why = Because::describing(self.span(known.0), "this is ", known.1);
+        Some(if self.expect_type_because(other.0, other.1, known.1, why) { known.1.clone() } else { Type::Error })
     }
 
     /// Both operands of the same type, of class `class`; the result has that type.

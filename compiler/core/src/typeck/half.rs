@@ -1,7 +1,8 @@
 //! What the 16-bit floats (`float16`, `bfloat16`) may do beyond `+. -. *. /.`, comparisons, negation, loads and
 //! stores: the builtins whose result CUDA computes exactly as skc defines it (conversions, `abs`, `min`, `max`,
-//! `fma`, `select`). Any other builtin on them, and `**`, is `E0234`, whose help says to convert to float32. The
-//! operand types are known only after inference, hence a deferred check.
+//! `fma`, `select`, `atomic_add`, rounded once per add) and the 2-wide vectors' construction, loads and stores. Any
+//! other builtin on them, and `**`, is `E0234`, whose help says to convert to float32. The operand types are known
+//! only after inference, hence a deferred check.
 
 use crate::builtins::Builtin;
 use crate::diagnostic::Diagnostic;
@@ -12,8 +13,32 @@ use super::{Checker, Deferred};
 
 /// The builtins defined on the 16-bit floats (with the prelude's overloads: `codegen::prelude`).
 const HALF_BUILTINS: &[&str] = &[
-    "float16", "bfloat16", "float32", "float64", "int32", "int64", "uint32", "uint64", "abs", "fabs", "min", "max",
-    "fmin", "fmax", "fma", "select", "ignore",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "int32",
+    "int64",
+    "uint32",
+    "uint64",
+    "abs",
+    "fabs",
+    "min",
+    "max",
+    "fmin",
+    "fmax",
+    "fma",
+    "select",
+    "ignore",
+    "atomic_add",
+    "make_float16x2",
+    "make_bfloat16x2",
+    "load_float16x2",
+    "load_bfloat16x2",
+    "store_float16x2",
+    "store_bfloat16x2",
+    "atomic_add_float16x2",
+    "atomic_add_bfloat16x2",
 ];
 
 /// An operation to check once its operands' types are known.
@@ -51,7 +76,7 @@ impl Checker<'_> {
         };
         let d = Diagnostic::error("E0234", format!("{name} is not defined on {shown}"))
             .primary(self.span(expr), format!("this uses a {shown}"))
-            .note("a 16-bit float has conversions, arithmetic (`+. -. *. /.`), comparisons, `abs`, `min`, `max` and `fma`")
+            .note("a 16-bit float has conversions, arithmetic (`+. -. *. /.`), comparisons, `abs`, `min`, `max`, `fma` and `atomic_add`")
             .help("convert to float32 for the computation (`float32 x`) and back to the 16-bit type for the result");
         self.diagnostics.push(d);
     }

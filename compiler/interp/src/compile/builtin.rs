@@ -184,6 +184,9 @@ impl FnCompiler<'_, '_> {
     }
 
     fn atomic_builtin(&mut self, e: ExprId, name: &str, args: &[ExprId], dst: Option<Reg>) -> Option<Reg> {
+        if let Some(pair) = name.strip_prefix("atomic_add_").and_then(VectorKind::by_name) {
+            return Some(self.atomic_pair_add(e, pair, args, dst));
+        }
         let rest = name.strip_prefix("atomic_")?;
         let kind = rest.split('_').next().unwrap_or("");
         let op = match kind {
@@ -207,6 +210,15 @@ impl FnCompiler<'_, '_> {
         let dst = if op == AtomicOp::Store { zero } else { dst.unwrap_or_else(|| self.alloc(1)) };
         self.emit(Instr::Atomic { op, ty, dst, arr: get(0), idx: get(1), a: get(2), b: get(3) }, e);
         Some(dst)
+    }
+
+    /// `atomic_add_float16x2 a i v`: one instruction that adds both lanes of `v` to element `i`.
+    fn atomic_pair_add(&mut self, e: ExprId, pair: VectorKind, args: &[ExprId], dst: Option<Reg>) -> Reg {
+        let format = pair.component().half_format().expect("a 16-bit pair");
+        let regs = self.operands(args);
+        let dst = dst.unwrap_or_else(|| self.alloc(2));
+        self.emit(Instr::AtomicPairAdd { format, dst, arr: regs[0], idx: regs[1], a: regs[2] }, e);
+        dst
     }
 
     /// `make_float4 x y z w` (the components into consecutive words, as a record's fields), `load_float4 a i`
@@ -309,6 +321,10 @@ impl FnCompiler<'_, '_> {
     fn math_builtin(&mut self, e: ExprId, name: &str, args: &[ExprId], dst: Option<Reg>) -> Option<Reg> {
         let ty = self.arg_scalar(args, 0);
         let double = ty == Scalar::Float64;
+        let pair = args.first().and_then(|a| skc_core::vectors::packed_half_of(self.layout.ty(*a)));
+        if let Some(pair) = pair.filter(|_| name == "fma") {
+            return Some(self.packed_half_fma(e, pair, args, dst));
+        }
         let half_operation = matches!(name, "fma" | "abs" | "fabs" | "min" | "fmin" | "max" | "fmax");
         if let Some(format) = ty.half_format().filter(|_| half_operation) {
             return Some(self.half_builtin(e, name, format, args, dst));
@@ -359,6 +375,20 @@ impl FnCompiler<'_, '_> {
         let dst = dst.unwrap_or_else(|| self.alloc(1));
         self.emit(instr(dst, &regs), e);
         Some(dst)
+    }
+
+    /// `fma` on a 16-bit pair (`typeck` allows no other math builtin on one): the scalar `fma` on each lane.
+    fn packed_half_fma(&mut self, e: ExprId, pair: VectorKind, args: &[ExprId], dst: Option<Reg>) -> Reg {
+        let format = pair.component().half_format().expect("a 16-bit pair");
+        let regs = self.operands(args);
+        let dst = dst.unwrap_or_else(|| self.alloc(2));
+        let temp = self.alloc(2);
+        for lane in 0..2 {
+            let instr =
+                Instr::HalfFma { format, dst: temp + lane, a: regs[0] + lane, b: regs[1] + lane, c: regs[2] + lane };
+            self.emit(instr, e);
+        }
+        self.deliver(e, temp, 2, Some(dst))
     }
 
     /// `abs`, `min`, `max` and `fma` on a 16-bit float (`typeck` allows no other builtin on them but `select`).

@@ -277,6 +277,9 @@ impl FnCompiler<'_, '_> {
         if let (Type::Record(_), BinaryOp::Eq | BinaryOp::Ne) = (ty, op) {
             return self.record_equality(e, op, lhs, rhs, dst);
         }
+        if let Some(pair) = skc_core::vectors::packed_half_of(ty) {
+            return self.packed_half_arithmetic(e, op, pair, (lhs, rhs), dst);
+        }
         let regs = self.operands(&[lhs, rhs]);
         let (a, b) = (regs[0], regs[1]);
         let dst = dst.unwrap_or_else(|| self.alloc(1));
@@ -285,6 +288,27 @@ impl FnCompiler<'_, '_> {
             if op.is_comparison() { comparison(op, scalar, dst, a, b) } else { arithmetic(op, scalar, dst, a, b) };
         self.emit(instr, e);
         dst
+    }
+
+    /// `+. -. *.` on a 16-bit pair (`float16x2`: two words): the scalar operation on each lane, as the f16x2 and
+    /// bf16x2 instructions compute it.
+    fn packed_half_arithmetic(
+        &mut self,
+        e: ExprId,
+        op: BinaryOp,
+        pair: skc_core::vectors::VectorKind,
+        (lhs, rhs): (ExprId, ExprId),
+        dst: Option<Reg>,
+    ) -> Reg {
+        let scalar = Scalar::of(&pair.component()).unwrap_or(Scalar::Float16);
+        let regs = self.operands(&[lhs, rhs]);
+        let dst = dst.unwrap_or_else(|| self.alloc(2));
+        // Both lanes are computed before either is written: `dst` may be an operand's register.
+        let temp = self.alloc(2);
+        for lane in 0..2 {
+            self.emit(arithmetic(op, scalar, temp + lane, regs[0] + lane, regs[1] + lane), e);
+        }
+        self.deliver(e, temp, 2, Some(dst))
     }
 
     /// `a && b`, `a || b`: `b` runs only when `a` does not decide.
