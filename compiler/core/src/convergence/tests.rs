@@ -340,7 +340,7 @@ fn a_shuffle_under_the_promise_of_whole_warps_is_as_uniform_as_its_value_and_lan
     assert_eq!(codes(&format!("if Gpu.shfl thread_idx_x lane_id > 0 then {ballot}")), ["E0002"]);
 }
 
-/// A loop's first round reports speculatively; here it is not the fixpoint (`c` is warp-uniform in the first round,
+/// A loop's rounds report speculatively; here the first is not the fixpoint (`c` is warp-uniform in the first round,
 /// thread-varying from the second), so what it reported (the barrier, explained by `warp_id`) is undone and only
 /// the fixpoint's diagnostic, explained by `thread_idx_x`, remains.
 #[test]

@@ -1,13 +1,14 @@
-//! A loop's first round run with reporting on, in the expectation that it is the fixpoint.
+//! Rounds of a loop run with reporting on, in the expectation that each is the fixpoint.
 //!
 //! A loop is analysed in rounds until the locals it assigns, its exit taints and what a round carries stop
-//! changing; where its caller reports, one more round then runs from the fixpoint with reporting on
-//! (`control::fixpoint`). Most loops change nothing after their first round, and then that reporting round repeats
-//! the first from the same state. So where reporting is on, the first round reports, and everything reporting did
-//! is undone if the round turns out not to be the fixpoint: the diagnostics and their fix requests, the
-//! deduplication keys of `seen`, the kernel minimum levels, the uniformity information (`UniformityInfo::set`), and
-//! the call analyses kept in the memo (a replay of one would skip what its analysis recorded). The rounds then go on
-//! with reporting off, as without speculation.
+//! changing; where its caller reports, one more round then ran from the fixpoint with reporting on
+//! (`control::fixpoint`), repeating the last round from the same state (joins keep the first of equal levels, so
+//! the state a round that changes nothing leaves is the state it started from). So where reporting is on, every
+//! round reports, and everything reporting did is undone if the round turns out not to be the fixpoint: the
+//! diagnostics and their fix requests, the deduplication keys of `seen`, the kernel minimum levels, the uniformity
+//! information (`UniformityInfo::set`), and the call analyses kept in the memo (a replay of one would skip what its
+//! analysis recorded). Reporting changes no value, so the rounds and the fixpoint are those of the rounds with
+//! reporting off; a loop whose first round is the fixpoint (most) is walked once instead of twice.
 //!
 //! Speculations nest (a loop in a loop): the journal below records changes while any is open, and each undoes
 //! back to its own mark.
