@@ -49,7 +49,7 @@ pub struct UniformityInfo {
     kernel_min_levels: Vec<Option<Uniformity>>,
     /// Every `if` whose condition is thread-varying in some context, in arena order.
     varying_ifs: Vec<ExprId>,
-    /// While a loop's first round reports speculatively (`walk::speculation`): what `set` changed, to undo it.
+    /// While a loop's rounds report speculatively (`walk::speculation`): what `set` changed, to undo it.
     journal: Option<Box<InfoJournal>>,
 }
 

@@ -78,7 +78,7 @@ pub struct Walker<'a> {
     warm_heads: FxHashMap<ExprId, Vec<Value>>,
     superstep: Option<PlainSuperstep>,
     reporting: bool,
-    /// What reporting changed while a loop's first round reports speculatively (see `speculation`).
+    /// What reporting changed while a loop's rounds report speculatively (see `speculation`).
     journal: speculation::Journal,
     recording: bool,
     call_stack: Vec<FunctionId>,
