@@ -50,7 +50,7 @@ pub fn rewrite(parser: &str) -> Option<String> {
 }
 
 /// The variants of the generated `__Symbol` enum with their payload types, as written.
-fn symbol_variants(parser: &str) -> Option<Vec<(String, String)>> {
+pub(crate) fn symbol_variants(parser: &str) -> Option<Vec<(String, String)>> {
     let start = parser.find("enum __Symbol<>")?;
     let body = &parser[start..];
     let body = &body[body.find('{')? + 1..body.find("\n    }")?];

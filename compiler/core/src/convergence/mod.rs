@@ -49,6 +49,23 @@ pub struct UniformityInfo {
     kernel_min_levels: Vec<Option<Uniformity>>,
     /// Every `if` whose condition is thread-varying in some context, in arena order.
     varying_ifs: Vec<ExprId>,
+    /// While a loop's rounds report speculatively (`walk::speculation`): what `set` changed, to undo it.
+    journal: Option<Box<InfoJournal>>,
+}
+
+/// The changes of [`UniformityInfo::set`] while a speculation is open: each expression's level and source before
+/// a change, and the origins given a root.
+#[derive(Clone, Debug, Default)]
+struct InfoJournal {
+    expressions: Vec<(u32, Uniformity, u32)>,
+    origins: Vec<u32>,
+}
+
+/// Where the journal of [`UniformityInfo`] stood when a speculation started.
+pub(crate) struct InfoMark {
+    expressions: usize,
+    origins: usize,
+    roots: usize,
 }
 
 const NO_SOURCE: u32 = u32::MAX;
@@ -63,6 +80,7 @@ impl UniformityInfo {
             context_levels: Vec::new(),
             kernel_min_levels: Vec::new(),
             varying_ifs: Vec::new(),
+            journal: None,
         }
     }
 
@@ -73,6 +91,9 @@ impl UniformityInfo {
         if value.level <= *slot && (value.origin.is_none() || self.source_of[e.index()] != NO_SOURCE) {
             return;
         }
+        if let Some(journal) = self.journal.as_mut() {
+            journal.expressions.push((e.index() as u32, *slot, self.source_of[e.index()]));
+        }
         *slot = (*slot).max(value.level);
         let Some((id, root)) = names.facts.root(*value) else { return };
         if id.index() >= self.root_of_origin.len() {
@@ -81,8 +102,35 @@ impl UniformityInfo {
         if self.root_of_origin[id.index()] == NO_SOURCE {
             self.roots.push(*root);
             self.root_of_origin[id.index()] = self.roots.len() as u32 - 1;
+            if let Some(journal) = self.journal.as_mut() {
+                journal.origins.push(id.index() as u32);
+            }
         }
         self.source_of[e.index()] = self.root_of_origin[id.index()];
+    }
+
+    /// Starts (or, nested, marks) the journal of `set`.
+    fn begin_journal(&mut self) -> InfoMark {
+        let journal = self.journal.get_or_insert_with(Box::default);
+        InfoMark { expressions: journal.expressions.len(), origins: journal.origins.len(), roots: self.roots.len() }
+    }
+
+    /// Ends the journal: what `set` changed stands.
+    fn end_journal(&mut self) {
+        self.journal = None;
+    }
+
+    /// Undoes what `set` changed since `mark`.
+    fn undo_journal(&mut self, mark: InfoMark) {
+        let Some(journal) = self.journal.as_mut() else { return };
+        for (index, level, source) in journal.expressions.drain(mark.expressions..).rev() {
+            self.levels[index as usize] = level;
+            self.source_of[index as usize] = source;
+        }
+        for origin in journal.origins.drain(mark.origins..) {
+            self.root_of_origin[origin as usize] = NO_SOURCE;
+        }
+        self.roots.truncate(mark.roots);
     }
 
     pub fn level(&self, e: ExprId) -> Uniformity {

@@ -339,3 +339,26 @@ fn a_shuffle_under_the_promise_of_whole_warps_is_as_uniform_as_its_value_and_lan
     assert_eq!(codes("if Gpu.shfl thread_idx_x 0 > 0 then Gpu.block_barrier"), ["E0001"]);
     assert_eq!(codes(&format!("if Gpu.shfl thread_idx_x lane_id > 0 then {ballot}")), ["E0002"]);
 }
+
+/// A loop's rounds report speculatively; here the first is not the fixpoint (`c` is warp-uniform in the first round,
+/// thread-varying from the second), so what it reported (the barrier, explained by `warp_id`) is undone and only
+/// the fixpoint's diagnostic, explained by `thread_idx_x`, remains.
+#[test]
+fn a_first_round_that_is_not_the_fixpoint_reports_nothing() {
+    let text = "kernel k (out : int32 vector) =
+  let c = mut warp_id in
+  for i = 0 to 3 do
+    if c > 0 then block_barrier ();
+    c := thread_idx_x
+  done;
+  out.(0) <- c
+";
+    let c = check("t.sk", text, &NoModules, &Default::default());
+    let codes: Vec<&str> = c.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["E0001"], "{:?}", c.diagnostics);
+    let labels: Vec<&str> = c.diagnostics[0].labels.iter().map(|l| l.message.as_str()).collect();
+    assert!(labels.iter().any(|l| l.contains("thread_idx_x")), "{labels:?}");
+    assert!(!labels.iter().any(|l| l.contains("warp")), "{labels:?}");
+    assert_eq!(info(&c).level(expr(&c, "c", 1)), Uniformity::ThreadVarying);
+    assert_eq!(source(&c, expr(&c, "c", 1)).map(|(text, _)| text), Some("thread_idx_x".to_string()));
+}

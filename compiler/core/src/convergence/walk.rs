@@ -18,6 +18,7 @@ mod cells;
 mod checks;
 mod control;
 mod launch;
+mod speculation;
 
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -78,6 +79,8 @@ pub struct Walker<'a> {
     warm_heads: FxHashMap<ExprId, Vec<Value>>,
     superstep: Option<PlainSuperstep>,
     reporting: bool,
+    /// What reporting changed while a loop's rounds report speculatively (see `speculation`).
+    journal: speculation::Journal,
     recording: bool,
     call_stack: Vec<FunctionId>,
     /// Syntactic summaries of `if`s and loops, computed once per node (few nodes: a hash map, not a table).
@@ -149,6 +152,7 @@ impl<'a> Walker<'a> {
             warm_heads: FxHashMap::default(),
             superstep: None,
             reporting: true,
+            journal: speculation::Journal::default(),
             recording: true,
             call_stack: Vec::new(),
             assigned_cache: FxHashMap::default(),
@@ -292,7 +296,9 @@ impl<'a> Walker<'a> {
         }
         self.report_attempts += 1;
         let secondary = diagnostic.labels.iter().find(|l| !l.primary).map(|l| l.span);
-        if self.seen.insert((diagnostic.code, diagnostic.primary_span(), secondary)) {
+        let key = (diagnostic.code, diagnostic.primary_span(), secondary);
+        if self.seen.insert(key) {
+            self.journal_seen(key);
             let diagnostic = self.name_instance(diagnostic);
             if let Some(request) = request {
                 self.fix_requests.push((self.diagnostics.len(), request));
@@ -407,8 +413,12 @@ impl<'a> Walker<'a> {
         }
         // Final rounds only: a loop's earlier rounds see levels below its fixpoint.
         if self.in_kernel && self.reporting {
-            if let Some(slot) = self.kernel_min_levels.get_mut(e.index()) {
-                *slot = Some(slot.map_or(value.level, |low| low.min(value.level)));
+            if let Some(&old) = self.kernel_min_levels.get(e.index()) {
+                let new = Some(old.map_or(value.level, |low| low.min(value.level)));
+                if new != old {
+                    self.journal_kernel_min_level(e.index(), old);
+                    self.kernel_min_levels[e.index()] = new;
+                }
             }
         }
     }

@@ -31,11 +31,11 @@ mod __parse__File {
     pub(crate) enum __Symbol<>
      {
         Variant0(Lexeme),
-        Variant1(__lalrpop_util::ErrorRecovery<u32, Lexeme, ()>),
+        Variant1(alloc::boxed::Box<__lalrpop_util::ErrorRecovery<u32, Lexeme, ()>>),
         Variant2(Option<Lexeme>),
         Variant3(Box<TypeExpr>),
         Variant4(alloc::vec::Vec<Box<TypeExpr>>),
-        Variant5((crate::syntax::ast::Binder, Option<Box<TypeExpr>>)),
+        Variant5(alloc::boxed::Box<(crate::syntax::ast::Binder, Option<Box<TypeExpr>>)>),
         Variant6(alloc::vec::Vec<(crate::syntax::ast::Binder, Option<Box<TypeExpr>>)>),
         Variant7((Lexeme, ExprId)),
         Variant8(alloc::vec::Vec<(Lexeme, ExprId)>),
@@ -43,38 +43,40 @@ mod __parse__File {
         Variant10(alloc::vec::Vec<ExprId>),
         Variant11((Lexeme, Lexeme)),
         Variant12(alloc::vec::Vec<(Lexeme, Lexeme)>),
-        Variant13((Lexeme, (Lexeme, Option<(Lexeme, Box<TypeExpr>)>))),
+        Variant13(alloc::boxed::Box<(Lexeme, (Lexeme, Option<(Lexeme, Box<TypeExpr>)>))>),
         Variant14(alloc::vec::Vec<(Lexeme, (Lexeme, Option<(Lexeme, Box<TypeExpr>)>))>),
         Variant15(alloc::vec::Vec<Lexeme>),
         Variant16((Lexeme, Box<TypeExpr>)),
         Variant17(alloc::vec::Vec<(Lexeme, Box<TypeExpr>)>),
         Variant18(Option<(Lexeme, Box<TypeExpr>)>),
         Variant19(u32),
-        Variant20(Attribute),
+        Variant20(alloc::boxed::Box<Attribute>),
         Variant21(alloc::vec::Vec<Attribute>),
         Variant22((u32, u32)),
-        Variant23((ParamList, ExprId)),
+        Variant23(alloc::boxed::Box<(ParamList, ExprId)>),
         Variant24(Operator),
         Variant25(bool),
         Variant26(Vec<(Lexeme, Box<TypeExpr>)>),
         Variant27(()),
         Variant28(alloc::vec::Vec<()>),
         Variant29(Box<LetHead>),
-        Variant30(LetItemBody),
-        Variant31(LetValue),
+        Variant30(alloc::boxed::Box<LetItemBody>),
+        Variant31(alloc::boxed::Box<LetValue>),
         Variant32(Vec<(Lexeme, ExprId)>),
         Variant33(Option<Vec<(Lexeme, ExprId)>>),
         Variant34(Chain),
-        Variant35(ParamList),
-        Variant36(Option<ParamList>),
+        Variant35(alloc::boxed::Box<ParamList>),
+        Variant36(alloc::boxed::Box<Option<ParamList>>),
         Variant37((Option<Lexeme>, Lexeme)),
         Variant38(UnaryOp),
         Variant39(Vec<ExprId>),
         Variant40(Vec<Lexeme>),
         Variant41(Option<ExprId>),
         Variant42(Option<Box<TypeExpr>>),
-        Variant43((Lexeme, Option<(Lexeme, Box<TypeExpr>)>)),
+        Variant43(alloc::boxed::Box<(Lexeme, Option<(Lexeme, Box<TypeExpr>)>)>),
     }
+    // The wide payloads are boxed (skc-grammar-gen's `box_wide`): every shift and reduction moves a symbol.
+    const _: () = assert!(core::mem::size_of::<__Symbol>() <= 32);
     const __ACTION: &[i16] = &[
         // State 0
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 402, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 401, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9, 7, 8, 4, 3, 0, 0, 0, 0, 403,
@@ -5252,7 +5254,7 @@ mod __parse__File {
             &self,
             recovery: __state_machine::ErrorRecovery<Self>,
         ) -> Self::Symbol {
-            __Symbol::Variant1(recovery)
+            __Symbol::Variant1(alloc::boxed::Box::new(recovery))
         }
 
         fn reduce(
@@ -12370,7 +12372,7 @@ mod __parse__File {
     ) -> (u32, (Lexeme, (Lexeme, Option<(Lexeme, Box<TypeExpr>)>)), u32)
      {
         match __symbols.pop() {
-            Some((__l, __Symbol::Variant13(__v), __r)) => (__l, __v, __r),
+            Some((__l, __Symbol::Variant13(__v), __r)) => (__l, *__v, __r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -12412,7 +12414,7 @@ mod __parse__File {
     ) -> (u32, (Lexeme, Option<(Lexeme, Box<TypeExpr>)>), u32)
      {
         match __symbols.pop() {
-            Some((__l, __Symbol::Variant43(__v), __r)) => (__l, __v, __r),
+            Some((__l, __Symbol::Variant43(__v), __r)) => (__l, *__v, __r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -12433,7 +12435,7 @@ mod __parse__File {
     ) -> (u32, (ParamList, ExprId), u32)
      {
         match __symbols.pop() {
-            Some((__l, __Symbol::Variant23(__v), __r)) => (__l, __v, __r),
+            Some((__l, __Symbol::Variant23(__v), __r)) => (__l, *__v, __r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -12443,7 +12445,7 @@ mod __parse__File {
     ) -> (u32, (crate::syntax::ast::Binder, Option<Box<TypeExpr>>), u32)
      {
         match __symbols.pop() {
-            Some((__l, __Symbol::Variant5(__v), __r)) => (__l, __v, __r),
+            Some((__l, __Symbol::Variant5(__v), __r)) => (__l, *__v, __r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -12464,7 +12466,7 @@ mod __parse__File {
     ) -> (u32, Attribute, u32)
      {
         match __symbols.pop() {
-            Some((__l, __Symbol::Variant20(__v), __r)) => (__l, __v, __r),
+            Some((__l, __Symbol::Variant20(__v), __r)) => (__l, *__v, __r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -12515,7 +12517,7 @@ mod __parse__File {
     ) -> (u32, LetItemBody, u32)
      {
         match __symbols.pop() {
-            Some((__l, __Symbol::Variant30(__v), __r)) => (__l, __v, __r),
+            Some((__l, __Symbol::Variant30(__v), __r)) => (__l, *__v, __r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -12525,7 +12527,7 @@ mod __parse__File {
     ) -> (u32, LetValue, u32)
      {
         match __symbols.pop() {
-            Some((__l, __Symbol::Variant31(__v), __r)) => (__l, __v, __r),
+            Some((__l, __Symbol::Variant31(__v), __r)) => (__l, *__v, __r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -12599,7 +12601,7 @@ mod __parse__File {
     ) -> (u32, Option<ParamList>, u32)
      {
         match __symbols.pop() {
-            Some((__l, __Symbol::Variant36(__v), __r)) => (__l, __v, __r),
+            Some((__l, __Symbol::Variant36(__v), __r)) => (__l, *__v, __r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -12619,7 +12621,7 @@ mod __parse__File {
     ) -> (u32, ParamList, u32)
      {
         match __symbols.pop() {
-            Some((__l, __Symbol::Variant35(__v), __r)) => (__l, __v, __r),
+            Some((__l, __Symbol::Variant35(__v), __r)) => (__l, *__v, __r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -12680,7 +12682,7 @@ mod __parse__File {
     ) -> (u32, __lalrpop_util::ErrorRecovery<u32, Lexeme, ()>, u32)
      {
         match __symbols.pop() {
-            Some((__l, __Symbol::Variant1(__v), __r)) => (__l, __v, __r),
+            Some((__l, __Symbol::Variant1(__v), __r)) => (__l, *__v, __r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -12954,7 +12956,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym1.2.clone();
         let __nt = super::__action208::<>(b, __sym0, __sym1);
-        __symbols.push((__start, __Symbol::Variant5(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant5(alloc::boxed::Box::new(__nt)), __end));
         (2, 4)
     }
     fn __reduce8<
@@ -13386,7 +13388,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym1.2.clone();
         let __nt = super::__action275::<>(b, __sym0, __sym1);
-        __symbols.push((__start, __Symbol::Variant13(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant13(alloc::boxed::Box::new(__nt)), __end));
         (2, 18)
     }
     fn __reduce30<
@@ -15234,7 +15236,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym2.2.clone();
         let __nt = super::__action702::<>(b, __sym0, __sym1, __sym2);
-        __symbols.push((__start, __Symbol::Variant20(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant20(alloc::boxed::Box::new(__nt)), __end));
         (3, 47)
     }
     fn __reduce126<
@@ -15256,7 +15258,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym3.2.clone();
         let __nt = super::__action703::<>(b, __sym0, __sym1, __sym2, __sym3);
-        __symbols.push((__start, __Symbol::Variant20(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant20(alloc::boxed::Box::new(__nt)), __end));
         (4, 47)
     }
     fn __reduce127<
@@ -15764,7 +15766,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym0.2.clone();
         let __nt = super::__action24::<>(b, __sym0);
-        __symbols.push((__start, __Symbol::Variant23(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant23(alloc::boxed::Box::new(__nt)), __end));
         (1, 55)
     }
     fn __reduce155<
@@ -15786,7 +15788,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym3.2.clone();
         let __nt = super::__action369::<>(b, __sym0, __sym1, __sym2, __sym3);
-        __symbols.push((__start, __Symbol::Variant23(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant23(alloc::boxed::Box::new(__nt)), __end));
         (4, 55)
     }
     fn __reduce156<
@@ -17494,7 +17496,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym0.2.clone();
         let __nt = super::__action157::<>(b, __sym0);
-        __symbols.push((__start, __Symbol::Variant5(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant5(alloc::boxed::Box::new(__nt)), __end));
         (1, 61)
     }
     fn __reduce247<
@@ -17514,7 +17516,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym1.2.clone();
         let __nt = super::__action546::<>(b, __sym0, __sym1);
-        __symbols.push((__start, __Symbol::Variant5(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant5(alloc::boxed::Box::new(__nt)), __end));
         (2, 61)
     }
     fn __reduce248<
@@ -17536,7 +17538,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym3.2.clone();
         let __nt = super::__action1076::<>(b, __sym0, __sym1, __sym2, __sym3);
-        __symbols.push((__start, __Symbol::Variant5(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant5(alloc::boxed::Box::new(__nt)), __end));
         (4, 61)
     }
     fn __reduce249<
@@ -17557,7 +17559,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym2.2.clone();
         let __nt = super::__action1077::<>(b, __sym0, __sym1, __sym2);
-        __symbols.push((__start, __Symbol::Variant5(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant5(alloc::boxed::Box::new(__nt)), __end));
         (3, 61)
     }
     fn __reduce250<
@@ -17579,7 +17581,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym3.2.clone();
         let __nt = super::__action547::<>(b, __sym0, __sym1, __sym2, __sym3);
-        __symbols.push((__start, __Symbol::Variant5(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant5(alloc::boxed::Box::new(__nt)), __end));
         (4, 61)
     }
     fn __reduce251<
@@ -18120,7 +18122,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym2.2.clone();
         let __nt = super::__action704::<>(b, __sym0, __sym1, __sym2);
-        __symbols.push((__start, __Symbol::Variant20(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant20(alloc::boxed::Box::new(__nt)), __end));
         (3, 71)
     }
     fn __reduce278<
@@ -18142,7 +18144,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym3.2.clone();
         let __nt = super::__action705::<>(b, __sym0, __sym1, __sym2, __sym3);
-        __symbols.push((__start, __Symbol::Variant20(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant20(alloc::boxed::Box::new(__nt)), __end));
         (4, 71)
     }
     fn __reduce279<
@@ -19166,7 +19168,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym2.2.clone();
         let __nt = super::__action706::<>(b, __sym0, __sym1, __sym2);
-        __symbols.push((__start, __Symbol::Variant20(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant20(alloc::boxed::Box::new(__nt)), __end));
         (3, 76)
     }
     fn __reduce325<
@@ -19188,7 +19190,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym3.2.clone();
         let __nt = super::__action707::<>(b, __sym0, __sym1, __sym2, __sym3);
-        __symbols.push((__start, __Symbol::Variant20(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant20(alloc::boxed::Box::new(__nt)), __end));
         (4, 76)
     }
     fn __reduce326<
@@ -19285,7 +19287,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym5.2.clone();
         let __nt = super::__action849::<>(b, __sym0, __sym1, __sym2, __sym3, __sym4, __sym5);
-        __symbols.push((__start, __Symbol::Variant23(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant23(alloc::boxed::Box::new(__nt)), __end));
         (6, 79)
     }
     fn __reduce331<
@@ -19310,7 +19312,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym6.2.clone();
         let __nt = super::__action850::<>(b, __sym0, __sym1, __sym2, __sym3, __sym4, __sym5, __sym6);
-        __symbols.push((__start, __Symbol::Variant23(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant23(alloc::boxed::Box::new(__nt)), __end));
         (7, 79)
     }
     fn __reduce332<
@@ -20132,7 +20134,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym3.2.clone();
         let __nt = super::__action1086::<>(b, __sym0, __sym1, __sym2, __sym3);
-        __symbols.push((__start, __Symbol::Variant30(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant30(alloc::boxed::Box::new(__nt)), __end));
         (4, 89)
     }
     fn __reduce368<
@@ -20153,7 +20155,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym2.2.clone();
         let __nt = super::__action1087::<>(b, __sym0, __sym1, __sym2);
-        __symbols.push((__start, __Symbol::Variant30(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant30(alloc::boxed::Box::new(__nt)), __end));
         (3, 89)
     }
     fn __reduce369<
@@ -20176,7 +20178,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym4.2.clone();
         let __nt = super::__action1088::<>(b, __sym0, __sym1, __sym2, __sym3, __sym4);
-        __symbols.push((__start, __Symbol::Variant30(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant30(alloc::boxed::Box::new(__nt)), __end));
         (5, 89)
     }
     fn __reduce370<
@@ -20198,7 +20200,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym3.2.clone();
         let __nt = super::__action1089::<>(b, __sym0, __sym1, __sym2, __sym3);
-        __symbols.push((__start, __Symbol::Variant30(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant30(alloc::boxed::Box::new(__nt)), __end));
         (4, 89)
     }
     fn __reduce371<
@@ -20223,7 +20225,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym6.2.clone();
         let __nt = super::__action1090::<>(b, __sym0, __sym1, __sym2, __sym3, __sym4, __sym5, __sym6);
-        __symbols.push((__start, __Symbol::Variant30(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant30(alloc::boxed::Box::new(__nt)), __end));
         (7, 89)
     }
     fn __reduce372<
@@ -20247,7 +20249,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym5.2.clone();
         let __nt = super::__action1091::<>(b, __sym0, __sym1, __sym2, __sym3, __sym4, __sym5);
-        __symbols.push((__start, __Symbol::Variant30(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant30(alloc::boxed::Box::new(__nt)), __end));
         (6, 89)
     }
     fn __reduce373<
@@ -20269,7 +20271,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym3.2.clone();
         let __nt = super::__action1092::<>(b, __sym0, __sym1, __sym2, __sym3);
-        __symbols.push((__start, __Symbol::Variant30(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant30(alloc::boxed::Box::new(__nt)), __end));
         (4, 89)
     }
     fn __reduce374<
@@ -20290,7 +20292,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym2.2.clone();
         let __nt = super::__action1093::<>(b, __sym0, __sym1, __sym2);
-        __symbols.push((__start, __Symbol::Variant30(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant30(alloc::boxed::Box::new(__nt)), __end));
         (3, 89)
     }
     fn __reduce375<
@@ -20312,7 +20314,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym3.2.clone();
         let __nt = super::__action19::<>(b, __sym0, __sym1, __sym2, __sym3);
-        __symbols.push((__start, __Symbol::Variant30(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant30(alloc::boxed::Box::new(__nt)), __end));
         (4, 89)
     }
     fn __reduce376<
@@ -20336,7 +20338,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym5.2.clone();
         let __nt = super::__action386::<>(b, __sym0, __sym1, __sym2, __sym3, __sym4, __sym5);
-        __symbols.push((__start, __Symbol::Variant30(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant30(alloc::boxed::Box::new(__nt)), __end));
         (6, 89)
     }
     fn __reduce377<
@@ -20356,7 +20358,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym1.2.clone();
         let __nt = super::__action21::<>(b, __sym0, __sym1);
-        __symbols.push((__start, __Symbol::Variant30(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant30(alloc::boxed::Box::new(__nt)), __end));
         (2, 89)
     }
     fn __reduce378<
@@ -20380,7 +20382,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym5.2.clone();
         let __nt = super::__action387::<>(b, __sym0, __sym1, __sym2, __sym3, __sym4, __sym5);
-        __symbols.push((__start, __Symbol::Variant30(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant30(alloc::boxed::Box::new(__nt)), __end));
         (6, 89)
     }
     fn __reduce379<
@@ -20400,7 +20402,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym1.2.clone();
         let __nt = super::__action23::<>(b, __sym0, __sym1);
-        __symbols.push((__start, __Symbol::Variant30(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant30(alloc::boxed::Box::new(__nt)), __end));
         (2, 89)
     }
     fn __reduce380<
@@ -20418,7 +20420,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym0.2.clone();
         let __nt = super::__action388::<>(b, __sym0);
-        __symbols.push((__start, __Symbol::Variant31(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant31(alloc::boxed::Box::new(__nt)), __end));
         (1, 90)
     }
     fn __reduce381<
@@ -20438,7 +20440,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym1.2.clone();
         let __nt = super::__action389::<>(b, __sym0, __sym1);
-        __symbols.push((__start, __Symbol::Variant31(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant31(alloc::boxed::Box::new(__nt)), __end));
         (2, 90)
     }
     fn __reduce382<
@@ -20460,7 +20462,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym3.2.clone();
         let __nt = super::__action390::<>(b, __sym0, __sym1, __sym2, __sym3);
-        __symbols.push((__start, __Symbol::Variant31(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant31(alloc::boxed::Box::new(__nt)), __end));
         (4, 90)
     }
     fn __reduce383<
@@ -20482,7 +20484,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym3.2.clone();
         let __nt = super::__action1096::<>(b, __sym0, __sym1, __sym2, __sym3);
-        __symbols.push((__start, __Symbol::Variant31(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant31(alloc::boxed::Box::new(__nt)), __end));
         (4, 90)
     }
     fn __reduce384<
@@ -20503,7 +20505,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym2.2.clone();
         let __nt = super::__action1097::<>(b, __sym0, __sym1, __sym2);
-        __symbols.push((__start, __Symbol::Variant31(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant31(alloc::boxed::Box::new(__nt)), __end));
         (3, 90)
     }
     fn __reduce385<
@@ -24548,7 +24550,7 @@ mod __parse__File {
         let __start = __lookahead_start.cloned().or_else(|| __symbols.last().map(|s| s.2.clone())).unwrap_or_default();
         let __end = __start.clone();
         let __nt = super::__action36::<>(b, &__start, &__end);
-        __symbols.push((__start, __Symbol::Variant35(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant35(alloc::boxed::Box::new(__nt)), __end));
         (0, 103)
     }
     fn __reduce588<
@@ -24566,7 +24568,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym0.2.clone();
         let __nt = super::__action37::<>(b, __sym0);
-        __symbols.push((__start, __Symbol::Variant35(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant35(alloc::boxed::Box::new(__nt)), __end));
         (1, 103)
     }
     fn __reduce589<
@@ -24586,7 +24588,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym1.2.clone();
         let __nt = super::__action38::<>(b, __sym0, __sym1);
-        __symbols.push((__start, __Symbol::Variant35(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant35(alloc::boxed::Box::new(__nt)), __end));
         (2, 104)
     }
     fn __reduce590<
@@ -24609,7 +24611,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym4.2.clone();
         let __nt = super::__action1094::<>(b, __sym0, __sym1, __sym2, __sym3, __sym4);
-        __symbols.push((__start, __Symbol::Variant35(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant35(alloc::boxed::Box::new(__nt)), __end));
         (5, 104)
     }
     fn __reduce591<
@@ -24631,7 +24633,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym3.2.clone();
         let __nt = super::__action1095::<>(b, __sym0, __sym1, __sym2, __sym3);
-        __symbols.push((__start, __Symbol::Variant35(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant35(alloc::boxed::Box::new(__nt)), __end));
         (4, 104)
     }
     fn __reduce592<
@@ -24655,7 +24657,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym5.2.clone();
         let __nt = super::__action581::<>(b, __sym0, __sym1, __sym2, __sym3, __sym4, __sym5);
-        __symbols.push((__start, __Symbol::Variant35(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant35(alloc::boxed::Box::new(__nt)), __end));
         (6, 104)
     }
     fn __reduce593<
@@ -24676,7 +24678,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym2.2.clone();
         let __nt = super::__action582::<>(b, __sym0, __sym1, __sym2);
-        __symbols.push((__start, __Symbol::Variant35(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant35(alloc::boxed::Box::new(__nt)), __end));
         (3, 104)
     }
     fn __reduce594<
@@ -24694,7 +24696,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym0.2.clone();
         let __nt = super::__action211::<>(b, __sym0);
-        __symbols.push((__start, __Symbol::Variant36(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant36(alloc::boxed::Box::new(__nt)), __end));
         (1, 105)
     }
     fn __reduce595<
@@ -24711,7 +24713,7 @@ mod __parse__File {
         let __start = __lookahead_start.cloned().or_else(|| __symbols.last().map(|s| s.2.clone())).unwrap_or_default();
         let __end = __start.clone();
         let __nt = super::__action212::<>(b, &__start, &__end);
-        __symbols.push((__start, __Symbol::Variant36(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant36(alloc::boxed::Box::new(__nt)), __end));
         (0, 105)
     }
     fn __reduce596<
@@ -27865,7 +27867,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym2.2.clone();
         let __nt = super::__action446::<>(b, __sym0, __sym1, __sym2);
-        __symbols.push((__start, __Symbol::Variant43(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant43(alloc::boxed::Box::new(__nt)), __end));
         (3, 145)
     }
     fn __reduce758<
@@ -27883,7 +27885,7 @@ mod __parse__File {
         let __start = __sym0.0.clone();
         let __end = __sym0.2.clone();
         let __nt = super::__action447::<>(b, __sym0);
-        __symbols.push((__start, __Symbol::Variant43(__nt), __end));
+        __symbols.push((__start, __Symbol::Variant43(alloc::boxed::Box::new(__nt)), __end));
         (1, 145)
     }
 }

@@ -17,13 +17,14 @@ use crate::syntax::lexer::{Lexeme, Token};
 /// Rewrites `lexemes` (ending with `Eof`, as [`crate::syntax::lexer::lex`] returns them) into the grammar's tokens,
 /// in place: the grammar's tokens are never more than the lexer's.
 pub fn contextualize(text: &str, mut lexemes: Vec<Lexeme>) -> Vec<Lexeme> {
-    // `lexemes[..kept]` are the grammar's tokens so far; `i` is the next lexeme to read (`kept <= i`).
+    // `lexemes[..kept]` are the grammar's tokens so far; `i` is the next lexeme to read (`kept <= i`); `previous`
+    // is the token of `lexemes[kept - 1]` (kept in a variable: one index fewer per token).
     let mut kept: usize = 0;
     let mut i = 0;
+    let mut previous: Option<Token> = None;
     while i < lexemes.len() {
         let lexeme = lexemes[i];
         let next = lexemes.get(i + 1).map_or(Token::Eof, |l| l.token);
-        let previous = kept.checked_sub(1).map(|k| lexemes[k].token);
         let token = match lexeme.token {
             Token::Eof => break,
             Token::Ident => contextual_keyword(text, lexeme, previous, next),
@@ -36,6 +37,7 @@ pub fn contextualize(text: &str, mut lexemes: Vec<Lexeme>) -> Vec<Lexeme> {
                     if lexeme.token == Token::LExtension { Token::KernelExtension } else { Token::ItemKernelExtension };
                 lexemes[kept] = Lexeme { token, start: lexeme.start, end: lexemes[i + 1].end };
                 kept += 1;
+                previous = Some(token);
                 i += 2;
                 continue;
             }
@@ -46,6 +48,7 @@ pub fn contextualize(text: &str, mut lexemes: Vec<Lexeme>) -> Vec<Lexeme> {
         }
         lexemes[kept] = Lexeme { token, ..lexeme };
         kept += 1;
+        previous = Some(token);
         i += 1;
     }
     lexemes.truncate(kept);

@@ -225,11 +225,18 @@ impl Checker<'_> {
 
     fn substitute_all(&mut self) {
         let mut finals = FinalTypes::new(&self.vars);
-        let mut final_type = |ty: &Type| finals.get(ty);
-        // In place: `Option<Type>` and `Type` have the same layout, so the vector is reused.
+        // In place: `Option<Type>` and `Type` have the same layout, so the vector is reused. A type without
+        // variables (most of them: scalars) is moved as it is, neither cloned nor dropped.
         let types = std::mem::take(&mut self.types);
-        self.info.expr_types =
-            types.into_iter().map(|t| t.as_ref().map(&mut final_type).unwrap_or(Type::Error)).collect();
+        self.info.expr_types = types
+            .into_iter()
+            .map(|t| match t {
+                Some(ty) if contains_var(&ty) => finals.get(&ty),
+                Some(ty) => ty,
+                None => Type::Error,
+            })
+            .collect();
+        let mut final_type = |ty: &Type| finals.get(ty);
         for local in &mut self.info.locals {
             local.ty = final_type(&local.ty);
         }

@@ -133,6 +133,7 @@ impl Walker<'_> {
             Some(mut summary) => {
                 summary.effects = (start as u32, self.call_effects.len() as u32);
                 self.calls.insert(key, summary);
+                self.journal_call(key);
             }
             None => self.call_effects.truncate(start),
         }

@@ -4,7 +4,10 @@
 //! the join of the arms that can reach the end (an arm that always leaves, by `break`, `continue` or `return`,
 //! contributes what it carries to where it lands instead). A loop iterates to a fixpoint with reporting off, then,
 //! where its caller reports, runs once more from the fixpoint with reporting on (so each problem is reported once,
-//! with its final explanation); where its caller does not report, the last round is already that run. A loop met
+//! with its final explanation); where its caller does not report, the last round is already that run. Where its
+//! caller reports, every round reports speculatively (`speculation`): the round that finds the fixpoint is that
+//! run (a loop whose first round is already the fixpoint, most, is walked once), and what a round that is not the
+//! fixpoint reported is undone. A loop met
 //! again in the same function body (in a later round of an enclosing loop) starts from its earlier fixpoint head:
 //! the state entering it only grows from round to round, so its fixpoint does too, and starting from a point
 //! between the entry and the fixpoint reaches the same fixpoint. Each loop thus costs a number of rounds bounded by
@@ -269,10 +272,10 @@ impl Walker<'_> {
 
     /// Runs a loop body (`round`) until the locals it assigns, the exit taints and the value the round carries from
     /// one round to the next (a `while` condition's level) stop changing, with reporting off; then, if reporting is
-    /// on (or the rounds ran out), once more from the fixpoint with reporting on. Every round runs under the control
-    /// flow at the loop's entry, with the exits taken before it in an enclosing loop (the threads that left it are
-    /// not in this loop either). The
-    /// loop head joins the entry state, the back edge (the end of the body, when reachable) and every `continue`;
+    /// on (or the rounds ran out), once more from the fixpoint with reporting on. Where reporting is on, every round
+    /// reports speculatively: the round found to be the fixpoint is that last one, and the others are undone. Every
+    /// round runs under the control flow at the loop's entry, with the exits taken before it in an enclosing loop
+    /// (the threads that left it are not in this loop either). The loop head joins the entry state, the back edge (the end of the body, when reachable) and every `continue`;
     /// the loop is left where `exit` says, joined with every `break`. A loop that no exit leaves (`while true`
     /// without a reachable `break`) makes the code after it unreachable.
     fn fixpoint(&mut self, loop_expr: ExprId, exit: LoopExit, mut round: impl FnMut(&mut Self, &mut Value)) {
@@ -291,16 +294,27 @@ impl Walker<'_> {
                 *h = h.join(*w);
             }
         }
-        self.reporting = false;
+        // Where reporting is on, every round reports, in case it is the fixpoint (`speculation`); a round that is not
+        // has what it reported undone.
+        self.reporting = saved_reporting;
         let mut stable = false;
+        let mut reported = false;
         for round_number in 0..MAX_LOOP_ROUNDS {
             let before = (self.broke.level, self.returned.level, carried.level);
+            let speculation = saved_reporting.then(|| self.begin_speculation());
             self.start_round(&assigned, &head, entry_control);
             round(self, &mut carried);
             let head_rose = self.join_back_edge(&assigned, &mut head);
             if !head_rose && (self.broke.level, self.returned.level, carried.level) == before {
                 stable = true;
+                if speculation.is_some() {
+                    self.keep_speculation();
+                    reported = true;
+                }
                 break;
+            }
+            if let Some(mark) = speculation {
+                self.undo_speculation(mark);
             }
             if round_number + 1 == MAX_LOOP_ROUNDS {
                 for value in head.iter_mut().chain(std::iter::once(&mut carried)) {
@@ -308,8 +322,7 @@ impl Walker<'_> {
                 }
             }
         }
-        self.reporting = saved_reporting;
-        if saved_reporting || !stable {
+        if !reported && (saved_reporting || !stable) {
             self.start_round(&assigned, &head, entry_control);
             round(self, &mut carried);
         }
