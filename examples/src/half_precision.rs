@@ -167,17 +167,21 @@ impl Bins16 {
 
 /// The atomics' bins as [`Bins16::download`] lists them: exact sums (every partial sum is exact in its format).
 pub fn cpu_sums_16(n: usize) -> Vec<u16> {
-    let (mut q_sums, mut v_sums) = (vec![0.0f32; BINS], vec![0.0f32; BINS]);
+    // The -v lane is summed as the device sums it, from +0: a bin nothing is added to stays +0, where the negated
+    // sum would be -0.
+    let (mut q_sums, mut v_sums, mut minus_v_sums) = (vec![0.0f32; BINS], vec![0.0f32; BINS], vec![0.0f32; BINS]);
     for i in 0..n.min(ADDING_THREADS) {
+        let v = (i / BINS % 4) as f32 - 1.0;
         q_sums[i % BINS] += ((i % 4) as f32 - 1.0) * 0.25;
-        v_sums[i % BINS] += (i / BINS % 4) as f32 - 1.0;
+        v_sums[i % BINS] += v;
+        minus_v_sums[i % BINS] += -v;
     }
     let f16 = |x: f32| Float16::from_f32(x).0;
     let bf16 = |x: f32| BFloat16::from_f32(x).0;
     let mut bits: Vec<u16> = q_sums.iter().map(|&q| f16(q)).collect();
     bits.extend(v_sums.iter().map(|&v| bf16(v)));
     bits.extend(q_sums.iter().flat_map(|&q| [f16(q), f16(2.0 * q)]));
-    bits.extend(v_sums.iter().flat_map(|&v| [bf16(v), bf16(-v)]));
+    bits.extend(v_sums.iter().zip(&minus_v_sums).flat_map(|(&v, &w)| [bf16(v), bf16(w)]));
     bits
 }
 
