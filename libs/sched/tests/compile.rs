@@ -48,8 +48,12 @@ fn the_variants_differ_only_where_they_should() {
     let default = program(&Config::default()).unwrap().cuda_source;
     let no_fast = program(&Config { fast_path: false, ..Config::default() }).unwrap().cuda_source;
     assert_ne!(default, no_fast, "fast_path must change the emitted code");
+    // `if record_history then record ...` is a constant condition: only with -D record_history=true is the
+    // history recorder called, and so emitted.
     let history = program(&Config { history: 1, ..Config::default() }).unwrap().cuda_source;
-    assert!(history.contains("static constexpr bool record_history = true;"), "-D record_history reaches sched.sk");
+    let records = |cuda: &str| cuda.contains("record(ctl, hist, hist_len");
+    assert!(records(&history), "-D record_history reaches sched.sk");
+    assert!(!records(&default), "without -D record_history the recorder is not called");
 }
 
 #[test]
