@@ -101,7 +101,8 @@ impl BFloat16 {
     }
 }
 
-/// `+ - *` on the host's 16-bit floats, rounded once as a kernel's `+. -. *.` (`skc_core::half_float`).
+/// `+ - * /` and negation on the host's 16-bit floats, rounded once as a kernel's `+. -. *. /.` and `-.`
+/// (`skc_core::half_float`).
 macro_rules! half_arithmetic {
     ($($ty:ident => $format:ident),*) => {
         $(
@@ -121,6 +122,19 @@ macro_rules! half_arithmetic {
                 type Output = $ty;
                 fn mul(self, b: $ty) -> $ty {
                     $ty(HalfFormat::$format.mul(self.0, b.0))
+                }
+            }
+            impl std::ops::Div for $ty {
+                type Output = $ty;
+                fn div(self, b: $ty) -> $ty {
+                    $ty(HalfFormat::$format.div(self.0, b.0))
+                }
+            }
+            impl std::ops::Neg for $ty {
+                type Output = $ty;
+                /// The sign bit flipped, a NaN's included.
+                fn neg(self) -> $ty {
+                    $ty(HalfFormat::$format.neg(self.0))
                 }
             }
         )*

@@ -1,7 +1,8 @@
 //! float16x2 and bfloat16x2 in the interpreter: each lane of `+. -. *. /.`, negation and `fma` on a pair equals
 //! the scalar operation on that lane (itself `skc_core::half_float`'s, tested exhaustively there), bit for bit,
 //! over many random bit patterns (every class of value: NaNs with payloads, infinities, signed zeros, subnormals)
-//! and every pair of the special values; and `atomic_add` on float16 and bfloat16 rounds once per add, to nearest even, subnormals kept.
+//! and every pair of the special values; and `atomic_add` on float16 and bfloat16 rounds once per add, to
+//! nearest even, subnormals kept.
 
 use skc_core::half_float::HalfFormat;
 use skc_interp::{launch, Arg, Buffer, Geometry, Options, Program, Scalar, ValueType};
