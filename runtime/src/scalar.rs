@@ -276,4 +276,18 @@ mod tests {
             assert_eq!(sk as usize, rust, "{name}");
         }
     }
+
+    #[test]
+    fn host_16_bit_division_rounds_once_and_negation_flips_the_sign_bit() {
+        // 1 / 3 to nearest even in both formats; x / 0 and 0 / 0 as IEEE defines them.
+        let third = Float16(0x3C00) / Float16(0x4200);
+        assert_eq!(third.0, 0x3555);
+        assert_eq!((BFloat16(0x3F80) / BFloat16(0x4040)).0, 0x3EAB);
+        assert_eq!((Float16(0xBC00) / Float16(0x0000)).0, 0xFC00);
+        assert!((Float16(0x0000) / Float16(0x8000)).to_f32().is_nan());
+        // Negation is the sign bit only: a NaN keeps its payload, zeros change sign.
+        assert_eq!((-Float16(0x7E01)).0, 0xFE01);
+        assert_eq!((-BFloat16(0x0000)).0, 0x8000);
+        assert_eq!((-BFloat16(0xFFC1)).0, 0x7FC1);
+    }
 }
