@@ -436,8 +436,9 @@ fn half_floats_use_the_rounded_ptx_instructions() {
     assert!(!out.ptx.contains("div.approx") && !out.ptx.contains("div.full"), "an inexact division:\n{}", out.ptx);
 }
 
-/// The 16-bit pairs move in one 4-byte access (`ld.global.nc.v2.u16`, `st.global.v2.u16`) and compute lane by lane in one PTX instruction each (`add/sub/mul/
-/// fma.rn.f16x2`, `fma.rn.bf16x2`); `atomic_add` on float16 and bfloat16 is `atom.add.noftz.f16` and `.bf16`,
+/// The 16-bit pairs move in one 4-byte access (`ld.global.nc.v2.u16`, `st.global.v2.u16`) and compute lane by
+/// lane in one PTX instruction each (`add/sub/mul/fma.rn.f16x2`, `fma.rn.bf16x2`, `xor.b32` for negation), but
+/// division, the scalar one on each lane (`div.rn.f32`); `atomic_add` on float16 and bfloat16 is `atom.add.noftz.f16` and `.bf16`,
 /// `atomic_add_float16x2` and `atomic_add_bfloat16x2` are `.f16x2` and `.bf16x2`.
 #[test]
 fn half_pairs_and_16_bit_atomics_use_their_ptx_instructions() {
@@ -460,6 +461,12 @@ fn half_pairs_and_16_bit_atomics_use_their_ptx_instructions() {
     ] {
         assert!(out.ptx.contains(instruction), "no `{instruction}` in the PTX of half_pairs.sk:\n{}", out.ptx);
     }
+    // Division is the scalar division on each lane, through div.rn.f32 (PTX has no f16x2 or bf16x2 division), and
+    // negation one xor of both sign bits.
+    assert!(out.ptx.contains("div.rn.f32"), "a pair division not through div.rn.f32:\n{}", out.ptx);
+    assert!(!out.ptx.contains("div.approx") && !out.ptx.contains("div.full"), "an inexact division:\n{}", out.ptx);
+    assert!(out.ptx.contains("xor.b32"), "a pair negation not one 32-bit xor:\n{}", out.ptx);
+    assert!(!out.ptx.contains("neg.f16x2") && !out.ptx.contains("neg.bf16x2"), "neg leaves a NaN unspecified");
     // Every global load of the pair kernels is a whole pair (one 4-byte `ld.global.nc.v2.u16`): no lone 16-bit
     // load is left.
     let sixteen_bit_loads: Vec<&str> = out

@@ -1,6 +1,7 @@
 //! 16-bit floats (kernels/half_precision.sk): a float16 and a bfloat16 axpy, a float16 dot product summed in
-//! float32, the pairs float16x2 and bfloat16x2 (+ - * and fma lane by lane), and atomic_add on 16-bit floats. skc defines every 16-bit operation as rounded once, so the GPU must agree with the CPU bit for bit,
-//! special values included: the error reported is the number of results whose bits differ.
+//! float32, the pairs float16x2 and bfloat16x2 (+ - * /, negation and fma lane by lane), and atomic_add on
+//! 16-bit floats. skc defines every 16-bit operation as rounded once, so the GPU must agree with the CPU bit for
+//! bit, special values included: the error reported is the number of results whose bits differ.
 
 use skc_runtime::{
     args, BFloat16, BFloat16x2, Context, DeviceBuffer, Float16, Float16x2, Kernel, LaunchConfig, Result,
@@ -68,8 +69,8 @@ impl HalfPrecision {
         self.dot_float16.launch(&config, args![xs, ys, partials, int32(xs.len())])
     }
 
-    /// For each pair `i`: `x + y`, `x - y`, `x * y` and `fma (a, a) x y` in `out[4 i ..]`, with `x` elements
-    /// `2 i`, `2 i + 1` of `xs` and `y` = `ys[i]`.
+    /// For each pair `i`: `x + y`, `x - y`, `x * y`, `fma (a, a) x y`, `x / y` and `-x` in `out[6 i ..]`, with
+    /// `x` elements `2 i`, `2 i + 1` of `xs` and `y` = `ys[i]`.
     pub fn pairs_float16(
         &self,
         a: Float16,
@@ -105,10 +106,11 @@ impl HalfPrecision {
 fn cpu_pairs<T, P>(a: T, xs: &[T], ys: &[P], lanes: impl Fn(P) -> (T, T), pair: impl Fn(T, T) -> P) -> Vec<P>
 where
     T: Copy + std::ops::Add<Output = T> + std::ops::Sub<Output = T> + std::ops::Mul<Output = T>,
+    T: std::ops::Div<Output = T> + std::ops::Neg<Output = T>,
     P: Copy,
     T: MulAdd,
 {
-    let mut out = Vec::with_capacity(4 * ys.len());
+    let mut out = Vec::with_capacity(6 * ys.len());
     for (i, &y) in ys.iter().enumerate() {
         let (x0, x1) = (xs[2 * i], xs[2 * i + 1]);
         let (y0, y1) = lanes(y);
@@ -116,6 +118,8 @@ where
         out.push(pair(x0 - y0, x1 - y1));
         out.push(pair(x0 * y0, x1 * y1));
         out.push(pair(a.fma(x0, y0), a.fma(x1, y1)));
+        out.push(pair(x0 / y0, x1 / y1));
+        out.push(pair(-x0, -x1));
     }
     out
 }
@@ -256,7 +260,7 @@ pub fn check(ctx: &Context, n: usize) -> Result<Vec<Outcome>> {
     let n2 = n.div_ceil(2);
     let xp16: Vec<Float16> = (0..2 * n2).map(|k| x16[k % n]).collect();
     let pair_ys16: Vec<Float16x2> = (0..n2).map(|i| Float16x2::new(y16[(2 * i + 1) % n], y16[2 * i])).collect();
-    let mut pairs16 = ctx.alloc_zeros::<Float16x2>(4 * n2)?;
+    let mut pairs16 = ctx.alloc_zeros::<Float16x2>(6 * n2)?;
     example.pairs_float16(a16, &ctx.upload(&xp16)?, &ctx.upload(&pair_ys16)?, &mut pairs16)?;
     let lanes16 = |p: Float16x2| [p.x.0, p.y.0];
     let gpu_pairs16: Vec<u16> = pairs16.download()?.into_iter().flat_map(lanes16).collect();
@@ -265,7 +269,7 @@ pub fn check(ctx: &Context, n: usize) -> Result<Vec<Outcome>> {
 
     let xpb: Vec<BFloat16> = (0..2 * n2).map(|k| xb[k % n]).collect();
     let pair_ysb: Vec<BFloat16x2> = (0..n2).map(|i| BFloat16x2::new(yb[(2 * i + 1) % n], yb[2 * i])).collect();
-    let mut pairsb = ctx.alloc_zeros::<BFloat16x2>(4 * n2)?;
+    let mut pairsb = ctx.alloc_zeros::<BFloat16x2>(6 * n2)?;
     example.pairs_bfloat16(a_bf16, &ctx.upload(&xpb)?, &ctx.upload(&pair_ysb)?, &mut pairsb)?;
     let lanesb = |p: BFloat16x2| [p.x.0, p.y.0];
     let gpu_pairsb: Vec<u16> = pairsb.download()?.into_iter().flat_map(lanesb).collect();

@@ -101,7 +101,8 @@ impl BFloat16 {
     }
 }
 
-/// `+ - *` on the host's 16-bit floats, rounded once as a kernel's `+. -. *.` (`skc_core::half_float`).
+/// `+ - * /` and negation on the host's 16-bit floats, rounded once as a kernel's `+. -. *. /.` and `-.`
+/// (`skc_core::half_float`).
 macro_rules! half_arithmetic {
     ($($ty:ident => $format:ident),*) => {
         $(
@@ -121,6 +122,19 @@ macro_rules! half_arithmetic {
                 type Output = $ty;
                 fn mul(self, b: $ty) -> $ty {
                     $ty(HalfFormat::$format.mul(self.0, b.0))
+                }
+            }
+            impl std::ops::Div for $ty {
+                type Output = $ty;
+                fn div(self, b: $ty) -> $ty {
+                    $ty(HalfFormat::$format.div(self.0, b.0))
+                }
+            }
+            impl std::ops::Neg for $ty {
+                type Output = $ty;
+                /// The sign bit flipped, a NaN's included.
+                fn neg(self) -> $ty {
+                    $ty(HalfFormat::$format.neg(self.0))
                 }
             }
         )*
@@ -261,5 +275,19 @@ mod tests {
         for (sk, rust, name) in all {
             assert_eq!(sk as usize, rust, "{name}");
         }
+    }
+
+    #[test]
+    fn host_16_bit_division_rounds_once_and_negation_flips_the_sign_bit() {
+        // 1 / 3 to nearest even in both formats; x / 0 and 0 / 0 as IEEE defines them.
+        let third = Float16(0x3C00) / Float16(0x4200);
+        assert_eq!(third.0, 0x3555);
+        assert_eq!((BFloat16(0x3F80) / BFloat16(0x4040)).0, 0x3EAB);
+        assert_eq!((Float16(0xBC00) / Float16(0x0000)).0, 0xFC00);
+        assert!((Float16(0x0000) / Float16(0x8000)).to_f32().is_nan());
+        // Negation is the sign bit only: a NaN keeps its payload, zeros change sign.
+        assert_eq!((-Float16(0x7E01)).0, 0xFE01);
+        assert_eq!((-BFloat16(0x0000)).0, 0x8000);
+        assert_eq!((-BFloat16(0xFFC1)).0, 0x7FC1);
     }
 }

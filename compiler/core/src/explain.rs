@@ -1277,7 +1277,8 @@ kernel k (xs : float32 vector) (out : float32 vector) =
 it (every result rounded once, to nearest even): conversions to and from every numeric type, `+.`, `-.`,
 `*.`, `/.`, comparisons, negation, `abs`, `min`, `max`, `fma`, `select` and `atomic_add` (one rounding per
 add), loads and stores of vectors and shared or local arrays of them, and their pairs `float16x2` and
-`bfloat16x2` (`make_float16x2`, `load_float16x2`, `store_float16x2` and the bfloat16 ones). Math functions
+`bfloat16x2` (`make_float16x2`, `load_float16x2`, `store_float16x2` and the bfloat16 ones; `+. -. *. /.`,
+negation and `fma` lane by lane). Math functions
 (`sqrt`, `exp`, `sin`...), `**`, the other atomics (`atomic_exch`, `atomic_cas`, the ordered ones), shuffles and
 the other builtins are not defined on them: compute in float32 and convert the result back.
 

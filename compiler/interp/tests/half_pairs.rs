@@ -1,7 +1,8 @@
-//! float16x2 and bfloat16x2 in the interpreter: each lane of `+. -. *.` and `fma` on a pair equals the scalar
-//! operation on that lane (itself `skc_core::half_float`'s, tested exhaustively there), bit for bit, over many
-//! random bit patterns (every class of value: NaNs with payloads, infinities, signed zeros, subnormals) and the
-//! special values; and `atomic_add` on float16 and bfloat16 rounds once per add, to nearest even, subnormals kept.
+//! float16x2 and bfloat16x2 in the interpreter: each lane of `+. -. *. /.`, negation and `fma` on a pair equals
+//! the scalar operation on that lane (itself `skc_core::half_float`'s, tested exhaustively there), bit for bit,
+//! over many random bit patterns (every class of value: NaNs with payloads, infinities, signed zeros, subnormals)
+//! and every pair of the special values; and `atomic_add` on float16 and bfloat16 rounds once per add, to
+//! nearest even, subnormals kept.
 
 use skc_core::half_float::HalfFormat;
 use skc_interp::{launch, Arg, Buffer, Geometry, Options, Program, Scalar, ValueType};
@@ -14,10 +15,12 @@ kernel pairs16 (xs : float16 vector) (ys : float16 vector) (zs : float16 vector)
     let x = load_float16x2 xs i in
     let y = load_float16x2 ys i in
     let z = load_float16x2 zs i in
-    store_float16x2 out (4 * i) (x +. y);
-    store_float16x2 out (4 * i + 1) (x -. y);
-    store_float16x2 out (4 * i + 2) (x *. y);
-    store_float16x2 out (4 * i + 3) (fma x y z)
+    store_float16x2 out (6 * i) (x +. y);
+    store_float16x2 out (6 * i + 1) (x -. y);
+    store_float16x2 out (6 * i + 2) (x *. y);
+    store_float16x2 out (6 * i + 3) (fma x y z);
+    store_float16x2 out (6 * i + 4) (x /. y);
+    store_float16x2 out (6 * i + 5) (-. x)
   end
 
 kernel pairsb (xs : bfloat16 vector) (ys : bfloat16 vector) (zs : bfloat16 vector) (out : bfloat16 vector)
@@ -27,10 +30,12 @@ kernel pairsb (xs : bfloat16 vector) (ys : bfloat16 vector) (zs : bfloat16 vecto
     let x = load_bfloat16x2 xs i in
     let y = load_bfloat16x2 ys i in
     let z = load_bfloat16x2 zs i in
-    store_bfloat16x2 out (4 * i) (x + y);
-    store_bfloat16x2 out (4 * i + 1) (x - y);
-    store_bfloat16x2 out (4 * i + 2) (x * y);
-    store_bfloat16x2 out (4 * i + 3) (fma x y z)
+    store_bfloat16x2 out (6 * i) (x + y);
+    store_bfloat16x2 out (6 * i + 1) (x - y);
+    store_bfloat16x2 out (6 * i + 2) (x * y);
+    store_bfloat16x2 out (6 * i + 3) (fma x y z);
+    store_bfloat16x2 out (6 * i + 4) (x / y);
+    store_bfloat16x2 out (6 * i + 5) (-x)
   end
 
 kernel pair_parts (out : float16 vector) =
@@ -88,10 +93,14 @@ fn words(arg: &Arg) -> Vec<u64> {
     arg.buffer().expect("a vector").words.clone()
 }
 
+/// The special values of both formats: signed zeros, the smallest and largest subnormal and finite float16,
+/// float16's infinities, NaNs with payloads, 1.0 of both formats, bfloat16's infinity.
+const SPECIAL: [u16; 12] =
+    [0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x7BFF, 0x7C00, 0xFC00, 0x7E01, 0x3C00, 0x7F80, 0x7FC1];
+
 /// Bit patterns: the special values of both formats, then xorshift's, half of them drawn near 1.0 and near the
 /// subnormals so that sums and products round (uniform bits are mostly far apart in magnitude).
 fn patterns(count: usize, seed: u64) -> Vec<u16> {
-    let special = [0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x7BFF, 0x7C00, 0xFC00, 0x7E01, 0x3C00, 0x7F80, 0x7FC1];
     let mut state = seed;
     let mut next = move || {
         state ^= state << 13;
@@ -99,7 +108,7 @@ fn patterns(count: usize, seed: u64) -> Vec<u16> {
         state ^= state << 17;
         state
     };
-    let mut out: Vec<u16> = special.to_vec();
+    let mut out: Vec<u16> = SPECIAL.to_vec();
     while out.len() < count {
         let r = next();
         let bits = match r % 4 {
@@ -114,14 +123,19 @@ fn patterns(count: usize, seed: u64) -> Vec<u16> {
 }
 
 fn check_pairs(kernel: &str, scalar: Scalar, format: HalfFormat, lanes: usize) {
-    let (xs, ys, zs) =
+    let (mut xs, mut ys, zs) =
         (patterns(lanes, 0x9E37_79B9_7F4A_7C15), patterns(lanes, 0xD1B5_4A32_D192_ED03), patterns(lanes, 7));
+    // Every pair of special values (0 / 0, x / ±0, inf / inf, NaN / x...) in the lanes after the specials.
+    let cross = SPECIAL.iter().flat_map(|&x| SPECIAL.iter().map(move |&y| (x, y)));
+    for (k, (x, y)) in (SPECIAL.len()..).zip(cross) {
+        (xs[k], ys[k]) = (x, y);
+    }
     let n2 = lanes / 2;
     let mut args = [
         halves(scalar, &xs),
         halves(scalar, &ys),
         halves(scalar, &zs),
-        zeros(scalar, 4 * lanes),
+        zeros(scalar, 6 * lanes),
         Arg::Scalar(Scalar::Int32, n2 as u64),
     ];
     run(kernel, n2 as u32, &mut args);
@@ -130,9 +144,18 @@ fn check_pairs(kernel: &str, scalar: Scalar, format: HalfFormat, lanes: usize) {
         for lane in 0..2 {
             let k = 2 * i + lane;
             let (x, y, z) = (xs[k], ys[k], zs[k]);
-            let expected = [format.add(x, y), format.sub(x, y), format.mul(x, y), format.fma(x, y, z)];
+            let expected = [
+                format.add(x, y),
+                format.sub(x, y),
+                format.mul(x, y),
+                format.fma(x, y, z),
+                format.div(x, y),
+                format.neg(x),
+            ];
+            // Negation flips the sign bit only, a NaN's included, as the scalar `-.` and the prelude's xor do.
+            assert_eq!(expected[5], x ^ 0x8000);
             for (op, e) in expected.iter().enumerate() {
-                let got = out[8 * i + 2 * op + lane];
+                let got = out[12 * i + 2 * op + lane];
                 assert_eq!(got, u64::from(*e), "{kernel}: pair {i} lane {lane} ({x:#06x}, {y:#06x}, {z:#06x}) op {op}");
             }
         }

@@ -587,7 +587,8 @@ __device__ __forceinline__ skc_bfloat16 skc_max(skc_bfloat16 a, skc_bfloat16 b) 
         needs: &["skc_float16"],
         code: "\
 // float16x2: two float16 in one 32-bit register (x in the low half), aligned to 4 bytes so that one instruction
-// loads or stores it. + - * and fma are PTX's f16x2 instructions: each lane rounded once, as the scalar operation.
+// loads or stores it. + - * and fma are PTX's f16x2 instructions, / the scalar division on each lane: each lane
+// rounded once, as the scalar operation.
 struct __align__(4) skc_float16x2 {
   skc_float16 x, y;
 };
@@ -615,7 +616,11 @@ __device__ __forceinline__ skc_float16x2 skc_fma(skc_float16x2 a, skc_float16x2 
   unsigned int r;
   asm(\"fma.rn.f16x2 %0, %1, %2, %3;\" : \"=r\"(r) : \"r\"(skc_float16x2_bits(a)), \"r\"(skc_float16x2_bits(b)), \"r\"(skc_float16x2_bits(c)));
   return skc_float16x2_of_bits(r);
-}",
+}
+// Negation flips each lane's sign bit, NaN included, as the scalar's does (neg.f16x2 leaves a NaN unspecified).
+__device__ __forceinline__ skc_float16x2 operator-(skc_float16x2 a) { return skc_float16x2_of_bits(skc_float16x2_bits(a) ^ 0x80008000u); }
+// PTX has no f16x2 division: the scalar division on each lane.
+__device__ __forceinline__ skc_float16x2 operator/(skc_float16x2 a, skc_float16x2 b) { return skc_float16x2{a.x / b.x, a.y / b.y}; }",
     },
     Helper {
         name: "skc_bfloat16x2",
@@ -623,7 +628,8 @@ __device__ __forceinline__ skc_float16x2 skc_fma(skc_float16x2 a, skc_float16x2 
         // As the scalar's: fma.rn.bf16x2 with 1.0, -1.0 or -0.0 in both lanes is an exact add, sub or mul.
         code: "\
 // bfloat16x2: two bfloat16 in one 32-bit register (x in the low half), aligned to 4 bytes. fma is PTX's
-// fma.rn.bf16x2 (sm_80), and + - * are fma with 1.0, -1.0 or -0.0 as the scalar's are: each lane rounded once.
+// fma.rn.bf16x2 (sm_80), + - * are fma with 1.0, -1.0 or -0.0 as the scalar's are, / the scalar division on each
+// lane: each lane rounded once.
 struct __align__(4) skc_bfloat16x2 {
   skc_bfloat16 x, y;
 };
@@ -648,7 +654,11 @@ __device__ __forceinline__ skc_bfloat16x2 operator-(skc_bfloat16x2 a, skc_bfloat
 }
 __device__ __forceinline__ skc_bfloat16x2 operator*(skc_bfloat16x2 a, skc_bfloat16x2 b) {
   return skc_bfloat16x2_of_bits(skc_bfloat16x2_fma_bits(skc_bfloat16x2_bits(a), skc_bfloat16x2_bits(b), 0x80008000u));
-}",
+}
+// Negation flips each lane's sign bit, NaN included, as the scalar's does (neg.bf16x2 leaves a NaN unspecified).
+__device__ __forceinline__ skc_bfloat16x2 operator-(skc_bfloat16x2 a) { return skc_bfloat16x2_of_bits(skc_bfloat16x2_bits(a) ^ 0x80008000u); }
+// PTX has no bf16x2 division: the scalar division on each lane.
+__device__ __forceinline__ skc_bfloat16x2 operator/(skc_bfloat16x2 a, skc_bfloat16x2 b) { return skc_bfloat16x2{a.x / b.x, a.y / b.y}; }",
     },
 ];
 

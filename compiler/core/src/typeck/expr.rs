@@ -105,6 +105,12 @@ impl<'a> Checker<'a> {
             return self.check_deref(operand);
         }
         let found = self.check_expr(operand);
+        if matches!(op, UnaryOp::Neg | UnaryOp::FNeg)
+            && crate::vectors::packed_half_of(&self.vars.resolve(&found)).is_some()
+        {
+            // A 16-bit pair negates lane by lane.
+            return found;
+        }
         let expected = match op {
             UnaryOp::Neg => self.vars.fresh(Class::Numeric),
             UnaryOp::FNeg => self.vars.fresh(Class::Float),
@@ -147,7 +153,7 @@ impl<'a> Checker<'a> {
         use BinaryOp::*;
         let left = self.check_expr(lhs);
         let right = self.check_expr(rhs);
-        if matches!(op, Add | Sub | Mul | FAdd | FSub | FMul) {
+        if matches!(op, Add | Sub | Mul | Div | FAdd | FSub | FMul | FDiv) {
             if let Some(ty) = self.packed_half_operands((lhs, &left), (rhs, &right)) {
                 return ty;
             }
@@ -172,7 +178,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// `a +. b`, `a -. b`, `a *. b` on a 16-bit pair (`float16x2`, `bfloat16x2`: the one vector type with
+    /// `a +. b`, `a -. b`, `a *. b`, `a /. b` on a 16-bit pair (`float16x2`, `bfloat16x2`: the one vector type with
     /// arithmetic, lane by lane): when either operand is known to be one, the other must be the same pair, which
     /// is the result. `None` (the scalar rules apply) otherwise.
     pub(crate) fn packed_half_operands(&mut self, lhs: (ExprId, &Type), rhs: (ExprId, &Type)) -> Option<Type> {

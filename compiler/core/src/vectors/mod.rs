@@ -8,8 +8,8 @@
 //! is as uniform as its least uniform component, and the interpreter stores one as its components' words. What
 //! differs is said here: the C spelling (`double2` for `float64x2`, no `struct` emitted), the alignment, the
 //! element-wise arithmetic of the 16-bit pairs (`packed_half`: `+. -. *.` and `fma`, one PTX `f16x2`/`bf16x2`
-//! instruction, each lane rounded as the scalar operation rounds), and the
-//! vector loads and stores of the builtin table (`load_float4 a i` reads elements `4 i .. 4 i + 3` of a
+//! instruction; `/.`, the scalar division on each lane; negation, one xor of both sign bits; each lane bit for
+//! bit the scalar operation's), and the vector loads and stores of the builtin table (`load_float4 a i` reads elements `4 i .. 4 i + 3` of a
 //! `float32` array as one `float4`), which need their array's base aligned to the vector's size.
 
 pub mod alignment;
@@ -105,8 +105,8 @@ impl VectorKind {
         COMPONENTS[..self.lanes() as usize].iter().map(|c| (c.to_string(), self.component())).collect()
     }
 
-    /// Does it have element-wise arithmetic (`+. -. *.`, `fma`)? Only the 16-bit pairs, which PTX computes in one
-    /// instruction per operation; CUDA's own vector types have no operators.
+    /// Does it have element-wise arithmetic (`+. -. *. /.`, negation, `fma`)? Only the 16-bit pairs, which PTX
+    /// computes in one instruction per operation but division; CUDA's own vector types have no operators.
     pub fn is_packed_half(self) -> bool {
         matches!(self, VectorKind::Float16x2 | VectorKind::BFloat16x2)
     }

@@ -249,6 +249,9 @@ impl FnCompiler<'_, '_> {
             self.emit(Instr::Load { dst, arr: cell, idx: zero, idx_ty: Scalar::Int32, stride: n, offset: 0, n }, e);
             return dst;
         }
+        if let Some(pair) = skc_core::vectors::packed_half_of(self.layout.ty(operand)) {
+            return self.packed_half_negation(e, pair, operand, dst);
+        }
         let a = self.value(operand);
         let dst = dst.unwrap_or_else(|| self.alloc(1));
         let ty = Scalar::of(self.layout.ty(operand)).unwrap_or(Scalar::Int32);
@@ -267,6 +270,26 @@ impl FnCompiler<'_, '_> {
         };
         self.emit(instr, e);
         dst
+    }
+
+    /// `-. p` on a 16-bit pair: the scalar negation (the sign bit flipped) on each lane.
+    fn packed_half_negation(
+        &mut self,
+        e: ExprId,
+        pair: skc_core::vectors::VectorKind,
+        operand: ExprId,
+        dst: Option<Reg>,
+    ) -> Reg {
+        let format = pair.component().half_format().expect("a 16-bit pair");
+        let a = self.operands(&[operand])[0];
+        let dst = dst.unwrap_or_else(|| self.alloc(2));
+        // Both lanes are computed before either is written: `dst` may be the operand's register.
+        let temp = self.alloc(2);
+        for lane in 0..2 {
+            let instr = Instr::Half { format, op: HalfOp::Neg, dst: temp + lane, a: a + lane, b: a + lane };
+            self.emit(instr, e);
+        }
+        self.deliver(e, temp, 2, Some(dst))
     }
 
     fn binary(&mut self, e: ExprId, op: BinaryOp, lhs: ExprId, rhs: ExprId, dst: Option<Reg>) -> Reg {
@@ -290,8 +313,8 @@ impl FnCompiler<'_, '_> {
         dst
     }
 
-    /// `+. -. *.` on a 16-bit pair (`float16x2`: two words): the scalar operation on each lane, as the f16x2 and
-    /// bf16x2 instructions compute it.
+    /// `+. -. *. /.` on a 16-bit pair (`float16x2`: two words): the scalar operation on each lane, as the f16x2
+    /// and bf16x2 instructions (and the prelude's per-lane division) compute it.
     fn packed_half_arithmetic(
         &mut self,
         e: ExprId,
@@ -456,7 +479,7 @@ pub fn comparison(op: BinaryOp, ty: Scalar, dst: Reg, a: Reg, b: Reg) -> Instr {
 
 fn arithmetic(op: BinaryOp, ty: Scalar, dst: Reg, a: Reg, b: Reg) -> Instr {
     if let Some(format) = ty.half_format() {
-        // `typeck` allows only these four operators on the 16-bit floats.
+        // `typeck` allows only these four operators on the 16-bit floats and their pairs.
         let op = match op {
             BinaryOp::Add | BinaryOp::FAdd => HalfOp::Add,
             BinaryOp::Sub | BinaryOp::FSub => HalfOp::Sub,
