@@ -10,7 +10,7 @@ use skc_runtime::{DeviceBuffer, Module};
 use skc_weno_gpu::build::{load, read_manifest, Resources};
 use skc_weno_gpu::device::{
     boundary_count, flux_len, global_tables, launch_boundary, launch_box, launch_interior, launch_momentum,
-    launch_split, launch_split_as, Buffers, CellBox, Gpu, GpuResult, Layout, Real,
+    launch_split, Buffers, CellBox, Gpu, GpuResult, Layout, Real,
 };
 use skc_weno_gpu::problem::Rng;
 use skc_weno_gpu::variants::{self, Precision, Variant, STRATEGIES, TABLES};
@@ -100,7 +100,7 @@ fn run_variant<T: Real>(gpu: &Gpu, module: &Module, v: &Variant, f: &mut Fields<
     let whole = CellBox::whole(&layout);
     let tracer = if v.strategy == 3 {
         let (interior, boundary) = (fun("tracer_tendency_interior")?, fun("tracer_tendency_boundary")?);
-        timed(gpu, || launch_split(&interior, &boundary, &mut f.b, &layout, spacing, v.k as i32))?
+        timed(gpu, || launch_split(&interior, &boundary, &mut f.b, &layout, spacing, v.k as i32, true))?
     } else {
         let t = fun("tracer_tendency")?;
         timed(gpu, || launch_box(&t, &mut f.b, &layout, spacing, &whole))?
@@ -150,8 +150,8 @@ fn split_breakdown<T: Real>(gpu: &Gpu, module: &Module, v: &Variant, f: &mut Fie
         parts.push(format!("boundary {} {:.3}", ["x", "y", "z"][dir], t));
     }
     let t_bound = timed(gpu, || launch_boundary(&boundary, &mut f.b, &layout, k))?;
-    let t_serial = timed(gpu, || launch_split_as(&interior, &boundary, &mut f.b, &layout, spacing, k, false))?;
-    let t_split = timed(gpu, || launch_split(&interior, &boundary, &mut f.b, &layout, spacing, k))?;
+    let t_serial = timed(gpu, || launch_split(&interior, &boundary, &mut f.b, &layout, spacing, k, false))?;
+    let t_split = timed(gpu, || launch_split(&interior, &boundary, &mut f.b, &layout, spacing, k, true))?;
     Ok(format!(
         "{}, boundary (all directions, one launch) {:.3}; interior + boundary {:.3}, the split with the interior \
          launched after part 1 {:.3}, as its dependent launch (the default) {:.3} ms",

@@ -1011,37 +1011,28 @@ pub static BUILTINS: &[Builtin] = &[
               coarser than 1 ns",
     },
     // --- programmatic dependent launch (a grid that starts before the one it depends on has ended) ----------
+    // Both order memory: the emitter keeps them in place between the accesses around them.
     Builtin {
-        name: "grid_dependency_sync",
-        aliases: &[],
-        params: &[],
-        ret: Unit,
-        requirement: Requirement::None,
-        result: R::Uniform,
-        writes_first_arg: false,
         orders_memory: true,
-        warp_uniform_args: false,
-        value: None,
-        cuda: "skc_grid_dependency_sync()",
-        doc: "waits until the grid launched before this one has completed and its memory writes are visible, when \
-              this grid was launched as its dependent (skc-runtime's `launch_dependent_on`: programmatic stream \
-              serialization); returns at once in any other launch. Call it before reading what that grid writes",
+        ..effect(
+            "grid_dependency_sync",
+            &[],
+            "skc_grid_dependency_sync()",
+            "waits until the grid launched before this one has completed and its memory writes are visible, when \
+             this grid was launched as its dependent (skc-runtime's `launch_dependent_on`: programmatic stream \
+             serialization); returns at once in any other launch. Call it before reading what that grid writes",
+        )
     },
     Builtin {
-        name: "trigger_dependent_launch",
-        aliases: &[],
-        params: &[],
-        ret: Unit,
-        requirement: Requirement::None,
-        result: R::Uniform,
-        writes_first_arg: false,
         orders_memory: true,
-        warp_uniform_args: false,
-        value: None,
-        cuda: "skc_trigger_dependent_launch()",
-        doc: "lets the grid launched after this one as its dependent start before this grid ends (once every block \
-              has called it or exited); that grid still sees this one's writes only after its \
-              `grid_dependency_sync ()`. Without it, a dependent grid starts as this one's blocks exit",
+        ..effect(
+            "trigger_dependent_launch",
+            &[],
+            "skc_trigger_dependent_launch()",
+            "lets the grid launched after this one as its dependent start before this grid ends (once every block \
+             has called it or exited); that grid still sees this one's writes only after its \
+             `grid_dependency_sync ()`. Without it, a dependent grid starts as this one's blocks exit",
+        )
     },
     // --- device-side launch -----------------------------------------------------------------------
     Builtin {

@@ -4,7 +4,11 @@
 //! `skc_core::half_float` (canonical NaN 0x7FFF, `min`/`max` ignoring a NaN, -0 below +0).
 
 use skc_core::half_float::{HalfFormat, CANONICAL_NAN};
-use skc_interp::{launch, Arg, Buffer, Geometry, Options, Program, Scalar, ValueType};
+#[path = "support/half_buffers.rs"]
+mod half_buffers;
+
+use half_buffers::{halves, words, zeros};
+use skc_interp::{launch, Arg, Geometry, Options, Program, Scalar};
 
 const SOURCE: &str = r#"
 kernel k16 (xs : float16 vector) (ys : float16 vector) (out : float16 vector) (wide : float32 vector)
@@ -45,18 +49,6 @@ fn run(kernel: &str, args: &mut [Arg]) {
     let program = Program::new(&checked);
     let outcome = launch(&program, kernel, &Geometry::linear(1, 64), args, &Options::default()).expect("launch");
     assert!(outcome.completed && outcome.reports.is_empty());
-}
-
-fn halves(scalar: Scalar, bits: &[u16]) -> Arg {
-    Arg::Vector(Buffer::from_words(scalar, bits.iter().map(|&b| u64::from(b)).collect()))
-}
-
-fn zeros(scalar: Scalar, n: usize) -> Arg {
-    Arg::Vector(Buffer::new(ValueType::Scalar(scalar), n))
-}
-
-fn words(arg: &Arg) -> Vec<u64> {
-    arg.buffer().expect("a vector").words.clone()
 }
 
 /// Operand pairs: ordinary values, a tie of rounding, signed zeros, subnormals, overflow, infinities and NaN.

@@ -5,6 +5,10 @@
 //! nearest even, subnormals kept.
 
 use skc_core::half_float::HalfFormat;
+#[path = "support/half_buffers.rs"]
+mod half_buffers;
+
+use half_buffers::{halves, words, zeros};
 use skc_interp::{launch, Arg, Buffer, Geometry, Options, Program, Scalar, ValueType};
 
 const SOURCE: &str = r#"
@@ -79,18 +83,6 @@ fn run(kernel: &str, threads: u32, args: &mut [Arg]) {
     let outcome =
         launch(&program, kernel, &Geometry::linear(blocks, block), args, &Options::default()).expect("launch");
     assert!(outcome.completed && outcome.reports.is_empty(), "{:?}", outcome.reports);
-}
-
-fn halves(scalar: Scalar, bits: &[u16]) -> Arg {
-    Arg::Vector(Buffer::from_words(scalar, bits.iter().map(|&b| u64::from(b)).collect()))
-}
-
-fn zeros(scalar: Scalar, n: usize) -> Arg {
-    Arg::Vector(Buffer::new(ValueType::Scalar(scalar), n))
-}
-
-fn words(arg: &Arg) -> Vec<u64> {
-    arg.buffer().expect("a vector").words.clone()
 }
 
 /// The special values of both formats: signed zeros, the smallest and largest subnormal and finite float16,

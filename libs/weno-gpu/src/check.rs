@@ -84,7 +84,7 @@ fn check_variant<T: Real>(gpu: &Gpu, dir: &Path, v: &Variant) -> GpuResult<Outco
         b.g = gpu.zeros(p.layout.len())?;
         let (interior, boundary) =
             (function(&module, "tracer_tendency_interior")?, function(&module, "tracer_tendency_boundary")?);
-        launch_split(&interior, &boundary, &mut b, &p.layout, p.spacing, k as i32)?;
+        launch_split(&interior, &boundary, &mut b, &p.layout, p.spacing, k as i32, true)?;
         let g = to_f64(&gpu.download(&b.g)?);
         errors.push(("split".into(), relative_error(&g, &reference, &all)));
     }

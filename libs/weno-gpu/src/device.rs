@@ -258,21 +258,9 @@ pub fn launch_boundary<T: Real>(f: &Kernel, b: &mut Buffers<T>, layout: &Layout,
 }
 
 /// The region split: tracer_tendency_boundary (the fluxes near the walls), then tracer_tendency_interior over
-/// the whole grid as its dependent launch (programmatic stream serialization: the interior's cells away from the
-/// walls are computed while part 1 runs).
+/// the whole grid, as its dependent launch when `dependent` (programmatic stream serialization: the interior's
+/// cells away from the walls are computed while part 1 runs; the default of the stdlib's users) or after it.
 pub fn launch_split<T: Real>(
-    interior: &Kernel,
-    boundary: &Kernel,
-    b: &mut Buffers<T>,
-    layout: &Layout,
-    spacing: [f64; 3],
-    k: i32,
-) -> GpuResult<()> {
-    launch_split_as(interior, boundary, b, layout, spacing, k, true)
-}
-
-/// [`launch_split`], with the interior launched as part 1's dependent or (`dependent` false) after it.
-pub fn launch_split_as<T: Real>(
     interior: &Kernel,
     boundary: &Kernel,
     b: &mut Buffers<T>,
