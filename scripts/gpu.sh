@@ -260,8 +260,11 @@ run_metrics() {
   step metrics-lorenz 120 "$B/metrics-bench" lorenz 1048576
   local ncu
   ncu="$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)"
-  step metrics-ncu 120 "$ncu" --clock-control none --kernel-name ode_solve --metrics \
-    gpu__time_duration.sum,smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,dram__bytes_write.sum,smsp__average_warp_latency_issue_stalled_long_scoreboard,smsp__inst_executed_op_local_ld.sum \
+  # What bounds the kernel with all 18 metrics against the one without: DRAM (its 3.6 GB of outputs), issue
+  # slots, occupancy, and the stall reasons per issued instruction.
+  step metrics-ncu 180 "$ncu" --clock-control none --kernel-name ode_solve --section SpeedOfLight \
+    --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis --metrics \
+    gpu__time_duration.sum,smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__bytes_write.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed_op_local_ld.sum \
     "$B/metrics-bench" lorenz-once 1048576
   mkdir -p /tmp/vdp
   step metrics-vdp 120 "$B/metrics-bench" vdp /tmp/vdp

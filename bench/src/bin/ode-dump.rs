@@ -1,5 +1,7 @@
 //! Writes the CUDA C, PTX, CUBIN (sm_90) and ptxas report of the benchmark's kernels into a folder, for reading
 //! the generated code and disassembling it (`cuobjdump -sass DIR/NAME.cubin` on a machine with the CUDA tools).
+//! The `-all18` kernels are fixed-step Tsit5 with `metrics-bench lorenz`'s 18 metrics on 3 variables, without and
+//! with `__launch_bounds__` of 3, 4 or 5 blocks per SM (their registers and spills).
 //!
 //! cargo run --release -p skc-bench --bin ode-dump -- [--computed-mask] DIR
 
@@ -7,6 +9,7 @@ use skc_nvrtc::CompileOptions;
 use skc_ode::config::Gains;
 use skc_ode::program::{SolverProgram, SystemSource};
 use skc_ode::sk::Options;
+use skc_ode::summaries::{Metric, SummarySpec};
 use skc_ode::{Config, ControllerKind, Method, Precision};
 use skc_runtime::Program;
 
@@ -19,8 +22,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let lorenz = SystemSource::new(skc_ode::program::systems_dir().join("lorenz.sk"));
     // `-lb6`: ptxas held to 6 blocks of 256 threads per SM (at most 40 registers), as ode-bench's sweep runs them.
     let lb6 = Options { min_blocks_per_sm: 6, ..Options::default() };
+    let lb = |blocks| Options { min_blocks_per_sm: blocks, ..Options::default() };
     let variants = [
         ("tsit5-fixed", Method::Tsit5, ControllerKind::Fixed, Options::default()),
+        ("tsit5-fixed-all18", Method::Tsit5, ControllerKind::Fixed, Options::default()),
+        ("tsit5-fixed-all18-lb3", Method::Tsit5, ControllerKind::Fixed, lb(3)),
+        ("tsit5-fixed-all18-lb4", Method::Tsit5, ControllerKind::Fixed, lb(4)),
+        ("tsit5-fixed-all18-lb5", Method::Tsit5, ControllerKind::Fixed, lb(5)),
         ("tsit5-adaptive", Method::Tsit5, ControllerKind::I, Options::default()),
         ("dp5-adaptive", Method::DormandPrince5, ControllerKind::I, Options::default()),
         ("tsit5-adaptive-lb6", Method::Tsit5, ControllerKind::I, lb6.clone()),
@@ -30,6 +38,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut cfg = Config::new(method, 1.0, 1e-3).with_controller(controller);
         cfg.gains = Gains { deadband_low: 1.0, deadband_high: 1.0, ..Gains::defaults(controller) };
         cfg.precision = Precision::F32;
+        if name.contains("all18") {
+            cfg.summaries = Some(SummarySpec {
+                state_names: vec!["x".into(), "y".into(), "z".into()],
+                ..SummarySpec::new(Metric::all(3), vec![0, 1, 2], 0.01, 0.1)
+            });
+        }
         // `--computed-mask`: the votes' mask computed from the block size (skc's default emission), as
         // `ode-bench sweep-computed-mask` runs the kernels.
         let options = Options { full_warps: !computed_mask, ..options };
