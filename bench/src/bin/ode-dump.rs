@@ -25,6 +25,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let lb = |blocks| Options { min_blocks_per_sm: blocks, ..Options::default() };
     let variants = [
         ("tsit5-fixed", Method::Tsit5, ControllerKind::Fixed, Options::default()),
+        ("tsit5-fixed-meanx", Method::Tsit5, ControllerKind::Fixed, Options::default()),
         ("tsit5-fixed-all18", Method::Tsit5, ControllerKind::Fixed, Options::default()),
         ("tsit5-fixed-all18-lb3", Method::Tsit5, ControllerKind::Fixed, lb(3)),
         ("tsit5-fixed-all18-lb4", Method::Tsit5, ControllerKind::Fixed, lb(4)),
@@ -38,6 +39,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut cfg = Config::new(method, 1.0, 1e-3).with_controller(controller);
         cfg.gains = Gains { deadband_low: 1.0, deadband_high: 1.0, ..Gains::defaults(controller) };
         cfg.precision = Precision::F32;
+        if name.contains("meanx") {
+            cfg.summaries = Some(SummarySpec::new(vec![Metric::Mean], vec![0], 0.01, 0.1));
+        }
         if name.contains("all18") {
             cfg.summaries = Some(SummarySpec {
                 state_names: vec!["x".into(), "y".into(), "z".into()],
