@@ -11,6 +11,11 @@ fn variants() -> Vec<(&'static str, Config)> {
         ("history", Config { history: 1 << 16, ..Config::default() }),
         ("no fast path", Config { fast_path: false, ..Config::default() }),
         ("fast-path timestamps", Config { fast_timing: true, ..Config::default() }),
+        ("stamped slots", Config { stamped_slots: true, ..Config::default() }),
+        ("stamped mailbox", Config { mailbox_stamped: true, ..Config::default() }),
+        ("relaxed empty completion", Config { relaxed_empty_completion: true, ..Config::default() }),
+        ("no stop watcher", Config { stop_watcher: false, ..Config::default() }),
+        ("every variant, timestamps", Config { fast_timing: true, ..skc_sched::variants::all() }),
     ]
 }
 
@@ -86,6 +91,7 @@ fn the_host_passes_each_parameter_its_type() {
     let expected: Vec<(&str, &str, Option<ElemType>)> = vec![
         ("sched_main", "hctl", vector(u64s.clone())),
         ("sched_main", "ring_slots", vector(RingSlot::elem_type())),
+        ("sched_main", "ring_words", vector(u64s.clone())),
         ("sched_main", "ring_tail", vector(u64s.clone())),
         ("sched_main", "ring_head", vector(u64s.clone())),
         ("sched_main", "done_", vector(u64s.clone())),
@@ -103,6 +109,8 @@ fn the_host_passes_each_parameter_its_type() {
         ("sched_main", "child_cap", scalar(i32)),
         ("sched_main", "sink", vector(f32s.clone())),
         ("sched_main", "mb", vector(u64s.clone())),
+        ("sched_main", "trace", vector(u64s.clone())),
+        ("sched_main", "trace_len", scalar(i32)),
         ("sched_empty", "sink", vector(f32s.clone())),
         ("sched_compute", "sink", vector(f32s)),
         ("sched_pingpong", "ping", vector(u64s.clone())),
