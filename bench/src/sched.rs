@@ -200,3 +200,118 @@ pub fn run_producers(sched: &mut Scheduler, per_producer: Vec<Vec<Task>>, batch:
     results.into_iter().collect::<Result<Vec<()>>>()?;
     Ok(seconds)
 }
+
+/// Submits `warm + n` empty tasks one at a time through the scheduler's only producer, each waited for, and
+/// returns the round trip (submit -> completion seen) of each task after the first `warm`, indexed by position
+/// - `warm` (position p of ring 0 is the p-th task).
+pub fn lone_round_trips(sched: &mut Scheduler, n: usize, warm: usize) -> Result<Vec<Duration>> {
+    let mut producer = sched.producers().pop().expect("one ring");
+    let mut samples = Vec::with_capacity(n);
+    for i in 0..(n + warm) {
+        let begin = Instant::now();
+        let ticket = producer.submit(Task::empty(i as i64))?;
+        producer.wait(ticket)?;
+        if i >= warm {
+            samples.push(begin.elapsed());
+        }
+    }
+    Ok(samples)
+}
+
+/// The device's part of traced lone tasks (`Config::fast_timing`), per task: the spans between consecutive
+/// stamps of `skc_sched::layout::trace`, with the host's round trip of the same task.
+pub struct TracedTask {
+    /// Position in ring 0.
+    pub position: usize,
+    pub round_trip: Duration,
+    /// ns: poll issued -> tail back, -> slot back, -> mailbox seen free, -> hand-over stored, -> worker saw it,
+    /// -> fields read, -> run, -> record stored, -> count-down and mailbox stored; and record stored -> quiet
+    /// window over (scheduler warp).
+    pub spans: [i64; TRACE_SPANS],
+    pub empty_polls: u64,
+    /// 1 one read, 2 tail then slot.
+    pub path: u64,
+}
+
+pub const TRACE_SPANS: usize = 11;
+pub const TRACE_SPAN_NAMES: [&str; TRACE_SPANS] =
+    ["poll", "slot", "check", "hand", "wake", "take", "run", "record", "release", "quiet", "host"];
+
+/// The traced tasks among `samples` (round trips from [`lone_round_trips`], whose first task is position
+/// `warm`): those the trace has every stamp of (handed over through the mailbox).
+pub fn traced_tasks(trace: &[u64], samples: &[Duration], warm: usize) -> Vec<TracedTask> {
+    use skc_sched::layout::trace as tr;
+    let mut tasks = Vec::new();
+    for (i, &round_trip) in samples.iter().enumerate() {
+        let position = warm + i;
+        let Some(w) = trace.get(position * tr::WORDS..(position + 1) * tr::WORDS) else { break };
+        let stamps = [
+            tr::POLL,
+            tr::TAIL,
+            tr::SLOT,
+            tr::CHECKED,
+            tr::HANDED,
+            tr::SEEN,
+            tr::TAKEN,
+            tr::RAN,
+            tr::RECORDED,
+            tr::RELEASED,
+        ];
+        if stamps.iter().any(|&k| w[k] == 0) {
+            continue;
+        }
+        let d = |a: usize, b: usize| w[b] as i64 - w[a] as i64;
+        let device = d(tr::POLL, tr::RECORDED);
+        let spans = [
+            d(tr::POLL, tr::TAIL),
+            d(tr::TAIL, tr::SLOT),
+            d(tr::SLOT, tr::CHECKED),
+            d(tr::CHECKED, tr::HANDED),
+            d(tr::HANDED, tr::SEEN),
+            d(tr::SEEN, tr::TAKEN),
+            d(tr::TAKEN, tr::RAN),
+            d(tr::RAN, tr::RECORDED),
+            d(tr::RECORDED, tr::RELEASED),
+            if w[tr::QUIET] == 0 { 0 } else { d(tr::RECORDED, tr::QUIET) },
+            round_trip.as_nanos() as i64 - device,
+        ];
+        tasks.push(TracedTask { position, round_trip, spans, empty_polls: w[tr::EMPTY_POLLS], path: w[tr::PATH] });
+    }
+    tasks
+}
+
+/// Median of signed samples (0 for none).
+pub fn median_i64(values: &mut [i64]) -> i64 {
+    if values.is_empty() {
+        return 0;
+    }
+    values.sort_unstable();
+    values[values.len() / 2]
+}
+
+/// One line per traced run: medians (us) of each span, how tasks were found, and the host round trip's median
+/// split by whether the task was found by the first poll after the previous task.
+pub fn trace_lines(label: &str, tasks: &[TracedTask]) -> Vec<String> {
+    let us = |ns: i64| ns as f64 * 1e-3;
+    let spans: Vec<String> = (0..TRACE_SPANS)
+        .map(|k| {
+            let mut v: Vec<i64> = tasks.iter().map(|t| t.spans[k]).collect();
+            format!("{} {:.2}", TRACE_SPAN_NAMES[k], us(median_i64(&mut v)))
+        })
+        .collect();
+    let p50 = |pick: &dyn Fn(&TracedTask) -> bool| {
+        let mut v: Vec<Duration> = tasks.iter().filter(|t| pick(t)).map(|t| t.round_trip).collect();
+        v.sort();
+        (v.len(), percentile(&v, 0.5).as_secs_f64() * 1e6)
+    };
+    let (first, first_p50) = p50(&|t| t.empty_polls == 0);
+    let (later, later_p50) = p50(&|t| t.empty_polls > 0);
+    let one_read = tasks.iter().filter(|t| t.path == 1).count();
+    vec![
+        format!("trace {label}: {} tasks, medians us: {}", tasks.len(), spans.join(", ")),
+        format!(
+            "trace {label}: found by the first poll after the previous task {first} (round trip p50 {first_p50:.2} \
+             us), by a later one {later} ({later_p50:.2} us); one-read finds {one_read}"
+        ),
+    ]
+}
