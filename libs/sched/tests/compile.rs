@@ -76,6 +76,32 @@ fn the_records_match_the_host_layout() {
     // The host allocates MAILBOX_WORDS words of mailbox per block; the kernel indexes them with mb_words.
     let words = format!("static constexpr int mb_words = {MAILBOX_WORDS};");
     assert!(source.contains(&words), "sched.sk's mb_words differs from layout.rs's MAILBOX_WORDS ({MAILBOX_WORDS})");
+    // The control words the host reads back and the trace's words, as layout.rs numbers them (constants the
+    // kernel does not use are not emitted: the trace's only with fast_timing).
+    use skc_sched::layout::{ctl, trace};
+    let source = program(&Config { fast_timing: true, ..Config::default() }).unwrap().cuda_source;
+    let constants = [
+        ("c_mailbox", ctl::MAILBOX),
+        ("c_fast", ctl::FAST),
+        ("tr_words", trace::WORDS),
+        ("tr_poll", trace::POLL),
+        ("tr_tail", trace::TAIL),
+        ("tr_slot", trace::SLOT),
+        ("tr_checked", trace::CHECKED),
+        ("tr_handed", trace::HANDED),
+        ("tr_quiet", trace::QUIET),
+        ("tr_empty", trace::EMPTY_POLLS),
+        ("tr_path", trace::PATH),
+        ("tr_seen", trace::SEEN),
+        ("tr_taken", trace::TAKEN),
+        ("tr_ran", trace::RAN),
+        ("tr_recorded", trace::RECORDED),
+        ("tr_released", trace::RELEASED),
+    ];
+    for (name, value) in constants {
+        let line = format!("static constexpr int {name} = {value};");
+        assert!(source.contains(&line), "sched.sk's {name} differs from layout.rs ({value})");
+    }
 }
 
 /// The element and scalar types `Scheduler::launch` and the benchmark's baselines pass, parameter by parameter:
