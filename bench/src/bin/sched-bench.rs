@@ -404,7 +404,7 @@ fn children(ctx: &Context, mode: &str, base: Config) -> Result<()> {
 /// run with device timestamps of each (`trace_lines`). Prints the ping-pong floor first and a summary last.
 fn variants(ctx: &Context) -> Result<()> {
     let (n, rounds, inject_rounds, per_producer) =
-        if quick() { (3_000, 2, 1, 1usize << 20) } else { (10_000, 3, 2, 1usize << 22) };
+        if quick() { (3_000, 2, 1, 1usize << 20) } else { (20_000, 4, 2, 1usize << 22) };
     let warm = 200;
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     println!("device: {} ({} SMs)", ctx.device().name, ctx.device().multiprocessors);
