@@ -203,19 +203,24 @@ pub fn run_producers(sched: &mut Scheduler, per_producer: Vec<Vec<Task>>, batch:
 
 /// Submits `warm + n` empty tasks one at a time through the scheduler's only producer, each waited for, and
 /// returns the round trip (submit -> completion seen) of each task after the first `warm`, indexed by position
-/// - `warm` (position p of ring 0 is the p-th task).
-pub fn lone_round_trips(sched: &mut Scheduler, n: usize, warm: usize) -> Result<Vec<Duration>> {
+/// - `warm` (position p of ring 0 is the p-th task), and the sorted times of the submit calls alone (slot
+/// writes, fence, tail store).
+pub fn lone_round_trips(sched: &mut Scheduler, n: usize, warm: usize) -> Result<(Vec<Duration>, Vec<Duration>)> {
     let mut producer = sched.producers().pop().expect("one ring");
     let mut samples = Vec::with_capacity(n);
+    let mut submits = Vec::with_capacity(n);
     for i in 0..(n + warm) {
         let begin = Instant::now();
         let ticket = producer.submit(Task::empty(i as i64))?;
+        let submitted = begin.elapsed();
         producer.wait(ticket)?;
         if i >= warm {
             samples.push(begin.elapsed());
+            submits.push(submitted);
         }
     }
-    Ok(samples)
+    submits.sort();
+    Ok((samples, submits))
 }
 
 /// The device's part of traced lone tasks (`Config::fast_timing`), per task: the spans between consecutive
