@@ -201,10 +201,9 @@ pub fn run_producers(sched: &mut Scheduler, per_producer: Vec<Vec<Task>>, batch:
     Ok(seconds)
 }
 
-/// Submits `warm + n` empty tasks one at a time through the scheduler's only producer, each waited for, and
-/// returns the round trip (submit -> completion seen) of each task after the first `warm`, indexed by position
-/// - `warm` (position p of ring 0 is the p-th task), and the sorted times of the submit calls alone (slot
-/// writes, fence, tail store).
+/// Submits `warm + n` empty tasks one at a time through the scheduler's only producer, each waited for. Returns
+/// the round trip (submit -> completion seen) of each task after the first `warm` (task i + warm is position
+/// i + warm of ring 0, at index i), and the sorted times of those submit calls alone (slot writes, fence, tail).
 pub fn lone_round_trips(sched: &mut Scheduler, n: usize, warm: usize) -> Result<(Vec<Duration>, Vec<Duration>)> {
     let mut producer = sched.producers().pop().expect("one ring");
     let mut samples = Vec::with_capacity(n);

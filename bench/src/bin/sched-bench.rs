@@ -215,7 +215,7 @@ fn latency(ctx: &Context) -> Result<()> {
         let history = if config.history > 0 { 4 * n } else { 0 };
         let config = Config { history, trace_positions: n + 200, ..config };
         let mut sched = Scheduler::start(ctx, config)?;
-        let mut samples = lone_round_trips(&mut sched, n, 200)?;
+        let (mut samples, _) = lone_round_trips(&mut sched, n, 200)?;
         let finished = sched.stop()?;
         if !finished.trace.is_empty() {
             for line in trace_lines(label, &traced_tasks(&finished.trace, &samples, 200)) {
@@ -427,14 +427,15 @@ fn variants(ctx: &Context) -> Result<()> {
     for round in 0..rounds {
         for (k, (label, config)) in named.iter().enumerate() {
             let mut sched = Scheduler::start(ctx, config.clone())?;
-            let mut samples = lone_round_trips(&mut sched, n, warm)?;
+            let (mut samples, submits) = lone_round_trips(&mut sched, n, warm)?;
             let finished = sched.stop()?;
             not_fast[k] += (n + warm) as u64 - finished.stats.fast_path;
             samples.sort();
             let p50 = us(percentile(&samples, 0.5));
             println!(
-                "round trip, round {round}, {label}: p50 {p50:.2} us, p99 {:.2} us",
-                us(percentile(&samples, 0.99))
+                "round trip, round {round}, {label}: p50 {p50:.2} us, p99 {:.2} us (submit call p50 {:.2} us)",
+                us(percentile(&samples, 0.99)),
+                us(percentile(&submits, 0.5))
             );
             per_round[k].push(format!("{p50:.2}"));
             pooled[k].extend(samples);
@@ -461,7 +462,7 @@ fn variants(ctx: &Context) -> Result<()> {
     for (label, config) in &named {
         let config = Config { fast_timing: true, trace_positions: n + warm, ..config.clone() };
         let mut sched = Scheduler::start(ctx, config)?;
-        let samples = lone_round_trips(&mut sched, n, warm)?;
+        let (samples, _) = lone_round_trips(&mut sched, n, warm)?;
         let finished = sched.stop()?;
         let mut sorted = samples.clone();
         sorted.sort();
