@@ -14,6 +14,8 @@
 #   metrics   the summary-metric GPU tests, the Lorenz overhead of all 18 metrics, ncu, Van der Pol against CuBIE
 #   weno      every WENO variant against the CPU reference, the benchmark, the 1-D advection study
 #   sched     the scheduler's smoke run, GPU tests, benchmark, memcheck and racecheck
+#   schedvar  the fast path's variants (skc_sched::variants): their GPU tests, then `sched-bench variants` (round
+#             trip, 1-producer injection and device timestamps of each against the default); not in the default set
 #   queue     the device queue alone: conservation tests and the sweep against the Broker Queue
 #   multigpu  every GPU of the machine (count from nvidia-smi): device sets and NCCL, the ODE ensemble and the
 #             WENO slabs against one GPU (bit for bit), ODE and WENO strong and weak scaling; NVLink multicast
@@ -37,7 +39,7 @@ tests_of() {
   ode) echo "skc-ode:gpu" ;;
   metrics) echo "skc-ode:gpu_summaries" ;;
   weno) echo "skc-weno-gpu:gpu" ;;
-  sched) echo "skc-sched:gpu" ;;
+  sched | schedvar) echo "skc-sched:gpu" ;;
   queue) echo "skc-bench:queue_gpu" ;;
   multigpu) echo "skc-runtime:multigpu skc-ode:multigpu skc-weno-gpu:multigpu" ;;
   esac
@@ -54,7 +56,7 @@ bins_of() {
   ode) echo "example:skc-ode:lorenz bin:skc-bench:ode-bench bin:skc-bench:ode-dump" ;;
   metrics) echo "bin:skc-bench:metrics-bench" ;;
   weno) echo "bin:skc-weno-gpu:weno-cubins bin:skc-weno-gpu:weno-gpu-check bin:skc-weno-gpu:weno-advect1d bin:skc-bench:weno-bench" ;;
-  sched) echo "bin:skc-bench:sched-bench" ;;
+  sched | schedvar) echo "bin:skc-bench:sched-bench" ;;
   queue) echo "bin:skc-bench:queue-bench" ;;
   multigpu) echo "bin:skc-bench:multigpu-bench" ;;
   esac
@@ -295,6 +297,12 @@ run_sched() {
     grep -q "RACECHECK SUMMARY: .*(0 errors"' "$B/sched-bench"
 }
 
+# Fits one 10-minute device call after `bundle sched` (or `bundle schedvar`); QUICK=1 halves the benchmark.
+run_schedvar() {
+  step schedvar-tests 250 "$B/skc_sched_gpu" --test-threads=1 --nocapture in_every_variant linearizable
+  TAIL=45 step schedvar-bench 300 "$B/sched-bench" variants ${QUICK:+--quick}
+}
+
 run_queue() {
   step queue-tests 120 "$B/skc_bench_queue_gpu" --test-threads=1 --nocapture
   step queue-bench 240 "$B/queue-bench"
@@ -349,5 +357,5 @@ run() {
 case "${1:-}" in
 bundle) shift && bundle "$@" ;;
 run) shift && run "$@" ;;
-*) sed -n '2,28p' "$0" && exit 2 ;;
+*) sed -n '2,30p' "$0" && exit 2 ;;
 esac

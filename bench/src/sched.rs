@@ -200,3 +200,171 @@ pub fn run_producers(sched: &mut Scheduler, per_producer: Vec<Vec<Task>>, batch:
     results.into_iter().collect::<Result<Vec<()>>>()?;
     Ok(seconds)
 }
+
+/// Submits `warm + n` empty tasks one at a time through the scheduler's only producer, each waited for. Returns
+/// the round trip (submit -> completion seen) of each task after the first `warm` (task i + warm is position
+/// i + warm of ring 0, at index i), and the sorted times of those submit calls alone (slot writes, fence, tail).
+pub fn lone_round_trips(sched: &mut Scheduler, n: usize, warm: usize) -> Result<(Vec<Duration>, Vec<Duration>)> {
+    let mut producer = sched.producers().pop().expect("one ring");
+    let mut samples = Vec::with_capacity(n);
+    let mut submits = Vec::with_capacity(n);
+    for i in 0..(n + warm) {
+        let begin = Instant::now();
+        let ticket = producer.submit(Task::empty(i as i64))?;
+        let submitted = begin.elapsed();
+        producer.wait(ticket)?;
+        if i >= warm {
+            samples.push(begin.elapsed());
+            submits.push(submitted);
+        }
+    }
+    submits.sort();
+    Ok((samples, submits))
+}
+
+/// The device's part of traced lone tasks (`Config::fast_timing`), per task: the spans between consecutive
+/// stamps of `skc_sched::layout::trace`, with the host's round trip of the same task.
+pub struct TracedTask {
+    /// Position in ring 0.
+    pub position: usize,
+    pub round_trip: Duration,
+    /// ns: poll issued -> tail back, -> slot back, -> mailbox seen free, -> hand-over stored, -> worker saw it,
+    /// -> fields read, -> run, -> record stored, -> count-down and mailbox stored; record stored -> quiet window
+    /// over (scheduler warp); the host's rest (its round trip less poll issued -> record stored); and the
+    /// previous task's record stored -> this task's finding poll issued (0 when the previous one is not traced).
+    pub spans: [i64; TRACE_SPANS],
+    pub empty_polls: u64,
+    /// 1 one read, 2 tail then slot.
+    pub path: u64,
+}
+
+pub const TRACE_SPANS: usize = 12;
+pub const TRACE_SPAN_NAMES: [&str; TRACE_SPANS] =
+    ["poll", "slot", "check", "hand", "wake", "take", "run", "record", "release", "quiet", "host", "gap"];
+
+/// The traced tasks among `samples` (round trips from [`lone_round_trips`], whose first task is position
+/// `warm`): those the trace has every stamp of (handed over through the mailbox).
+pub fn traced_tasks(trace: &[u64], samples: &[Duration], warm: usize) -> Vec<TracedTask> {
+    use skc_sched::layout::trace as tr;
+    let mut tasks = Vec::new();
+    for (i, &round_trip) in samples.iter().enumerate() {
+        let position = warm + i;
+        let Some(w) = trace.get(position * tr::WORDS..(position + 1) * tr::WORDS) else { break };
+        let stamps = [
+            tr::POLL,
+            tr::TAIL,
+            tr::SLOT,
+            tr::CHECKED,
+            tr::HANDED,
+            tr::SEEN,
+            tr::TAKEN,
+            tr::RAN,
+            tr::RECORDED,
+            tr::RELEASED,
+        ];
+        if stamps.iter().any(|&k| w[k] == 0) {
+            continue;
+        }
+        let d = |a: usize, b: usize| w[b] as i64 - w[a] as i64;
+        let device = d(tr::POLL, tr::RECORDED);
+        let previous_record = match position.checked_sub(1) {
+            Some(p) => trace.get(p * tr::WORDS + tr::RECORDED).copied().unwrap_or(0),
+            None => 0,
+        };
+        let gap = if previous_record == 0 { 0 } else { w[tr::POLL] as i64 - previous_record as i64 };
+        let spans = [
+            d(tr::POLL, tr::TAIL),
+            d(tr::TAIL, tr::SLOT),
+            d(tr::SLOT, tr::CHECKED),
+            d(tr::CHECKED, tr::HANDED),
+            d(tr::HANDED, tr::SEEN),
+            d(tr::SEEN, tr::TAKEN),
+            d(tr::TAKEN, tr::RAN),
+            d(tr::RAN, tr::RECORDED),
+            d(tr::RECORDED, tr::RELEASED),
+            if w[tr::QUIET] == 0 { 0 } else { d(tr::RECORDED, tr::QUIET) },
+            round_trip.as_nanos() as i64 - device,
+            gap,
+        ];
+        tasks.push(TracedTask { position, round_trip, spans, empty_polls: w[tr::EMPTY_POLLS], path: w[tr::PATH] });
+    }
+    tasks
+}
+
+/// Median of signed samples (0 for none).
+pub fn median_i64(values: &mut [i64]) -> i64 {
+    if values.is_empty() {
+        return 0;
+    }
+    values.sort_unstable();
+    values[values.len() / 2]
+}
+
+/// One line per traced run: medians (us) of each span, how tasks were found, and the host round trip's median
+/// split by whether the task was found by the first poll after the previous task.
+pub fn trace_lines(label: &str, tasks: &[TracedTask]) -> Vec<String> {
+    let us = |ns: i64| ns as f64 * 1e-3;
+    let spans: Vec<String> = (0..TRACE_SPANS)
+        .map(|k| {
+            let mut v: Vec<i64> = tasks.iter().map(|t| t.spans[k]).collect();
+            format!("{} {:.2}", TRACE_SPAN_NAMES[k], us(median_i64(&mut v)))
+        })
+        .collect();
+    let p50 = |pick: &dyn Fn(&TracedTask) -> bool| {
+        let mut v: Vec<Duration> = tasks.iter().filter(|t| pick(t)).map(|t| t.round_trip).collect();
+        v.sort();
+        (v.len(), percentile(&v, 0.5).as_secs_f64() * 1e6)
+    };
+    let (first, first_p50) = p50(&|t| t.empty_polls == 0);
+    let (later, later_p50) = p50(&|t| t.empty_polls > 0);
+    let one_read = tasks.iter().filter(|t| t.path == 1).count();
+    vec![
+        format!("trace {label}: {} tasks, medians us: {}", tasks.len(), spans.join(", ")),
+        format!(
+            "trace {label}: found by the first poll after the previous task {first} (round trip p50 {first_p50:.2} \
+             us), by a later one {later} ({later_p50:.2} us); one-read finds {one_read}"
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skc_sched::layout::trace as tr;
+
+    /// A trace of positions 0..3: position 1 handed over with every stamp, 2 found by one read after two empty
+    /// polls, 0 not traced (no stamps: not a mailbox task).
+    fn synthetic() -> Vec<u64> {
+        let mut trace = vec![0u64; 3 * tr::WORDS];
+        for (p, base, empty, path) in [(1usize, 10_000u64, 0u64, 2u64), (2, 20_000, 2, 1)] {
+            let w = &mut trace[p * tr::WORDS..(p + 1) * tr::WORDS];
+            let steps =
+                [tr::POLL, tr::TAIL, tr::SLOT, tr::CHECKED, tr::HANDED, tr::SEEN, tr::TAKEN, tr::RAN, tr::RECORDED];
+            for (i, &k) in steps.iter().enumerate() {
+                w[k] = base + 100 * i as u64;
+            }
+            w[tr::RELEASED] = base + 1_000;
+            w[tr::QUIET] = base + 1_200;
+            w[tr::EMPTY_POLLS] = empty;
+            w[tr::PATH] = path;
+        }
+        trace
+    }
+
+    #[test]
+    fn traced_tasks_take_spans_between_stamps() {
+        let samples = [Duration::from_nanos(5_000), Duration::from_nanos(4_000), Duration::from_nanos(3_000)];
+        let tasks = traced_tasks(&synthetic(), &samples, 0);
+        assert_eq!(tasks.iter().map(|t| t.position).collect::<Vec<_>>(), [1, 2]);
+        let second = &tasks[1];
+        // poll .. record: eight steps of 100 ns; release 200 ns after the record, quiet 400 ns after it.
+        assert_eq!(&second.spans[..10], &[100, 100, 100, 100, 100, 100, 100, 100, 200, 400]);
+        // The host's rest: 3,000 ns less the device's 800; the gap from position 1's record (10,800) to 20,000.
+        assert_eq!((second.spans[10], second.spans[11]), (2_200, 9_200));
+        assert_eq!((second.empty_polls, second.path), (2, 1));
+        assert_eq!(tasks[0].spans[11], 0, "position 0 has no record: no gap");
+        let lines = trace_lines("synthetic", &tasks);
+        assert!(lines[0].contains("2 tasks") && lines[0].contains("release 0.20"), "{}", lines[0]);
+        assert!(lines[1].contains("previous task 1") && lines[1].contains("one-read finds 1"), "{}", lines[1]);
+    }
+}

@@ -89,6 +89,16 @@ impl<T: DeviceElem> HostMapped<T> {
     }
 }
 
+impl<T: DeviceElem> HostMapped<T> {
+    /// The same memory lent to a launch as elements of `U` (whose size divides `T`'s), for a kernel that reads it
+    /// both ways: records with ordinary loads, their words with atomics.
+    pub fn view_as<U: DeviceElem>(&self) -> Arg<'_> {
+        let (whole, part) = (std::mem::size_of::<T>(), std::mem::size_of::<U>());
+        assert!(part > 0 && whole % part == 0, "a view of {whole}-byte elements as {part}-byte ones");
+        Arg::Untracked { elem: U::elem_type(), len: self.len * (whole / part), ptr: self.device, context: &self.ctx }
+    }
+}
+
 impl HostMapped<u64> {
     /// Element `i` as an atomic the host can load and store while a kernel uses it.
     pub fn atomic(&self, i: usize) -> &AtomicU64 {

@@ -100,15 +100,36 @@ pub mod ctl {
     pub const CHILD_STARTED: usize = 208;
     pub const EXECUTED: usize = 224;
     pub const FAST: usize = 240;
-    /// Sums over fast-path tasks (ns, globaltimer; only with `-D fast_timing=true`), see `Stats`.
-    pub const FAST_POLL: usize = 256;
-    pub const FAST_HAND: usize = 272;
-    pub const FAST_RUN: usize = 288;
-    pub const FAST_DONE: usize = 304;
-    pub const FAST_TIMED: usize = 320;
     /// Mailbox tasks not yet finished (must be 0 at exit).
-    pub const MAILBOX: usize = 336;
-    pub const WORDS: usize = 352;
+    pub const MAILBOX: usize = 256;
+    pub const WORDS: usize = 272;
+}
+
+/// The device timestamps of a traced task (`-D fast_timing`, `tr_*` of sched.sk): [`WORDS`](trace::WORDS)
+/// words per position of ring 0, globaltimer nanoseconds (0: not reached), in the order the task goes through
+/// the device.
+pub mod trace {
+    pub const WORDS: usize = 16;
+    /// The scheduler warp's: the poll that found the task issued; its tail back; the task's slot back (the tail's
+    /// time when the poll's own read of the head slot had it); the mailbox seen free; the hand-over's last store
+    /// issued (after its fence, if any); the quiet window over.
+    pub const POLL: usize = 0;
+    pub const TAIL: usize = 1;
+    pub const SLOT: usize = 2;
+    pub const CHECKED: usize = 3;
+    pub const HANDED: usize = 4;
+    pub const QUIET: usize = 5;
+    /// Polls that found nothing between the previous task and this one (a count, not a time).
+    pub const EMPTY_POLLS: usize = 6;
+    /// How the task was found: 1 by the one-read poll, 2 tail then slot (a code, not a time).
+    pub const PATH: usize = 7;
+    /// The worker's: the mailbox seen full; the task's fields read; the task run; the completion record's store
+    /// issued (after its fence, if any); its count-down and mailbox stores issued.
+    pub const SEEN: usize = 8;
+    pub const TAKEN: usize = 9;
+    pub const RAN: usize = 10;
+    pub const RECORDED: usize = 11;
+    pub const RELEASED: usize = 12;
 }
 
 /// Words (uint64) of one block's fast-path mailbox in the kernel's `mb` buffer (`mb_words` of sched.sk): one
@@ -142,6 +163,54 @@ pub fn ring_slot(task: &Task, ring: usize, pos: u64) -> RingSlot {
     }
 }
 
+/// The largest ring whose slots may be stamped: a 24-bit stamp of position + 1 then differs from the one the
+/// slot held a lap earlier.
+pub const MAX_STAMPED_RING: usize = 1 << 23;
+
+/// Where a stamped slot word keeps its stamp (bits 40..63) and payload (bits 0..39).
+const STAMP_SHIFT: u32 = 40;
+const PAYLOAD: u64 = (1 << STAMP_SHIFT) - 1;
+
+/// The stamp of position `pos`, in place (`stamp_of (p + 1)` in sched.sk).
+pub fn stamp(pos: u64) -> u64 {
+    ((pos + 1) & 0xFF_FFFF) << STAMP_SHIFT
+}
+
+/// The stamped ring-slot form of `task` for position `pos` (`-D stamped_slots`): each word is `stamp(pos)` and 40
+/// bits of the task: `kind << 32 | arg` (kind in 8 bits), `aux`, the low and the high half of `id`. Each word is
+/// written with one aligned 8-byte store and read by the GPU with one 8-byte load, so a word is never torn, and a
+/// slot whose four stamps are `pos`'s holds `pos`'s task: an idle scheduler warp may read it in the same round
+/// trip as the tail (`poll_ring` in sched.sk).
+pub fn stamped_slot(task: &Task, pos: u64) -> RingSlot {
+    let s = stamp(pos);
+    let id = task.id as u64;
+    RingSlot {
+        words: [
+            s | (task.kind as u64 & 0xFF) << 32 | task.arg as u32 as u64,
+            s | task.aux as u32 as u64,
+            s | (id & 0xFFFF_FFFF),
+            s | (id >> 32),
+        ],
+    }
+}
+
+/// The task a stamped slot holds for position `pos` (as sched.sk decodes it), or `None` if a stamp is not
+/// `pos`'s.
+pub fn decode_stamped(slot: &RingSlot, pos: u64) -> Option<Task> {
+    let [w0, w1, w2, w3] = slot.words;
+    if slot.words.iter().any(|w| w & !PAYLOAD != stamp(pos)) {
+        return None;
+    }
+    Some(Task {
+        kind: ((w0 >> 32) & 0xFF) as i32,
+        arg: w0 as u32 as i32,
+        aux: w1 as u32 as i32,
+        pad: 0,
+        id: ((w3 & 0xFFFF_FFFF) << 32 | (w2 & 0xFFFF_FFFF)) as i64,
+        ret: 0,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,5 +230,34 @@ mod tests {
         assert_eq!((w0 as u32 as i32, (w0 >> 32) as u32 as i32), (task.kind, task.arg));
         assert_eq!((w1 as u32 as i32, w2 as i64), (task.aux, task.id));
         assert_eq!(w3, (5 << 40) | 42);
+    }
+
+    #[test]
+    fn stamped_slots_round_trip_and_reject_other_positions() {
+        let tasks = [
+            Task::empty(0),
+            Task::compute(-5, i32::MAX),
+            Task::spawn(i64::MAX - 1000, 63, -1),
+            Task::child(i64::MIN + 7, i32::MIN, 1 << 20),
+        ];
+        for pos in [0u64, 1, 4095, (1 << 24) - 2, (1 << 24) - 1, 1 << 24, 123_456_789_012] {
+            for task in &tasks {
+                let slot = stamped_slot(task, pos);
+                assert_eq!(decode_stamped(&slot, pos), Some(*task), "position {pos}");
+                // The slot of the same position one lap earlier or later (rings up to 2^23 slots) is not this one.
+                for lap in [1u64, 2, 16, 4096, MAX_STAMPED_RING as u64] {
+                    assert_eq!(decode_stamped(&slot, pos + lap), None, "position {pos} + {lap}");
+                }
+                // A slot with one word of another position (read before the host rewrote it) is incomplete.
+                for w in 0..4 {
+                    let mut torn = slot;
+                    torn.words[w] = stamped_slot(task, pos + 16).words[w];
+                    assert_eq!(decode_stamped(&torn, pos + 16), None, "position {pos}, word {w} of the old lap");
+                }
+            }
+            if pos < MAX_STAMPED_RING as u64 {
+                assert_eq!(decode_stamped(&RingSlot::default(), pos), None, "a zeroed slot is never position {pos}");
+            }
+        }
     }
 }

@@ -1,5 +1,5 @@
-//! [`Producer`]: the single writer of one host ring. It writes task slots (four words each, see
-//! [`crate::layout::RingSlot`]), publishes the ring's tail with a release store (after a full fence when the
+//! [`Producer`]: the single writer of one host ring. It writes task slots (four words each, plain or stamped with
+//! their position, see [`crate::layout::RingSlot`] and [`crate::layout::stamped_slot`]), publishes the ring's tail with a release store (after a full fence when the
 //! slots are write-combined: x86 does not order WC stores with later stores otherwise), and reuses a slot only once the task that last used it has completed, which it learns from
 //! the completion record the GPU wrote there. Polling a completion is one load from ordinary cached host memory:
 //! it never blocks and never calls the driver.
@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::error::{Result, SchedError};
-use crate::layout::{ring_slot, Task, MAIN_KERNEL, RING_WORD_STRIDE};
+use crate::layout::{ring_slot, stamped_slot, Task, MAIN_KERNEL, RING_WORD_STRIDE};
 use crate::rings::{Rings, BUSY, IDLE};
 
 /// Publish the tail at least every this many tasks of a batch, so the GPU starts early.
@@ -121,7 +121,8 @@ impl Cursor {
             }
             let index = self.ring * rings.capacity + (pos % cap) as usize;
             let slot = rings.slots.ptr(index) as *mut u64;
-            let words = ring_slot(task, self.ring, pos).words;
+            let words =
+                if rings.stamped { stamped_slot(task, pos).words } else { ring_slot(task, self.ring, pos).words };
             for (w, word) in words.into_iter().enumerate() {
                 // SAFETY: the slot belongs to this ring (single writer) and its task one lap earlier has
                 // completed, so the GPU no longer reads it for that position; the GPU reads it only after the

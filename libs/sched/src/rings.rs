@@ -26,6 +26,8 @@ pub(crate) struct Rings {
     pub states: Vec<AtomicU8>,
     pub capacity: usize,
     pub write_combined: bool,
+    /// Slots in the stamped format (`layout::stamped_slot`) instead of the plain one.
+    pub stamped: bool,
     pub timeout: Duration,
 }
 
@@ -37,6 +39,7 @@ impl Rings {
         rings: usize,
         capacity: usize,
         write_combined: bool,
+        stamped: bool,
         timeout: Duration,
     ) -> Result<Rings> {
         let n = rings.max(1);
@@ -49,6 +52,7 @@ impl Rings {
             states: (0..rings).map(|_| AtomicU8::new(IDLE)).collect(),
             capacity,
             write_combined,
+            stamped,
             timeout,
         })
     }

@@ -12,7 +12,7 @@ use skc_runtime::{args, Context, DeviceArray, Kernel, LaunchConfig, Module, Stre
 
 use crate::config::{check_config, program, Config};
 use crate::error::{Result, SchedError};
-use crate::layout::{ctl, HistRecord, Task, CHILD_BLOCK, CHILD_KERNEL, MAILBOX_WORDS, MAIN_KERNEL};
+use crate::layout::{ctl, trace, HistRecord, Task, CHILD_BLOCK, CHILD_KERNEL, MAILBOX_WORDS, MAIN_KERNEL};
 use crate::producer::Producer;
 use crate::rings::{Rings, CLOSED, IDLE};
 
@@ -38,14 +38,6 @@ pub struct Stats {
     pub left_reserved: u64,
     /// Host tasks handed to a worker through its block's mailbox (the fast path) instead of the device queue.
     pub fast_path: u64,
-    /// With `fast_timing`: sums over `fast_timed` mailbox tasks (ns, globaltimer) of the scheduler warp's poll
-    /// that found the task (its PCIe round trip), the way from there to the worker taking it, running and
-    /// counting it, and the completion record's write.
-    pub fast_poll_sum_ns: u64,
-    pub fast_hand_sum_ns: u64,
-    pub fast_run_sum_ns: u64,
-    pub fast_done_sum_ns: u64,
-    pub fast_timed: u64,
 }
 
 /// What a stopped scheduler leaves.
@@ -56,6 +48,9 @@ pub struct Finished {
     pub counts: Vec<u32>,
     /// Recorded queue operations (at most `history` of them).
     pub history: Vec<HistRecord>,
+    /// With `fast_timing`: `layout::trace::WORDS` words per position of ring 0 below `trace_positions` (see
+    /// [`crate::layout::trace`]; all 0 for a position that was not a lone task handed over).
+    pub trace: Vec<u64>,
     /// From launch to exit as the host saw it.
     pub ran_for: Duration,
 }
@@ -71,6 +66,8 @@ struct DeviceState {
     sink: DeviceArray<f32>,
     /// The fast path's mailboxes: `MAILBOX_WORDS` per block.
     mailboxes: DeviceArray<u64>,
+    /// Device timestamps of traced tasks (`fast_timing`).
+    trace: DeviceArray<u64>,
 }
 
 /// A running scheduler.
@@ -112,6 +109,7 @@ impl Scheduler {
             config.rings,
             config.ring_capacity,
             config.write_combined_slots,
+            config.stamped_slots,
             config.timeout,
         )?);
         let device = allocate_device(ctx, &config, grid)?;
@@ -142,10 +140,12 @@ impl Scheduler {
         let (r, c) = (&*self.rings, &self.config);
         let (ring_cap, n_rings, q_cap) = (c.ring_capacity as i32, c.rings as i32, c.queue_capacity as i32);
         let (n_ids, hist_len, child_cap) = (c.count_ids as i32, c.history as i32, c.child_cap as i32);
-        // The parameter order of `sched_main` in sched.sk.
+        let trace_len = if c.fast_timing { c.trace_positions as i32 } else { 0 };
+        // The parameter order of `sched_main` in sched.sk; `ring_words` is the slots' memory as words.
         let mut args = args![
             &r.hctl,
             &r.slots,
+            r.slots.view_as::<u64>(),
             &r.tails,
             &r.heads,
             &r.done,
@@ -162,7 +162,9 @@ impl Scheduler {
             &d.child_blocks,
             child_cap,
             &d.sink,
-            &d.mailboxes
+            &d.mailboxes,
+            &d.trace,
+            trace_len
         ];
         let config = LaunchConfig::new(self.grid, self.block);
         self.started = Instant::now();
@@ -208,16 +210,12 @@ impl Scheduler {
             history_records: words[ctl::HIST],
             left_reserved: words[ctl::RESERVED].wrapping_add(words[ctl::MAILBOX]),
             fast_path: words[ctl::FAST],
-            fast_poll_sum_ns: words[ctl::FAST_POLL],
-            fast_hand_sum_ns: words[ctl::FAST_HAND],
-            fast_run_sum_ns: words[ctl::FAST_RUN],
-            fast_done_sum_ns: words[ctl::FAST_DONE],
-            fast_timed: words[ctl::FAST_TIMED],
         };
         let counts = if self.config.count_ids > 0 { device.counts.download()? } else { Vec::new() };
         let mut history = if self.config.history > 0 { device.hist.download()? } else { Vec::new() };
         history.truncate(stats.history_records.min(self.config.history as u64) as usize);
-        Ok(Finished { stats, counts, history, ran_for })
+        let trace = if self.config.fast_timing { device.trace.download()? } else { Vec::new() };
+        Ok(Finished { stats, counts, history, trace, ran_for })
     }
 
     /// Closes every ring (waiting for a submit in progress) and writes the stop word.
@@ -324,6 +322,7 @@ fn allocate_device(ctx: &Context, config: &Config, grid: u32) -> Result<DeviceSt
         child_blocks: ctx.device_array(config.rings.max(1) * config.ring_capacity)?,
         sink: ctx.device_array(1)?,
         mailboxes: ctx.device_array(grid as usize * MAILBOX_WORDS)?,
+        trace: ctx.device_array(if config.fast_timing { config.trace_positions * trace::WORDS } else { 1 })?,
     })
 }
 

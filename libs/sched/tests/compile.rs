@@ -11,6 +11,11 @@ fn variants() -> Vec<(&'static str, Config)> {
         ("history", Config { history: 1 << 16, ..Config::default() }),
         ("no fast path", Config { fast_path: false, ..Config::default() }),
         ("fast-path timestamps", Config { fast_timing: true, ..Config::default() }),
+        ("stamped slots", Config { stamped_slots: true, ..Config::default() }),
+        ("stamped mailbox", Config { mailbox_stamped: true, ..Config::default() }),
+        ("relaxed empty completion", Config { relaxed_empty_completion: true, ..Config::default() }),
+        ("no stop watcher", Config { stop_watcher: false, ..Config::default() }),
+        ("every variant, timestamps", Config { fast_timing: true, ..skc_sched::variants::all() }),
     ]
 }
 
@@ -71,6 +76,32 @@ fn the_records_match_the_host_layout() {
     // The host allocates MAILBOX_WORDS words of mailbox per block; the kernel indexes them with mb_words.
     let words = format!("static constexpr int mb_words = {MAILBOX_WORDS};");
     assert!(source.contains(&words), "sched.sk's mb_words differs from layout.rs's MAILBOX_WORDS ({MAILBOX_WORDS})");
+    // The control words the host reads back and the trace's words, as layout.rs numbers them (constants the
+    // kernel does not use are not emitted: the trace's only with fast_timing).
+    use skc_sched::layout::{ctl, trace};
+    let source = program(&Config { fast_timing: true, ..Config::default() }).unwrap().cuda_source;
+    let constants = [
+        ("c_mailbox", ctl::MAILBOX),
+        ("c_fast", ctl::FAST),
+        ("tr_words", trace::WORDS),
+        ("tr_poll", trace::POLL),
+        ("tr_tail", trace::TAIL),
+        ("tr_slot", trace::SLOT),
+        ("tr_checked", trace::CHECKED),
+        ("tr_handed", trace::HANDED),
+        ("tr_quiet", trace::QUIET),
+        ("tr_empty", trace::EMPTY_POLLS),
+        ("tr_path", trace::PATH),
+        ("tr_seen", trace::SEEN),
+        ("tr_taken", trace::TAKEN),
+        ("tr_ran", trace::RAN),
+        ("tr_recorded", trace::RECORDED),
+        ("tr_released", trace::RELEASED),
+    ];
+    for (name, value) in constants {
+        let line = format!("static constexpr int {name} = {value};");
+        assert!(source.contains(&line), "sched.sk's {name} differs from layout.rs ({value})");
+    }
 }
 
 /// The element and scalar types `Scheduler::launch` and the benchmark's baselines pass, parameter by parameter:
@@ -86,6 +117,7 @@ fn the_host_passes_each_parameter_its_type() {
     let expected: Vec<(&str, &str, Option<ElemType>)> = vec![
         ("sched_main", "hctl", vector(u64s.clone())),
         ("sched_main", "ring_slots", vector(RingSlot::elem_type())),
+        ("sched_main", "ring_words", vector(u64s.clone())),
         ("sched_main", "ring_tail", vector(u64s.clone())),
         ("sched_main", "ring_head", vector(u64s.clone())),
         ("sched_main", "done_", vector(u64s.clone())),
@@ -103,6 +135,8 @@ fn the_host_passes_each_parameter_its_type() {
         ("sched_main", "child_cap", scalar(i32)),
         ("sched_main", "sink", vector(f32s.clone())),
         ("sched_main", "mb", vector(u64s.clone())),
+        ("sched_main", "trace", vector(u64s.clone())),
+        ("sched_main", "trace_len", scalar(i32)),
         ("sched_empty", "sink", vector(f32s.clone())),
         ("sched_compute", "sink", vector(f32s)),
         ("sched_pingpong", "ping", vector(u64s.clone())),

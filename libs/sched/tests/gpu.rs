@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use skc_runtime::Context;
 use skc_sched::linearizability::check_fifo;
-use skc_sched::{history_ops, Config, Producer, SchedError, Scheduler, Task};
+use skc_sched::{history_ops, variants, Config, Producer, SchedError, Scheduler, Task};
 
 fn gpu() -> Context {
     Context::new(0).unwrap_or_else(|e| {
@@ -96,14 +96,18 @@ fn every_task_runs_exactly_once_under_stress() {
 
 /// One producer submits one task at a time and waits for it (the fast path's case: a lone task while the
 /// mailbox's worker is idle) while another floods the device queue; every id must run exactly once, with the fast
-/// path on (some tasks must then have taken it) and off (none may).
+/// path on (some tasks must then have taken it) in every variant of `skc_sched::variants`, and off (none may).
 #[test]
-fn lone_tasks_take_the_fast_path_and_each_runs_once() {
+fn lone_tasks_take_the_fast_path_and_each_runs_once_in_every_variant() {
     let ctx = gpu();
-    for (name, fast_path) in [("fast path", true), ("no fast path", false)] {
+    let base = Config { rings: 2, reserve_sms: 8, ..Config::default() };
+    let mut cases = variants::named(&base);
+    cases.push(("no fast path", Config { fast_path: false, ..base.clone() }));
+    for (name, config) in cases {
+        let fast_path = config.fast_path;
         let lone_ids = 40_000i64;
         let ids = 2_000_000i64;
-        let config = Config { rings: 2, count_ids: ids as usize, reserve_sms: 8, fast_path, ..Config::default() };
+        let config = Config { count_ids: ids as usize, ..config };
         let mut sched = Scheduler::start(&ctx, config).unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut producers = sched.producers();
         let (mut flood, mut lone) = (producers.pop().unwrap(), producers.pop().unwrap());
@@ -145,13 +149,29 @@ fn lone_tasks_take_the_fast_path_and_each_runs_once() {
 /// A ring of 16 slots reused for thousands of laps, with lone tasks (each waited for: they take the mailbox) and
 /// batches of 1 to 40 in between (more than the ring holds: the producer waits for slots, the warp takes them
 /// after the tail's acquire). Every id runs exactly once, and no slot of an older lap is ever taken for a newer
-/// one.
+/// one: in every variant of `skc_sched::variants`, and once more with the device trace for the variants with
+/// stamped slots, where some lone tasks must have been found by the one-read poll (the path the stamps guard).
 #[test]
-fn a_small_ring_survives_many_laps() {
+fn a_small_ring_survives_many_laps_in_every_variant() {
     let ctx = gpu();
+    let base = Config { rings: 1, ring_capacity: 16, reserve_sms: 8, ..Config::default() };
+    let mut cases = variants::named(&base);
+    let traced: Vec<_> = cases
+        .iter()
+        .filter(|(_, c)| c.stamped_slots)
+        .map(|(name, c)| (*name, Config { fast_timing: true, trace_positions: 250_000, ..c.clone() }))
+        .collect();
+    cases.extend(traced);
+    for (name, config) in cases {
+        small_ring_laps(&ctx, name, config);
+    }
+}
+
+fn small_ring_laps(ctx: &Context, name: &str, config: Config) {
     let ids = 200_000i64;
-    let config = Config { rings: 1, ring_capacity: 16, count_ids: ids as usize, reserve_sms: 8, ..Config::default() };
-    let mut sched = Scheduler::start(&ctx, config).unwrap_or_else(|e| panic!("{e}"));
+    let traced = config.fast_timing;
+    let config = Config { count_ids: ids as usize, ..config };
+    let mut sched = Scheduler::start(ctx, config).unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut p = sched.producers().pop().unwrap();
     let (mut id, mut round) = (0i64, 0usize);
     while id < ids {
@@ -168,20 +188,34 @@ fn a_small_ring_survives_many_laps() {
         }
         round += 1;
     }
-    p.wait_all().unwrap_or_else(|e| panic!("{e}"));
+    p.wait_all().unwrap_or_else(|e| panic!("{name}: {e}"));
     drop(p);
-    let finished = sched.stop().unwrap_or_else(|e| panic!("{e}"));
-    eprintln!("stats {:?}", finished.stats);
-    assert_eq!(finished.stats.left_reserved, 0, "tasks left in the queue after stop");
+    let finished = sched.stop().unwrap_or_else(|e| panic!("{name}: {e}"));
+    eprintln!("{name}{}: stats {:?}", if traced { " (traced)" } else { "" }, finished.stats);
+    assert_eq!(finished.stats.left_reserved, 0, "{name}: tasks left in the queue after stop");
     assert_each_once(&finished.counts);
-    assert!(finished.stats.fast_path > 0, "no lone task took the fast path");
+    assert!(finished.stats.fast_path > 0, "{name}: no lone task took the fast path");
+    if traced {
+        use skc_sched::layout::trace;
+        let paths = finished.trace.chunks(trace::WORDS).map(|w| w[trace::PATH]);
+        let one_read = paths.filter(|&path| path == 1).count();
+        eprintln!("{name} (traced): {one_read} lone tasks found by the one-read poll");
+        assert!(one_read > 0, "{name}: the one-read poll never found a task");
+    }
 }
 
 #[test]
 fn the_queue_history_is_linearizable() {
     let ctx = gpu();
     let config = Config { rings: 2, history: 1 << 21, count_ids: 1 << 20, ..Config::default() };
-    let mut sched = Scheduler::start(&ctx, config).unwrap_or_else(|e| panic!("{e}"));
+    for (name, config) in [("default", config.clone()), ("every variant", variants::all_on(config))] {
+        eprintln!("{name}:");
+        queue_history_is_linearizable(&ctx, config);
+    }
+}
+
+fn queue_history_is_linearizable(ctx: &Context, config: Config) {
+    let mut sched = Scheduler::start(ctx, config).unwrap_or_else(|e| panic!("{e}"));
     let ids = 300_000i64;
     run_mix(&mut sched, ids);
     let finished = sched.stop().unwrap_or_else(|e| panic!("{e}"));
