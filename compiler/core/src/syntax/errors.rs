@@ -44,6 +44,11 @@ pub fn report(text: &str, file: FileId, tokens: &[Lexeme], recoveries: Vec<Recov
             Diagnostic::error("E0100", "a `match` here must be in parentheses")
                 .primary(reporter.span(found), "its last arm would take what follows it")
                 .help("write `(match e with ...)` or `begin match e with ... end`")
+        } else if let Some(open_match) = reporter.match_before_else(found) {
+            Diagnostic::error("E0100", "a `match` in a `then` branch before `else` must be in parentheses")
+                .primary(reporter.span(open_match), "its last arm would take the `else`")
+                .secondary(reporter.span(found), "this `else` then has no `if`")
+                .help("write `(match e with ...)` or `begin match e with ... end`")
         } else {
             reporter.unexpected(found, &expected)
         };
@@ -229,6 +234,17 @@ impl Reporter<'_> {
             d = d.secondary(self.span(open), "unclosed delimiter opened here");
         }
         d
+    }
+
+    /// For an unexpected `else`: the `match` between it and the nearest `then` before it, whose last arm ended the
+    /// `then` branch (a `match` is not a `then` branch before `else` unless in parentheses).
+    fn match_before_else(&self, found: Lexeme) -> Option<Lexeme> {
+        if found.token != Token::Else {
+            return None;
+        }
+        let before = &self.tokens[..self.index_at(found.start)];
+        let then = before.iter().rposition(|l| l.token == Token::Then)?;
+        before[then..].iter().find(|l| l.token == Token::Match).copied()
     }
 
     fn found_text(&self, found: Lexeme) -> String {

@@ -241,7 +241,7 @@ impl Builder<'_> {
         if count > 0 {
             let example = if count == 1 { "x".to_string() } else { format!("({})", vec!["_"; count].join(", ")) };
             let d = Diagnostic::error("E0235", format!("the constructor `{}` needs its payload", self.text_of(name)))
-                .primary(span, format!("{count} value(s) missing"))
+                .primary(span, values_missing(count))
                 .help(format!("write `{} {example}`", self.text_of(name)));
             self.diagnostics.push(d);
             return self.module.alloc(ExprKind::Error, span);
@@ -409,7 +409,7 @@ impl Builder<'_> {
                     };
                     if !fits {
                         let d = Diagnostic::error("E0235", format!("wrong payload in a pattern of `{}`", self.text_of(*name)))
-                            .primary(span, format!("`{}` has {count} payload value(s)", self.text_of(*name)));
+                            .primary(span, format!("`{}` has {}", self.text_of(*name), payload_values(count)));
                         self.diagnostics.push(d);
                         return None;
                     }
@@ -590,6 +590,23 @@ impl Builder<'_> {
     fn hidden_value(&mut self, hidden: &Ident, span: Span) -> ExprId {
         let name = Ident { name: hidden.name.clone(), span };
         self.module.alloc(ExprKind::Var(Path { module: None, name }), span)
+    }
+}
+
+/// "no payload", "one payload value", "2 payload values".
+fn payload_values(count: usize) -> String {
+    match count {
+        0 => "no payload".to_string(),
+        1 => "one payload value".to_string(),
+        n => format!("{n} payload values"),
+    }
+}
+
+/// What a constructor written without its payload lacks.
+fn values_missing(count: usize) -> String {
+    match count {
+        1 => "its payload value is missing".to_string(),
+        n => format!("its {n} payload values are missing"),
     }
 }
 
