@@ -601,7 +601,7 @@ kernel k (out : int32 vector) (n : int32) =
         code: "E0205",
         title: "unsupported construct",
         body: r#"The construct is valid OCaml but has no meaning in GPU code, or is not part of the `.sk` language:
-`match`, `fun` inside a body other than an anonymous function `(fun x -> e)` or `let f = fun x -> e in`, a local
+`fun` inside a body other than an anonymous function `(fun x -> e)` or `let f = fun x -> e in`, a local
 function of a form skc does not lift (a `:=` on a `mut` variable it captures: make the variable a `ref` cell; a
 call where a variable it captures is shadowed), a local or anonymous function passed as an argument that calls
 a function parameter around it (pass that function itself), `let rec`, a mutable tuple pattern
@@ -614,16 +614,17 @@ Erroneous example:
 
 ```sk
 kernel k (out : int32 vector) =
-  match global_idx with  (* error: E0205 *)
-  | 0 -> out.(0) <- 1
-  | _ -> ()
+  let c = [| 1; 2 |] in  (* error: E0205 *)
+  out.(global_idx) <- c.(0)
 ```
 
 Fixed:
 
 ```sk
+let c = [| 1; 2 |]
+
 kernel k (out : int32 vector) =
-  if global_idx = 0 then out.(0) <- 1
+  out.(global_idx) <- c.(0)
 ```"#,
     },
     Explanation {
@@ -1315,7 +1316,7 @@ type shape = Circle of float32 | Rect of float32 * float32
 let area (s : shape) : float32 =
   match s with
   | Circle r -> 3.14159 *. r *. r
-  | Rect w -> w  (* error: E0235 *)
+  | Rect (w, h, d) -> w  (* error: E0235 *)
 ```
 
 Fixed:
