@@ -116,8 +116,7 @@ pub fn propose(
 /// and its scrutinee), so its text is not a condition an edit could copy: no edit is offered through one.
 fn is_match_test(f: &syntax::Fixer, link: &Link) -> bool {
     use crate::syntax::ast::ExprKind;
-    let reads_matched_value =
-        |kind: &ExprKind| matches!(kind, ExprKind::Var(p) if p.name.name.starts_with(crate::syntax::MATCH_VALUE_PREFIX));
+    let reads_matched_value = |kind: &ExprKind| matches!(kind, ExprKind::Var(p) if p.name.name.starts_with(crate::syntax::MATCH_VALUE_PREFIX));
     link.kind == DivergenceKind::Branch && f.find(link.span, reads_matched_value).is_some()
 }
 

@@ -202,14 +202,18 @@ impl Builder<'_> {
         })
     }
 
-    /// The zero of `ty` (which [`Builder::has_zero`] accepted), at an empty span at `at`.
-    fn zero(&mut self, ty: &TypeExpr, at: Span) -> ExprId {
+    /// The zero of `ty` (which [`Builder::has_zero`] accepted), at an empty span at `at`; `depth` bounds the
+    /// records it nests (a record declared again after the variant, E0207, may contain itself).
+    fn zero(&mut self, ty: &TypeExpr, at: Span, depth: u32) -> ExprId {
         // An empty span: the float literal checks read a literal's text from its span.
         let at = Span { end: at.start, ..at };
         let name = match ty {
             TypeExpr::Named(name) => name.name.to_string(),
             _ => return self.module.alloc(ExprKind::Error, at),
         };
+        if depth > ZERO_DEPTH {
+            return self.module.alloc(ExprKind::Error, at);
+        }
         if INTEGER_TYPES.contains(&name.as_str()) {
             return self.module.alloc(ExprKind::Int { value: 0, suffix: None }, at);
         }
@@ -220,15 +224,16 @@ impl Builder<'_> {
             return self.module.alloc(ExprKind::Bool(false), at);
         }
         let fields = self.file_record(&name).map(<[_]>::to_vec).unwrap_or_default();
-        let fields = fields.into_iter().map(|(field, ty)| (field, self.zero(&ty, at))).collect();
+        let fields = fields.into_iter().map(|(field, ty)| (field, self.zero(&ty, at, depth + 1))).collect();
         self.module.alloc(ExprKind::Record(fields), at)
     }
 
     /// The variant and constructor indices of the constructor `name`, if this file declared one so far.
     fn find_constructor(&self, name: &str) -> Option<(usize, usize)> {
-        self.variants.iter().enumerate().find_map(|(v, variant)| {
-            variant.constructors.iter().position(|c| c.name.name == name).map(|c| (v, c))
-        })
+        self.variants
+            .iter()
+            .enumerate()
+            .find_map(|(v, variant)| variant.constructors.iter().position(|c| c.name.name == name).map(|c| (v, c)))
     }
 
     /// A bare capitalised name: a constructor without payload, or a name (`Shared`, a module's value).
@@ -287,7 +292,7 @@ impl Builder<'_> {
             self.variants[v].constructors.iter().map(|k| (k.name.name.clone(), k.payload.clone())).collect();
         for (k, (name, payload)) in constructors.iter().enumerate() {
             for (index, ty) in payload.iter().enumerate() {
-                let value = if k == c { values[index] } else { self.zero(ty, span) };
+                let value = if k == c { values[index] } else { self.zero(ty, span, 0) };
                 fields.push((Ident { name: Name::new(&payload_field(name, index)), span }, value));
             }
         }
@@ -331,9 +336,11 @@ impl Builder<'_> {
         self.match_names += 1;
         let test_span = keyword.to(self.module.span(scrutinee));
         let chain = self.arm_chain(variant, &hidden, reachable, test_span, span);
-        let ty = variant
-            .map(|v| Box::new(TypeExpr::Named(Ident { name: self.variants[v].name.name.clone(), span: first_pattern })));
-        let kind = ExprKind::Let { binder: Binder::Name(hidden), ty, kind: LetKind::Immutable, value: scrutinee, body: chain };
+        let ty = variant.map(|v| {
+            Box::new(TypeExpr::Named(Ident { name: self.variants[v].name.name.clone(), span: first_pattern }))
+        });
+        let kind =
+            ExprKind::Let { binder: Binder::Name(hidden), ty, kind: LetKind::Immutable, value: scrutinee, body: chain };
         self.module.alloc(kind, span)
     }
 
@@ -358,9 +365,13 @@ impl Builder<'_> {
                     match found {
                         None => found = Some((v, span)),
                         Some((first, first_span)) if first != v => {
-                            let d = Diagnostic::error("E0235", "the patterns of this match name constructors of two types")
-                                .primary(span, format!("a constructor of `{}`", self.variants[v].name.name))
-                                .secondary(first_span, format!("a constructor of `{}`", self.variants[first].name.name));
+                            let d =
+                                Diagnostic::error("E0235", "the patterns of this match name constructors of two types")
+                                    .primary(span, format!("a constructor of `{}`", self.variants[v].name.name))
+                                    .secondary(
+                                        first_span,
+                                        format!("a constructor of `{}`", self.variants[first].name.name),
+                                    );
                             self.diagnostics.push(d);
                             return Err(());
                         }
@@ -401,15 +412,20 @@ impl Builder<'_> {
                     debug_assert_eq!(Some(v), variant);
                     constructors.push(c);
                     let count = self.variants[v].constructors[c].payload.len();
-                    let span = self.lexeme_span(*name).to(names.last().map_or(self.lexeme_span(*name), |n| self.lexeme_span(*n)));
+                    let span = self
+                        .lexeme_span(*name)
+                        .to(names.last().map_or(self.lexeme_span(*name), |n| self.lexeme_span(*n)));
                     let fits = match names.len() {
                         0 => count == 0,
                         1 => count >= 1,
                         n => n == count,
                     };
                     if !fits {
-                        let d = Diagnostic::error("E0235", format!("wrong payload in a pattern of `{}`", self.text_of(*name)))
-                            .primary(span, format!("`{}` has {}", self.text_of(*name), payload_values(count)));
+                        let d = Diagnostic::error(
+                            "E0235",
+                            format!("wrong payload in a pattern of `{}`", self.text_of(*name)),
+                        )
+                        .primary(span, format!("`{}` has {}", self.text_of(*name), payload_values(count)));
                         self.diagnostics.push(d);
                         return None;
                     }
@@ -510,7 +526,14 @@ impl Builder<'_> {
 
     /// The arms as a chain of `if`s on the hidden variable `hidden` (the last arm, which the others leave the only
     /// possible one, without a test). Returns the chain's root.
-    fn arm_chain(&mut self, variant: Option<usize>, hidden: &Ident, arms: Vec<ReadArm>, test_span: Span, span: Span) -> ExprId {
+    fn arm_chain(
+        &mut self,
+        variant: Option<usize>,
+        hidden: &Ident,
+        arms: Vec<ReadArm>,
+        test_span: Span,
+        span: Span,
+    ) -> ExprId {
         let mut rest: Option<ExprId> = None;
         for arm in arms.into_iter().rev() {
             let start = arm.span.start;
@@ -532,7 +555,9 @@ impl Builder<'_> {
         let values: Vec<ExprId> = match (test, variant) {
             (Test::Constructors(cs), Some(_)) => cs
                 .iter()
-                .map(|&c| self.module.alloc(ExprKind::Int { value: c as u64, suffix: None }, Span { start: span.end, ..span }))
+                .map(|&c| {
+                    self.module.alloc(ExprKind::Int { value: c as u64, suffix: None }, Span { start: span.end, ..span })
+                })
                 .collect(),
             (Test::Integers(literals), _) => literals.clone(),
             _ => Vec::new(),
@@ -562,7 +587,8 @@ impl Builder<'_> {
         let end = self.module.span(arm.body);
         for (name, binding) in arm.bindings.iter().rev() {
             let value = self.bound_value(variant, hidden, binding, name.span);
-            let kind = ExprKind::Let { binder: Binder::Name(name.clone()), ty: None, kind: LetKind::Immutable, value, body };
+            let kind =
+                ExprKind::Let { binder: Binder::Name(name.clone()), ty: None, kind: LetKind::Immutable, value, body };
             body = self.module.alloc(kind, name.span.to(end));
         }
         body
