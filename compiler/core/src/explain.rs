@@ -601,7 +601,7 @@ kernel k (out : int32 vector) (n : int32) =
         code: "E0205",
         title: "unsupported construct",
         body: r#"The construct is valid OCaml but has no meaning in GPU code, or is not part of the `.sk` language:
-`match`, `fun` inside a body other than an anonymous function `(fun x -> e)` or `let f = fun x -> e in`, a local
+`fun` inside a body other than an anonymous function `(fun x -> e)` or `let f = fun x -> e in`, a local
 function of a form skc does not lift (a `:=` on a `mut` variable it captures: make the variable a `ref` cell; a
 call where a variable it captures is shadowed), a local or anonymous function passed as an argument that calls
 a function parameter around it (pass that function itself), `let rec`, a mutable tuple pattern
@@ -614,16 +614,17 @@ Erroneous example:
 
 ```sk
 kernel k (out : int32 vector) =
-  match global_idx with  (* error: E0205 *)
-  | 0 -> out.(0) <- 1
-  | _ -> ()
+  let c = [| 1; 2 |] in  (* error: E0205 *)
+  out.(global_idx) <- c.(0)
 ```
 
 Fixed:
 
 ```sk
+let c = [| 1; 2 |]
+
 kernel k (out : int32 vector) =
-  if global_idx = 0 then out.(0) <- 1
+  out.(global_idx) <- c.(0)
 ```"#,
     },
     Explanation {
@@ -1297,6 +1298,69 @@ kernel k (xs : float16 vector) (out : float16 vector) =
 ```"#,
     },
     Explanation {
+        code: "E0235",
+        title: "a constructor or pattern that does not fit its variant type",
+        body: r#"A variant type (`type shape = Circle of float32 | Rect of float32 * float32`) declares constructors,
+each with a payload of a fixed number of values. This error is a constructor declared twice in a file, a payload
+type that is not a scalar or a record or variant declared before it, a constructor given the wrong number of
+values (`Rect 1.0`; several values are written as a tuple, `Rect (1.0, 2.0)`), a pattern that binds the wrong
+number of payload values, a pattern naming a constructor no variant type of the file declares before it, the
+constructors of two types (or constructors and integers) in one `match`, or a name bound in a pattern of several
+alternatives (`A x | B x`).
+
+Erroneous example:
+
+```sk
+type shape = Circle of float32 | Rect of float32 * float32
+
+let area (s : shape) : float32 =
+  match s with
+  | Circle r -> 3.14159 *. r *. r
+  | Rect (w, h, d) -> w  (* error: E0235 *)
+```
+
+Fixed:
+
+```sk
+type shape = Circle of float32 | Rect of float32 * float32
+
+let area (s : shape) : float32 =
+  match s with
+  | Circle r -> 3.14159 *. r *. r
+  | Rect (w, h) -> w *. h
+```"#,
+    },
+    Explanation {
+        code: "E0236",
+        title: "a match that does not cover every value",
+        body: r#"A `match` must have an arm for every value it may test: one for each constructor of the variant type
+(the message names those left out), or a last arm `_ -> ...`; a match on integers always needs that last arm.
+A value no arm matches would have no defined result.
+
+Erroneous example:
+
+```sk
+type color = Red | Green | Blue
+
+let code (c : color) : int32 =
+  match c with  (* error: E0236 *)
+  | Red -> 1
+  | Green -> 2
+```
+
+Fixed:
+
+```sk
+type color = Red | Green | Blue
+
+let code (c : color) : int32 =
+  match c with
+  | Red -> 1
+  | Green -> 2
+  | Blue -> 3
+```"#,
+    },
+    Explanation {
         code: "E0240",
         title: "an argument that does not fit a module's parameters, or a malformed parameter",
         body: r#"A module declares its parameters with `[@param]`: a type (`type[@param] real = float64`), a value with
@@ -1767,6 +1831,37 @@ Fixed:
 ```sk
 kernel k (out : float64 vector) =
   out.(global_idx) <- 1e-50
+```"#,
+    },
+    Explanation {
+        code: "W0005",
+        title: "an arm of a match that no value reaches",
+        body: r#"The arms of a `match` are tried in order, and this arm matches only values an arm before it already
+takes (the same constructor again, or any arm after `_ -> ...`), so its body never runs. Remove it, or move it
+before the arm that takes its values.
+
+Erroneous example:
+
+```sk
+type color = Red | Green | Blue
+
+let code (c : color) : int32 =
+  match c with
+  | Red -> 1
+  | _ -> 0
+  | Blue -> 3  (* warning: W0005 *)
+```
+
+Fixed:
+
+```sk
+type color = Red | Green | Blue
+
+let code (c : color) : int32 =
+  match c with
+  | Red -> 1
+  | Blue -> 3
+  | _ -> 0
 ```"#,
     },
     Explanation {

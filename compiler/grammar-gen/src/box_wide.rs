@@ -22,8 +22,10 @@ const BOXED_PAYLOADS: &[&str] = &[
     "(ParamList, ExprId)",
     "Attribute",
     "(crate::syntax::ast::Binder, Option<Box<TypeExpr>>)",
-    "(Lexeme, (Lexeme, Option<(Lexeme, Box<TypeExpr>)>))",
-    "(Lexeme, Option<(Lexeme, Box<TypeExpr>)>)",
+    "ConstructorCase",
+    "PatternAlternative",
+    "Pattern",
+    "Arm",
 ];
 
 /// The size the symbol enum must not exceed once the wide payloads are boxed (checked when skc-core compiles).

@@ -317,3 +317,41 @@ kernel k (ps : point vector) =
     assert_eq!(hints.iter().map(|h| h.position.line).collect::<Vec<_>>(), [2], "one hint, after `p`");
     client.shutdown().unwrap();
 }
+
+#[test]
+fn variants_are_hovered_and_completed_without_the_parser_made_names() {
+    // A `match` binds the matched value to a name no program can write, and its arms' payloads to the names of the
+    // patterns: those are offered and hovered, the hidden one is not, and every position answers.
+    let mut client = Client::start();
+    let program = "\
+type shape = Circle of float32 | Rect of float32 * float32 | Empty
+kernel k (xs : float32 vector) =
+  let s = if xs.(global_idx) > 0.0 then Circle xs.(global_idx) else Rect (1.0, 2.0) in
+  xs.(global_idx) <- (match s with
+    | Circle radius -> radius *. radius
+    | Rect (w, h) -> w *. h
+    | Empty -> 0.0)
+";
+    assert_eq!(client.open("variants.sk", program).diagnostics, vec![]);
+    let response = client.at_with("textDocument/completion", "variants.sk", program, "radius *.", 0, json!({}));
+    let items: Vec<lsp_types::CompletionItem> = serde_json::from_value(response.result.unwrap()).unwrap();
+    let labels: Vec<&str> = items.iter().map(|i| i.label.as_str()).collect();
+    assert!(labels.contains(&"radius") && labels.contains(&"s"), "no `radius` or `s` in {labels:?}");
+    assert!(labels.iter().all(|l| !l.starts_with('{')), "a parser-made name in {labels:?}");
+    let hover = client.at("textDocument/hover", "variants.sk", program, "radius *.", 0);
+    let shown = render_hover(program, &hover);
+    assert!(shown.contains("float32") && shown.contains("thread-varying"), "{shown}");
+    let hover = client.at("textDocument/hover", "variants.sk", program, "s with", 0);
+    assert!(render_hover(program, &hover).contains("shape"), "{}", render_hover(program, &hover));
+    for (line, text) in program.lines().enumerate() {
+        for character in 0..text.chars().count() + 1 {
+            let position = json!({ "line": line, "character": character });
+            for method in ["textDocument/hover", "textDocument/definition", "textDocument/completion"] {
+                let params = json!({ "textDocument": { "uri": uri("variants.sk") }, "position": position });
+                let response = client.request(method, params);
+                assert!(response.error.is_none(), "{method} at {position}: {response:?}");
+            }
+        }
+    }
+    client.shutdown().unwrap();
+}

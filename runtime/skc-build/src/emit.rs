@@ -123,7 +123,7 @@ fn record_struct(out: &mut String, record: &RecordLayout, records: &[RecordLayou
     let repr = if record.align > natural { format!("C, align({})", record.align) } else { "C".to_string() };
     let _ = writeln!(
         out,
-        "#[repr({repr})]\n#[derive(Clone, Copy, Debug, Default, PartialEq)]\n#[allow(dead_code)]\npub struct {name} {{"
+        "#[repr({repr})]\n#[derive(Clone, Copy, Debug, Default, PartialEq)]\n#[allow(dead_code, non_snake_case)]\npub struct {name} {{"
     );
     for f in &record.fields {
         let _ = writeln!(out, "    pub {}: {},", ident(&f.name), elem_rust(&f.ty, records));

@@ -508,10 +508,13 @@ impl<'g, 'a> FnLowering<'g, 'a> {
     /// A fresh C name for a local being declared.
     pub fn declare_local(&mut self, id: LocalId) -> String {
         let source = self.g.local_info(id).map(|l| l.name.clone()).unwrap_or_else(|| "v".into());
-        // The value a tuple pattern destructures: `tuple`, `tuple_1`...
-        let source = match source.starts_with(crate::syntax::TUPLE_VALUE_PREFIX) {
-            true => "tuple".into(),
-            false => source,
+        // The value a tuple pattern destructures: `tuple`, `tuple_1`...; the value a `match` tests: `matched`.
+        let source = if source.starts_with(crate::syntax::TUPLE_VALUE_PREFIX) {
+            "tuple".into()
+        } else if source.starts_with(crate::syntax::MATCH_VALUE_PREFIX) {
+            "matched".into()
+        } else {
+            source
         };
         let name = self.names.fresh(&source);
         self.locals.insert(id, name.clone());

@@ -68,6 +68,10 @@ pub fn origin_message(origin: &Origin, names: Words) -> String {
         OriginKind::Let(x) if names.local(x).starts_with(crate::syntax::TUPLE_VALUE_PREFIX) => {
             format!("this tuple is bound to a {level} value here")
         }
+        // The value a `match` tests has a hidden name too: the label is on the matched expression.
+        OriginKind::Let(x) if names.local(x).starts_with(crate::syntax::MATCH_VALUE_PREFIX) => {
+            format!("the matched value is {level} here")
+        }
         OriginKind::Let(x) => format!("`{}` is bound to a {level} value here", names.local(x)),
         OriginKind::Assign(x) => format!("`{}` is assigned a {level} value here", names.local(x)),
         OriginKind::AssignInDivergence(x) => {

@@ -1,6 +1,6 @@
 //! The AST builder the grammar's actions call: it allocates nodes in the module's arena, turns literals and
 //! names into values, desugars Sarek's forms into the native ones (`let%superstep`, `create_array`,
-//! `let open`, tuple patterns), reads attributes, and reports what the grammar accepts but the language does not
+//! `let open`, tuple patterns, variant types and `match`), reads attributes, and reports what the grammar accepts but the language does not
 //! (E0205 for recursion and unknown extensions; E0102 for literals; E0105 for assignments). Local functions are
 //! recorded for `syntax::lift`.
 
@@ -18,9 +18,11 @@ mod launch_contract;
 mod module_params;
 mod record_update;
 mod tuples;
+mod variants;
 use launch_contract::is_contract_attribute;
 pub use record_update::COPY_NAME as RECORD_UPDATE_COPY;
 pub use tuples::TUPLE_VALUE_PREFIX;
+pub use variants::{Arm, ConstructorCase, Pattern, PatternAlternative, MATCH_VALUE_PREFIX};
 
 /// Parameters as written; `written` is set by `()` too (`let f () = ...` is a function without parameters).
 #[derive(Default)]
@@ -92,6 +94,10 @@ pub struct Builder<'s> {
     tuple_binders: Vec<(Span, tuples::TupleComponents)>,
     /// How many hidden variables tuple patterns have bound (each gets its own name).
     tuple_names: u32,
+    /// The variant types the file declared so far, whose constructors expressions and patterns name.
+    variants: Vec<variants::Variant>,
+    /// How many hidden variables `match`es have bound (each gets its own name).
+    match_names: u32,
 }
 
 impl<'s> Builder<'s> {
@@ -111,6 +117,8 @@ impl<'s> Builder<'s> {
             pending_tuples: Vec::new(),
             tuple_binders: Vec::new(),
             tuple_names: 0,
+            variants: Vec::new(),
+            match_names: 0,
         }
     }
 
@@ -216,11 +224,6 @@ impl<'s> Builder<'s> {
 
     fn path(&self, module: Option<Lexeme>, name: Lexeme) -> Path {
         Path { module: module.map(|m| Box::new(self.ident(m))), name: self.ident(name) }
-    }
-
-    /// A bare `Shared`, `Local` or other capitalised name.
-    pub fn constructor(&mut self, name: Lexeme) -> ExprId {
-        self.var((None, name))
     }
 
     pub fn global(&mut self, extension: Lexeme, name: Lexeme, l: u32, r: u32) -> ExprId {
@@ -939,19 +942,6 @@ impl<'s> Builder<'s> {
             let span = self.span(l, r);
             self.unsupported(span, "a type abbreviation", "write the type itself where it is used");
         }
-    }
-
-    /// Sarek's variant types (`type shape = Circle of float32 | Square of float32`): E0205, as `match` is.
-    pub fn variant_type(&mut self, attributes: Vec<Attribute>, name: Lexeme, l: u32, r: u32) {
-        self.type_attributes(&attributes);
-        let _ = name;
-        let span = self.span(l, r);
-        self.unsupported(
-            span,
-            "a variant type",
-            "skc has records, not variants: give the record an int32 field for the constructor and one field per \
-             payload, and test the constructor with `if`",
-        );
     }
 
     /// Sarek's `[%%kernel let name params = body]`: the kernel `name` (a constant there is E0205).

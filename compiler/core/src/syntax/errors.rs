@@ -18,8 +18,8 @@ pub fn report(text: &str, file: FileId, tokens: &[Lexeme], recoveries: Vec<Recov
     for &lexeme in tokens.iter().filter(|l| l.token == Token::Error) {
         out.push(reporter.lexer_error(lexeme));
     }
-    // After `match` or `fun` inside an expression the parser cannot tell where the construct ends: what it
-    // reports up to the next item follows from that one error.
+    // After an unexpected `match` or `fun` inside an expression the parser cannot tell where the construct ends:
+    // what it reports up to the next item follows from that one error.
     let mut quiet_until = 0;
     for recovery in recoveries {
         let (found, expected) = match recovery.error {
@@ -31,15 +31,24 @@ pub fn report(text: &str, file: FileId, tokens: &[Lexeme], recoveries: Vec<Recov
             continue;
         }
         let expected = Expected::new(&expected);
-        let diagnostic = if matches!(found.token, Token::Match | Token::Fun) && expected.expression {
+        let diagnostic = if found.token == Token::Fun && expected.expression {
             quiet_until = reporter.next_item_start(found);
-            let help = match found.token {
-                Token::Fun => "an anonymous function is written in parentheses, `(fun x -> e)`, as the argument of a device function's function parameter; otherwise use a top-level or local function",
-                _ => "use `if` and top-level functions",
-            };
+            let help = "an anonymous function is written in parentheses, `(fun x -> e)`, as the argument of a device function's function parameter; otherwise use a top-level or local function";
             Diagnostic::error("E0205", "this construct inside a kernel is not supported")
                 .primary(reporter.span(found), "this construct inside a kernel")
                 .help(help)
+        } else if found.token == Token::Match && expected.expression {
+            // A `match` where its last arm would take what follows (an operand, a `then` branch before `else`,
+            // an arm before another): the grammar admits it only in parentheses.
+            quiet_until = reporter.next_item_start(found);
+            Diagnostic::error("E0100", "a `match` here must be in parentheses")
+                .primary(reporter.span(found), "its last arm would take what follows it")
+                .help("write `(match e with ...)` or `begin match e with ... end`")
+        } else if let Some(open_match) = reporter.match_before_else(found) {
+            Diagnostic::error("E0100", "a `match` in a `then` branch before `else` must be in parentheses")
+                .primary(reporter.span(open_match), "its last arm would take the `else`")
+                .secondary(reporter.span(found), "this `else` then has no `if`")
+                .help("write `(match e with ...)` or `begin match e with ... end`")
         } else {
             reporter.unexpected(found, &expected)
         };
@@ -227,6 +236,17 @@ impl Reporter<'_> {
         d
     }
 
+    /// For an unexpected `else`: the `match` between it and the nearest `then` before it, whose last arm ended the
+    /// `then` branch (a `match` is not a `then` branch before `else` unless in parentheses).
+    fn match_before_else(&self, found: Lexeme) -> Option<Lexeme> {
+        if found.token != Token::Else {
+            return None;
+        }
+        let before = &self.tokens[..self.index_at(found.start)];
+        let then = before.iter().rposition(|l| l.token == Token::Then)?;
+        before[then..].iter().find(|l| l.token == Token::Match).copied()
+    }
+
     fn found_text(&self, found: Lexeme) -> String {
         match found.token {
             Token::Eof => "end of file".to_string(),
@@ -244,6 +264,7 @@ impl Reporter<'_> {
                     | Token::Not
                     | Token::Lnot
                     | Token::If
+                    | Token::Match
                     | Token::Let
                     | Token::For
                     | Token::While

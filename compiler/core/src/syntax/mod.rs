@@ -18,5 +18,5 @@ mod operators;
 pub mod parser;
 pub mod tokens;
 
-pub use builder::{RECORD_UPDATE_COPY, TUPLE_VALUE_PREFIX};
+pub use builder::{MATCH_VALUE_PREFIX, RECORD_UPDATE_COPY, TUPLE_VALUE_PREFIX};
 pub use parser::parse;

@@ -103,7 +103,10 @@ pub fn starts_argument(token: Token) -> bool {
 /// Tokens that end a sequence: a `;` before one of them is a trailing `;`.
 fn closes_sequence(token: Token) -> bool {
     use Token::*;
-    matches!(token, RParen | RBrace | RBracket | RArray | End | Done | In | Then | Else | Do | To | Downto | SemiSemi)
+    matches!(
+        token,
+        RParen | RBrace | RBracket | RArray | End | Done | In | Then | Else | Do | To | Downto | SemiSemi | Bar
+    )
 }
 
 /// Tokens that start a top-level item.

@@ -32,13 +32,16 @@ impl<'a> Checker<'a> {
     ) -> Type {
         let found = self.check_expr(value);
         let destructured = matches!(binder, Binder::Name(n) if n.name.starts_with(crate::syntax::TUPLE_VALUE_PREFIX));
+        let matched = matches!(binder, Binder::Name(n) if n.name.starts_with(crate::syntax::MATCH_VALUE_PREFIX));
         let declared = match annotation {
             Some(annotation) => {
                 let expected = self.lower_type(annotation);
-                let why = match destructured {
+                let why = match (destructured, matched) {
                     // The annotation of the value a tuple pattern destructures is the pattern's (`_ * _`).
-                    true => Because::of(binder.span(), "expected because of this tuple pattern"),
-                    false => Because::of(annotation.span(), "expected because of this annotation"),
+                    (true, _) => Because::of(binder.span(), "expected because of this tuple pattern"),
+                    // A matched value's is its first constructor's type, at that pattern.
+                    (_, true) => Because::of(annotation.span(), "expected because of this pattern"),
+                    _ => Because::of(annotation.span(), "expected because of this annotation"),
                 };
                 let matches = self.expect_type_because(value, &found, &expected, why);
                 // A value that does not match a tuple pattern leaves its components unknown: errors, not E0209s.

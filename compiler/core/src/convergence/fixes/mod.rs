@@ -99,6 +99,7 @@ pub fn propose(
         .iter()
         .filter_map(|(index, request)| {
             let fix = match request {
+                FixRequest::Converge { chain, .. } if chain.iter().any(|link| is_match_test(&fixer, link)) => None,
                 FixRequest::Converge { scope, op, chain, root, limit } => {
                     let request = Converge { scope: *scope, op: *op, chain, root: *root, limit: *limit };
                     cause::fix(&fixer, &request).or_else(|| guard::fix(&fixer, &request))
@@ -109,6 +110,14 @@ pub fn propose(
             (fix.span.file == crate::source::FileId(0)).then_some((*index, fix))
         })
         .collect()
+}
+
+/// Is `link` the test of an arm of a `match`? The parser wrote it (`{match0}.Tag_t = 1`, spanning the `match`
+/// and its scrutinee), so its text is not a condition an edit could copy: no edit is offered through one.
+fn is_match_test(f: &syntax::Fixer, link: &Link) -> bool {
+    use crate::syntax::ast::ExprKind;
+    let reads_matched_value = |kind: &ExprKind| matches!(kind, ExprKind::Var(p) if p.name.name.starts_with(crate::syntax::MATCH_VALUE_PREFIX));
+    link.kind == DivergenceKind::Branch && f.find(link.span, reads_matched_value).is_some()
 }
 
 /// A [`FixRequest::Converge`], borrowed.
