@@ -1441,6 +1441,12 @@ fn by_spelling() -> &'static FxHashMap<&'static str, &'static Builtin> {
     })
 }
 
+/// Every spelling (name or alias) of a builtin, each once, with the first builtin that has it (as [`lookup`]
+/// finds it).
+pub fn spellings() -> impl Iterator<Item = (&'static str, &'static Builtin)> {
+    by_spelling().iter().map(|(spelling, builtin)| (*spelling, *builtin))
+}
+
 /// Every spelling of every builtin, for "did you mean" suggestions.
 pub fn all_names() -> impl Iterator<Item = &'static str> {
     BUILTINS.iter().flat_map(|b| std::iter::once(b.name).chain(b.aliases.iter().copied()))

@@ -177,13 +177,8 @@ impl Checker<'_> {
     /// Types, without diagnostics, the expressions no rule visited: the parser replaces `a.(i)`, `r.f` and `x`
     /// by `a.(i) <- v`, `r.f <- v` and `x := v` but keeps the originals in the arena, where a hover may find them.
     fn type_orphans(&mut self) {
-        let assign_targets: crate::fxhash::FxHashMap<crate::source::Span, ExprId> = (0..self.module.exprs.len())
-            .map(|i| ExprId(i as u32))
-            .filter_map(|id| match self.kind(id) {
-                ExprKind::Assign { target, .. } => Some((target.span(), id)),
-                _ => None,
-            })
-            .collect();
+        // The assignments by the span of their target, built at the first orphan name (most modules have none).
+        let mut assign_targets: Option<FxHashMap<crate::source::Span, ExprId>> = None;
         for index in 0..self.types.len() {
             if self.types[index].is_some() {
                 continue;
@@ -193,7 +188,8 @@ impl Checker<'_> {
                 ExprKind::Index { array, .. } => self.vars.resolve(&self.type_of(*array)).element().cloned(),
                 ExprKind::Field { record, field } => self.quiet_field_type(*record, &field.name),
                 ExprKind::Var(path) => {
-                    assign_targets.get(&path.span()).and_then(|a| self.info.resolution(*a)).map(|r| match r {
+                    let targets = assign_targets.get_or_insert_with(|| self.assignments_by_target());
+                    targets.get(&path.span()).and_then(|a| self.info.resolution(*a)).map(|r| match r {
                         Resolution::Local(l) => self.local_type(l),
                         _ => Type::Error,
                     })
@@ -202,6 +198,16 @@ impl Checker<'_> {
             };
             self.types[index] = Some(ty.unwrap_or(Type::Error));
         }
+    }
+
+    fn assignments_by_target(&self) -> FxHashMap<crate::source::Span, ExprId> {
+        (0..self.module.exprs.len())
+            .map(|i| ExprId(i as u32))
+            .filter_map(|id| match self.kind(id) {
+                ExprKind::Assign { target, .. } => Some((target.span(), id)),
+                _ => None,
+            })
+            .collect()
     }
 
     fn quiet_field_type(&self, record: ExprId, field: &str) -> Option<Type> {

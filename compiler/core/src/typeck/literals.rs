@@ -48,8 +48,11 @@ impl Checker<'_> {
         for index in 0..self.module.exprs.len() {
             let id = ExprId(index as u32);
             if let ExprKind::Float { value, .. } = self.kind(id) {
-                let ty = self.vars.zonk(&self.type_of(id));
+                // A float type is a scalar: resolving the variable is all zonking would do, and nothing is cloned.
+                let Some(Some(stored)) = self.types.get(index) else { continue };
+                let ty = self.vars.resolve_ref(stored);
                 if ty.is_float() {
+                    let ty = ty.clone();
                     self.report_float_fit(id, *value, &ty);
                 }
             }
