@@ -355,13 +355,26 @@ fn strip_vars(ty: Type) -> Type {
     }
 }
 
+/// Does `ty` hold a type variable? Inlined for the common answers (a variable, a scalar): it is asked of every
+/// expression's type.
+#[inline]
 fn contains_var(ty: &Type) -> bool {
     match ty {
         Type::Var(_) => true,
+        Type::Vector(_) | Type::Ref(_) | Type::Array { .. } | Type::ConstArray { .. } | Type::Tuple(_) => {
+            constructed_contains_var(ty)
+        }
+        _ => false,
+    }
+}
+
+/// [`contains_var`] of a type built from others.
+fn constructed_contains_var(ty: &Type) -> bool {
+    match ty {
         Type::Vector(e) | Type::Ref(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => {
             contains_var(e)
         }
         Type::Tuple(components) => components.iter().any(contains_var),
-        _ => false,
+        _ => contains_var(ty),
     }
 }
