@@ -23,10 +23,8 @@ impl Checker<'_> {
         self.check_returned_cells();
         self.check_kernel_params();
         self.check_stored_types();
-        self.check_tuple_components();
-        self.check_float_literals();
+        self.check_final_expressions();
         self.type_orphans();
-        self.record_constant_conditions();
         self.substitute_all();
         self.check_dimensions();
         self.export_aliases();
@@ -216,19 +214,31 @@ impl Checker<'_> {
         info.fields.iter().find(|(name, _)| name == field).map(|(_, ty)| ty.clone())
     }
 
-    /// Replaces every variable in the result by its (defaulted) type.
-    /// Records the condition of every `if` that is a compile-time constant (`TypeInfo::constant_conditions`), before
-    /// the types are substituted (constant evaluation reads them through the variable table).
-    fn record_constant_conditions(&mut self) {
-        for index in 0..self.module.exprs.len() {
+    /// The checks and records of single expressions that need their final types, in one pass over the arena:
+    /// a tuple's components (`check_tuple_components`), a float literal's value (`check_float_literal`), an `if`
+    /// whose condition is a compile-time constant (`record_constant_condition`, before the types are substituted:
+    /// constant evaluation reads them through the variable table).
+    fn check_final_expressions(&mut self) {
+        let module = self.module;
+        for (index, kind) in module.exprs.iter().enumerate() {
             let id = ExprId(index as u32);
-            let ExprKind::If { cond, .. } = self.kind(id) else { continue };
-            if let Ok(crate::types::ConstValue::Bool(value)) = self.eval_const(*cond) {
-                self.info.constant_conditions.insert(id, value);
+            match kind {
+                ExprKind::Tuple(components) => self.check_tuple_components(id, components),
+                ExprKind::Float { value, .. } => self.check_float_literal(id, *value),
+                ExprKind::If { cond, .. } => self.record_constant_condition(id, *cond),
+                _ => {}
             }
         }
     }
 
+    /// Records the condition of `if_expr` if it is a compile-time constant (`TypeInfo::constant_conditions`).
+    fn record_constant_condition(&mut self, if_expr: ExprId, cond: ExprId) {
+        if let Ok(crate::types::ConstValue::Bool(value)) = self.eval_const(cond) {
+            self.info.constant_conditions.insert(if_expr, value);
+        }
+    }
+
+    /// Replaces every variable in the result by its (defaulted) type.
     fn substitute_all(&mut self) {
         let mut finals = FinalTypes::new(&self.vars);
         // In place: `Option<Type>` and `Type` have the same layout, so the vector is reused. A type without
