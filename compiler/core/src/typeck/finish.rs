@@ -115,10 +115,12 @@ impl Checker<'_> {
     }
 
     fn check_comparable(&mut self, ty: &Type, expr: crate::syntax::ast::ExprId) {
-        let ty = self.vars.zonk(ty);
-        if ty.is_numeric() || matches!(ty, Type::Bool | Type::Error) {
+        // The types that pass are scalars, which resolving shows; zonking (a copy) is left to the report.
+        let resolved = self.vars.resolve_ref(ty);
+        if resolved.is_numeric() || matches!(resolved, Type::Bool | Type::Error) {
             return;
         }
+        let ty = self.vars.zonk(ty);
         let shown = self.info.display(&ty);
         let d = Diagnostic::error("E0201", format!("mismatched types: expected a number or bool, found {shown}"))
             .primary(self.span(expr), format!("cannot compare values of type {shown}"));
@@ -126,10 +128,15 @@ impl Checker<'_> {
     }
 
     fn check_discarded(&mut self, expr: crate::syntax::ast::ExprId) {
-        let ty = self.vars.zonk(&self.type_of(expr));
-        if matches!(ty, Type::Unit | Type::Error) {
+        // As in `check_comparable`: the types that pass are scalars, read in place.
+        let passes = match self.types.get(expr.index()) {
+            Some(Some(ty)) => matches!(self.vars.resolve_ref(ty), Type::Unit | Type::Error),
+            _ => true, // no type: `type_of` reads it as `Type::Error`
+        };
+        if passes {
             return;
         }
+        let ty = self.vars.zonk(&self.type_of(expr));
         let shown = self.info.display(&ty);
         let d = Diagnostic::warning("W0003", "this value is discarded")
             .primary(self.span(expr), format!("this is {shown}, not unit"))
