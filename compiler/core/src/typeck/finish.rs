@@ -322,6 +322,11 @@ impl<'v> FinalTypes<'v> {
 
     #[inline]
     fn of_var(&mut self, index: usize, ty: &Type) -> Type {
+        // A variable bound to a scalar (most of them) is answered without the cache: the scalar is rebuilt in
+        // place, where a cached answer is cloned into the cache and out of it.
+        if let Some(scalar) = leaf_copy(self.vars.resolve_ref(ty)) {
+            return scalar;
+        }
         if let Some(Some(known)) = self.of_var.get(index) {
             return known.clone();
         }
@@ -331,6 +336,32 @@ impl<'v> FinalTypes<'v> {
         }
         computed
     }
+}
+
+/// A copy of `ty` if it holds no other type (a scalar, a record, `Type::Error`), made without a call; `None` for
+/// the rest (variables, constructed types).
+#[inline]
+fn leaf_copy(ty: &Type) -> Option<Type> {
+    Some(match ty {
+        Type::Int32 => Type::Int32,
+        Type::Int64 => Type::Int64,
+        Type::UInt32 => Type::UInt32,
+        Type::UInt64 => Type::UInt64,
+        Type::Float32 => Type::Float32,
+        Type::Float64 => Type::Float64,
+        Type::Float16 => Type::Float16,
+        Type::BFloat16 => Type::BFloat16,
+        Type::Bool => Type::Bool,
+        Type::Unit => Type::Unit,
+        Type::Record(id) => Type::Record(*id),
+        Type::Error => Type::Error,
+        Type::Vector(_)
+        | Type::Array { .. }
+        | Type::ConstArray { .. }
+        | Type::Ref(_)
+        | Type::Tuple(_)
+        | Type::Var(_) => return None,
+    })
 }
 
 /// `ty` with its variables substituted (and any left, none should be, made `Type::Error`); most types are
