@@ -1418,7 +1418,12 @@ pub fn min_sm(builtin: &Builtin) -> Option<u32> {
 /// element: `atomic_add` on bfloat16 is `atom.add.noftz.bf16`, which PTX has from sm_90 on (float16's from sm_70,
 /// older than every target NVRTC 13 has).
 pub fn min_sm_for_element(builtin: &Builtin, element: &crate::types::Type) -> Option<u32> {
-    (builtin.name == "atomic_add" && *element == crate::types::Type::BFloat16).then_some(90)
+    (min_sm_depends_on_element(builtin) && *element == crate::types::Type::BFloat16).then_some(90)
+}
+
+/// Can [`min_sm_for_element`] answer anything for `builtin` (so that its element type is worth looking for)?
+pub fn min_sm_depends_on_element(builtin: &Builtin) -> bool {
+    builtin.name == "atomic_add"
 }
 
 /// Is `builtin` a shuffle within groups of lanes (its last argument the group's width, a power of two up to 32)?
@@ -1439,6 +1444,12 @@ fn by_spelling() -> &'static FxHashMap<&'static str, &'static Builtin> {
         }
         table
     })
+}
+
+/// Every spelling (name or alias) of a builtin, each once, with the first builtin that has it (as [`lookup`]
+/// finds it).
+pub fn spellings() -> impl Iterator<Item = (&'static str, &'static Builtin)> {
+    by_spelling().iter().map(|(spelling, builtin)| (*spelling, *builtin))
 }
 
 /// Every spelling of every builtin, for "did you mean" suggestions.

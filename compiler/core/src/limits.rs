@@ -24,7 +24,11 @@ impl Limits<'_> {
             if never_run.get(e.index()).copied().unwrap_or(false) {
                 continue;
             }
-            let element = self.first_argument_element(e);
+            // The element type is looked for only where it may matter (one builtin); most calls are not atomics.
+            let element = match crate::builtins::min_sm_depends_on_element(builtin) {
+                true => self.first_argument_element(e),
+                false => None,
+            };
             let for_element = element.as_ref().and_then(|ty| crate::builtins::min_sm_for_element(builtin, ty));
             let Some(sm) = crate::builtins::min_sm(builtin).or(for_element) else { continue };
             if sm <= self.target.sm {
@@ -150,11 +154,15 @@ impl Limits<'_> {
             };
             let end = root.index().min(module.exprs.len().saturating_sub(1));
             let facts = &mut out[index];
-            for e in (start..=end).map(|e| ExprId(e as u32)) {
-                if never_run.get(e.index()).copied().unwrap_or(false) {
+            // The body's nodes and whether each never runs, side by side (no index checked per node).
+            let body = module.exprs.get(start..=end).unwrap_or_default();
+            let body_never_runs = never_run.get(start..=end).unwrap_or_default();
+            for (offset, (kind, never_runs)) in body.iter().zip(body_never_runs).enumerate() {
+                if *never_runs {
                     continue;
                 }
-                match (module.expr(e), self.info.resolution(e)) {
+                let e = ExprId((start + offset) as u32);
+                match (kind, self.info.resolution(e)) {
                     (ExprKind::LetArray { .. }, _) => facts.arrays.extend(self.array_decl(e)),
                     (_, Some(Resolution::Function(f))) => facts.callees.push(f),
                     (_, Some(Resolution::Constant(c))) => facts.constants.push(c),

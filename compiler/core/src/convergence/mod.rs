@@ -51,6 +51,9 @@ pub struct UniformityInfo {
     varying_ifs: Vec<ExprId>,
     /// While a loop's rounds report speculatively (`walk::speculation`): what `set` changed, to undo it.
     journal: Option<Box<InfoJournal>>,
+    /// The journal of the last speculation, emptied, for the next one: its vectors keep their room instead of
+    /// growing again from empty for every loop.
+    spare_journal: Option<Box<InfoJournal>>,
 }
 
 /// The changes of [`UniformityInfo::set`] while a speculation is open: each expression's level and source before
@@ -81,6 +84,7 @@ impl UniformityInfo {
             kernel_min_levels: Vec::new(),
             varying_ifs: Vec::new(),
             journal: None,
+            spare_journal: None,
         }
     }
 
@@ -111,13 +115,18 @@ impl UniformityInfo {
 
     /// Starts (or, nested, marks) the journal of `set`.
     fn begin_journal(&mut self) -> InfoMark {
-        let journal = self.journal.get_or_insert_with(Box::default);
+        let spare = &mut self.spare_journal;
+        let journal = self.journal.get_or_insert_with(|| spare.take().unwrap_or_default());
         InfoMark { expressions: journal.expressions.len(), origins: journal.origins.len(), roots: self.roots.len() }
     }
 
     /// Ends the journal: what `set` changed stands.
     fn end_journal(&mut self) {
-        self.journal = None;
+        if let Some(mut journal) = self.journal.take() {
+            journal.expressions.clear();
+            journal.origins.clear();
+            self.spare_journal = Some(journal);
+        }
     }
 
     /// Undoes what `set` changed since `mark`.

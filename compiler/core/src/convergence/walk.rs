@@ -90,6 +90,8 @@ pub struct Walker<'a> {
     assigns_nothing: Rc<Vec<LocalId>>,
     /// Scratch stack of the syntactic walks.
     pending: Vec<ExprId>,
+    /// Scratch of `assigned_locals`: the locals found so far (before sorting), shared by its nested calls.
+    assigned_scratch: Vec<LocalId>,
     /// Vectors of values given back after use (a branch's snapshots, a builtin's argument values), reused instead
     /// of allocating two per `if` and one per builtin call.
     spare_values: Vec<Vec<Value>>,
@@ -159,6 +161,7 @@ impl<'a> Walker<'a> {
             straight_cache: FxHashMap::default(),
             assigns_nothing: Rc::new(Vec::new()),
             pending: Vec::new(),
+            assigned_scratch: Vec::new(),
             spare_values: Vec::new(),
             diagnostics: Vec::new(),
             fix_requests: Vec::new(),
@@ -547,8 +550,10 @@ impl<'a> Walker<'a> {
         if let Some(found) = self.assigned_cache.get(&e) {
             return found.clone();
         }
-        let mut out = Vec::new();
-        // `pending` is shared with the nested calls: each works above the entries it found there.
+        // `pending` (the walk) and `assigned_scratch` (the locals found) are shared with the nested calls: each
+        // works above the entries it found there, and gives them back.
+        let mut out = std::mem::take(&mut self.assigned_scratch);
+        let out_base = out.len();
         let mut stack = std::mem::take(&mut self.pending);
         let base = stack.len();
         stack.push(e);
@@ -557,8 +562,10 @@ impl<'a> Walker<'a> {
             match self.module.expr(x) {
                 ExprKind::If { .. } | ExprKind::While { .. } | ExprKind::For { .. } if x != e => {
                     self.pending = stack;
+                    self.assigned_scratch = out;
                     let nested = self.assigned_locals(x);
                     stack = std::mem::take(&mut self.pending);
+                    out = std::mem::take(&mut self.assigned_scratch);
                     out.extend_from_slice(&nested);
                     continue;
                 }
@@ -578,11 +585,19 @@ impl<'a> Walker<'a> {
             self.module.push_children(x, &mut stack);
         }
         self.pending = stack;
-        out.sort();
-        out.dedup();
-        let out = if out.is_empty() { self.assigns_nothing.clone() } else { Rc::new(out) };
-        self.assigned_cache.insert(e, out.clone());
-        out
+        let found = &mut out[out_base..];
+        found.sort_unstable();
+        let mut unique = Vec::with_capacity(found.len());
+        for &local in found.iter() {
+            if unique.last() != Some(&local) {
+                unique.push(local);
+            }
+        }
+        out.truncate(out_base);
+        self.assigned_scratch = out;
+        let unique = if unique.is_empty() { self.assigns_nothing.clone() } else { Rc::new(unique) };
+        self.assigned_cache.insert(e, unique.clone());
+        unique
     }
 
     /// The `ref` cells and arrays a call may write: every one passed to a device function, the first argument of

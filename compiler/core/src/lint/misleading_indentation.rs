@@ -56,7 +56,7 @@ fn misleading(module: &Module, sources: &SourceMap, seq: ExprId, first: ExprId, 
     }
     // Between the guarded statement and the next one, only the `;` (a `)` or `end` shows where the branch ends).
     let between = text(sources, Span { start: guarded_span.end, end: next.start, file: next.file });
-    if is_jump(module, guarded) || !is_blank(&between.replacen(';', " ", 1)) {
+    if is_jump(module, guarded) || !is_blank_but_a_semicolon(between) {
         return None;
     }
     let source = sources.file(next.file);
@@ -95,6 +95,12 @@ fn misleading(module: &Module, sources: &SourceMap, seq: ExprId, first: ExprId, 
 
 fn text(sources: &SourceMap, span: Span) -> &str {
     sources.file(span.file).text.get(span.range()).unwrap_or("")
+}
+
+/// Only whitespace and comments once the first `;` is read as a space. Nearly always only the `;` and blanks:
+/// that is answered without building the text with the space.
+fn is_blank_but_a_semicolon(text: &str) -> bool {
+    text.trim() == ";" || is_blank(&text.replacen(';', " ", 1))
 }
 
 /// Only whitespace and comments.

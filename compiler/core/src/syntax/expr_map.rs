@@ -35,6 +35,11 @@ impl<T> ExprMap<T> {
         ExprMap { slots, keys: Vec::new() }
     }
 
+    /// Room for `additional` more keys, where the caller knows about how many it will insert.
+    pub fn reserve(&mut self, additional: usize) {
+        self.keys.reserve(additional);
+    }
+
     #[inline]
     pub fn get(&self, e: &ExprId) -> Option<&T> {
         self.slots.get(e.index()).and_then(Option::as_ref)

@@ -33,9 +33,7 @@ impl Name {
         if text.len() > INLINE_CAPACITY {
             return Name(Repr::Heap(Arc::new(Box::from(text))));
         }
-        let mut bytes = [0; INLINE_CAPACITY];
-        bytes[..text.len()].copy_from_slice(text.as_bytes());
-        Name(Repr::Inline { len: text.len() as u8, bytes })
+        Name(Repr::Inline { len: text.len() as u8, bytes: inline_bytes(text.as_bytes()) })
     }
 
     pub fn as_str(&self) -> &str {
@@ -46,6 +44,27 @@ impl Name {
             Repr::Heap(text) => text,
         }
     }
+}
+
+/// `text` (at most [`INLINE_CAPACITY`] bytes) followed by zeros. Copied as two overlapping words (or one byte at
+/// a time when shorter than four) instead of by a call to copy memory: the parser makes a name for every
+/// identifier, most of them a few bytes long.
+#[inline]
+fn inline_bytes(text: &[u8]) -> [u8; INLINE_CAPACITY] {
+    let mut bytes = [0; INLINE_CAPACITY];
+    let len = text.len();
+    if len >= 8 {
+        bytes[..8].copy_from_slice(&text[..8]);
+        bytes[len - 8..len].copy_from_slice(&text[len - 8..]);
+    } else if len >= 4 {
+        bytes[..4].copy_from_slice(&text[..4]);
+        bytes[len - 4..len].copy_from_slice(&text[len - 4..]);
+    } else {
+        for (slot, byte) in bytes.iter_mut().zip(text) {
+            *slot = *byte;
+        }
+    }
+    bytes
 }
 
 impl Default for Name {
@@ -185,6 +204,12 @@ mod tests {
             assert_eq!(String::from(name), text);
         }
         assert!(matches!(Name::new("fourteen_bytes").0, Repr::Inline { .. }));
+        for len in 0..=INLINE_CAPACITY {
+            let text = &"abcdefghijklmn"[..len];
+            let Repr::Inline { len: stored, bytes } = Name::new(text).0 else { panic!("{text} is inline") };
+            assert_eq!((stored as usize, &bytes[..len]), (len, text.as_bytes()));
+            assert!(bytes[len..].iter().all(|&b| b == 0), "{text}: the bytes past the text are zero");
+        }
         assert!(matches!(Name::new(long).0, Repr::Heap(_)));
         assert_eq!(std::mem::size_of::<Name>(), 16);
     }

@@ -199,9 +199,12 @@ impl Checker<'_> {
             }
             Some(Named::Builtin(builtin)) => {
                 let ret = self.check_builtin_call(callee, builtin, args, &found);
-                let mut types = found.clone();
-                types.push(ret.clone());
-                self.defer_half_check(id, super::half::HalfUse::Builtin { builtin, types });
+                if !super::half::allows_half(builtin) {
+                    let mut types = Vec::with_capacity(found.len() + 1);
+                    types.extend_from_slice(&found);
+                    types.push(ret.clone());
+                    self.defer_half_check(id, super::half::HalfUse::Builtin { builtin, types });
+                }
                 Some(ret)
             }
             Some(Named::Item(ValueItem::Function(f))) => Some(self.check_function_call(id, callee, f, args, &found)),

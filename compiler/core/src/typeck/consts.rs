@@ -73,9 +73,11 @@ impl Checker<'_> {
                 }
                 self.info.constants.get(index).map(|c| c.value.clone()).ok_or(EvalError::Poisoned)
             }
-            Some(Resolution::Builtin(builtin)) => {
+            // Most builtin names (`thread_idx_x`) have no constant value: their type is not worked out.
+            Some(Resolution::Builtin(builtin)) if builtin.value.is_some() => {
                 builtin_constant(builtin, &self.concrete_type(id)).ok_or(EvalError::NotConstant(id))
             }
+            Some(Resolution::Builtin(_)) => Err(EvalError::NotConstant(id)),
             None if self.type_of(id) == Type::Error => Err(EvalError::Poisoned),
             _ => Err(EvalError::NotConstant(id)),
         }

@@ -23,10 +23,8 @@ impl Checker<'_> {
         self.check_returned_cells();
         self.check_kernel_params();
         self.check_stored_types();
-        self.check_tuple_components();
-        self.check_float_literals();
+        self.check_final_expressions();
         self.type_orphans();
-        self.record_constant_conditions();
         self.substitute_all();
         self.check_dimensions();
         self.export_aliases();
@@ -117,10 +115,12 @@ impl Checker<'_> {
     }
 
     fn check_comparable(&mut self, ty: &Type, expr: crate::syntax::ast::ExprId) {
-        let ty = self.vars.zonk(ty);
-        if ty.is_numeric() || matches!(ty, Type::Bool | Type::Error) {
+        // The types that pass are scalars, which resolving shows; zonking (a copy) is left to the report.
+        let resolved = self.vars.resolve_ref(ty);
+        if resolved.is_numeric() || matches!(resolved, Type::Bool | Type::Error) {
             return;
         }
+        let ty = self.vars.zonk(ty);
         let shown = self.info.display(&ty);
         let d = Diagnostic::error("E0201", format!("mismatched types: expected a number or bool, found {shown}"))
             .primary(self.span(expr), format!("cannot compare values of type {shown}"));
@@ -128,10 +128,15 @@ impl Checker<'_> {
     }
 
     fn check_discarded(&mut self, expr: crate::syntax::ast::ExprId) {
-        let ty = self.vars.zonk(&self.type_of(expr));
-        if matches!(ty, Type::Unit | Type::Error) {
+        // As in `check_comparable`: the types that pass are scalars, read in place.
+        let passes = match self.types.get(expr.index()) {
+            Some(Some(ty)) => matches!(self.vars.resolve_ref(ty), Type::Unit | Type::Error),
+            _ => true, // no type: `type_of` reads it as `Type::Error`
+        };
+        if passes {
             return;
         }
+        let ty = self.vars.zonk(&self.type_of(expr));
         let shown = self.info.display(&ty);
         let d = Diagnostic::warning("W0003", "this value is discarded")
             .primary(self.span(expr), format!("this is {shown}, not unit"))
@@ -177,13 +182,8 @@ impl Checker<'_> {
     /// Types, without diagnostics, the expressions no rule visited: the parser replaces `a.(i)`, `r.f` and `x`
     /// by `a.(i) <- v`, `r.f <- v` and `x := v` but keeps the originals in the arena, where a hover may find them.
     fn type_orphans(&mut self) {
-        let assign_targets: crate::fxhash::FxHashMap<crate::source::Span, ExprId> = (0..self.module.exprs.len())
-            .map(|i| ExprId(i as u32))
-            .filter_map(|id| match self.kind(id) {
-                ExprKind::Assign { target, .. } => Some((target.span(), id)),
-                _ => None,
-            })
-            .collect();
+        // The assignments by the span of their target, built at the first orphan name (most modules have none).
+        let mut assign_targets: Option<FxHashMap<crate::source::Span, ExprId>> = None;
         for index in 0..self.types.len() {
             if self.types[index].is_some() {
                 continue;
@@ -193,7 +193,8 @@ impl Checker<'_> {
                 ExprKind::Index { array, .. } => self.vars.resolve(&self.type_of(*array)).element().cloned(),
                 ExprKind::Field { record, field } => self.quiet_field_type(*record, &field.name),
                 ExprKind::Var(path) => {
-                    assign_targets.get(&path.span()).and_then(|a| self.info.resolution(*a)).map(|r| match r {
+                    let targets = assign_targets.get_or_insert_with(|| self.assignments_by_target());
+                    targets.get(&path.span()).and_then(|a| self.info.resolution(*a)).map(|r| match r {
                         Resolution::Local(l) => self.local_type(l),
                         _ => Type::Error,
                     })
@@ -204,25 +205,47 @@ impl Checker<'_> {
         }
     }
 
+    fn assignments_by_target(&self) -> FxHashMap<crate::source::Span, ExprId> {
+        (0..self.module.exprs.len())
+            .map(|i| ExprId(i as u32))
+            .filter_map(|id| match self.kind(id) {
+                ExprKind::Assign { target, .. } => Some((target.span(), id)),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn quiet_field_type(&self, record: ExprId, field: &str) -> Option<Type> {
         let Type::Record(id) = self.vars.resolve(&self.type_of(record)) else { return None };
         let info = self.info.records.get(id.0 as usize)?;
         info.fields.iter().find(|(name, _)| name == field).map(|(_, ty)| ty.clone())
     }
 
-    /// Replaces every variable in the result by its (defaulted) type.
-    /// Records the condition of every `if` that is a compile-time constant (`TypeInfo::constant_conditions`), before
-    /// the types are substituted (constant evaluation reads them through the variable table).
-    fn record_constant_conditions(&mut self) {
-        for index in 0..self.module.exprs.len() {
+    /// The checks and records of single expressions that need their final types, in one pass over the arena:
+    /// a tuple's components (`check_tuple_components`), a float literal's value (`check_float_literal`), an `if`
+    /// whose condition is a compile-time constant (`record_constant_condition`, before the types are substituted:
+    /// constant evaluation reads them through the variable table).
+    fn check_final_expressions(&mut self) {
+        let module = self.module;
+        for (index, kind) in module.exprs.iter().enumerate() {
             let id = ExprId(index as u32);
-            let ExprKind::If { cond, .. } = self.kind(id) else { continue };
-            if let Ok(crate::types::ConstValue::Bool(value)) = self.eval_const(*cond) {
-                self.info.constant_conditions.insert(id, value);
+            match kind {
+                ExprKind::Tuple(components) => self.check_tuple_components(id, components),
+                ExprKind::Float { value, .. } => self.check_float_literal(id, *value),
+                ExprKind::If { cond, .. } => self.record_constant_condition(id, *cond),
+                _ => {}
             }
         }
     }
 
+    /// Records the condition of `if_expr` if it is a compile-time constant (`TypeInfo::constant_conditions`).
+    fn record_constant_condition(&mut self, if_expr: ExprId, cond: ExprId) {
+        if let Ok(crate::types::ConstValue::Bool(value)) = self.eval_const(cond) {
+            self.info.constant_conditions.insert(if_expr, value);
+        }
+    }
+
+    /// Replaces every variable in the result by its (defaulted) type.
     fn substitute_all(&mut self) {
         let mut finals = FinalTypes::new(&self.vars);
         // In place: `Option<Type>` and `Type` have the same layout, so the vector is reused. A type without
@@ -299,6 +322,11 @@ impl<'v> FinalTypes<'v> {
 
     #[inline]
     fn of_var(&mut self, index: usize, ty: &Type) -> Type {
+        // A variable bound to a scalar (most of them) is answered without the cache: the scalar is rebuilt in
+        // place, where a cached answer is cloned into the cache and out of it.
+        if let Some(scalar) = leaf_copy(self.vars.resolve_ref(ty)) {
+            return scalar;
+        }
         if let Some(Some(known)) = self.of_var.get(index) {
             return known.clone();
         }
@@ -308,6 +336,32 @@ impl<'v> FinalTypes<'v> {
         }
         computed
     }
+}
+
+/// A copy of `ty` if it holds no other type (a scalar, a record, `Type::Error`), made without a call; `None` for
+/// the rest (variables, constructed types).
+#[inline]
+fn leaf_copy(ty: &Type) -> Option<Type> {
+    Some(match ty {
+        Type::Int32 => Type::Int32,
+        Type::Int64 => Type::Int64,
+        Type::UInt32 => Type::UInt32,
+        Type::UInt64 => Type::UInt64,
+        Type::Float32 => Type::Float32,
+        Type::Float64 => Type::Float64,
+        Type::Float16 => Type::Float16,
+        Type::BFloat16 => Type::BFloat16,
+        Type::Bool => Type::Bool,
+        Type::Unit => Type::Unit,
+        Type::Record(id) => Type::Record(*id),
+        Type::Error => Type::Error,
+        Type::Vector(_)
+        | Type::Array { .. }
+        | Type::ConstArray { .. }
+        | Type::Ref(_)
+        | Type::Tuple(_)
+        | Type::Var(_) => return None,
+    })
 }
 
 /// `ty` with its variables substituted (and any left, none should be, made `Type::Error`); most types are
@@ -349,13 +403,26 @@ fn strip_vars(ty: Type) -> Type {
     }
 }
 
+/// Does `ty` hold a type variable? Inlined for the common answers (a variable, a scalar): it is asked of every
+/// expression's type.
+#[inline]
 fn contains_var(ty: &Type) -> bool {
     match ty {
         Type::Var(_) => true,
+        Type::Vector(_) | Type::Ref(_) | Type::Array { .. } | Type::ConstArray { .. } | Type::Tuple(_) => {
+            constructed_contains_var(ty)
+        }
+        _ => false,
+    }
+}
+
+/// [`contains_var`] of a type built from others.
+fn constructed_contains_var(ty: &Type) -> bool {
+    match ty {
         Type::Vector(e) | Type::Ref(e) | Type::Array { elem: e, .. } | Type::ConstArray { elem: e, .. } => {
             contains_var(e)
         }
         Type::Tuple(components) => components.iter().any(contains_var),
-        _ => false,
+        _ => contains_var(ty),
     }
 }

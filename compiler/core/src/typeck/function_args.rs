@@ -169,10 +169,13 @@ fn walk_scoped(module: &Module, root: ExprId, params: &[Name], mut visit: impl F
         };
         let Some(kind) = module.exprs.get(id.index()) else { continue };
         visit(id, kind, &scope);
+        // What is visited before the name is bound, last first (no vector: one per `let` otherwise).
         let (name, before, body) = match kind {
-            ExprKind::Let { binder, value, body, .. } => (binder.name().map(|n| n.name.clone()), vec![*value], *body),
-            ExprKind::LetArray { name, size, body, .. } => (Some(name.name.clone()), vec![*size], *body),
-            ExprKind::For { var, start, end, body, .. } => (Some(var.name.clone()), vec![*end, *start], *body),
+            ExprKind::Let { binder, value, body, .. } => {
+                (binder.name().map(|n| n.name.clone()), [Some(*value), None], *body)
+            }
+            ExprKind::LetArray { name, size, body, .. } => (Some(name.name.clone()), [Some(*size), None], *body),
+            ExprKind::For { var, start, end, body, .. } => (Some(var.name.clone()), [Some(*end), Some(*start)], *body),
             other => {
                 for_each_child(other, |child| steps.push(Step::Visit(child)));
                 continue;
@@ -183,7 +186,7 @@ fn walk_scoped(module: &Module, root: ExprId, params: &[Name], mut visit: impl F
         if let Some(name) = name {
             steps.push(Step::Bind(name));
         }
-        steps.extend(before.into_iter().map(Step::Visit));
+        steps.extend(before.into_iter().flatten().map(Step::Visit));
     }
 }
 

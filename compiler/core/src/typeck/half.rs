@@ -50,10 +50,15 @@ pub(crate) enum HalfUse {
     Power { operand: Type },
 }
 
+/// Is `builtin` defined on 16-bit floats (so a call needs no check of its operands' types)?
+pub(crate) fn allows_half(builtin: &Builtin) -> bool {
+    HALF_BUILTINS.contains(&builtin.name)
+}
+
 impl Checker<'_> {
     pub(crate) fn defer_half_check(&mut self, expr: ExprId, what: HalfUse) {
         let allowed = match &what {
-            HalfUse::Builtin { builtin, .. } => HALF_BUILTINS.contains(&builtin.name),
+            HalfUse::Builtin { builtin, .. } => allows_half(builtin),
             HalfUse::Power { .. } => false,
         };
         if !allowed {
@@ -63,8 +68,8 @@ impl Checker<'_> {
 
     pub(crate) fn finish_half_check(&mut self, expr: ExprId, what: HalfUse) {
         let types = match &what {
-            HalfUse::Builtin { types, .. } => types.clone(),
-            HalfUse::Power { operand } => vec![operand.clone()],
+            HalfUse::Builtin { types, .. } => types.as_slice(),
+            HalfUse::Power { operand } => std::slice::from_ref(operand),
         };
         let Some(half) = types.iter().map(|t| self.vars.zonk(t)).find(|t| t.is_half() || half_array(t)) else {
             return;

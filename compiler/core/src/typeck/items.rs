@@ -131,13 +131,11 @@ impl<'a> Checker<'a> {
         if is_bogus_name(&name.name) {
             return;
         }
-        if let Some((_, first)) = self.items.values.get(name.name.as_str()) {
-            let first = *first;
+        if let Some((_, first)) = self.items.definition(&name.name) {
             self.report_duplicate("name", name, first);
             return;
         }
-        self.items.values.insert(name.name.clone(), (item, name.span));
-        self.items.value_names.push(String::from(name.name.as_str()));
+        self.items.define(&name.name, item, name.span);
     }
 
     fn report_duplicate(&mut self, what: &str, name: &Ident, first: Span) {

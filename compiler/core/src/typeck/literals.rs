@@ -4,7 +4,7 @@
 //! type of an unsuffixed literal is known only after inference, hence this check after defaulting.
 
 use crate::diagnostic::Diagnostic;
-use crate::syntax::ast::{ExprId, ExprKind};
+use crate::syntax::ast::ExprId;
 use crate::types::Type;
 
 use super::Checker;
@@ -43,16 +43,14 @@ pub(crate) fn float_fit(value: f64, text: &str, ty: &Type) -> FloatFit {
 }
 
 impl Checker<'_> {
-    /// `E0221` and `W0004` for the float literals of the module.
-    pub(crate) fn check_float_literals(&mut self) {
-        for index in 0..self.module.exprs.len() {
-            let id = ExprId(index as u32);
-            if let ExprKind::Float { value, .. } = self.kind(id) {
-                let ty = self.vars.zonk(&self.type_of(id));
-                if ty.is_float() {
-                    self.report_float_fit(id, *value, &ty);
-                }
-            }
+    /// `E0221` and `W0004` for the float literal `id`.
+    pub(crate) fn check_float_literal(&mut self, id: ExprId, value: f64) {
+        // A float type is a scalar: resolving the variable is all zonking would do, and nothing is cloned.
+        let Some(Some(stored)) = self.types.get(id.index()) else { return };
+        let ty = self.vars.resolve_ref(stored);
+        if ty.is_float() {
+            let ty = ty.clone();
+            self.report_float_fit(id, value, &ty);
         }
     }
 

@@ -268,12 +268,15 @@ impl<'a> Checker<'a> {
     /// 0.1 locals and 0.1 deferred checks per expression in the benchmark's kernels): growing them by doubling
     /// copied each several times, about 12M instructions for a module of 100,000 lines.
     fn new(module: &'a Module, sources: &'a SourceMap, options: &'a TypeckOptions) -> Checker<'a> {
+        // About two expressions in five are names, each resolved (148,160 of 374,104 in the benchmark).
+        let mut resolutions = ExprMap::with_expr_count(module.exprs.len());
+        resolutions.reserve(module.exprs.len() / 2);
         Checker {
             module,
             sources,
             options,
             info: TypeInfo {
-                resolutions: ExprMap::with_expr_count(module.exprs.len()),
+                resolutions,
                 declared_local: ExprMap::with_expr_count(module.exprs.len()),
                 locals: Vec::with_capacity(module.exprs.len() / 4),
                 ..TypeInfo::default()

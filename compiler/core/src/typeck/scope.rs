@@ -41,16 +41,48 @@ impl Named {
 }
 
 /// The top-level names of the module (values and record types live in separate namespaces, as in OCaml).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct ItemTable {
     /// The first definition of each value name, with the span of its name.
-    pub(crate) values: FxHashMap<Name, (ValueItem, Span)>,
+    values: FxHashMap<Name, (ValueItem, Span)>,
     pub(crate) value_names: Vec<String>,
     /// The first definition of each record name.
     pub(crate) records: FxHashMap<Name, (RecordId, Span)>,
+    /// What an unqualified name that no local binds denotes: the module's item of that name, else the builtin.
+    /// One lookup where resolving a builtin's name took two (the items, then the builtins); most names an
+    /// expression uses that are not locals are builtins (`thread_idx_x`, `float32`).
+    unqualified: FxHashMap<Name, Named>,
+}
+
+impl Default for ItemTable {
+    fn default() -> ItemTable {
+        let mut unqualified = FxHashMap::default();
+        for (spelling, builtin) in builtins::spellings() {
+            unqualified.insert(Name::new(spelling), Named::Builtin(builtin));
+        }
+        ItemTable { values: FxHashMap::default(), value_names: Vec::new(), records: FxHashMap::default(), unqualified }
+    }
 }
 
 impl ItemTable {
+    /// The first definition of `name`, if any.
+    pub(crate) fn definition(&self, name: &str) -> Option<(ValueItem, Span)> {
+        self.values.get(name).copied()
+    }
+
+    /// Records `item`, the first definition of `name`; it shadows a builtin of that name.
+    pub(crate) fn define(&mut self, name: &Name, item: ValueItem, span: Span) {
+        self.values.insert(name.clone(), (item, span));
+        self.value_names.push(String::from(name.as_str()));
+        self.unqualified.insert(name.clone(), Named::Item(item));
+    }
+
+    /// The item, else the builtin, that unqualified `name` denotes where no local binds it.
+    #[inline]
+    pub(crate) fn unqualified(&self, name: &Name) -> Option<Named> {
+        self.unqualified.get(name).copied()
+    }
+
     pub(crate) fn value(&self, name: &str) -> Option<ValueItem> {
         self.values.get(name).map(|(item, _)| *item)
     }
@@ -114,12 +146,10 @@ impl Checker<'_> {
                 builtins::lookup(name).map(Named::Builtin)
             }
             Some(_) => self.items.value(name).map(Named::Item),
-            None => self
-                .scopes
-                .lookup(&path.name.name)
-                .map(Named::Local)
-                .or_else(|| self.items.value(name).map(Named::Item))
-                .or_else(|| builtins::lookup(name).map(Named::Builtin)),
+            None => match self.scopes.lookup(&path.name.name) {
+                Some(local) => Some(Named::Local(local)),
+                None => self.items.unqualified(&path.name.name),
+            },
         }
     }
 
@@ -148,7 +178,7 @@ impl Checker<'_> {
         if !self.check_opened(m) {
             return false;
         }
-        let Some(&(_, defined)) = self.items.values.get(path.name.name.as_str()) else { return true };
+        let Some((_, defined)) = self.items.definition(&path.name.name) else { return true };
         let file = &self.sources.file(defined.file).name;
         if !is_module_file(file, &m.name) {
             let d = Diagnostic::error("E0200", format!("unknown name `{}`", path.display()))

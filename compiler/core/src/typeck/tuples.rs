@@ -37,21 +37,15 @@ impl Checker<'_> {
     }
 
     /// E0219 at each tuple component whose final type is not stored by value (an array, a vector, a `ref`, `unit`).
-    pub(crate) fn check_tuple_components(&mut self) {
-        let mut found = Vec::new();
-        for (index, kind) in self.module.exprs.iter().enumerate() {
-            let ExprKind::Tuple(components) = kind else { continue };
-            if self.types.get(index).is_none_or(Option::is_none) {
-                continue; // not checked: the sizes of a multi-dimensional array
-            }
-            for component in components {
-                let ty = self.vars.zonk(&self.type_of(*component));
-                if !is_stored_by_value(&ty) {
-                    found.push((*component, ty));
-                }
-            }
+    pub(crate) fn check_tuple_components(&mut self, tuple: ExprId, components: &[ExprId]) {
+        if self.types.get(tuple.index()).is_none_or(Option::is_none) {
+            return; // not checked: the sizes of a multi-dimensional array
         }
-        for (component, ty) in found {
+        for &component in components {
+            let ty = self.vars.zonk(&self.type_of(component));
+            if is_stored_by_value(&ty) {
+                continue;
+            }
             let shown = self.info.display(&ty);
             let d = Diagnostic::error("E0219", format!("a tuple's component cannot have type {shown}"))
                 .primary(self.span(component), "this type has no representation in memory")

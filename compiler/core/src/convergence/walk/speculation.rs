@@ -42,6 +42,12 @@ impl Journal {
     pub(super) fn is_open(&self) -> bool {
         self.open > 0
     }
+
+    fn clear(&mut self) {
+        self.seen.clear();
+        self.kernel_min_levels.clear();
+        self.calls.clear();
+    }
 }
 
 impl Walker<'_> {
@@ -62,7 +68,8 @@ impl Walker<'_> {
     pub(super) fn keep_speculation(&mut self) {
         self.journal.open -= 1;
         if self.journal.open == 0 {
-            self.journal = Journal::default();
+            // Emptied, not replaced: the vectors keep their room for the next loop.
+            self.journal.clear();
             self.info.end_journal();
         }
     }
