@@ -14,8 +14,6 @@
 #   metrics   the summary-metric GPU tests, the Lorenz overhead of all 18 metrics, ncu, Van der Pol against CuBIE
 #   weno      every WENO variant against the CPU reference, the benchmark, the 1-D advection study
 #   sched     the scheduler's smoke run, GPU tests, benchmark, memcheck and racecheck
-#   schedvar  the fast path's variants (skc_sched::variants): their GPU tests, then `sched-bench variants` (round
-#             trip, 1-producer injection and device timestamps of each against the default); not in the default set
 #   queue     the device queue alone: conservation tests and the sweep against the Broker Queue
 #   multigpu  every GPU of the machine (count from nvidia-smi): device sets and NCCL, the ODE ensemble and the
 #             WENO slabs against one GPU (bit for bit), ODE and WENO strong and weak scaling; NVLink multicast
@@ -39,7 +37,7 @@ tests_of() {
   ode) echo "skc-ode:gpu" ;;
   metrics) echo "skc-ode:gpu_summaries" ;;
   weno) echo "skc-weno-gpu:gpu" ;;
-  sched | schedvar) echo "skc-sched:gpu" ;;
+  sched) echo "skc-sched:gpu" ;;
   queue) echo "skc-bench:queue_gpu" ;;
   multigpu) echo "skc-runtime:multigpu skc-ode:multigpu skc-weno-gpu:multigpu" ;;
   esac
@@ -56,7 +54,7 @@ bins_of() {
   ode) echo "example:skc-ode:lorenz bin:skc-bench:ode-bench bin:skc-bench:ode-dump" ;;
   metrics) echo "bin:skc-bench:metrics-bench" ;;
   weno) echo "bin:skc-weno-gpu:weno-cubins bin:skc-weno-gpu:weno-gpu-check bin:skc-weno-gpu:weno-advect1d bin:skc-bench:weno-bench" ;;
-  sched | schedvar) echo "bin:skc-bench:sched-bench" ;;
+  sched) echo "bin:skc-bench:sched-bench" ;;
   queue) echo "bin:skc-bench:queue-bench" ;;
   multigpu) echo "bin:skc-bench:multigpu-bench" ;;
   esac
@@ -285,22 +283,18 @@ run_weno() {
   step weno-advect1d 120 "$B/weno-advect1d" "$BUNDLE/weno-cubins"
 }
 
+# The step limits add up to 590 s: the suite fits one 10-minute device call after `bundle sched` (QUICK=1 shrinks
+# the benchmark, IDS=20000000 the stress test).
 run_sched() {
-  step sched-smoke 90 "$B/sched-bench" smoke
-  step sched-tests 300 env SKC_SCHED_STRESS_IDS="${IDS:-100000000}" "$B/skc_sched_gpu" --test-threads=1 --nocapture
-  step sched-bench 400 "$B/sched-bench" bench ${QUICK:+--quick}
-  step sched-memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/sched-bench" smoke
+  step sched-smoke 60 "$B/sched-bench" smoke
+  step sched-tests 200 env SKC_SCHED_STRESS_IDS="${IDS:-100000000}" "$B/skc_sched_gpu" --test-threads=1 --nocapture
+  step sched-bench 180 "$B/sched-bench" bench ${QUICK:+--quick}
+  step sched-memcheck 90 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/sched-bench" smoke
   # racecheck counts its own warning that it cannot follow device-side launches (the smoke run's child tasks) as
   # a hazard, so its exit code fails every run: pass on its summary's "0 errors" instead.
   # shellcheck disable=SC2016
-  step sched-racecheck 150 bash -c 'compute-sanitizer --tool racecheck "$0" smoke 2>&1 | tee /dev/stderr |
+  step sched-racecheck 60 bash -c 'compute-sanitizer --tool racecheck "$0" smoke 2>&1 | tee /dev/stderr |
     grep -q "RACECHECK SUMMARY: .*(0 errors"' "$B/sched-bench"
-}
-
-# Fits one 10-minute device call after `bundle sched` (or `bundle schedvar`); QUICK=1 halves the benchmark.
-run_schedvar() {
-  step schedvar-tests 250 "$B/skc_sched_gpu" --test-threads=1 --nocapture in_every_variant linearizable
-  TAIL=45 step schedvar-bench 300 "$B/sched-bench" variants ${QUICK:+--quick}
 }
 
 run_queue() {

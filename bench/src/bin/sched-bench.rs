@@ -5,8 +5,6 @@
 //!                      ping-pong); SECTIONS (comma-separated, default all): inject, latency, devgen, compute,
 //!                      children (the launch baselines always run);
 //! `sched-bench pingpong`  the round trip's physical floor alone;
-//! `sched-bench variants`  the fast path's variants (`skc_sched::variants`) against the default, alternately in
-//!                      one process: round trip of lone empty tasks, 1-producer injection, device timestamps;
 //! `sched-bench smoke`  a short mixed run (empty, compute, spawn, child tasks from 2 producers) whose counts and
 //!                      completions are checked: what compute-sanitizer runs;
 //! `--quick` anywhere on the command line: smaller sizes. sched.sk is read from the standard library.
@@ -29,10 +27,9 @@ fn main() {
     let outcome = match mode.as_str() {
         "bench" => bench(&ctx, args.get(1).map_or(SECTIONS, String::as_str)),
         "pingpong" => floor(&ctx),
-        "variants" => variants(&ctx),
         "smoke" => smoke(&ctx),
         other => {
-            eprintln!("usage: sched-bench [bench [SECTIONS]|pingpong|variants|smoke] [--quick] (got `{other}`)");
+            eprintln!("usage: sched-bench [bench [SECTIONS]|pingpong|smoke] [--quick] (got `{other}`)");
             std::process::exit(2)
         }
     };
@@ -393,103 +390,6 @@ fn children(ctx: &Context, mode: &str, base: Config) -> Result<()> {
             s.child_inline,
             mean * 1e-3,
             s.child_latency_max_ns as f64 * 1e-3
-        );
-    }
-    Ok(())
-}
-
-/// The fast path's variants against the default, each measured in turn within every round so that slow drifts
-/// of the machine hit all alike: the round trip of lone empty tasks (p50 per round, then pooled p50 / p99), the
-/// 1-producer injection of empty tasks in batches of 32 and 256 (the target keeps >= 12x the CUDA graph), and a
-/// run with device timestamps of each (`trace_lines`). Prints the ping-pong floor first and a summary last.
-fn variants(ctx: &Context) -> Result<()> {
-    let (n, rounds, inject_rounds, per_producer) =
-        if quick() { (3_000, 2, 1, 1usize << 20) } else { (20_000, 4, 2, 1usize << 22) };
-    let warm = 200;
-    let us = |d: Duration| d.as_secs_f64() * 1e6;
-    println!("device: {} ({} SMs)", ctx.device().name, ctx.device().multiprocessors);
-    let base = Baseline::new(ctx)?;
-    let (graph_rate, _) = launch_baselines(&base)?;
-    for mode in [0i32, 8] {
-        let p = pingpong(ctx, mode, n, 2_000)?;
-        println!(
-            "floor: ping-pong (acquire load, release store{}) p50 {:.2} us, p99 {:.2} us, reply written in {:.3} us",
-            if mode == 8 { ", a polling warp beside it" } else { "" },
-            us(percentile(&p.round_trips, 0.5)),
-            us(percentile(&p.round_trips, 0.99)),
-            us(percentile(&p.reply, 0.5))
-        );
-    }
-    let named = skc_sched::variants::named(&Config::default());
-    let mut pooled: Vec<Vec<Duration>> = vec![Vec::new(); named.len()];
-    let mut per_round: Vec<Vec<String>> = vec![Vec::new(); named.len()];
-    let mut not_fast: Vec<u64> = vec![0; named.len()];
-    for round in 0..rounds {
-        for (k, (label, config)) in named.iter().enumerate() {
-            let mut sched = Scheduler::start(ctx, config.clone())?;
-            let (mut samples, submits) = lone_round_trips(&mut sched, n, warm)?;
-            let finished = sched.stop()?;
-            not_fast[k] += (n + warm) as u64 - finished.stats.fast_path;
-            samples.sort();
-            let p50 = us(percentile(&samples, 0.5));
-            println!(
-                "round trip, round {round}, {label}: p50 {p50:.2} us, p99 {:.2} us (submit call p50 {:.2} us)",
-                us(percentile(&samples, 0.99)),
-                us(percentile(&submits, 0.5))
-            );
-            per_round[k].push(format!("{p50:.2}"));
-            pooled[k].extend(samples);
-        }
-    }
-    let mut inject: Vec<[Vec<f64>; 2]> = vec![[Vec::new(), Vec::new()]; named.len()];
-    for _ in 0..inject_rounds {
-        for (k, (label, config)) in named.iter().enumerate() {
-            for (b, batch) in [32usize, 256].into_iter().enumerate() {
-                let config = Config { ring_capacity: 1 << 14, ..config.clone() };
-                let mut sched = Scheduler::start(ctx, config)?;
-                let tasks = vec![(0..per_producer).map(|i| Task::empty(i as i64)).collect()];
-                let seconds = run_producers(&mut sched, tasks, batch)?;
-                sched.stop()?;
-                let rate = per_producer as f64 / seconds;
-                println!(
-                    "inject, {label}, batches of {batch}: {rate:.3e} tasks/s ({:.1}x the graph)",
-                    rate / graph_rate
-                );
-                inject[k][b].push(rate);
-            }
-        }
-    }
-    for (label, config) in &named {
-        let config = Config { fast_timing: true, trace_positions: n + warm, ..config.clone() };
-        let mut sched = Scheduler::start(ctx, config)?;
-        let (samples, _) = lone_round_trips(&mut sched, n, warm)?;
-        let finished = sched.stop()?;
-        let mut sorted = samples.clone();
-        sorted.sort();
-        println!("traced, {label}: round trip p50 {:.2} us (with the timestamps)", us(percentile(&sorted, 0.5)));
-        for line in trace_lines(label, &traced_tasks(&finished.trace, &samples, warm)) {
-            println!("{line}");
-        }
-    }
-    println!(
-        "summary ({} lone tasks x {rounds} rounds; inject 1 producer, {per_producer} tasks; graph {graph_rate:.3e}/s):",
-        n
-    );
-    println!(
-        "variant            | rt p50 per round   | pooled p50 / p99 | inject b32 / b256 (best, x graph) | not mailbox"
-    );
-    for (k, (label, _)) in named.iter().enumerate() {
-        pooled[k].sort();
-        let best = |v: &[f64]| v.iter().cloned().fold(0.0, f64::max);
-        let (b32, b256) = (best(&inject[k][0]), best(&inject[k][1]));
-        println!(
-            "{label:<18} | {:<18} | {:.2} / {:.2}      | {b32:.3e} / {b256:.3e} ({:.1}x / {:.1}x) | {}",
-            per_round[k].join(" "),
-            us(percentile(&pooled[k], 0.5)),
-            us(percentile(&pooled[k], 0.99)),
-            b32 / graph_rate,
-            b256 / graph_rate,
-            not_fast[k]
         );
     }
     Ok(())

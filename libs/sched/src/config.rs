@@ -15,7 +15,8 @@ use crate::layout::MAIN_KERNEL;
 pub struct Config {
     /// Host rings, one per host producer thread.
     pub rings: usize,
-    /// Slots per ring (a power of two): tasks one producer may have submitted and not yet completed.
+    /// Slots per ring (a power of two, at most 2^23): tasks one producer may have submitted and not yet
+    /// completed.
     pub ring_capacity: usize,
     /// Slots of the device queue (a power of two).
     pub queue_capacity: usize,
@@ -55,20 +56,6 @@ pub struct Config {
     pub fast_timing: bool,
     /// Positions of ring 0 traced with `fast_timing`.
     pub trace_positions: usize,
-    /// Ring slots stamped with their position, and the one-read poll: an idle scheduler warp reads the slot at
-    /// its head in the same PCIe round trip as the tail and hands over a published lone task from those words
-    /// (`-D stamped_slots`; rings of at most 2^23 slots). Off: the tail first, then the slots it covers.
-    pub stamped_slots: bool,
-    /// The hand-over without fences: the mailbox's words carry the hand-over's number, written and read with
-    /// relaxed stores and loads, and the worker stores nothing before the task's completion record
-    /// (`-D mailbox_stamped`). Off: the task's words, then a release of the mailbox's state word.
-    pub mailbox_stamped: bool,
-    /// The completion record of an empty task (which writes nothing) as a relaxed store instead of a release
-    /// (`-D relaxed_empty_completion`; the ordering argument is at `complete` in sched.sk).
-    pub relaxed_empty_completion: bool,
-    /// A scheduler warp relays the host's stop word even when every ring's warp reads it (`-D stop_watcher`);
-    /// off, only when there is no ring (then no warp polls host memory besides the rings' own).
-    pub stop_watcher: bool,
     /// Longest wait for anything the GPU must do (a free ring slot, a completion, the kernel's exit).
     pub timeout: Duration,
 }
@@ -94,10 +81,6 @@ impl Default for Config {
             quiet_ns: 4_000,
             fast_timing: false,
             trace_positions: 1 << 16,
-            stamped_slots: false,
-            mailbox_stamped: false,
-            relaxed_empty_completion: false,
-            stop_watcher: true,
             timeout: Duration::from_secs(20),
         }
     }
@@ -119,10 +102,6 @@ pub fn program(config: &Config) -> Result<Program> {
         ("spin_ns".to_string(), format!("{}UL", config.spin_ns)),
         ("quiet_ns".to_string(), format!("{}UL", config.quiet_ns)),
         ("fast_timing".to_string(), config.fast_timing.to_string()),
-        ("stamped_slots".to_string(), config.stamped_slots.to_string()),
-        ("mailbox_stamped".to_string(), config.mailbox_stamped.to_string()),
-        ("relaxed_empty_completion".to_string(), config.relaxed_empty_completion.to_string()),
-        ("stop_watcher".to_string(), config.stop_watcher.to_string()),
     ];
     let files = DiskFiles::new();
     // The scheduler launches blocks of `block_warps` whole warps, and its warps read each other's lanes by shuffles.
@@ -142,9 +121,9 @@ pub(crate) fn check_config(config: &Config) -> Result<()> {
     if config.count_ids > i32::MAX as usize || config.history > i32::MAX as usize {
         return bad("count_ids and history must fit in an int32".into());
     }
-    if config.stamped_slots && config.ring_capacity > crate::layout::MAX_STAMPED_RING {
+    if config.ring_capacity > crate::layout::MAX_RING_CAPACITY {
         // A slot's 24-bit stamp must tell its position from the one a lap earlier.
-        return bad(format!("stamped ring slots need rings of at most {} slots", crate::layout::MAX_STAMPED_RING));
+        return bad(format!("a ring holds at most {} slots (2^23)", crate::layout::MAX_RING_CAPACITY));
     }
     if config.fast_timing && config.trace_positions.saturating_mul(crate::layout::trace::WORDS) > i32::MAX as usize {
         return bad("trace_positions * trace words must fit in an int32".into());

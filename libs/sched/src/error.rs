@@ -18,6 +18,9 @@ pub enum SchedError {
     Config { kernel: &'static str, reason: String },
     /// A producer submitted after `stop`.
     Stopped { ring: usize },
+    /// A submitted task cannot be carried by a ring (`reason` says which and why); nothing of its batch was
+    /// submitted.
+    Task { ring: usize, reason: String },
     /// Waited longer than allowed: the kernel did not answer (a hang is reported, never waited out).
     Timeout { kernel: &'static str, what: String, waited: Duration },
     /// A queue benchmark lost, repeated or corrupted an element (`what` says which and how many).
@@ -40,7 +43,7 @@ impl SchedError {
             SchedError::Config { kernel, .. }
             | SchedError::Timeout { kernel, .. }
             | SchedError::Conservation { kernel, .. } => Some(kernel),
-            SchedError::Stopped { .. } => Some(MAIN_KERNEL),
+            SchedError::Stopped { .. } | SchedError::Task { .. } => Some(MAIN_KERNEL),
         }
     }
 }
@@ -59,6 +62,7 @@ impl fmt::Display for SchedError {
             SchedError::Stopped { ring } => {
                 write!(f, "ring {ring}: the scheduler (kernel `sched_main`) was stopped; no more tasks are accepted")
             }
+            SchedError::Task { ring, reason } => write!(f, "ring {ring}: cannot submit to `sched_main`: {reason}"),
             SchedError::Conservation { kernel, what } => write!(f, "kernel `{kernel}` broke conservation: {what}"),
             SchedError::Timeout { kernel, what, waited } => {
                 write!(f, "kernel `{kernel}`: {what} did not happen within {waited:?}")

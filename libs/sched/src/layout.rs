@@ -14,10 +14,13 @@ pub const CHILD_BLOCK: u32 = 128;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Task {
+    /// One of the `K_*` kinds (0..=3; any other kind up to [`MAX_KIND`] runs as a task that does nothing, and a
+    /// kind outside 0..=255 is refused by `submit`: a ring slot carries 8 bits of it).
     pub kind: i32,
     pub arg: i32,
     pub aux: i32,
-    /// 0 from the host; the scheduler counts here how often a worker handed the task back to the queue.
+    /// Not stored in a ring slot (0 on the device); the scheduler counts here how often a worker handed the task
+    /// back to the queue.
     pub pad: i32,
     /// The task's id; spawn and child tasks also use ids `id + 1 ..= id + arg` for the tasks or tiles they make.
     pub id: i64,
@@ -140,9 +143,8 @@ pub const MAILBOX_WORDS: usize = 16;
 /// Host ring words (`ring_tail`, `ring_head`) are 8 apart: each ring's word has its own 64-byte line.
 pub const RING_WORD_STRIDE: usize = 8;
 
-/// A task as it sits in a host ring slot (`type rslot` of sched.sk): four 64-bit words, `kind | arg << 32`,
-/// `aux`, `id`, and the completion record `(ring << 40) | (position + 1)` (which the GPU recomputes from the ring
-/// and the position). Read by `load_slot` in sched.sk, only after the tail that covers the slot was published.
+/// A task as it sits in a host ring slot (`type rslot` of sched.sk): four 64-bit words, each stamped with its
+/// position (see [`stamped_slot`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RingSlot {
@@ -151,21 +153,15 @@ pub struct RingSlot {
 
 skc_runtime::sk_record!(RingSlot = "rslot");
 
-/// The ring-slot form of `task` for position `pos` of ring `ring`.
-pub fn ring_slot(task: &Task, ring: usize, pos: u64) -> RingSlot {
-    RingSlot {
-        words: [
-            task.kind as u32 as u64 | (task.arg as u32 as u64) << 32,
-            task.aux as u32 as u64,
-            task.id as u64,
-            ((ring as u64) << 40) | (pos + 1),
-        ],
-    }
-}
+/// The largest ring: a 24-bit stamp of position + 1 then differs from the one the slot held a lap earlier.
+pub const MAX_RING_CAPACITY: usize = 1 << 23;
 
-/// The largest ring whose slots may be stamped: a 24-bit stamp of position + 1 then differs from the one the
-/// slot held a lap earlier.
-pub const MAX_STAMPED_RING: usize = 1 << 23;
+/// The largest kind a ring slot and a mailbox word carry (8 bits, beside a 32-bit `arg` in 40 bits of payload).
+pub const MAX_KIND: i32 = 0xFF;
+
+/// Positions a ring can take over a scheduler's life: a completion record is `(ring << 40) | (position + 1)`, so
+/// position + 1 must fit in 40 bits (about 1.1e12 tasks; 17 hours of one producer at 1.8e7 tasks/s).
+pub const MAX_POSITIONS: u64 = (1 << 40) - 1;
 
 /// Where a stamped slot word keeps its stamp (bits 40..63) and payload (bits 0..39).
 const STAMP_SHIFT: u32 = 40;
@@ -176,8 +172,17 @@ pub fn stamp(pos: u64) -> u64 {
     ((pos + 1) & 0xFF_FFFF) << STAMP_SHIFT
 }
 
-/// The stamped ring-slot form of `task` for position `pos` (`-D stamped_slots`): each word is `stamp(pos)` and 40
-/// bits of the task: `kind << 32 | arg` (kind in 8 bits), `aux`, the low and the high half of `id`. Each word is
+/// Why `task` cannot be submitted, if it cannot: its kind must fit the 8 bits a slot gives it (`arg`, `aux` and
+/// `id` travel whole; `pad` and `ret` are not stored: the GPU sets them).
+pub fn check_task(task: &Task) -> Result<(), String> {
+    if !(0..=MAX_KIND).contains(&task.kind) {
+        return Err(format!("task {} has kind {}: a ring slot carries kinds 0..={MAX_KIND}", task.id, task.kind));
+    }
+    Ok(())
+}
+
+/// The ring-slot form of `task` for position `pos`: each word is `stamp(pos)` and 40 bits of the task:
+/// `kind << 32 | arg` (kind in 8 bits: [`check_task`]), `aux`, the low and the high half of `id`. Each word is
 /// written with one aligned 8-byte store and read by the GPU with one 8-byte load, so a word is never torn, and a
 /// slot whose four stamps are `pos`'s holds `pos`'s task: an idle scheduler warp may read it in the same round
 /// trip as the tail (`poll_ring` in sched.sk).
@@ -223,29 +228,20 @@ mod tests {
     }
 
     #[test]
-    fn ring_slots_hold_the_fields_where_sched_sk_reads_them() {
-        let task = Task::child(-7_000_000_000, -3, 1 << 20);
-        let [w0, w1, w2, w3] = ring_slot(&task, 5, 41).words;
-        // load_slot: kind = low32 w0, arg = low32 (w0 lsr 32), aux = low32 w1, id = int64 w2.
-        assert_eq!((w0 as u32 as i32, (w0 >> 32) as u32 as i32), (task.kind, task.arg));
-        assert_eq!((w1 as u32 as i32, w2 as i64), (task.aux, task.id));
-        assert_eq!(w3, (5 << 40) | 42);
-    }
-
-    #[test]
     fn stamped_slots_round_trip_and_reject_other_positions() {
         let tasks = [
             Task::empty(0),
             Task::compute(-5, i32::MAX),
             Task::spawn(i64::MAX - 1000, 63, -1),
             Task::child(i64::MIN + 7, i32::MIN, 1 << 20),
+            Task { kind: MAX_KIND, arg: -1, aux: i32::MIN, pad: 0, id: -1, ret: 0 },
         ];
         for pos in [0u64, 1, 4095, (1 << 24) - 2, (1 << 24) - 1, 1 << 24, 123_456_789_012] {
             for task in &tasks {
                 let slot = stamped_slot(task, pos);
                 assert_eq!(decode_stamped(&slot, pos), Some(*task), "position {pos}");
                 // The slot of the same position one lap earlier or later (rings up to 2^23 slots) is not this one.
-                for lap in [1u64, 2, 16, 4096, MAX_STAMPED_RING as u64] {
+                for lap in [1u64, 2, 16, 4096, MAX_RING_CAPACITY as u64] {
                     assert_eq!(decode_stamped(&slot, pos + lap), None, "position {pos} + {lap}");
                 }
                 // A slot with one word of another position (read before the host rewrote it) is incomplete.
@@ -255,9 +251,19 @@ mod tests {
                     assert_eq!(decode_stamped(&torn, pos + 16), None, "position {pos}, word {w} of the old lap");
                 }
             }
-            if pos < MAX_STAMPED_RING as u64 {
+            if pos < MAX_RING_CAPACITY as u64 {
                 assert_eq!(decode_stamped(&RingSlot::default(), pos), None, "a zeroed slot is never position {pos}");
             }
+        }
+    }
+
+    #[test]
+    fn kinds_past_eight_bits_are_refused_before_they_reach_a_slot() {
+        assert_eq!(check_task(&Task::child(3, 1, 1)), Ok(()));
+        assert_eq!(check_task(&Task { kind: MAX_KIND, ..Task::empty(4) }), Ok(()));
+        for kind in [MAX_KIND + 1, -1, i32::MIN, i32::MAX] {
+            let err = check_task(&Task { kind, ..Task::empty(5) }).unwrap_err();
+            assert!(err.contains(&format!("kind {kind}")) && err.contains("0..=255"), "{err}");
         }
     }
 }

@@ -12,7 +12,7 @@
 //! Layout: `layout` (the names, records and words shared with sched.sk), `config` (what to start, and sched.sk
 //! compiled for it), `rings` (the host rings in pinned mapped memory), `producer` (a ring's single writer,
 //! completion polling), `scheduler` (allocate, launch, stop), `linearizability` (the offline check of recorded
-//! queue histories), `variants` (the fast path's variants, named), `error`. Every CUDA call goes through skc-runtime (mapped and untracked memory, checked and
+//! queue histories), `error`. Every CUDA call goes through skc-runtime (mapped and untracked memory, checked and
 //! cooperative launches, streams). The benchmarks are in skc-bench (`bench/`).
 
 pub mod config;
@@ -22,7 +22,6 @@ pub mod linearizability;
 pub mod producer;
 mod rings;
 pub mod scheduler;
-pub mod variants;
 
 pub use config::{program, Config};
 pub use error::{Result, SchedError};

@@ -1,6 +1,7 @@
-//! [`Producer`]: the single writer of one host ring. It writes task slots (four words each, plain or stamped with
-//! their position, see [`crate::layout::RingSlot`] and [`crate::layout::stamped_slot`]), publishes the ring's tail with a release store (after a full fence when the
-//! slots are write-combined: x86 does not order WC stores with later stores otherwise), and reuses a slot only once the task that last used it has completed, which it learns from
+//! [`Producer`]: the single writer of one host ring. It checks that each task fits a slot, writes task slots (four
+//! words each, stamped with their position: [`crate::layout::stamped_slot`]), publishes the ring's tail with a
+//! release store (after a full fence when the slots are write-combined: x86 does not order WC stores with later
+//! stores otherwise), and reuses a slot only once the task that last used it has completed, which it learns from
 //! the completion record the GPU wrote there. Polling a completion is one load from ordinary cached host memory:
 //! it never blocks and never calls the driver.
 
@@ -9,7 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::error::{Result, SchedError};
-use crate::layout::{ring_slot, stamped_slot, Task, MAIN_KERNEL, RING_WORD_STRIDE};
+use crate::layout::{check_task, stamped_slot, Task, MAIN_KERNEL, MAX_POSITIONS, RING_WORD_STRIDE};
 use crate::rings::{Rings, BUSY, IDLE};
 
 /// Publish the tail at least every this many tasks of a batch, so the GPU starts early.
@@ -57,9 +58,12 @@ impl Producer {
     }
 
     /// Submits tasks in order, publishing the tail once per batch (and every 64 tasks); returns the last one's
-    /// ticket. Waits (up to the configured timeout) for ring slots whose tasks have not completed yet.
+    /// ticket. Waits (up to the configured timeout) for ring slots whose tasks have not completed yet. A batch
+    /// with a task that does not fit a ring slot (a kind outside 0..=255), or that would take the ring past
+    /// [`MAX_POSITIONS`], is refused whole with [`SchedError::Task`] before anything is written.
     pub fn submit_batch(&mut self, tasks: &[Task]) -> Result<Ticket> {
         let Producer { rings, cursor } = self;
+        cursor.check(tasks)?;
         let state = &rings.states[cursor.ring];
         if state.compare_exchange(IDLE, BUSY, Ordering::AcqRel, Ordering::Acquire).is_err() {
             return Err(SchedError::Stopped { ring: cursor.ring });
@@ -110,6 +114,23 @@ impl Producer {
 }
 
 impl Cursor {
+    /// Whether `tasks` can be submitted after what this ring has taken so far.
+    fn check(&self, tasks: &[Task]) -> Result<()> {
+        let refuse = |reason: String| Err(SchedError::Task { ring: self.ring, reason });
+        if let Some(reason) = tasks.iter().find_map(|task| check_task(task).err()) {
+            return refuse(reason);
+        }
+        if self.tail.saturating_add(tasks.len() as u64) > MAX_POSITIONS {
+            return refuse(format!(
+                "{} tasks submitted and {} more would pass the {MAX_POSITIONS} positions a ring counts (40-bit \
+                 completion records); start a new scheduler",
+                self.tail,
+                tasks.len()
+            ));
+        }
+        Ok(())
+    }
+
     fn write_all(&mut self, rings: &Rings, tasks: &[Task]) -> Result<Ticket> {
         let cap = rings.capacity as u64;
         for task in tasks {
@@ -121,12 +142,12 @@ impl Cursor {
             }
             let index = self.ring * rings.capacity + (pos % cap) as usize;
             let slot = rings.slots.ptr(index) as *mut u64;
-            let words =
-                if rings.stamped { stamped_slot(task, pos).words } else { ring_slot(task, self.ring, pos).words };
-            for (w, word) in words.into_iter().enumerate() {
+            for (w, word) in stamped_slot(task, pos).words.into_iter().enumerate() {
                 // SAFETY: the slot belongs to this ring (single writer) and its task one lap earlier has
-                // completed, so the GPU no longer reads it for that position; the GPU reads it only after the
-                // tail that covers it is published. Volatile because the GPU reads behind the compiler's back.
+                // completed, so the GPU no longer reads it for that position; the GPU takes a task from it only
+                // after the tail that covers it is published and, read before that, only when all four words
+                // carry this position's stamp. Each word is one aligned 8-byte store (never torn). Volatile
+                // because the GPU reads behind the compiler's back.
                 unsafe { std::ptr::write_volatile(slot.add(w), word) };
             }
             self.tail = pos + 1;
@@ -184,5 +205,28 @@ impl Cursor {
             std::hint::spin_loop();
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_that_does_not_fit_is_refused_whole() {
+        let cursor = Cursor { ring: 2, tail: 0, published: 0 };
+        let batch = [Task::empty(0), Task { kind: 256, ..Task::empty(1) }, Task::empty(2)];
+        let err = cursor.check(&batch).unwrap_err();
+        assert!(matches!(&err, SchedError::Task { ring: 2, reason } if reason.contains("kind 256")), "{err}");
+        assert!(err.to_string().starts_with("ring 2: cannot submit to `sched_main`: task 1 has kind 256"), "{err}");
+        assert!(cursor.check(&[Task::empty(0), Task::spawn(1, 3, 0)]).is_ok());
+    }
+
+    #[test]
+    fn a_ring_takes_positions_up_to_its_completion_records_reach() {
+        let cursor = Cursor { ring: 0, tail: MAX_POSITIONS - 1, published: 0 };
+        assert!(cursor.check(&[Task::empty(0)]).is_ok(), "the last position whose record fits 40 bits");
+        let err = cursor.check(&[Task::empty(0), Task::empty(1)]).unwrap_err();
+        assert!(matches!(err, SchedError::Task { ring: 0, .. }) && err.to_string().contains("40-bit"), "{err}");
     }
 }

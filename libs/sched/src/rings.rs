@@ -26,8 +26,6 @@ pub(crate) struct Rings {
     pub states: Vec<AtomicU8>,
     pub capacity: usize,
     pub write_combined: bool,
-    /// Slots in the stamped format (`layout::stamped_slot`) instead of the plain one.
-    pub stamped: bool,
     pub timeout: Duration,
 }
 
@@ -39,7 +37,6 @@ impl Rings {
         rings: usize,
         capacity: usize,
         write_combined: bool,
-        stamped: bool,
         timeout: Duration,
     ) -> Result<Rings> {
         let n = rings.max(1);
@@ -52,7 +49,6 @@ impl Rings {
             states: (0..rings).map(|_| AtomicU8::new(IDLE)).collect(),
             capacity,
             write_combined,
-            stamped,
             timeout,
         })
     }

@@ -109,7 +109,6 @@ impl Scheduler {
             config.rings,
             config.ring_capacity,
             config.write_combined_slots,
-            config.stamped_slots,
             config.timeout,
         )?);
         let device = allocate_device(ctx, &config, grid)?;
