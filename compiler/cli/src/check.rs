@@ -40,8 +40,8 @@ pub fn parse_defines(defines: &[String]) -> Result<Vec<(String, String)>, String
 }
 
 /// The session the front-end arguments describe: `-I` folders before the standard library (embedded, or
-/// `$SKC_STDLIB`), `-D NAME=VALUE`, `-A CODE` and the target whose resource limits the program must fit
-/// (`--arch`).
+/// `$SKC_STDLIB`), `-D NAME=VALUE`, `-A CODE`, `--whole-warps` and the target whose resource limits the program
+/// must fit (`--arch`).
 pub fn session<'f>(files: &'f dyn Files, arch: &str, frontend: &FrontendArgs) -> Result<Session<'f>, String> {
     let target = Target::parse(arch).map_err(|why| format!("`--arch {arch}`: {why}"))?;
     let search = SearchPath::empty().with_dirs(frontend.include.iter().cloned()).with_library(&stdlib_root(), files);
@@ -49,6 +49,9 @@ pub fn session<'f>(files: &'f dyn Files, arch: &str, frontend: &FrontendArgs) ->
         Session::new(files).with_search(search).with_target(target).with_defines(parse_defines(&frontend.defines)?);
     for code in Lints::from_args(frontend)?.allow {
         session = session.with_allowed(code);
+    }
+    if frontend.whole_warps {
+        session = session.with_full_warps();
     }
     Ok(session)
 }

@@ -111,6 +111,12 @@ pub struct FrontendArgs {
     /// Treat warnings as errors (the same as `-D warnings`).
     #[arg(long = "deny-warnings")]
     pub deny_warnings: bool,
+    /// Every kernel is launched with blocks of whole warps (a multiple of 32 threads): the convergence analysis
+    /// may rely on every lane of a warp existing (a shuffle from any lane is defined), and warp collectives are
+    /// emitted with the full mask. A launch with a partial warp is then undefined: use it only when the host
+    /// guarantees the block sizes.
+    #[arg(long = "whole-warps")]
+    pub whole_warps: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]

@@ -379,3 +379,18 @@ while inp.read(8) == b"skcnvrt1":
     assert!(log.contains("bogus"), "{log}");
     assert!(dir.join("reduce.cu").is_file());
 }
+
+#[test]
+fn whole_warps_lets_a_shuffle_read_any_lane_and_still_reports_divergence() {
+    // The scheduler reads other lanes through shuffles; only blocks of whole warps make every lane exist.
+    let sched = repo("stdlib/sched/sched.sk");
+    let o = skc(&["check", &sched]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the lane it reads may not exist"), "{}", stderr(&o));
+    let o = skc(&["check", "--whole-warps", &sched]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A barrier under a thread-varying branch is an error whatever the block size.
+    let o = skc(&["check", "--whole-warps", &repo("tests/ui/seed/deadlock.sk")]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("[E0001]"), "{}", stderr(&o));
+}
