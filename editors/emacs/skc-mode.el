@@ -47,7 +47,7 @@
 
 (defconst skc-font-lock-keywords
   `((,(rx symbol-start (or "if" "then" "else" "for" "to" "downto" "do" "done" "while" "begin" "end" "return"
-                           "break" "continue" "match" "with" "in" "let" "fun" "type" "open" "rec" "kernel" "mut"
+                           "break" "continue" "match" "with" "of" "in" "let" "fun" "type" "open" "rec" "kernel" "mut"
                            "ref" "superstep")
           symbol-end)
      . font-lock-keyword-face)

@@ -18,7 +18,7 @@ syn match   skNumber      "\<\d[0-9_]*\(\.[0-9_]*\)\=\([eE][-+]\=\d\+\)\=\(l\|L\
 syn match   skNumber      "\<0[xX][0-9a-fA-F][0-9a-fA-F_]*\(l\|L\|u\|U\|UL\|ul\)\=\>"
 syn match   skNumber      "\<0[bB][01][01_]*\(l\|L\|u\|U\|UL\|ul\)\=\>"
 
-syn keyword skConditional if then else match with
+syn keyword skConditional if then else match with of
 syn keyword skRepeat      for to downto do done while
 syn keyword skControl     return break continue
 syn keyword skKeyword     let in fun type open rec kernel mut ref begin end superstep
