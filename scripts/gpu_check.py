@@ -327,6 +327,42 @@ def test_records(d):
     return compare("advance particles", P.read(), want_p) & compare("advance energy", E.read(), want_e)
 
 
+def test_variants(d):
+    """tests/codegen/variants.sk: a variant kernel parameter, a vector of variants, a shared array of them; the
+    record layout is the tag (int32) and every constructor's payload fields in order."""
+    n = 500
+    kinds = [(i * 7) % 11 for i in range(n)]
+    xs = [f32(math.sin(i * 0.37) * 4.0) for i in range(n)]
+    # shape: Tag_shape, Circle_0, Rect_0, Rect_1 (Circle 0, Rect 1, Empty 2).
+    shapes = [[(2, 0.0, 0.0, 0.0), (0, f32(i * 0.5), 0.0, 0.0), (1, 0.0, 1.5, f32(float(i)))][i % 3] for i in range(n)]
+
+    def area(s):
+        tag, r, w, h = s
+        return f32(f32(3.0 * r) * r) if tag == 0 else (f32(w * h) if tag == 1 else 0.0)
+
+    def shape_of(k, v):
+        return [(0, v, 0.0, 0.0), (1, 0.0, v, 2.0), (2, 0.0, 0.0, 0.0)][min(k % 3, 2)]
+
+    ok = True
+    # op: Tag_op, Scale_0, Offset_0, Offset_1 (Keep 0, Scale 1, Offset 2).
+    for name, op in [("keep", (0, 0.0, 0, 0.0)), ("scale", (1, 1.5, 0, 0.0)), ("offset", (2, 0.0, 3, 0.25))]:
+        K, X = Buffer("i", kinds), Buffer("f", xs)
+        # Buffer holds one format per element: the tags go in as the float32 values with their bits.
+        as_f = [struct.unpack("<f", struct.pack("<i", sh[0]))[0] if j == 0 else sh[j] for sh in shapes for j in range(4)]
+        S, O = Buffer("f", as_f), Buffer("f", [0.0] * n)
+        launch(d, "variants", "variants", [2], [256], [("ifif", op), K, X, S, O, ("i", n)])
+        want = []
+        for i in range(n):
+            mine = shape_of(kinds[i], xs[i])
+            extra = f32(mine[1] + mine[1]) if mine[0] == 0 else (f32(mine[2] + mine[3]) if mine[0] == 1 else 0.0)
+            given = -1.0 if shapes[i][0] == 2 else area(shapes[i])
+            a = area(mine)
+            applied = a if op[0] == 0 else (f32(a * op[1]) if op[0] == 1 else f32(a + f32(op[2] * op[3])))
+            want.append(f32(f32(applied + extra) + given))
+        ok &= compare(f"variants {name}", O.read(), want, tol=1e-6)
+    return ok
+
+
 def test_device_functions(d):
     n = 40
     xs = [random.uniform(0.5, 1.5) for _ in range(n)]
