@@ -115,7 +115,7 @@ pub mod trace {
     pub const WORDS: usize = 16;
     /// The scheduler warp's: the poll that found the task issued; its tail back; the task's slot back (the tail's
     /// time when the poll's own read of the head slot had it); the mailbox seen free; the hand-over's last store
-    /// issued (after its fence, if any); the quiet window over.
+    /// issued; the quiet window over.
     pub const POLL: usize = 0;
     pub const TAIL: usize = 1;
     pub const SLOT: usize = 2;
@@ -126,8 +126,8 @@ pub mod trace {
     pub const EMPTY_POLLS: usize = 6;
     /// How the task was found: 1 by the one-read poll, 2 tail then slot (a code, not a time).
     pub const PATH: usize = 7;
-    /// The worker's: the mailbox seen full; the task's fields read; the task run; the completion record's store
-    /// issued (after its fence, if any); its count-down and mailbox stores issued.
+    /// The worker's: the mailbox seen full; the task's fields read; the task run; the completion record's
+    /// release store issued; its count-down and mailbox stores issued.
     pub const SEEN: usize = 8;
     pub const TAKEN: usize = 9;
     pub const RAN: usize = 10;
