@@ -7,14 +7,15 @@ use std::path::{Path, PathBuf};
 
 mod box_wide;
 mod copy_pops;
+mod open_machine;
 
 /// The grammar, in skc-core's syntax module.
 pub fn grammar_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/src/syntax/grammar.lalrpop")
 }
 
-/// Generates the parser of the grammar into `out_dir` (as `grammar.rs`, with the rewrites of [`box_wide`] and
-/// [`copy_pops`]) and returns its text.
+/// Generates the parser of the grammar into `out_dir` (as `grammar.rs`, with the rewrites of [`box_wide`],
+/// [`copy_pops`] and [`open_machine`]) and returns its text.
 pub fn generate(out_dir: &Path) -> std::io::Result<String> {
     std::fs::create_dir_all(out_dir)?;
     lalrpop::Configuration::new()
@@ -29,6 +30,8 @@ pub fn generate(out_dir: &Path) -> std::io::Result<String> {
         .ok_or_else(|| std::io::Error::other("lalrpop's pop functions are not in the shape `copy_pops` rewrites"))?;
     let parser = box_wide::rewrite(&parser)
         .ok_or_else(|| std::io::Error::other("lalrpop's symbol enum is not in the shape `box_wide` rewrites"))?;
+    let parser = open_machine::rewrite(&parser)
+        .ok_or_else(|| std::io::Error::other("lalrpop's state machine is not in the shape `open_machine` rewrites"))?;
     std::fs::write(&path, &parser)?;
     Ok(parser)
 }

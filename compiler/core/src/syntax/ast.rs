@@ -511,7 +511,31 @@ pub struct Module {
     pub params: Vec<ModuleParam>,
 }
 
+/// The lengths of a [`Module`]'s tables at some moment, to undo what was added after it.
+#[derive(Clone, Copy, Debug)]
+pub struct ModuleMark {
+    items: usize,
+    exprs: usize,
+    allows: usize,
+    params: usize,
+}
+
 impl Module {
+    pub fn mark(&self) -> ModuleMark {
+        // Every table by name, so that a table added to `Module` is added here too.
+        let Module { items, exprs, expr_spans: _, allows, params } = self;
+        ModuleMark { items: items.len(), exprs: exprs.len(), allows: allows.len(), params: params.len() }
+    }
+
+    /// Removes every item, expression, allowed code and parameter added since `mark` was taken.
+    pub fn truncate_to(&mut self, mark: ModuleMark) {
+        self.items.truncate(mark.items);
+        self.exprs.truncate(mark.exprs);
+        self.expr_spans.truncate(mark.exprs);
+        self.allows.truncate(mark.allows);
+        self.params.truncate(mark.params);
+    }
+
     pub fn alloc(&mut self, kind: ExprKind, span: Span) -> ExprId {
         self.exprs.push(kind);
         self.expr_spans.push(span);

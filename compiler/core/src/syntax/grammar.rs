@@ -15,7 +15,7 @@ extern crate alloc;
 
 #[rustfmt::skip]
 #[allow(explicit_outlives_requirements, non_snake_case, non_camel_case_types, unused_mut, unused_variables, unused_imports, unused_parens, clippy::needless_lifetimes, clippy::type_complexity, clippy::needless_return, clippy::too_many_arguments, clippy::match_single_binding, clippy::clone_on_copy, clippy::unit_arg)]
-mod __parse__File {
+pub(crate) mod __parse__File {
 
     use crate::syntax::ast::{BinaryOp, ExprId, TypeExpr, UnaryOp};
     use crate::syntax::builder::{Attribute, Builder, LetHead, LetItemBody, LetValue, ParamList};
@@ -6508,11 +6508,11 @@ mod __parse__File {
             }
         }).collect()
     }
-    struct __StateMachine<'b, 's>
+    pub(crate) struct __StateMachine<'b, 's>
     where 's: 'b
     {
-        b: &'b mut Builder<'s>,
-        __phantom: core::marker::PhantomData<(&'b (), &'s ())>,
+        pub(crate) b: &'b mut Builder<'s>,
+        pub(crate) __phantom: core::marker::PhantomData<(&'b (), &'s ())>,
     }
     impl<'b, 's> __state_machine::ParserDefinition for __StateMachine<'b, 's>
     where 's: 'b

@@ -4,6 +4,7 @@
 pub mod ast;
 mod builder;
 mod depth;
+mod drive;
 mod errors;
 pub mod expr_map;
 #[allow(clippy::all, unused_parens, unused_imports, dead_code)]
