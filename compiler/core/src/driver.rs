@@ -214,10 +214,11 @@ fn parse_units(
     let mut opens: Vec<OpenEdge> = Vec::new();
     let mut next_item = 0;
     while next_item < module.items.len() {
-        let item = module.items[next_item].clone();
         let importer = item_files[next_item];
         next_item += 1;
-        let Item::Open(open) = item else { continue };
+        // Only opens are copied (the loop below adds items to `module`).
+        let Item::Open(open) = &module.items[next_item - 1] else { continue };
+        let open = open.clone();
         if crate::builtins::BUILTIN_MODULES.contains(&open.module.name.as_str()) {
             continue;
         }

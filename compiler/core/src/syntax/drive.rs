@@ -19,16 +19,17 @@ where
     D: ParserDefinition,
     T: Iterator<Item = (D::Location, D::Token, D::Location)>,
 {
+    let mut top = definition.start_state();
     let mut states: Vec<D::StateIndex> = Vec::with_capacity(64);
-    states.push(definition.start_state());
+    states.push(top);
     let mut symbols: Vec<SymbolTriple<D>> = Vec::with_capacity(64);
     for (start, token, end) in tokens {
         let index = definition.token_to_index(&token)?;
         loop {
-            let top = *states.last()?;
             let action = definition.action(top, index);
             if let Some(target) = action.as_shift() {
                 states.push(target);
+                top = target;
                 symbols.push((start, definition.token_to_symbol(index, token), end));
                 break;
             }
@@ -38,13 +39,14 @@ where
             if definition.reduce(reduction, Some(&start), &mut states, &mut symbols).is_some() {
                 return None;
             }
+            top = *states.last()?;
         }
     }
     loop {
-        let top = *states.last()?;
         let reduction = definition.eof_action(top).as_reduce()?;
         if let Some(result) = definition.reduce(reduction, None, &mut states, &mut symbols) {
             return Some(result);
         }
+        top = *states.last()?;
     }
 }
