@@ -52,8 +52,9 @@ pub fn without_byte_order_mark(text: &str) -> &str {
 pub struct SourceFile {
     pub name: String,
     pub text: String,
-    /// Byte offset at which each line starts (line 0 starts at 0).
-    line_starts: Vec<usize>,
+    /// Byte offset at which each line starts (line 0 starts at 0), computed the first time a position is asked
+    /// for: checking a file without diagnostics never needs it.
+    line_starts: std::sync::OnceLock<Vec<usize>>,
 }
 
 impl SourceFile {
@@ -64,18 +65,21 @@ impl SourceFile {
         if text.starts_with(BYTE_ORDER_MARK) {
             text.drain(..BYTE_ORDER_MARK.len_utf8());
         }
-        let line_starts = line_starts(&text);
-        SourceFile { name: name.into(), text, line_starts }
+        SourceFile { name: name.into(), text, line_starts: std::sync::OnceLock::new() }
+    }
+
+    fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| line_starts(&self.text))
     }
 
     /// Zero-based (line, column in characters) of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
-        let line = match self.line_starts.binary_search(&offset) {
+        let line = match self.line_starts().binary_search(&offset) {
             Ok(l) => l,
             Err(l) => l - 1,
         };
-        let start = self.line_starts[line];
+        let start = self.line_starts()[line];
         let col = self.text.get(start..offset).map(|s| s.chars().count()).unwrap_or(offset - start);
         (line, col)
     }
@@ -84,15 +88,15 @@ impl SourceFile {
     pub fn line_col_utf16(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
         let (line, _) = self.line_col(offset);
-        let start = self.line_starts[line];
+        let start = self.line_starts()[line];
         let col = self.text.get(start..offset).map(|s| s.encode_utf16().count()).unwrap_or(offset - start);
         (line, col)
     }
 
     /// Byte offset of a zero-based (line, UTF-16 column); clamps to the file.
     pub fn offset_of_utf16(&self, line: usize, col: usize) -> usize {
-        let Some(&start) = self.line_starts.get(line) else { return self.text.len() };
-        let end = self.line_starts.get(line + 1).copied().unwrap_or(self.text.len());
+        let Some(&start) = self.line_starts().get(line) else { return self.text.len() };
+        let end = self.line_starts().get(line + 1).copied().unwrap_or(self.text.len());
         let mut units = 0;
         for (i, ch) in self.text[start..end].char_indices() {
             if units >= col {
@@ -104,13 +108,13 @@ impl SourceFile {
     }
 
     pub fn line_count(&self) -> usize {
-        self.line_starts.len()
+        self.line_starts().len()
     }
 
     /// The bytes of zero-based line `line`, without its newline (empty past the end).
     pub fn line_bounds(&self, line: usize) -> std::ops::Range<usize> {
-        let Some(&start) = self.line_starts.get(line) else { return self.text.len()..self.text.len() };
-        let end = self.line_starts.get(line + 1).map_or(self.text.len(), |next| next - 1);
+        let Some(&start) = self.line_starts().get(line) else { return self.text.len()..self.text.len() };
+        let end = self.line_starts().get(line + 1).map_or(self.text.len(), |next| next - 1);
         start..end.max(start)
     }
 }
