@@ -371,12 +371,24 @@ pub struct Lexeme {
 /// Splits `text` into tokens, always ending with `Eof`.
 pub fn lex(text: &str) -> Vec<Lexeme> {
     let mut out = Vec::with_capacity(text.len() / 4);
-    let mut lexer = Token::lexer(text);
-    while let Some(result) = lexer.next() {
-        let range = lexer.span();
-        let token = result.unwrap_or(Token::Error);
-        out.push(Lexeme { token, start: range.start as u32, end: range.end as u32 });
-    }
-    out.push(Lexeme { token: Token::Eof, start: text.len() as u32, end: text.len() as u32 });
+    out.extend(lexemes(text));
     out
+}
+
+/// The tokens of `text` one at a time, the last one `Eof`: [`lex`] without the vector, for a pass that reads the
+/// tokens once (`syntax::tokens`).
+pub fn lexemes(text: &str) -> impl Iterator<Item = Lexeme> + '_ {
+    let mut lexer = Token::lexer(text);
+    let mut ended = false;
+    std::iter::from_fn(move || {
+        if ended {
+            return None;
+        }
+        let Some(result) = lexer.next() else {
+            ended = true;
+            return Some(Lexeme { token: Token::Eof, start: text.len() as u32, end: text.len() as u32 });
+        };
+        let range = lexer.span();
+        Some(Lexeme { token: result.unwrap_or(Token::Error), start: range.start as u32, end: range.end as u32 })
+    })
 }

@@ -8,7 +8,7 @@ use crate::diagnostic::Diagnostic;
 use crate::source::FileId;
 use crate::syntax::ast::Module;
 use crate::syntax::builder::{Builder, Recovery};
-use crate::syntax::lexer::{lex, Lexeme};
+use crate::syntax::lexer::{lexemes, Lexeme};
 use crate::syntax::lift::{self, LocalFunction};
 use crate::syntax::{depth, drive, errors, grammar, tokens};
 
@@ -25,7 +25,7 @@ fn parse_with(
     default_kernel_name: &str,
     driver: Driver,
 ) -> Vec<Diagnostic> {
-    let tokens = tokens::contextualize(text, lex(text));
+    let tokens = tokens::contextualize(text, lexemes(text));
     // Typical code has a little over one expression per two tokens: reserving them up front saves growing (and
     // copying) the arena.
     module.exprs.reserve(tokens.len() * 3 / 5);

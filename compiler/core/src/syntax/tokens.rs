@@ -14,48 +14,48 @@
 
 use crate::syntax::lexer::{Lexeme, Token};
 
-/// Rewrites `lexemes` (ending with `Eof`, as [`crate::syntax::lexer::lex`] returns them) into the grammar's tokens,
-/// in place: the grammar's tokens are never more than the lexer's.
-pub fn contextualize(text: &str, mut lexemes: Vec<Lexeme>) -> Vec<Lexeme> {
-    // `lexemes[..kept]` are the grammar's tokens so far; `i` is the next lexeme to read (`kept <= i`); `previous`
-    // is the token of `lexemes[kept - 1]` (kept in a variable: one index fewer per token).
-    let mut kept: usize = 0;
-    let mut i = 0;
+/// The grammar's tokens made from `lexemes` (ending with `Eof`, as [`crate::syntax::lexer::lexemes`] yields them),
+/// read once: the parser passes the lexer's iterator, so that no vector of the lexer's tokens is written and read
+/// again.
+pub fn contextualize(text: &str, lexemes: impl IntoIterator<Item = Lexeme>) -> Vec<Lexeme> {
+    let mut lexemes = lexemes.into_iter();
+    // About one token per four bytes of typical code; the grammar's tokens are never more than the lexer's.
+    let mut out: Vec<Lexeme> = Vec::with_capacity(lexemes.size_hint().0.max(text.len() / 4));
     let mut previous: Option<Token> = None;
-    while i < lexemes.len() {
-        let lexeme = lexemes[i];
-        let next = lexemes.get(i + 1).map_or(Token::Eof, |l| l.token);
+    let mut current = lexemes.next();
+    while let Some(lexeme) = current {
+        let following = lexemes.next();
+        let next = following.map_or(Token::Eof, |l| l.token);
         let token = match lexeme.token {
             Token::Eof => break,
             Token::Ident => contextual_keyword(text, lexeme, previous, next),
             Token::Let if in_first_column(text, lexeme) => Token::ItemLet,
             Token::Fun if first_on_line(text, lexeme) => Token::ItemFun,
             Token::LExtension | Token::LItemExtension
-                if next == Token::Ident && text_of(text, lexemes[i + 1]) == b"kernel" =>
+                if following
+                    .is_some_and(|kernel| kernel.token == Token::Ident && text_of(text, kernel) == b"kernel") =>
             {
                 let token =
                     if lexeme.token == Token::LExtension { Token::KernelExtension } else { Token::ItemKernelExtension };
-                lexemes[kept] = Lexeme { token, start: lexeme.start, end: lexemes[i + 1].end };
-                kept += 1;
+                let end = following.map_or(lexeme.end, |kernel| kernel.end);
+                out.push(Lexeme { token, start: lexeme.start, end });
                 previous = Some(token);
-                i += 2;
+                current = lexemes.next();
                 continue;
             }
             other => other,
         };
         if previous == Some(Token::Semi) && (closes_sequence(token) || starts_item(token)) {
-            kept -= 1;
+            out.pop();
         }
-        lexemes[kept] = Lexeme { token, ..lexeme };
-        kept += 1;
+        out.push(Lexeme { token, ..lexeme });
         previous = Some(token);
-        i += 1;
+        current = following;
     }
-    lexemes.truncate(kept);
-    if lexemes.last().map(|l| l.token) == Some(Token::Semi) {
-        lexemes.pop();
+    if out.last().map(|l| l.token) == Some(Token::Semi) {
+        out.pop();
     }
-    lexemes
+    out
 }
 
 /// `kernel`, `mut`, `create_array`, `ref`, `pragma`, `as` in their keyword positions; any other name stays `Ident`.
