@@ -96,12 +96,13 @@ pub fn check(module: &Module, info: &TypeInfo, target: Target) -> Vec<Diagnostic
     }
     let functions: Vec<BodyFacts> =
         info.functions.iter().map(|f| items.get_mut(f.item).map(std::mem::take).unwrap_or_default()).collect();
+    let mut marks = vec![0u32; functions.len()];
     for (index, kernel_info) in info.kernels.iter().enumerate() {
         let Some(Item::Kernel(kernel)) = module.items.get(kernel_info.item) else { continue };
         let facts = items.get(kernel_info.item).map(|f| f as &BodyFacts).unwrap_or(&EMPTY);
         limits.check_parameters(index, kernel);
         limits.check_launch_bounds(kernel);
-        let reached = reachable(facts, &functions);
+        let reached = reachable(facts, &functions, &mut marks, index as u32 + 1);
         for space in [MemorySpace::Shared, MemorySpace::Local] {
             let arrays = facts.arrays.iter().chain(reached.iter().flat_map(|f| &functions[f.0 as usize].arrays));
             limits.check_arrays(kernel, space, arrays.filter(|a| a.space == space));
@@ -114,13 +115,19 @@ pub fn check(module: &Module, info: &TypeInfo, target: Target) -> Vec<Diagnostic
 
 static EMPTY: BodyFacts = BodyFacts { arrays: Vec::new(), callees: Vec::new(), constants: Vec::new() };
 
-/// The functions a body calls, directly or not, each once.
-fn reachable(root: &BodyFacts, functions: &[BodyFacts]) -> Vec<FunctionId> {
-    let mut seen = FxHashSet::default();
+/// The functions a body calls, directly or not, each once. `marks` (one per function, kept from body to body so
+/// that no set is allocated per kernel) holds `mark` for the functions met in this body; `mark` differs for each
+/// body.
+fn reachable(root: &BodyFacts, functions: &[BodyFacts], marks: &mut [u32], mark: u32) -> Vec<FunctionId> {
     let mut order = Vec::new();
     let mut stack: Vec<FunctionId> = root.callees.iter().rev().copied().collect();
     while let Some(f) = stack.pop() {
-        if !seen.insert(f) {
+        let met = match marks.get_mut(f.0 as usize) {
+            Some(slot) => std::mem::replace(slot, mark) == mark,
+            // Not a function of the table (never so for a checked program): looked for in the list.
+            None => order.contains(&f),
+        };
+        if met {
             continue;
         }
         order.push(f);
