@@ -147,7 +147,7 @@ impl<'a> Walker<'a> {
         Walker {
             module,
             types,
-            facts: Facts::default(),
+            facts: Facts::with_room(module.exprs.len()),
             slots: vec![Slot::Value(Value::uniform()); types.locals.len()],
             unions: Vec::new(),
             control: Control::converged(),
