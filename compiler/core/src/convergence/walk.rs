@@ -27,7 +27,7 @@ use crate::contract::LaunchContract;
 use crate::diagnostic::Diagnostic;
 use crate::fxhash::FxHashMap;
 use crate::source::Span;
-use crate::syntax::ast::{ExprId, ExprKind, MemorySpace, Module};
+use crate::syntax::ast::{for_each_child, ExprId, ExprKind, MemorySpace, Module};
 use crate::syntax::name::Name;
 use crate::types::{FunctionId, LocalId, Resolution, Type, TypeInfo};
 
@@ -568,7 +568,8 @@ impl<'a> Walker<'a> {
         stack.push(e);
         while stack.len() > base {
             let x = stack.pop().expect("an entry above the base");
-            match self.module.expr(x) {
+            let kind = self.module.expr(x);
+            match kind {
                 ExprKind::If { .. } | ExprKind::While { .. } | ExprKind::For { .. } if x != e => {
                     self.pending = stack;
                     self.assigned_scratch = out;
@@ -591,7 +592,7 @@ impl<'a> Walker<'a> {
                 ExprKind::Call { args, .. } => self.push_passed_storage(x, args, &mut out),
                 _ => {}
             }
-            self.module.push_children(x, &mut stack);
+            for_each_child(kind, |child| stack.push(child));
         }
         self.pending = stack;
         let found = &mut out[out_base..];
@@ -665,7 +666,8 @@ impl<'a> Walker<'a> {
         stack.push(e);
         let mut straight = true;
         while let Some(x) = stack.pop() {
-            let breaks_line = match self.module.expr(x) {
+            let kind = self.module.expr(x);
+            let breaks_line = match kind {
                 ExprKind::For { .. } | ExprKind::While { .. } | ExprKind::Superstep { .. } => true,
                 ExprKind::Return(_) | ExprKind::Break | ExprKind::Continue => true,
                 ExprKind::Call { .. } | ExprKind::Var(_) => {
@@ -677,7 +679,7 @@ impl<'a> Walker<'a> {
                 straight = false;
                 break;
             }
-            self.module.push_children(x, &mut stack);
+            for_each_child(kind, |child| stack.push(child));
         }
         stack.clear();
         self.pending = stack;
