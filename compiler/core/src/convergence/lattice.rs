@@ -197,7 +197,7 @@ impl Control {
 
 /// The arenas of explanation steps of one analysis: every `Origin` and `Divergence` it created, never freed
 /// before the analysis ends (values refer to them by handle).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Facts {
     origins: Vec<Origin>,
     divergences: Vec<Divergence>,
@@ -224,6 +224,11 @@ impl Facts {
 
     pub fn divergence(&self, id: DivergenceId) -> &Divergence {
         &self.divergences[id.0 as usize]
+    }
+
+    /// The step of index `index`, if there is one.
+    pub fn origin_at(&self, index: usize) -> Option<&Origin> {
+        self.origins.get(index)
     }
 
     /// How many steps exist: a step whose index is at least a count taken earlier was created after it.

@@ -60,7 +60,7 @@ pub struct Walker<'a> {
     module: &'a Module,
     types: &'a TypeInfo,
     /// The steps of every explanation this walk created (values and control states refer to them).
-    facts: Facts,
+    pub(super) facts: Facts,
     /// For each local, its value, or for a `ref` or array local that names another variable's storage, which
     /// (`cells`).
     slots: Vec<Slot>,
