@@ -7,6 +7,7 @@
 //! `atomic_add_bfloat16x2` before sm_90; `builtins::min_sm_for_element`: `atomic_add` on bfloat16 before sm_90)
 //! is `E0224` at each use. A branch that never runs (`constant_if`) is not emitted and counts for none of these.
 
+use crate::builtins::Builtin;
 use crate::diagnostic::Diagnostic;
 use crate::fxhash::FxHashSet;
 use crate::source::Span;
@@ -15,15 +16,11 @@ use crate::target::{self, grouped, Target};
 use crate::types::{ArraySize, ConstantId, FunctionId, Resolution, Type, TypeInfo};
 
 impl Limits<'_> {
-    /// `E0224` at every use of a builtin that needs a newer architecture than the target.
-    fn check_builtin_architectures(&mut self) {
-        // A use in a branch that never runs (a constant `if`) is not emitted: it needs nothing of the target.
-        let never_run = crate::constant_if::never_run(self.module, self.info);
-        for (&e, resolution) in &self.info.resolutions {
-            let Resolution::Builtin(builtin) = *resolution else { continue };
-            if never_run.get(e.index()).copied().unwrap_or(false) {
-                continue;
-            }
+    /// `E0224` at every use of a builtin that needs a newer architecture than the target; `uses`: the uses of
+    /// builtins that may need one (`may_need_newer_architecture`) outside the branches that never run (which are
+    /// not emitted: they need nothing of the target), in the order of `TypeInfo::resolutions`.
+    fn check_builtin_architectures(&mut self, uses: Vec<(ExprId, &'static Builtin)>) {
+        for (e, builtin) in uses {
             // The element type is looked for only where it may matter (one builtin); most calls are not atomics.
             let element = match crate::builtins::min_sm_depends_on_element(builtin) {
                 true => self.first_argument_element(e),
@@ -90,38 +87,47 @@ struct Limits<'a> {
 /// `E0220` for every resource limit of `target` the program crosses.
 pub fn check(module: &Module, info: &TypeInfo, target: Target) -> Vec<Diagnostic> {
     let mut limits = Limits { module, info, target, diagnostics: Vec::new(), reported: FxHashSet::default() };
-    let mut items = limits.item_facts();
+    // What a branch that never runs declares, calls or uses is not emitted, so it takes no resources.
+    let never_run = crate::constant_if::never_run(module, info);
+    let (mut items, builtin_uses) = limits.item_facts(&never_run);
     let mut used_constants = Vec::new();
     for facts in &items {
         used_constants.extend(facts.constants.iter().copied());
     }
     let functions: Vec<BodyFacts> =
         info.functions.iter().map(|f| items.get_mut(f.item).map(std::mem::take).unwrap_or_default()).collect();
+    let mut marks = vec![0u32; functions.len()];
     for (index, kernel_info) in info.kernels.iter().enumerate() {
         let Some(Item::Kernel(kernel)) = module.items.get(kernel_info.item) else { continue };
         let facts = items.get(kernel_info.item).map(|f| f as &BodyFacts).unwrap_or(&EMPTY);
         limits.check_parameters(index, kernel);
         limits.check_launch_bounds(kernel);
-        let reached = reachable(facts, &functions);
+        let reached = reachable(facts, &functions, &mut marks, index as u32 + 1);
         for space in [MemorySpace::Shared, MemorySpace::Local] {
             let arrays = facts.arrays.iter().chain(reached.iter().flat_map(|f| &functions[f.0 as usize].arrays));
             limits.check_arrays(kernel, space, arrays.filter(|a| a.space == space));
         }
     }
     limits.check_constant_arrays(used_constants);
-    limits.check_builtin_architectures();
+    limits.check_builtin_architectures(builtin_uses);
     limits.diagnostics
 }
 
 static EMPTY: BodyFacts = BodyFacts { arrays: Vec::new(), callees: Vec::new(), constants: Vec::new() };
 
-/// The functions a body calls, directly or not, each once.
-fn reachable(root: &BodyFacts, functions: &[BodyFacts]) -> Vec<FunctionId> {
-    let mut seen = FxHashSet::default();
+/// The functions a body calls, directly or not, each once. `marks` (one per function, kept from body to body so
+/// that no set is allocated per kernel) holds `mark` for the functions met in this body; `mark` differs for each
+/// body.
+fn reachable(root: &BodyFacts, functions: &[BodyFacts], marks: &mut [u32], mark: u32) -> Vec<FunctionId> {
     let mut order = Vec::new();
     let mut stack: Vec<FunctionId> = root.callees.iter().rev().copied().collect();
     while let Some(f) = stack.pop() {
-        if !seen.insert(f) {
+        let met = match marks.get_mut(f.0 as usize) {
+            Some(slot) => std::mem::replace(slot, mark) == mark,
+            // Not a function of the table (never so for a checked program): looked for in the list.
+            None => order.contains(&f),
+        };
+        if met {
             continue;
         }
         order.push(f);
@@ -133,49 +139,67 @@ fn reachable(root: &BodyFacts, functions: &[BodyFacts]) -> Vec<FunctionId> {
 }
 
 impl Limits<'_> {
-    /// What each item's body declares and uses, by item index, in one pass over the arena: a node's children are
-    /// allocated before it and items are parsed in order, so an item's body is the range of nodes after the
-    /// previous item's and up to its root. A constant's value (folded at compile time) counts for no item.
-    fn item_facts(&self) -> Vec<BodyFacts> {
+    /// What each item's body declares and uses, by item index. A node's children are allocated before it and items
+    /// are parsed in order, so an item's body is the range of nodes after the previous item's and up to its root. A
+    /// constant's value (folded at compile time) counts for no item. Only the nodes that can contribute are visited:
+    /// the resolved names (`TypeInfo::resolutions`) and the declarations (`TypeInfo::declared_local`), each placed
+    /// in its item's range; scanning every node of every body cost more than the rest of the check.
+    ///
+    /// The same pass over the resolutions gathers, for `check_builtin_architectures`, the uses of builtins that may
+    /// need a newer architecture, anywhere but in a branch that never runs.
+    fn item_facts(&self, never_run: &[bool]) -> (Vec<BodyFacts>, Vec<(ExprId, &'static Builtin)>) {
         let module = self.module;
         let mut out: Vec<BodyFacts> = module.items.iter().map(|_| BodyFacts::default()).collect();
-        let mut start = 0usize;
-        // What a branch that never runs declares or calls is not emitted, so it takes no resources.
-        let never_run = crate::constant_if::never_run(module, self.info);
-        for (index, item) in module.items.iter().enumerate() {
-            let root = match item {
-                Item::Kernel(kernel) => kernel.body,
-                Item::Function(function) => function.body,
-                Item::Constant(constant) => {
-                    start = start.max(constant.value.index() + 1);
-                    continue;
+        let ranges = body_ranges(module);
+        let mut find = RangeFinder { ranges: &ranges, at: 0 };
+        // A node that declares an array counts as the array only (as a scan of the body matched it first).
+        let counts = |e: ExprId| {
+            !never_run.get(e.index()).copied().unwrap_or(false)
+                && !matches!(module.exprs.get(e.index()), Some(ExprKind::LetArray { .. }) | None)
+        };
+        let mut builtin_uses = Vec::new();
+        for (&e, resolution) in &self.info.resolutions {
+            if let Resolution::Builtin(builtin) = *resolution {
+                if may_need_newer_architecture(builtin) && !never_run.get(e.index()).copied().unwrap_or(false) {
+                    builtin_uses.push((e, builtin));
                 }
-                _ => continue,
-            };
-            let end = root.index().min(module.exprs.len().saturating_sub(1));
-            let facts = &mut out[index];
-            // The body's nodes and whether each never runs, side by side (no index checked per node).
-            let body = module.exprs.get(start..=end).unwrap_or_default();
-            let body_never_runs = never_run.get(start..=end).unwrap_or_default();
-            for (offset, (kind, never_runs)) in body.iter().zip(body_never_runs).enumerate() {
-                if *never_runs {
-                    continue;
-                }
-                let e = ExprId((start + offset) as u32);
-                match (kind, self.info.resolution(e)) {
-                    (ExprKind::LetArray { .. }, _) => facts.arrays.extend(self.array_decl(e)),
-                    (_, Some(Resolution::Function(f))) => facts.callees.push(f),
-                    (_, Some(Resolution::Constant(c))) => facts.constants.push(c),
-                    _ => {}
-                }
+                continue;
             }
-            // Source order (a `let`'s node comes after its body's), each callee once.
+            let (Resolution::Function(_) | Resolution::Constant(_)) = resolution else { continue };
+            let Some(item) = find.item_of(e) else { continue };
+            if !counts(e) {
+                continue;
+            }
+            match *resolution {
+                Resolution::Function(f) => out[item].callees.push(f),
+                Resolution::Constant(c) => out[item].constants.push(c),
+                _ => {}
+            }
+        }
+        // Each item's arrays in node order, as a scan of the body found them, for the sort below.
+        let mut arrays: Vec<(usize, ExprId)> = Vec::new();
+        for &e in self.info.declared_local.keys() {
+            if !matches!(module.exprs.get(e.index()), Some(ExprKind::LetArray { .. })) {
+                continue;
+            }
+            if never_run.get(e.index()).copied().unwrap_or(false) {
+                continue;
+            }
+            if let Some(item) = find.item_of(e) {
+                arrays.push((item, e));
+            }
+        }
+        arrays.sort_unstable();
+        for (item, e) in arrays {
+            out[item].arrays.extend(self.array_decl(e));
+        }
+        for facts in &mut out {
+            // Source order (a `let`'s node comes after its body's; the sort is stable), each callee once.
             facts.arrays.sort_by_key(|a| (a.span.file, a.span.start));
             facts.callees.sort_unstable();
             facts.callees.dedup();
-            start = start.max(end + 1);
         }
-        out
+        (out, builtin_uses)
     }
 
     fn array_decl(&self, e: ExprId) -> Option<ArrayDecl> {
@@ -319,4 +343,55 @@ impl Limits<'_> {
     fn error(&self, message: String) -> Diagnostic {
         Diagnostic::error("E0220", message)
     }
+}
+
+/// The range of nodes `(first, last)` of each kernel's and function's body, with the item's index, in arena
+/// order (see `Limits::item_facts`); empty ranges are left out.
+fn body_ranges(module: &Module) -> Vec<(usize, usize, usize)> {
+    let mut ranges = Vec::new();
+    let mut start = 0usize;
+    for (index, item) in module.items.iter().enumerate() {
+        let root = match item {
+            Item::Kernel(kernel) => kernel.body,
+            Item::Function(function) => function.body,
+            Item::Constant(constant) => {
+                start = start.max(constant.value.index() + 1);
+                continue;
+            }
+            _ => continue,
+        };
+        let end = root.index().min(module.exprs.len().saturating_sub(1));
+        if start <= end && end < module.exprs.len() {
+            ranges.push((start, end, index));
+        }
+        start = start.max(end + 1);
+    }
+    ranges
+}
+
+/// Finds the body range of a node: the ranges are ascending and disjoint, and the tables it is asked about list
+/// nodes mostly item by item, so the range of the last answer is tried first.
+struct RangeFinder<'r> {
+    ranges: &'r [(usize, usize, usize)],
+    at: usize,
+}
+
+impl RangeFinder<'_> {
+    fn item_of(&mut self, e: ExprId) -> Option<usize> {
+        let index = e.index();
+        let inside = |&(first, last, _): &(usize, usize, usize)| first <= index && index <= last;
+        if let Some(range) = self.ranges.get(self.at).filter(|r| inside(r)) {
+            return Some(range.2);
+        }
+        let at = self.ranges.partition_point(|&(_, last, _)| last < index);
+        let range = self.ranges.get(at).filter(|r| inside(r))?;
+        self.at = at;
+        Some(range.2)
+    }
+}
+
+/// Can a use of `builtin` need a newer architecture than the target: has it a minimum architecture of its own, or
+/// one for some element type?
+fn may_need_newer_architecture(builtin: &Builtin) -> bool {
+    crate::builtins::min_sm(builtin).is_some() || crate::builtins::min_sm_depends_on_element(builtin)
 }

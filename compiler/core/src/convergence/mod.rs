@@ -34,14 +34,14 @@ pub struct ValueSource {
 #[derive(Clone, Debug, Default)]
 pub struct UniformityInfo {
     levels: Vec<Uniformity>,
-    /// Index into `roots` of each expression's first source, `u32::MAX` for none.
+    /// The handle in `facts` of each expression's first source, `NO_SOURCE` for none. Its sentence is worded only
+    /// when asked for ([`UniformityInfo::source`]): a hover needs one, and wording every one was a visible part of
+    /// the analysis.
     source_of: Vec<u32>,
-    /// The explanation steps that are first sources; their sentences are worded only when asked for
-    /// ([`UniformityInfo::source`]): a hover needs one, and wording every one was a visible part of the analysis.
-    roots: Vec<lattice::Origin>,
-    /// Index into `roots` of each explanation step already met as a root, by handle (`NO_SOURCE` for none), so
-    /// each is kept once.
-    root_of_origin: Vec<u32>,
+    /// The explanation steps of the analysis (given at its end), which the sources are handles into: keeping them
+    /// costs nothing more, where copying each first source out of them cost a copy per source and the copies of a
+    /// growing vector.
+    facts: lattice::Facts,
     /// The highest level of conditions and indices over every context they were analysed in (see
     /// `level_in_any_context`).
     context_levels: Vec<Option<Uniformity>>,
@@ -57,18 +57,15 @@ pub struct UniformityInfo {
 }
 
 /// The changes of [`UniformityInfo::set`] while a speculation is open: each expression's level and source before
-/// a change, and the origins given a root.
+/// a change.
 #[derive(Clone, Debug, Default)]
 struct InfoJournal {
     expressions: Vec<(u32, Uniformity, u32)>,
-    origins: Vec<u32>,
 }
 
 /// Where the journal of [`UniformityInfo`] stood when a speculation started.
 pub(crate) struct InfoMark {
     expressions: usize,
-    origins: usize,
-    roots: usize,
 }
 
 const NO_SOURCE: u32 = u32::MAX;
@@ -78,8 +75,7 @@ impl UniformityInfo {
         UniformityInfo {
             levels: vec![Uniformity::Uniform; expr_count],
             source_of: vec![NO_SOURCE; expr_count],
-            roots: Vec::new(),
-            root_of_origin: Vec::new(),
+            facts: lattice::Facts::default(),
             context_levels: Vec::new(),
             kernel_min_levels: Vec::new(),
             varying_ifs: Vec::new(),
@@ -99,32 +95,21 @@ impl UniformityInfo {
             journal.expressions.push((e.index() as u32, *slot, self.source_of[e.index()]));
         }
         *slot = (*slot).max(value.level);
-        let Some((id, root)) = names.facts.root(*value) else { return };
-        if id.index() >= self.root_of_origin.len() {
-            self.root_of_origin.resize(id.index() + 1, NO_SOURCE);
-        }
-        if self.root_of_origin[id.index()] == NO_SOURCE {
-            self.roots.push(*root);
-            self.root_of_origin[id.index()] = self.roots.len() as u32 - 1;
-            if let Some(journal) = self.journal.as_mut() {
-                journal.origins.push(id.index() as u32);
-            }
-        }
-        self.source_of[e.index()] = self.root_of_origin[id.index()];
+        let Some((id, _)) = names.facts.root(*value) else { return };
+        self.source_of[e.index()] = id.index() as u32;
     }
 
     /// Starts (or, nested, marks) the journal of `set`.
     fn begin_journal(&mut self) -> InfoMark {
         let spare = &mut self.spare_journal;
         let journal = self.journal.get_or_insert_with(|| spare.take().unwrap_or_default());
-        InfoMark { expressions: journal.expressions.len(), origins: journal.origins.len(), roots: self.roots.len() }
+        InfoMark { expressions: journal.expressions.len() }
     }
 
     /// Ends the journal: what `set` changed stands.
     fn end_journal(&mut self) {
         if let Some(mut journal) = self.journal.take() {
             journal.expressions.clear();
-            journal.origins.clear();
             self.spare_journal = Some(journal);
         }
     }
@@ -136,10 +121,6 @@ impl UniformityInfo {
             self.levels[index as usize] = level;
             self.source_of[index as usize] = source;
         }
-        for origin in journal.origins.drain(mark.origins..) {
-            self.root_of_origin[origin as usize] = NO_SOURCE;
-        }
-        self.roots.truncate(mark.roots);
     }
 
     pub fn level(&self, e: ExprId) -> Uniformity {
@@ -169,7 +150,7 @@ impl UniformityInfo {
     /// The first source of `e`'s level and its sentence; `module` and `types` are those the analysis ran on.
     pub fn source(&self, e: ExprId, module: &Module, types: &TypeInfo) -> Option<ValueSource> {
         let index = *self.source_of.get(e.index())?;
-        let root = self.roots.get(index as usize)?;
+        let root = self.facts.origin_at(index as usize)?;
         let message = report::origin_message(root, report::Words { module, types });
         Some(ValueSource { span: root.span, message })
     }
@@ -221,6 +202,7 @@ fn run_keeping_requests(mut walker: walk::Walker<'_>, types: &TypeInfo) -> (Unif
         walker.function(FunctionId(function as u32));
     }
     let mut info = walker.info;
+    info.facts = walker.facts;
     info.context_levels = walker.context_levels;
     info.kernel_min_levels = walker.kernel_min_levels;
     info.varying_ifs = walker.varying_ifs;

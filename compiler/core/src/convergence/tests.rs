@@ -92,6 +92,8 @@ fn recording_an_expression_again_keeps_the_highest_level_and_the_first_source_at
     );
     let other_thread = value(Uniformity::ThreadVarying, sources[2]);
     let mut info = UniformityInfo::new(c.module.exprs.len());
+    // The sources are handles into the analysis's steps, which the analysis gives the information at its end.
+    info.facts = facts.clone();
     let names = super::report::Names { module: &c.module, types: &c.types, facts: &facts };
     let text_of = |info: &UniformityInfo, e: ExprId| {
         let span = info.source(e, &c.module, &c.types).expect("a source").span;

@@ -27,7 +27,7 @@ use crate::contract::LaunchContract;
 use crate::diagnostic::Diagnostic;
 use crate::fxhash::FxHashMap;
 use crate::source::Span;
-use crate::syntax::ast::{ExprId, ExprKind, MemorySpace, Module};
+use crate::syntax::ast::{for_each_child, ExprId, ExprKind, MemorySpace, Module};
 use crate::syntax::name::Name;
 use crate::types::{FunctionId, LocalId, Resolution, Type, TypeInfo};
 
@@ -43,6 +43,10 @@ use control::LoopExits;
 /// so a loop stabilises within a few rounds; this only bounds pathological inputs).
 const MAX_LOOP_ROUNDS: usize = 8;
 
+/// The answers of `Walker::is_straight_line` kept in `straight_cache` (0: not known yet).
+const STRAIGHT: u8 = 1;
+const NOT_STRAIGHT: u8 = 2;
+
 /// Deepest call chain analysed (recursion is rejected by the type checker; this guards broken input).
 const MAX_CALL_DEPTH: usize = 64;
 
@@ -56,7 +60,7 @@ pub struct Walker<'a> {
     module: &'a Module,
     types: &'a TypeInfo,
     /// The steps of every explanation this walk created (values and control states refer to them).
-    facts: Facts,
+    pub(super) facts: Facts,
     /// For each local, its value, or for a `ref` or array local that names another variable's storage, which
     /// (`cells`).
     slots: Vec<Slot>,
@@ -83,9 +87,13 @@ pub struct Walker<'a> {
     journal: speculation::Journal,
     recording: bool,
     call_stack: Vec<FunctionId>,
-    /// Syntactic summaries of `if`s and loops, computed once per node (few nodes: a hash map, not a table).
-    assigned_cache: FxHashMap<ExprId, Rc<Vec<LocalId>>>,
-    straight_cache: FxHashMap<ExprId, bool>,
+    /// Syntactic summaries of `if`s and loops, computed once per node, in tables indexed by node (zeroed when
+    /// allocated, which costs nothing until a page is touched; a hash map cost more per query): for
+    /// `assigned_locals`, 1 + the index of the node's list in `assigned_lists` (0: not computed yet); for
+    /// `is_straight_line`, `STRAIGHT` or `NOT_STRAIGHT` (0: not computed yet).
+    assigned_index: Vec<u32>,
+    assigned_lists: Vec<Rc<Vec<LocalId>>>,
+    straight_cache: Vec<u8>,
     /// The summary of the (many) subtrees that assign nothing, shared.
     assigns_nothing: Rc<Vec<LocalId>>,
     /// Scratch stack of the syntactic walks.
@@ -139,7 +147,7 @@ impl<'a> Walker<'a> {
         Walker {
             module,
             types,
-            facts: Facts::default(),
+            facts: Facts::with_room(module.exprs.len()),
             slots: vec![Slot::Value(Value::uniform()); types.locals.len()],
             unions: Vec::new(),
             control: Control::converged(),
@@ -157,8 +165,9 @@ impl<'a> Walker<'a> {
             journal: speculation::Journal::default(),
             recording: true,
             call_stack: Vec::new(),
-            assigned_cache: FxHashMap::default(),
-            straight_cache: FxHashMap::default(),
+            assigned_index: vec![0; module.exprs.len()],
+            assigned_lists: Vec::new(),
+            straight_cache: vec![0; module.exprs.len()],
             assigns_nothing: Rc::new(Vec::new()),
             pending: Vec::new(),
             assigned_scratch: Vec::new(),
@@ -547,8 +556,8 @@ impl<'a> Walker<'a> {
     /// branch or loop inside the subtree contributes its own list (computed once and kept: the walk asks for it again
     /// on entering it), so nested control flow is not walked again for each enclosing branch or loop.
     fn assigned_locals(&mut self, e: ExprId) -> Rc<Vec<LocalId>> {
-        if let Some(found) = self.assigned_cache.get(&e) {
-            return found.clone();
+        if let Some(&index) = self.assigned_index.get(e.index()).filter(|&&index| index != 0) {
+            return self.assigned_lists[index as usize - 1].clone();
         }
         // `pending` (the walk) and `assigned_scratch` (the locals found) are shared with the nested calls: each
         // works above the entries it found there, and gives them back.
@@ -559,7 +568,8 @@ impl<'a> Walker<'a> {
         stack.push(e);
         while stack.len() > base {
             let x = stack.pop().expect("an entry above the base");
-            match self.module.expr(x) {
+            let kind = self.module.expr(x);
+            match kind {
                 ExprKind::If { .. } | ExprKind::While { .. } | ExprKind::For { .. } if x != e => {
                     self.pending = stack;
                     self.assigned_scratch = out;
@@ -582,7 +592,7 @@ impl<'a> Walker<'a> {
                 ExprKind::Call { args, .. } => self.push_passed_storage(x, args, &mut out),
                 _ => {}
             }
-            self.module.push_children(x, &mut stack);
+            for_each_child(kind, |child| stack.push(child));
         }
         self.pending = stack;
         let found = &mut out[out_base..];
@@ -596,7 +606,10 @@ impl<'a> Walker<'a> {
         out.truncate(out_base);
         self.assigned_scratch = out;
         let unique = if unique.is_empty() { self.assigns_nothing.clone() } else { Rc::new(unique) };
-        self.assigned_cache.insert(e, unique.clone());
+        if let Some(slot) = self.assigned_index.get_mut(e.index()) {
+            self.assigned_lists.push(unique.clone());
+            *slot = self.assigned_lists.len() as u32;
+        }
         unique
     }
 
@@ -644,14 +657,17 @@ impl<'a> Walker<'a> {
 
     /// No loops, function calls, early exits or supersteps anywhere in the subtree.
     fn is_straight_line(&mut self, e: ExprId) -> bool {
-        if let Some(&known) = self.straight_cache.get(&e) {
-            return known;
+        match self.straight_cache.get(e.index()) {
+            Some(&STRAIGHT) => return true,
+            Some(&NOT_STRAIGHT) => return false,
+            _ => {}
         }
         let mut stack = std::mem::take(&mut self.pending);
         stack.push(e);
         let mut straight = true;
         while let Some(x) = stack.pop() {
-            let breaks_line = match self.module.expr(x) {
+            let kind = self.module.expr(x);
+            let breaks_line = match kind {
                 ExprKind::For { .. } | ExprKind::While { .. } | ExprKind::Superstep { .. } => true,
                 ExprKind::Return(_) | ExprKind::Break | ExprKind::Continue => true,
                 ExprKind::Call { .. } | ExprKind::Var(_) => {
@@ -663,11 +679,13 @@ impl<'a> Walker<'a> {
                 straight = false;
                 break;
             }
-            self.module.push_children(x, &mut stack);
+            for_each_child(kind, |child| stack.push(child));
         }
         stack.clear();
         self.pending = stack;
-        self.straight_cache.insert(e, straight);
+        if let Some(slot) = self.straight_cache.get_mut(e.index()) {
+            *slot = if straight { STRAIGHT } else { NOT_STRAIGHT };
+        }
         straight
     }
 }

@@ -62,10 +62,12 @@ fn misleading(module: &Module, sources: &SourceMap, seq: ExprId, first: ExprId, 
     let source = sources.file(next.file);
     let file = &source.text;
     let if_indent = indentation(file, if_span.start as usize);
-    let guarded_line = source.line_col(guarded_span.end as usize).0;
-    let next_line = source.line_col(next.start as usize).0;
-    let same_line = guarded_line == next_line;
-    let deeper = next_line > guarded_line && column(file, next.start as usize) > if_indent;
+    // The statement is on a later line than the guarded one if a newline lies between them (lines end at `\n`
+    // only, `SourceFile::line_col`), which a search of the few bytes between answers.
+    let (guarded_end, next_start) = (guarded_span.end as usize, next.start as usize);
+    let gap_bytes = file.as_bytes().get(guarded_end.min(file.len())..next_start.min(file.len())).unwrap_or_default();
+    let same_line = !gap_bytes.contains(&b'\n');
+    let deeper = !same_line && column(file, next.start as usize) > if_indent;
     if !same_line && !deeper {
         return None;
     }

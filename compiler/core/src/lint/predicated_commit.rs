@@ -58,6 +58,7 @@ pub fn check(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sou
         kernel: None,
         definitions: FxHashMap::default(),
         local_arrays: FxHashSet::default(),
+        positions: Default::default(),
         out: Vec::new(),
     };
     // Most files have no candidate: judging each thread-varying `if` (the convergence analysis lists them) as if
@@ -148,6 +149,8 @@ struct Lint<'a> {
     definitions: FxHashMap<LocalId, ExprId>,
     /// The arrays declared with `let%local` (`local_arrays`).
     local_arrays: FxHashSet<LocalId>,
+    /// The builtins met by `same`, with whether each names the thread's position (few: a list).
+    positions: std::cell::RefCell<Vec<(&'static Builtin, bool)>>,
     out: Vec<Diagnostic>,
 }
 
@@ -531,7 +534,9 @@ impl<'a> Lint<'a> {
                 }
                 (Some(Resolution::Constant(x)), Some(Resolution::Constant(y))) => x == y,
                 // Thread and block indices and dimensions: fixed for the thread's lifetime.
-                (Some(Resolution::Builtin(x)), Some(Resolution::Builtin(y))) => x.name == y.name && names_position(x),
+                (Some(Resolution::Builtin(x)), Some(Resolution::Builtin(y))) => {
+                    (std::ptr::eq(x, y) || x.name == y.name) && self.names_position(x)
+                }
                 _ => false,
             },
             (K::Unary { op: o1, operand: x }, K::Unary { op: o2, operand: y }) => {
@@ -544,6 +549,18 @@ impl<'a> Lint<'a> {
             (_, K::Annot { expr: y, .. }) => self.same(a, *y),
             _ => false,
         }
+    }
+
+    /// [`names_position`], worked out once per builtin (it searches the builtin's CUDA text, and `same` asks
+    /// it of every builtin it compares).
+    fn names_position(&self, builtin: &'static Builtin) -> bool {
+        let mut known = self.positions.borrow_mut();
+        if let Some(&(_, answer)) = known.iter().find(|(b, _)| std::ptr::eq(*b, builtin)) {
+            return answer;
+        }
+        let answer = names_position(builtin);
+        known.push((builtin, answer));
+        answer
     }
 
     /// `same` for the record of a field store: a variable, or an element `a.(i)`.

@@ -148,7 +148,11 @@ impl Walker<'_> {
     pub(super) fn builtin(&mut self, builtin: &'static Builtin, e: ExprId, args: &[ExprId], span: Span) -> Value {
         // The join of all arguments, and of all but the first (the indices of a load).
         let (mut joined, mut indices) = (Value::uniform(), Value::uniform());
-        let mut values = self.spare_values.pop().unwrap_or_default();
+        // A builtin used as a name (`thread_idx_x`, most uses) has no arguments: no vector for their values.
+        let mut values = match args.is_empty() {
+            true => Vec::new(),
+            false => self.spare_values.pop().unwrap_or_default(),
+        };
         for (position, &arg) in args.iter().enumerate() {
             let value = self.expr(arg);
             if position > 0 {
@@ -175,7 +179,9 @@ impl Walker<'_> {
             }
         }
         let result = self.builtin_result(builtin, e, args, span, &control, joined, indices, &values);
-        self.give_back(values);
+        if values.capacity() > 0 {
+            self.give_back(values);
+        }
         result
     }
 

@@ -343,8 +343,14 @@ impl Walker<'_> {
         let after_condition = exits.as_ref().and_then(|x| x.after_condition.get());
         let mut left = match exit {
             LoopExit::Head => Some(head),
-            LoopExit::AfterCondition => after_condition.map(<[Value]>::to_vec),
-            LoopExit::BreakOnly => None,
+            LoopExit::AfterCondition => {
+                self.give_back(head);
+                after_condition.map(<[Value]>::to_vec)
+            }
+            LoopExit::BreakOnly => {
+                self.give_back(head);
+                None
+            }
         };
         match (&mut left, breaks) {
             (Some(left), Some(breaks)) => {
@@ -356,8 +362,12 @@ impl Walker<'_> {
             _ => {}
         }
         self.dead = false;
-        match &left {
-            Some(values) => self.restore(assigned, values),
+        match left {
+            Some(values) => {
+                self.restore(assigned, &values);
+                // Given back for reuse, as the snapshots of branches are (`Walker::snapshot`).
+                self.give_back(values);
+            }
             None => self.dead = true,
         }
     }

@@ -53,6 +53,10 @@ impl Walker<'_> {
     /// A thread index the contract makes more uniform than the builtin table says, or `None`.
     pub(super) fn launch_builtin(&mut self, builtin: &'static Builtin, e: ExprId, span: Span) -> Option<Value> {
         let (one_dimensional, whole_warps) = (self.launch.is_one_dimensional(), self.launch.whole_warps());
+        // Every case below needs one of the two (most kernels declare no contract): no name compared.
+        if !one_dimensional && !whole_warps {
+            return None;
+        }
         let level = match builtin.name {
             "thread_idx_y" | "thread_idx_z" if one_dimensional => Uniformity::Uniform,
             "global_idx_y" | "global_idx_z" if one_dimensional => Uniformity::BlockUniform,
