@@ -21,6 +21,10 @@ impl Checker<'_> {
 
     fn check_index_expr(&mut self, index: ExprId) {
         let found = self.check_expr(index);
+        if self.vars.resolve_ref(&found).is_integer() {
+            // An integer already: a fresh integer variable would only be bound to it.
+            return;
+        }
         let integer = self.vars.fresh(Class::Integer);
         self.expect_type_because(index, &found, &integer, Because::help("an index must be an integer"));
     }

@@ -111,6 +111,16 @@ impl<'a> Checker<'a> {
             // A 16-bit pair negates lane by lane.
             return found;
         }
+        let class = match op {
+            UnaryOp::Neg => Some(Class::Numeric),
+            UnaryOp::FNeg => Some(Class::Float),
+            UnaryOp::Lnot => Some(Class::Integer),
+            UnaryOp::Not | UnaryOp::Deref => None,
+        };
+        if class.is_some_and(|class| class.admits_number(self.vars.resolve_ref(&found))) {
+            // A number of the class already: a fresh variable of the class would only be bound to it.
+            return found;
+        }
         let expected = match op {
             UnaryOp::Neg => self.vars.fresh(Class::Numeric),
             UnaryOp::FNeg => self.vars.fresh(Class::Float),
@@ -195,12 +205,20 @@ impl<'a> Checker<'a> {
 
     /// Both operands of the same type, of class `class`; the result has that type.
     fn check_arithmetic(&mut self, op: BinaryOp, class: Class, lhs: (ExprId, Type), rhs: (ExprId, Type)) -> Type {
-        let operand = self.vars.fresh(class);
-        if !self.expect_type_because(lhs.0, &lhs.1, &operand, self.operator_hint(op, &lhs.1)) {
-            // One report per operator: the right operand is not checked against a left one already wrong.
-            self.vars.unify(&operand, &rhs.1);
-            return Type::Error;
-        }
+        let known = self.vars.resolve_ref(&lhs.1);
+        let operand = if class.admits_number(known) {
+            // The left operand is a number of the class already: it is the operand type (a fresh variable of the
+            // class would only be bound to it).
+            known.clone()
+        } else {
+            let operand = self.vars.fresh(class);
+            if !self.expect_type_because(lhs.0, &lhs.1, &operand, self.operator_hint(op, &lhs.1)) {
+                // One report per operator: the right operand is not checked against a left one already wrong.
+                self.vars.unify(&operand, &rhs.1);
+                return Type::Error;
+            }
+            operand
+        };
         let why = Because::describing(self.span(lhs.0), "this is ", &lhs.1);
         if self.expect_type_because(rhs.0, &rhs.1, &operand, why) {
             operand

@@ -59,6 +59,12 @@ impl Class {
         }
     }
 
+    /// Is `ty` a number (a type without variables) of this class? Then a fresh variable of the class unified with
+    /// it would only be bound to it, and the number can stand for the variable.
+    pub(crate) fn admits_number(self, ty: &Type) -> bool {
+        ty.is_numeric() && self.admits(ty)
+    }
+
     /// The classes both admit, if any.
     fn meet(self, other: Class) -> Option<Class> {
         match (self, other) {
