@@ -228,7 +228,7 @@ impl<'a> Checker<'a> {
     }
 
     /// For `+.` on integers or `mod` on floats: the operator that fits.
-    fn operator_hint(&self, op: BinaryOp, operand: &Type) -> Because {
+    fn operator_hint(&self, op: BinaryOp, operand: &Type) -> Because<'static> {
         let operand = self.vars.resolve(operand);
         let integer_version = match op {
             BinaryOp::FAdd => "+",
