@@ -129,9 +129,10 @@ impl Checker<'_> {
 
     fn check_discarded(&mut self, expr: crate::syntax::ast::ExprId) {
         // As in `check_comparable`: the types that pass are scalars, read in place.
+        // An expression not checked has `Type::Error`, and passes.
         let passes = match self.types.get(expr.index()) {
-            Some(Some(ty)) => matches!(self.vars.resolve_ref(ty), Type::Unit | Type::Error),
-            _ => true, // no type: `type_of` reads it as `Type::Error`
+            Some(ty) => matches!(self.vars.resolve_ref(ty), Type::Unit | Type::Error),
+            None => true,
         };
         if passes {
             return;
@@ -184,8 +185,8 @@ impl Checker<'_> {
     fn type_orphans(&mut self) {
         // The assignments by the span of their target, built at the first orphan name (most modules have none).
         let mut assign_targets: Option<FxHashMap<crate::source::Span, ExprId>> = None;
-        for index in 0..self.types.len() {
-            if self.types[index].is_some() {
+        for index in 0..self.typed.len() {
+            if self.typed[index] {
                 continue;
             }
             let id = ExprId(index as u32);
@@ -201,7 +202,7 @@ impl Checker<'_> {
                 }
                 _ => None,
             };
-            self.types[index] = Some(ty.unwrap_or(Type::Error));
+            self.set_type(id, ty.unwrap_or(Type::Error));
         }
     }
 
@@ -248,17 +249,15 @@ impl Checker<'_> {
     /// Replaces every variable in the result by its (defaulted) type.
     fn substitute_all(&mut self) {
         let mut finals = FinalTypes::new(&self.vars);
-        // In place: `Option<Type>` and `Type` have the same layout, so the vector is reused. A type without
-        // variables (most of them: scalars) is moved as it is, neither cloned nor dropped.
-        let types = std::mem::take(&mut self.types);
-        self.info.expr_types = types
-            .into_iter()
-            .map(|t| match t {
-                Some(ty) if contains_var(&ty) => finals.get(&ty),
-                Some(ty) => ty,
-                None => Type::Error,
-            })
-            .collect();
+        // In place: only the types that hold variables are replaced; the rest (most of them: scalars) are left as
+        // they are, and the vector becomes `expr_types`.
+        let mut types = std::mem::take(&mut self.types);
+        for ty in &mut types {
+            if contains_var(ty) {
+                *ty = finals.get(ty);
+            }
+        }
+        self.info.expr_types = types;
         let mut final_type = |ty: &Type| finals.get(ty);
         for local in &mut self.info.locals {
             local.ty = final_type(&local.ty);

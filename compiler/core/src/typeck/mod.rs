@@ -220,8 +220,11 @@ pub(crate) struct Checker<'a> {
     pub(crate) options: &'a TypeckOptions,
     /// The result being built; `expr_types` is filled from `types` at the end.
     pub(crate) info: TypeInfo,
-    /// The type of each expression checked so far (may contain variables).
-    pub(crate) types: Vec<Option<Type>>,
+    /// The type of each expression checked so far (may contain variables); `Type::Error` for one not checked.
+    pub(crate) types: Vec<Type>,
+    /// Whether each expression was checked (`types` holds its type). Kept apart from `types` so that the final
+    /// substitution hands `types` over as `TypeInfo::expr_types` without converting every entry.
+    pub(crate) typed: Vec<bool>,
     pub(crate) vars: VarTable,
     pub(crate) diagnostics: Vec<Diagnostic>,
     pub(crate) items: ItemTable,
@@ -270,6 +273,9 @@ impl<'a> Checker<'a> {
     fn new(module: &'a Module, sources: &'a SourceMap, options: &'a TypeckOptions) -> Checker<'a> {
         // About two expressions in five are names, each resolved (148,160 of 374,104 in the benchmark).
         let mut resolutions = ExprMap::with_expr_count(module.exprs.len());
+        // Filled with `resize_with`: `vec![Type::Error; n]` clones its element n times, through `Type`'s clone.
+        let mut types = Vec::with_capacity(module.exprs.len());
+        types.resize_with(module.exprs.len(), || Type::Error);
         resolutions.reserve(module.exprs.len() / 2);
         Checker {
             module,
@@ -281,7 +287,8 @@ impl<'a> Checker<'a> {
                 locals: Vec::with_capacity(module.exprs.len() / 4),
                 ..TypeInfo::default()
             },
-            types: vec![None; module.exprs.len()],
+            types,
+            typed: vec![false; module.exprs.len()],
             vars: VarTable::with_capacity(module.exprs.len() / 2),
             diagnostics: Vec::new(),
             items: ItemTable::default(),
@@ -339,12 +346,18 @@ impl<'a> Checker<'a> {
 
     /// The type recorded for an expression already checked.
     pub(crate) fn type_of(&self, id: ExprId) -> Type {
-        self.types.get(id.index()).cloned().flatten().unwrap_or(Type::Error)
+        self.types.get(id.index()).cloned().unwrap_or(Type::Error)
+    }
+
+    /// Has expression `id` been checked (its type recorded)?
+    pub(crate) fn is_typed(&self, id: ExprId) -> bool {
+        self.typed.get(id.index()).copied().unwrap_or(false)
     }
 
     pub(crate) fn set_type(&mut self, id: ExprId, ty: Type) {
-        if let Some(slot) = self.types.get_mut(id.index()) {
-            *slot = Some(ty);
+        if let (Some(slot), Some(typed)) = (self.types.get_mut(id.index()), self.typed.get_mut(id.index())) {
+            *slot = ty;
+            *typed = true;
         }
     }
 
