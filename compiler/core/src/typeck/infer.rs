@@ -337,7 +337,7 @@ impl VarTable {
                 let (v, t) = (*v, t.clone());
                 return self.bind_scalar(v, t);
             }
-            _ if is_scalar(a) && a == b => return true,
+            _ if is_scalar(a) && same_scalar(a, b) => return true,
             _ => {}
         }
         // Copies are cheap (element types are shared), and free the table for the bindings below.
@@ -467,6 +467,15 @@ impl VarTable {
 fn is_scalar(ty: &Type) -> bool {
     use Type::*;
     matches!(ty, Int32 | Int64 | UInt32 | UInt64 | Float32 | Float64 | Bool | Unit | Record(_))
+}
+
+/// `a == b` for a scalar `a`, inline (the derived equality is a call).
+#[inline]
+fn same_scalar(a: &Type, b: &Type) -> bool {
+    match (a, b) {
+        (Type::Record(x), Type::Record(y)) => x == y,
+        _ => std::mem::discriminant(a) == std::mem::discriminant(b),
+    }
 }
 
 /// `container` (a vector, ref or array type) with its element type replaced.

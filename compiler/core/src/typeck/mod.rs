@@ -211,6 +211,16 @@ pub(crate) enum Deferred {
     Half { expr: ExprId, what: half::HalfUse },
 }
 
+/// Drops `ty`, testing inline for a type that holds no other (nothing to free, most of them): `Type`'s drop glue
+/// is a call, made for every expression's type slot when it is written.
+#[inline(always)]
+pub(crate) fn drop_type(ty: Type) {
+    match ty {
+        Type::Vector(_) | Type::Array { .. } | Type::ConstArray { .. } | Type::Ref(_) | Type::Tuple(_) => drop(ty),
+        leaf => std::mem::forget(leaf),
+    }
+}
+
 /// Deepest expression nesting the checker follows (the parser already limits most nesting).
 const MAX_DEPTH: u32 = 2000;
 
@@ -346,7 +356,10 @@ impl<'a> Checker<'a> {
 
     /// The type recorded for an expression already checked.
     pub(crate) fn type_of(&self, id: ExprId) -> Type {
-        self.types.get(id.index()).cloned().unwrap_or(Type::Error)
+        match self.types.get(id.index()) {
+            Some(ty) => ty.clone(),
+            None => Type::Error,
+        }
     }
 
     /// Has expression `id` been checked (its type recorded)?
@@ -356,7 +369,7 @@ impl<'a> Checker<'a> {
 
     pub(crate) fn set_type(&mut self, id: ExprId, ty: Type) {
         if let (Some(slot), Some(typed)) = (self.types.get_mut(id.index()), self.typed.get_mut(id.index())) {
-            *slot = ty;
+            drop_type(std::mem::replace(slot, ty));
             *typed = true;
         }
     }
@@ -367,7 +380,10 @@ impl<'a> Checker<'a> {
 
     /// The type of a local (as inferred so far).
     pub(crate) fn local_type(&self, id: LocalId) -> Type {
-        self.local_info(id).map(|l| l.ty.clone()).unwrap_or(Type::Error)
+        match self.local_info(id) {
+            Some(local) => local.ty.clone(),
+            None => Type::Error,
+        }
     }
 
     pub(crate) fn new_local(
