@@ -363,7 +363,19 @@ impl VarTable {
 
     /// [`VarTable::unify`], but a failed attempt leaves the table as it found it (callers word their diagnostic
     /// in the state before the attempt, then repeat it with `unify` so that its partial bindings stay).
+    #[inline]
     pub(crate) fn unify_or_undo(&mut self, a: &Type, b: &Type) -> bool {
+        // Two equal scalars (a loop body's unit, a condition's bool, most operands): nothing to bind or undo.
+        let (resolved_a, resolved_b) = (self.resolve_ref(a), self.resolve_ref(b));
+        if is_scalar(resolved_a) && same_scalar(resolved_a, resolved_b) {
+            return true;
+        }
+        self.unify_with_trail(a, b)
+    }
+
+    /// [`VarTable::unify_or_undo`] past its inline test.
+    #[inline(never)]
+    fn unify_with_trail(&mut self, a: &Type, b: &Type) -> bool {
         self.trail.clear();
         self.trailing = true;
         let unified = self.unify(a, b);

@@ -32,6 +32,8 @@ impl<'a> Checker<'a> {
     pub(crate) fn collect_items(&mut self) {
         let module = self.module;
         self.declare_vector_records();
+        self.items.reserve(module.items.len());
+        self.item_refs.reserve(module.items.len());
         for (index, item) in module.items.iter().enumerate() {
             let item_ref = match item {
                 Item::Kernel(k) => self.register_kernel(k, index),

@@ -57,6 +57,19 @@ impl<'t> Because<'t> {
     pub(crate) fn help(help: impl Into<Cow<'static, str>>) -> Because<'t> {
         Because { cause: None, help: Some(help.into()) }
     }
+
+    /// Drops a reason not needed (the check passed), testing inline whether it owns anything: most own nothing,
+    /// and the drop glue of `Because` is a call made for every check.
+    #[inline(always)]
+    fn discard(self) {
+        let owns_text = matches!(self.help, Some(Cow::Owned(_)))
+            || matches!(self.cause, Some((_, Reason::Text(Cow::Owned(_)) | Reason::Declared(_))));
+        if owns_text {
+            drop(self);
+        } else {
+            std::mem::forget(self);
+        }
+    }
 }
 
 impl Checker<'_> {
@@ -94,6 +107,7 @@ impl Checker<'_> {
     #[inline]
     pub(crate) fn expect_type_because(&mut self, expr: ExprId, found: &Type, expected: &Type, why: Because<'_>) -> bool {
         if self.vars.unify_or_undo(expected, found) {
+            why.discard();
             return true;
         }
         self.report_mismatch(expr, found, expected, why)

@@ -70,6 +70,14 @@ impl ItemTable {
         self.values.get(name).copied()
     }
 
+    /// Room for `count` more items: the maps are sized once instead of rehashed as they grow (a module has
+    /// thousands of items).
+    pub(crate) fn reserve(&mut self, count: usize) {
+        self.values.reserve(count);
+        self.value_names.reserve(count);
+        self.unqualified.reserve(count);
+    }
+
     /// Records `item`, the first definition of `name`; it shadows a builtin of that name.
     pub(crate) fn define(&mut self, name: &Name, item: ValueItem, span: Span) {
         self.values.insert(name.clone(), (item, span));
