@@ -21,8 +21,9 @@ impl Checker<'_> {
 
     fn check_index_expr(&mut self, index: ExprId) {
         let found = self.check_expr(index);
-        if self.vars.resolve_ref(&found).is_integer() {
-            // An integer already: a fresh integer variable would only be bound to it.
+        if self.vars.resolve_ref(&found).is_integer() || self.vars.class_of(&found) == Some(Class::Integer) {
+            // An integer, or a variable of that class, already: a fresh integer variable would only be bound to it
+            // (or it to the fresh one, which nothing else names).
             return;
         }
         let integer = self.vars.fresh(Class::Integer);

@@ -27,6 +27,24 @@ impl<'a> Checker<'a> {
         ty
     }
 
+    /// [`Checker::check_expr`] of an expression whose type is about to be unified with `expected`. An unsuffixed
+    /// literal whose class admits `expected`, a number, takes that type at once: the fresh variable of its class
+    /// that it would get would only be bound to it by that unification.
+    pub(crate) fn check_expr_expecting(&mut self, id: ExprId, expected: &Type) -> Type {
+        let class = match self.kind(id) {
+            ExprKind::Int { suffix: None, .. } => Class::Integer,
+            ExprKind::Float { suffix: None, .. } => Class::Float,
+            _ => return self.check_expr(id),
+        };
+        let expected = self.vars.resolve_ref(expected);
+        if self.depth >= MAX_DEPTH || !class.admits_number(expected) {
+            return self.check_expr(id);
+        }
+        let ty = expected.clone();
+        self.set_type(id, ty.clone());
+        ty
+    }
+
     fn check_expr_kind(&mut self, id: ExprId) -> Type {
         match self.kind(id) {
             ExprKind::Int { suffix, .. } => self.check_int(*suffix),
@@ -162,7 +180,12 @@ impl<'a> Checker<'a> {
     fn check_binary(&mut self, op: BinaryOp, lhs: ExprId, rhs: ExprId) -> Type {
         use BinaryOp::*;
         let left = self.check_expr(lhs);
-        let right = self.check_expr(rhs);
+        // The right operand is demanded to have the left's type when that is a number the operator takes (the
+        // operand type below is then the left's): a literal on the right takes it at once.
+        let right = match binary_operand_class(op) {
+            Some(class) if class.admits_number(self.vars.resolve_ref(&left)) => self.check_expr_expecting(rhs, &left),
+            _ => self.check_expr(rhs),
+        };
         if matches!(op, Add | Sub | Mul | Div | FAdd | FSub | FMul | FDiv) {
             if let Some(ty) = self.packed_half_operands((lhs, &left), (rhs, &right)) {
                 return ty;
@@ -276,7 +299,7 @@ impl<'a> Checker<'a> {
             self.expect_type_because(tail, &then_ty, &Type::Unit, why);
             return Type::Unit;
         };
-        let else_ty = self.check_expr(else_branch);
+        let else_ty = self.check_expr_expecting(else_branch, &then_ty);
         let why = Because::describing(self.span(then_branch), "the `then` branch is ", &then_ty);
         let tail = self.tail(else_branch);
         if self.expect_type_because(tail, &else_ty, &then_ty, why) {
@@ -390,5 +413,17 @@ impl<'a> Checker<'a> {
             self.diagnostics.push(d);
         }
         self.vars.fresh(Class::Any)
+    }
+}
+
+/// The class of the operands of `op` when both must have one type of that class (arithmetic; comparisons, which
+/// take any number or bool: `Numeric` for the numbers); `None` for the others (shifts, `&&`, `||`).
+fn binary_operand_class(op: BinaryOp) -> Option<Class> {
+    use BinaryOp::*;
+    match op {
+        Add | Sub | Mul | Div | Eq | Ne | Lt | Le | Gt | Ge => Some(Class::Numeric),
+        FAdd | FSub | FMul | FDiv | Pow => Some(Class::Float),
+        Mod | Land | Lor | Lxor => Some(Class::Integer),
+        Lsl | Lsr | Asr | And | Or => None,
     }
 }
