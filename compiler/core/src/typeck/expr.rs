@@ -18,6 +18,7 @@ impl<'a> Checker<'a> {
         if self.depth >= MAX_DEPTH {
             self.report_too_deep(id);
             self.set_type(id, Type::Error);
+            self.mark_final_check(id);
             return Type::Error;
         }
         self.depth += 1;
@@ -42,13 +43,17 @@ impl<'a> Checker<'a> {
         }
         let ty = expected.clone();
         self.set_type(id, ty.clone());
+        self.mark_final_check(id);
         ty
     }
 
     fn check_expr_kind(&mut self, id: ExprId) -> Type {
         match self.kind(id) {
             ExprKind::Int { suffix, .. } => self.check_int(*suffix),
-            ExprKind::Float { suffix, .. } => self.check_float(*suffix),
+            ExprKind::Float { suffix, .. } => {
+                self.mark_final_check(id);
+                self.check_float(*suffix)
+            }
             ExprKind::Bool(_) => Type::Bool,
             ExprKind::Str => self.check_string_literal(id),
             ExprKind::Unit => Type::Unit,
@@ -69,7 +74,10 @@ impl<'a> Checker<'a> {
                 self.check_let_array(id, name, elem.as_deref(), *space, *size, *body)
             }
             ExprKind::Assign { target, value } => self.check_assign(id, target, *value),
-            ExprKind::If { cond, then_branch, else_branch } => self.check_if(*cond, *then_branch, *else_branch),
+            ExprKind::If { cond, then_branch, else_branch } => {
+                self.mark_final_check(id);
+                self.check_if(*cond, *then_branch, *else_branch)
+            }
             ExprKind::For { var, start, end, body, .. } => self.check_for(id, var, *start, *end, *body),
             ExprKind::While { cond, body } => self.check_while(*cond, *body),
             ExprKind::Seq(..) => self.check_seq(id),
@@ -78,7 +86,10 @@ impl<'a> Checker<'a> {
             ExprKind::Field { record, field } => self.check_field(*record, field),
             ExprKind::FieldSet { record, field, value } => self.check_field_set(*record, field, *value),
             ExprKind::Record(fields) => self.check_record_literal(id, fields),
-            ExprKind::Tuple(components) => self.check_tuple(components),
+            ExprKind::Tuple(components) => {
+                self.mark_final_check(id);
+                self.check_tuple(components)
+            }
             ExprKind::ArrayLit(items) => self.check_array_literal(id, items),
             ExprKind::Superstep { body, .. } => self.check_superstep(*body),
             ExprKind::Annot { expr, ty } => self.check_annot(*expr, ty),

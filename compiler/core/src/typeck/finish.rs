@@ -45,6 +45,9 @@ impl Checker<'_> {
                 continue;
             }
             let local = &self.info.locals[index];
+            if is_leaf(self.vars.resolve_ref(&local.ty)) {
+                continue; // most locals: a scalar holds no variable
+            }
             let unbound: Vec<_> = self
                 .vars
                 .unbound_vars(&local.ty)
@@ -65,14 +68,9 @@ impl Checker<'_> {
     }
 
     fn fix_unused_generic_params(&mut self) {
-        let mut named = vec![false; self.info.functions.len()];
-        for resolution in self.info.resolutions.values() {
-            if let Resolution::Function(f) = resolution {
-                if let Some(slot) = named.get_mut(f.0 as usize) {
-                    *slot = true;
-                }
-            }
-        }
+        // A function is named where an expression resolves to it (`resolve_path` marks it).
+        let mut named = std::mem::take(&mut self.named_functions);
+        named.resize(self.info.functions.len(), false);
         let unused = self.info.functions.iter().zip(&named).filter(|(_, named)| !**named);
         let params: Vec<crate::types::LocalId> = unused.flat_map(|(f, _)| f.params.iter().copied()).collect();
         for param in params {
@@ -191,7 +189,10 @@ impl Checker<'_> {
             }
             let id = ExprId(index as u32);
             let ty = match self.kind(id) {
-                ExprKind::Index { array, .. } => self.vars.resolve(&self.type_of(*array)).element().cloned(),
+                ExprKind::Index { array, .. } => {
+                    let array_ty = self.types.get(array.index()).unwrap_or(&Type::Error);
+                    self.vars.resolve_ref(array_ty).element().cloned()
+                }
                 ExprKind::Field { record, field } => self.quiet_field_type(*record, &field.name),
                 ExprKind::Var(path) => {
                     let targets = assign_targets.get_or_insert_with(|| self.assignments_by_target());
@@ -229,6 +230,11 @@ impl Checker<'_> {
     fn check_final_expressions(&mut self) {
         let module = self.module;
         for (index, kind) in module.exprs.iter().enumerate() {
+            // Only the marked expressions and those never checked (which `type_orphans` types next) can be one of
+            // these: the others are passed over without reading their kind.
+            if self.typed[index] && !self.final_checks[index] {
+                continue;
+            }
             let id = ExprId(index as u32);
             match kind {
                 ExprKind::Tuple(components) => self.check_tuple_components(id, components),
@@ -371,6 +377,14 @@ fn final_type(vars: &VarTable, ty: &Type) -> Type {
         resolved if !contains_var(resolved) => resolved.clone(),
         _ => strip_vars(vars.zonk(ty)),
     }
+}
+
+/// A type that holds no other type and is not a variable (a scalar, a record, `Type::Error`).
+fn is_leaf(ty: &Type) -> bool {
+    !matches!(
+        ty,
+        Type::Vector(_) | Type::Array { .. } | Type::ConstArray { .. } | Type::Ref(_) | Type::Tuple(_) | Type::Var(_)
+    )
 }
 
 fn is_scalar_or_record(ty: &Type) -> bool {

@@ -235,6 +235,11 @@ pub(crate) struct Checker<'a> {
     /// Whether each expression was checked (`types` holds its type). Kept apart from `types` so that the final
     /// substitution hands `types` over as `TypeInfo::expr_types` without converting every entry.
     pub(crate) typed: Vec<bool>,
+    /// The checked expressions that `finish` checks again with their final types (`if`s, float literals, tuples;
+    /// see `check_final_expressions`), so that it passes over the others without reading their kind.
+    pub(crate) final_checks: Vec<bool>,
+    /// Which device functions some expression names (so that their instances are used).
+    pub(crate) named_functions: Vec<bool>,
     pub(crate) vars: VarTable,
     pub(crate) diagnostics: Vec<Diagnostic>,
     pub(crate) items: ItemTable,
@@ -299,6 +304,8 @@ impl<'a> Checker<'a> {
             },
             types,
             typed: vec![false; module.exprs.len()],
+            final_checks: vec![false; module.exprs.len()],
+            named_functions: Vec::new(),
             vars: VarTable::with_capacity(module.exprs.len() / 2),
             diagnostics: Vec::new(),
             items: ItemTable::default(),
@@ -365,6 +372,13 @@ impl<'a> Checker<'a> {
     /// Has expression `id` been checked (its type recorded)?
     pub(crate) fn is_typed(&self, id: ExprId) -> bool {
         self.typed.get(id.index()).copied().unwrap_or(false)
+    }
+
+    /// Marks `id` for `check_final_expressions`.
+    pub(crate) fn mark_final_check(&mut self, id: ExprId) {
+        if let Some(mark) = self.final_checks.get_mut(id.index()) {
+            *mark = true;
+        }
     }
 
     pub(crate) fn set_type(&mut self, id: ExprId, ty: Type) {

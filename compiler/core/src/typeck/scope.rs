@@ -173,6 +173,13 @@ impl Checker<'_> {
         if let Some(resolution) = named.resolution() {
             self.info.resolutions.insert(expr, resolution);
         }
+        if let Named::Item(ValueItem::Function(f)) = named {
+            let index = f.0 as usize;
+            if index >= self.named_functions.len() {
+                self.named_functions.resize(index + 1, false);
+            }
+            self.named_functions[index] = true;
+        }
         Some(named)
     }
 
