@@ -105,23 +105,38 @@ impl ItemTable {
 #[derive(Debug, Default)]
 pub(crate) struct Scopes<'a> {
     bindings: Vec<(&'a Name, LocalId)>,
-    frame_starts: Vec<usize>,
+    /// Where each frame starts, with the `filter` of the bindings below it.
+    frame_starts: Vec<(usize, u64)>,
+    /// One bit per bound name (`name_bit`): a lookup whose bit is clear finds nothing without scanning the
+    /// bindings. Most names an expression reads that no local binds are builtins (`thread_idx_x`).
+    filter: u64,
+}
+
+/// The bit of `name` in `Scopes::filter`, from its length and its first and last bytes.
+#[inline]
+fn name_bit(name: &Name) -> u64 {
+    let bytes = name.as_bytes();
+    let (first, last) = (bytes.first().copied().unwrap_or(0), bytes.last().copied().unwrap_or(0));
+    let mixed = (bytes.len() as u32).wrapping_mul(37) ^ u32::from(first).wrapping_mul(7) ^ u32::from(last);
+    1 << (mixed % 64)
 }
 
 impl<'a> Scopes<'a> {
     pub(crate) fn push(&mut self) {
-        self.frame_starts.push(self.bindings.len());
+        self.frame_starts.push((self.bindings.len(), self.filter));
     }
 
     pub(crate) fn pop(&mut self) {
-        if let Some(start) = self.frame_starts.pop() {
+        if let Some((start, filter)) = self.frame_starts.pop() {
             self.bindings.truncate(start);
+            self.filter = filter;
         }
     }
 
     pub(crate) fn clear(&mut self) {
         self.bindings.clear();
         self.frame_starts.clear();
+        self.filter = 0;
     }
 
     pub(crate) fn declare(&mut self, name: &'a Name, local: LocalId) {
@@ -129,9 +144,14 @@ impl<'a> Scopes<'a> {
             self.push();
         }
         self.bindings.push((name, local));
+        self.filter |= name_bit(name);
     }
 
+    #[inline]
     pub(crate) fn lookup(&self, name: &Name) -> Option<LocalId> {
+        if self.filter & name_bit(name) == 0 {
+            return None;
+        }
         self.bindings.iter().rev().find(|(n, _)| *n == name).map(|(_, l)| *l)
     }
 
