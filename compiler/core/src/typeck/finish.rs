@@ -260,13 +260,15 @@ impl Checker<'_> {
         let mut types = std::mem::take(&mut self.types);
         for ty in &mut types {
             if contains_var(ty) {
-                *ty = finals.get(ty);
+                let final_type = finals.get(ty);
+                super::drop_type(std::mem::replace(ty, final_type));
             }
         }
         self.info.expr_types = types;
         let mut final_type = |ty: &Type| finals.get(ty);
         for local in &mut self.info.locals {
-            local.ty = final_type(&local.ty);
+            let ty = final_type(&local.ty);
+            super::drop_type(std::mem::replace(&mut local.ty, ty));
         }
         for function in &mut self.info.functions {
             function.ret = final_type(&function.ret);
