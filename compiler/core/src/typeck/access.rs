@@ -36,6 +36,12 @@ impl Checker<'_> {
         if let Some(elem) = self.vars.array_element(array_ty) {
             return elem;
         }
+        // The usual answers read in place; the others (which change the table or report) on a copy.
+        match self.vars.resolve_ref(array_ty) {
+            Type::Vector(elem) | Type::Array { elem, .. } | Type::ConstArray { elem, .. } => return Type::clone(elem),
+            Type::Error => return Type::Error,
+            _ => {}
+        }
         match self.vars.resolve(array_ty) {
             Type::Var(_) if self.vars.class_of(array_ty) == Some(Class::Any) => {
                 let elem = self.vars.fresh(Class::Any);
@@ -109,7 +115,7 @@ impl Checker<'_> {
 
     /// Constant arrays are read-only (`E0204`).
     pub(crate) fn check_array_writable(&mut self, array: ExprId, array_ty: &Type) -> bool {
-        match self.vars.resolve(array_ty) {
+        match self.vars.resolve_ref(array_ty) {
             Type::ConstArray { .. } => {
                 self.report_constant_array_write(array);
                 false

@@ -135,7 +135,7 @@ impl<'a> Checker<'a> {
         }
         let found = self.check_expr(operand);
         if matches!(op, UnaryOp::Neg | UnaryOp::FNeg)
-            && crate::vectors::packed_half_of(&self.vars.resolve(&found)).is_some()
+            && crate::vectors::packed_half_of(self.vars.resolve_ref(&found)).is_some()
         {
             // A 16-bit pair negates lane by lane.
             return found;
@@ -168,7 +168,7 @@ impl<'a> Checker<'a> {
         let found = self.check_expr(operand);
         if let Some(Resolution::Local(local)) = self.info.resolution(operand) {
             let mutable = self.local_info(local).is_some_and(|l| l.mutability == Mutability::Mutable);
-            if mutable && !matches!(self.vars.resolve(&found), Type::Ref(_)) {
+            if mutable && !matches!(self.vars.resolve_ref(&found), Type::Ref(_)) {
                 let text = self.snippet(operand).to_string();
                 let why = Because::help(format!("`{text}` is a `mut` variable: read it as `{text}`, without `!`"));
                 let cell = Type::Ref(Arc::new(found.clone()));
@@ -226,9 +226,9 @@ impl<'a> Checker<'a> {
     /// arithmetic, lane by lane): when either operand is known to be one, the other must be the same pair, which
     /// is the result. `None` (the scalar rules apply) otherwise.
     pub(crate) fn packed_half_operands(&mut self, lhs: (ExprId, &Type), rhs: (ExprId, &Type)) -> Option<Type> {
-        let (known, other) = if crate::vectors::packed_half_of(&self.vars.resolve(lhs.1)).is_some() {
+        let (known, other) = if crate::vectors::packed_half_of(self.vars.resolve_ref(lhs.1)).is_some() {
             (lhs, rhs)
-        } else if crate::vectors::packed_half_of(&self.vars.resolve(rhs.1)).is_some() {
+        } else if crate::vectors::packed_half_of(self.vars.resolve_ref(rhs.1)).is_some() {
             (rhs, lhs)
         } else {
             return None;
