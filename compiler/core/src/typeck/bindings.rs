@@ -279,6 +279,7 @@ impl<'a> Checker<'a> {
 
     /// `x := e` on a `mut` variable or a `ref` cell.
     pub(crate) fn check_assign(&mut self, id: ExprId, target: &Path, value: ExprId) -> Type {
+        self.checked_assigns.push(id);
         let found = self.check_expr(value);
         let Some(named) = self.resolve_path(target, id) else {
             return Type::Unit;

@@ -19,6 +19,9 @@ impl<'a> Checker<'a> {
             self.report_too_deep(id);
             self.set_type(id, Type::Error);
             self.mark_final_check(id);
+            if let ExprKind::Assign { .. } = self.kind(id) {
+                self.checked_assigns.push(id);
+            }
             return Type::Error;
         }
         self.depth += 1;

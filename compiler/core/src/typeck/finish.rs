@@ -183,11 +183,9 @@ impl Checker<'_> {
     fn type_orphans(&mut self) {
         // The assignments by the span of their target, built at the first orphan name (most modules have none).
         let mut assign_targets: Option<FxHashMap<crate::source::Span, ExprId>> = None;
-        for index in 0..self.typed.len() {
-            if self.typed[index] {
-                continue;
-            }
-            let id = ExprId(index as u32);
+        let orphans: Vec<ExprId> =
+            (self.typed.iter().enumerate()).filter(|(_, typed)| !**typed).map(|(i, _)| ExprId(i as u32)).collect();
+        for &id in &orphans {
             let ty = match self.kind(id) {
                 ExprKind::Index { array, .. } => {
                     let array_ty = self.types.get(array.index()).unwrap_or(&Type::Error);
@@ -195,7 +193,7 @@ impl Checker<'_> {
                 }
                 ExprKind::Field { record, field } => self.quiet_field_type(*record, &field.name),
                 ExprKind::Var(path) => {
-                    let targets = assign_targets.get_or_insert_with(|| self.assignments_by_target());
+                    let targets = assign_targets.get_or_insert_with(|| self.assignments_by_target(&orphans));
                     targets.get(&path.span()).and_then(|a| self.info.resolution(*a)).map(|r| match r {
                         Resolution::Local(l) => self.local_type(l),
                         _ => Type::Error,
@@ -207,14 +205,21 @@ impl Checker<'_> {
         }
     }
 
-    fn assignments_by_target(&self) -> FxHashMap<crate::source::Span, ExprId> {
-        (0..self.module.exprs.len())
-            .map(|i| ExprId(i as u32))
-            .filter_map(|id| match self.kind(id) {
-                ExprKind::Assign { target, .. } => Some((target.span(), id)),
-                _ => None,
-            })
-            .collect()
+    /// Every assignment of the module by the span of its target (the last in the arena where two share one):
+    /// those checked (`checked_assigns`) and those never checked (among `orphans`), without a pass over the arena.
+    fn assignments_by_target(&self, orphans: &[ExprId]) -> FxHashMap<crate::source::Span, ExprId> {
+        let mut assigns = self.checked_assigns.clone();
+        assigns.extend(orphans.iter().filter(|id| matches!(self.kind(**id), ExprKind::Assign { .. })));
+        assigns.sort_unstable();
+        assigns.dedup();
+        let mut targets = FxHashMap::default();
+        targets.reserve(assigns.len());
+        for id in assigns {
+            if let ExprKind::Assign { target, .. } = self.kind(id) {
+                targets.insert(target.span(), id);
+            }
+        }
+        targets
     }
 
     fn quiet_field_type(&self, record: ExprId, field: &str) -> Option<Type> {

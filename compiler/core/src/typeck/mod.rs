@@ -238,6 +238,8 @@ pub(crate) struct Checker<'a> {
     /// The checked expressions that `finish` checks again with their final types (`if`s, float literals, tuples;
     /// see `check_final_expressions`), so that it passes over the others without reading their kind.
     pub(crate) final_checks: Vec<bool>,
+    /// The assignments checked (`check_assign`, or too deep to check), for `finish`'s orphan names.
+    pub(crate) checked_assigns: Vec<ExprId>,
     /// Which device functions some expression names (so that their instances are used).
     pub(crate) named_functions: Vec<bool>,
     pub(crate) vars: VarTable,
@@ -306,6 +308,7 @@ impl<'a> Checker<'a> {
             typed: vec![false; module.exprs.len()],
             final_checks: vec![false; module.exprs.len()],
             named_functions: Vec::new(),
+            checked_assigns: Vec::new(),
             vars: VarTable::with_capacity(module.exprs.len() / 2),
             diagnostics: Vec::new(),
             items: ItemTable::default(),
@@ -402,13 +405,13 @@ impl<'a> Checker<'a> {
 
     pub(crate) fn new_local(
         &mut self,
-        name: &str,
+        name: &Name,
         ty: Type,
         mutability: Mutability,
         span: Span,
         param_index: Option<usize>,
     ) -> LocalId {
-        self.info.locals.push(LocalInfo { name: Name::new(name), ty, mutability, span, param_index });
+        self.info.locals.push(LocalInfo { name: name.clone(), ty, mutability, span, param_index });
         LocalId(self.info.locals.len() as u32 - 1)
     }
 
