@@ -233,15 +233,14 @@ impl Checker<'_> {
     /// whose condition is a compile-time constant (`record_constant_condition`, before the types are substituted:
     /// constant evaluation reads them through the variable table).
     fn check_final_expressions(&mut self) {
-        let module = self.module;
-        for (index, kind) in module.exprs.iter().enumerate() {
-            // Only the marked expressions and those never checked (which `type_orphans` types next) can be one of
-            // these: the others are passed over without reading their kind.
-            if self.typed[index] && !self.final_checks[index] {
-                continue;
-            }
-            let id = ExprId(index as u32);
-            match kind {
+        // Only the marked expressions and those never checked (which `type_orphans` types next) can be one of
+        // these: the others are passed over without reading their kind.
+        let candidates: Vec<ExprId> = (self.typed.iter().zip(&self.final_checks).enumerate())
+            .filter(|(_, (typed, marked))| !**typed || **marked)
+            .map(|(index, _)| ExprId(index as u32))
+            .collect();
+        for id in candidates {
+            match self.kind(id) {
                 ExprKind::Tuple(components) => self.check_tuple_components(id, components),
                 ExprKind::Float { value, .. } => self.check_float_literal(id, *value),
                 ExprKind::If { cond, .. } => self.record_constant_condition(id, *cond),
