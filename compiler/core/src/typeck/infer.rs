@@ -370,6 +370,14 @@ impl VarTable {
         if is_scalar(resolved_a) && same_scalar(resolved_a, resolved_b) {
             return true;
         }
+        // A variable and a scalar: one binding, made only if it succeeds, so nothing to undo either.
+        match (resolved_a, resolved_b) {
+            (Type::Var(v), t) | (t, Type::Var(v)) if is_scalar(t) => {
+                let (v, t) = (*v, t.clone());
+                return self.bind_scalar(v, t);
+            }
+            _ => {}
+        }
         self.unify_with_trail(a, b)
     }
 
