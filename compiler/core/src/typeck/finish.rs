@@ -23,8 +23,15 @@ impl Checker<'_> {
         self.check_returned_cells();
         self.check_kernel_params();
         self.check_stored_types();
-        self.check_final_expressions();
-        self.type_orphans();
+        // One pass over the flags lists the expressions both steps look at: those marked for a final check and
+        // those never checked (the orphans, which may be of any kind).
+        let candidates: Vec<ExprId> = (self.typed.iter().zip(&self.final_checks).enumerate())
+            .filter(|(_, (typed, marked))| !**typed || **marked)
+            .map(|(index, _)| ExprId(index as u32))
+            .collect();
+        self.check_final_expressions(&candidates);
+        let orphans: Vec<ExprId> = candidates.into_iter().filter(|id| !self.is_typed(*id)).collect();
+        self.type_orphans(&orphans);
         self.substitute_all();
         self.check_dimensions();
         self.export_aliases();
@@ -180,12 +187,10 @@ impl Checker<'_> {
 
     /// Types, without diagnostics, the expressions no rule visited: the parser replaces `a.(i)`, `r.f` and `x`
     /// by `a.(i) <- v`, `r.f <- v` and `x := v` but keeps the originals in the arena, where a hover may find them.
-    fn type_orphans(&mut self) {
+    fn type_orphans(&mut self, orphans: &[ExprId]) {
         // The assignments by the span of their target, built at the first orphan name (most modules have none).
         let mut assign_targets: Option<FxHashMap<crate::source::Span, ExprId>> = None;
-        let orphans: Vec<ExprId> =
-            (self.typed.iter().enumerate()).filter(|(_, typed)| !**typed).map(|(i, _)| ExprId(i as u32)).collect();
-        for &id in &orphans {
+        for &id in orphans {
             let ty = match self.kind(id) {
                 ExprKind::Index { array, .. } => {
                     let array_ty = self.types.get(array.index()).unwrap_or(&Type::Error);
@@ -193,7 +198,7 @@ impl Checker<'_> {
                 }
                 ExprKind::Field { record, field } => self.quiet_field_type(*record, &field.name),
                 ExprKind::Var(path) => {
-                    let targets = assign_targets.get_or_insert_with(|| self.assignments_by_target(&orphans));
+                    let targets = assign_targets.get_or_insert_with(|| self.assignments_by_target(orphans));
                     targets.get(&path.span()).and_then(|a| self.info.resolution(*a)).map(|r| match r {
                         Resolution::Local(l) => self.local_type(l),
                         _ => Type::Error,
@@ -232,14 +237,10 @@ impl Checker<'_> {
     /// a tuple's components (`check_tuple_components`), a float literal's value (`check_float_literal`), an `if`
     /// whose condition is a compile-time constant (`record_constant_condition`, before the types are substituted:
     /// constant evaluation reads them through the variable table).
-    fn check_final_expressions(&mut self) {
-        // Only the marked expressions and those never checked (which `type_orphans` types next) can be one of
-        // these: the others are passed over without reading their kind.
-        let candidates: Vec<ExprId> = (self.typed.iter().zip(&self.final_checks).enumerate())
-            .filter(|(_, (typed, marked))| !**typed || **marked)
-            .map(|(index, _)| ExprId(index as u32))
-            .collect();
-        for id in candidates {
+    /// `candidates`: the marked expressions and those never checked (which `type_orphans` types next), the only
+    /// ones that can be one of these; the others are passed over without reading their kind.
+    fn check_final_expressions(&mut self, candidates: &[ExprId]) {
+        for &id in candidates {
             match self.kind(id) {
                 ExprKind::Tuple(components) => self.check_tuple_components(id, components),
                 ExprKind::Float { value, .. } => self.check_float_literal(id, *value),

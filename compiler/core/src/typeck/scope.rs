@@ -57,6 +57,7 @@ pub(crate) struct ItemTable {
 impl Default for ItemTable {
     fn default() -> ItemTable {
         let mut unqualified = FxHashMap::default();
+        unqualified.reserve(builtins::spellings().count());
         for (spelling, builtin) in builtins::spellings() {
             unqualified.insert(Name::new(spelling), Named::Builtin(builtin));
         }
