@@ -92,7 +92,8 @@ impl Checker<'_> {
 
     fn run_deferred(&mut self) {
         let instances = std::mem::take(&mut self.deferred_instances);
-        for (index, deferred) in std::mem::take(&mut self.deferred).into_iter().enumerate() {
+        let deferred_checks = std::mem::take(&mut self.deferred);
+        for (index, deferred) in deferred_checks.iter().enumerate() {
             let before = self.diagnostics.len();
             self.run_one_deferred(deferred);
             if let Some((_, note)) = instances.iter().find(|(range, _)| range.contains(&index)) {
@@ -103,19 +104,17 @@ impl Checker<'_> {
         }
     }
 
-    fn run_one_deferred(&mut self, deferred: Deferred) {
-        {
-            match deferred {
-                Deferred::Comparable { ty, expr } => self.check_comparable(&ty, expr),
-                Deferred::Discarded { expr } => self.check_discarded(expr),
-                Deferred::Written { ty, expr } => {
-                    if matches!(self.vars.resolve(&ty), Type::ConstArray { .. }) {
-                        self.report_constant_array_write(expr);
-                    }
+    fn run_one_deferred(&mut self, deferred: &Deferred) {
+        match deferred {
+            Deferred::Comparable { ty, expr } => self.check_comparable(ty, *expr),
+            Deferred::Discarded { expr } => self.check_discarded(*expr),
+            Deferred::Written { ty, expr } => {
+                if matches!(self.vars.resolve_ref(ty), Type::ConstArray { .. }) {
+                    self.report_constant_array_write(*expr);
                 }
-                Deferred::Cell { expr, ty, rule } => self.finish_cell_rule(expr, &ty, rule),
-                Deferred::Half { expr, what } => self.finish_half_check(expr, what),
             }
+            Deferred::Cell { expr, ty, rule } => self.finish_cell_rule(*expr, ty, *rule),
+            Deferred::Half { expr, what } => self.finish_half_check(*expr, what),
         }
     }
 
