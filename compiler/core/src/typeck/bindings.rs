@@ -259,17 +259,16 @@ impl<'a> Checker<'a> {
 
     pub(crate) fn check_for(&mut self, id: ExprId, var: &'a Ident, start: ExprId, end: ExprId, body: ExprId) -> Type {
         let start_ty = self.check_expr(start);
-        let (counter, start_ok) = if self.vars.class_of(&start_ty) == Some(Class::Integer)
-            || self.vars.resolve_ref(&start_ty).is_integer()
-        {
-            // An integer or a variable of that class (a literal): the counter has its type, to which a fresh
-            // integer variable would only be bound.
-            (start_ty.clone(), true)
-        } else {
-            let counter = self.vars.fresh(Class::Integer);
-            let start_ok = self.expect_type(start, &start_ty, &counter);
-            (counter, start_ok)
-        };
+        let (counter, start_ok) =
+            if self.vars.class_of(&start_ty) == Some(Class::Integer) || self.vars.resolve_ref(&start_ty).is_integer() {
+                // An integer or a variable of that class (a literal): the counter has its type, to which a fresh
+                // integer variable would only be bound.
+                (start_ty.clone(), true)
+            } else {
+                let counter = self.vars.fresh(Class::Integer);
+                let start_ok = self.expect_type(start, &start_ty, &counter);
+                (counter, start_ok)
+            };
         let end_ty = self.check_expr(end);
         if start_ok {
             let why = Because::describing(self.span(start), "the first bound is ", &counter);

@@ -105,7 +105,13 @@ impl Checker<'_> {
 
     /// Inlined, so that building and dropping `why` (read only on a failure) folds away at most call sites.
     #[inline]
-    pub(crate) fn expect_type_because(&mut self, expr: ExprId, found: &Type, expected: &Type, why: Because<'_>) -> bool {
+    pub(crate) fn expect_type_because(
+        &mut self,
+        expr: ExprId,
+        found: &Type,
+        expected: &Type,
+        why: Because<'_>,
+    ) -> bool {
         if self.vars.unify_or_undo(expected, found) {
             why.discard();
             return true;
