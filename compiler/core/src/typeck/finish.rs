@@ -52,8 +52,8 @@ impl Checker<'_> {
                 continue;
             }
             let local = &self.info.locals[index];
-            if is_leaf(self.vars.resolve_ref(&local.ty)) {
-                continue; // most locals: a scalar holds no variable
+            if self.holds_no_unbound_variable(&local.ty) {
+                continue; // most locals: a scalar, or an array or cell of scalars
             }
             let unbound: Vec<_> = self
                 .vars
@@ -71,6 +71,17 @@ impl Checker<'_> {
             for var in unbound {
                 self.vars.force_bind(var, Type::Error);
             }
+        }
+    }
+
+    /// Is `ty` (resolved) a scalar, or a vector, array or cell whose element resolves to one? Then it holds no
+    /// unbound variable, and `unbound_vars` (which copies it) need not look.
+    fn holds_no_unbound_variable(&self, ty: &Type) -> bool {
+        match self.vars.resolve_ref(ty) {
+            Type::Vector(elem) | Type::Ref(elem) | Type::Array { elem, .. } | Type::ConstArray { elem, .. } => {
+                is_leaf(self.vars.resolve_ref(elem))
+            }
+            resolved => is_leaf(resolved),
         }
     }
 
