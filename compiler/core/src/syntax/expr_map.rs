@@ -55,6 +55,7 @@ impl<T> ExprMap<T> {
     }
 
     /// Sets the value of `e`, returning the previous one.
+    #[inline]
     pub fn insert(&mut self, e: ExprId, value: T) -> Option<T> {
         if e.index() >= self.slots.len() {
             self.slots.resize_with(e.index() + 1, || None);

@@ -21,6 +21,11 @@ impl Checker<'_> {
 
     fn check_index_expr(&mut self, index: ExprId) {
         let found = self.check_expr(index);
+        if self.vars.resolve_ref(&found).is_integer() || self.vars.class_of(&found) == Some(Class::Integer) {
+            // An integer, or a variable of that class, already: a fresh integer variable would only be bound to it
+            // (or it to the fresh one, which nothing else names).
+            return;
+        }
         let integer = self.vars.fresh(Class::Integer);
         self.expect_type_because(index, &found, &integer, Because::help("an index must be an integer"));
     }
@@ -30,6 +35,12 @@ impl Checker<'_> {
     pub(crate) fn element_type(&mut self, array: ExprId, array_ty: &Type) -> Type {
         if let Some(elem) = self.vars.array_element(array_ty) {
             return elem;
+        }
+        // The usual answers read in place; the others (which change the table or report) on a copy.
+        match self.vars.resolve_ref(array_ty) {
+            Type::Vector(elem) | Type::Array { elem, .. } | Type::ConstArray { elem, .. } => return Type::clone(elem),
+            Type::Error => return Type::Error,
+            _ => {}
         }
         match self.vars.resolve(array_ty) {
             Type::Var(_) if self.vars.class_of(array_ty) == Some(Class::Any) => {
@@ -104,7 +115,7 @@ impl Checker<'_> {
 
     /// Constant arrays are read-only (`E0204`).
     pub(crate) fn check_array_writable(&mut self, array: ExprId, array_ty: &Type) -> bool {
-        match self.vars.resolve(array_ty) {
+        match self.vars.resolve_ref(array_ty) {
             Type::ConstArray { .. } => {
                 self.report_constant_array_write(array);
                 false

@@ -258,9 +258,17 @@ impl<'a> Checker<'a> {
     }
 
     pub(crate) fn check_for(&mut self, id: ExprId, var: &'a Ident, start: ExprId, end: ExprId, body: ExprId) -> Type {
-        let counter = self.vars.fresh(Class::Integer);
         let start_ty = self.check_expr(start);
-        let start_ok = self.expect_type(start, &start_ty, &counter);
+        let (counter, start_ok) =
+            if self.vars.class_of(&start_ty) == Some(Class::Integer) || self.vars.resolve_ref(&start_ty).is_integer() {
+                // An integer or a variable of that class (a literal): the counter has its type, to which a fresh
+                // integer variable would only be bound.
+                (start_ty.clone(), true)
+            } else {
+                let counter = self.vars.fresh(Class::Integer);
+                let start_ok = self.expect_type(start, &start_ty, &counter);
+                (counter, start_ok)
+            };
         let end_ty = self.check_expr(end);
         if start_ok {
             let why = Because::describing(self.span(start), "the first bound is ", &counter);
@@ -279,6 +287,7 @@ impl<'a> Checker<'a> {
 
     /// `x := e` on a `mut` variable or a `ref` cell.
     pub(crate) fn check_assign(&mut self, id: ExprId, target: &Path, value: ExprId) -> Type {
+        self.checked_assigns.push(id);
         let found = self.check_expr(value);
         let Some(named) = self.resolve_path(target, id) else {
             return Type::Unit;

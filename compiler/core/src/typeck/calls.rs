@@ -233,7 +233,7 @@ impl Checker<'_> {
     /// `fma a b c` whose first operand is known to be a 16-bit pair (`float16x2`, `bfloat16x2`): lane by lane.
     fn is_packed_half_fma(&self, builtin: &Builtin, found: &[Type]) -> bool {
         builtin.name == "fma"
-            && found.first().is_some_and(|t| crate::vectors::packed_half_of(&self.vars.resolve(t)).is_some())
+            && found.first().is_some_and(|t| crate::vectors::packed_half_of(self.vars.resolve_ref(t)).is_some())
     }
 
     /// The three operands of a 16-bit pair's `fma` are the same pair, which is the result.
@@ -304,7 +304,7 @@ impl Checker<'_> {
             let why = Because::of(local.span, Reason::Parameter(*param));
             let expected = local.ty.clone();
             self.expect_type_because(*arg, found, &expected, why);
-            if matches!(self.vars.resolve(found), Type::Vector(_)) {
+            if matches!(self.vars.resolve_ref(found), Type::Vector(_)) {
                 self.note_write(*arg);
             }
         }

@@ -18,6 +18,10 @@ impl<'a> Checker<'a> {
         if self.depth >= MAX_DEPTH {
             self.report_too_deep(id);
             self.set_type(id, Type::Error);
+            self.mark_final_check(id);
+            if let ExprKind::Assign { .. } = self.kind(id) {
+                self.checked_assigns.push(id);
+            }
             return Type::Error;
         }
         self.depth += 1;
@@ -27,10 +31,32 @@ impl<'a> Checker<'a> {
         ty
     }
 
+    /// [`Checker::check_expr`] of an expression whose type is about to be unified with `expected`. An unsuffixed
+    /// literal whose class admits `expected`, a number, takes that type at once: the fresh variable of its class
+    /// that it would get would only be bound to it by that unification.
+    pub(crate) fn check_expr_expecting(&mut self, id: ExprId, expected: &Type) -> Type {
+        let class = match self.kind(id) {
+            ExprKind::Int { suffix: None, .. } => Class::Integer,
+            ExprKind::Float { suffix: None, .. } => Class::Float,
+            _ => return self.check_expr(id),
+        };
+        let expected = self.vars.resolve_ref(expected);
+        if self.depth >= MAX_DEPTH || !class.admits_number(expected) {
+            return self.check_expr(id);
+        }
+        let ty = expected.clone();
+        self.set_type(id, ty.clone());
+        self.mark_final_check(id);
+        ty
+    }
+
     fn check_expr_kind(&mut self, id: ExprId) -> Type {
         match self.kind(id) {
             ExprKind::Int { suffix, .. } => self.check_int(*suffix),
-            ExprKind::Float { suffix, .. } => self.check_float(*suffix),
+            ExprKind::Float { suffix, .. } => {
+                self.mark_final_check(id);
+                self.check_float(*suffix)
+            }
             ExprKind::Bool(_) => Type::Bool,
             ExprKind::Str => self.check_string_literal(id),
             ExprKind::Unit => Type::Unit,
@@ -51,7 +77,10 @@ impl<'a> Checker<'a> {
                 self.check_let_array(id, name, elem.as_deref(), *space, *size, *body)
             }
             ExprKind::Assign { target, value } => self.check_assign(id, target, *value),
-            ExprKind::If { cond, then_branch, else_branch } => self.check_if(*cond, *then_branch, *else_branch),
+            ExprKind::If { cond, then_branch, else_branch } => {
+                self.mark_final_check(id);
+                self.check_if(*cond, *then_branch, *else_branch)
+            }
             ExprKind::For { var, start, end, body, .. } => self.check_for(id, var, *start, *end, *body),
             ExprKind::While { cond, body } => self.check_while(*cond, *body),
             ExprKind::Seq(..) => self.check_seq(id),
@@ -60,7 +89,10 @@ impl<'a> Checker<'a> {
             ExprKind::Field { record, field } => self.check_field(*record, field),
             ExprKind::FieldSet { record, field, value } => self.check_field_set(*record, field, *value),
             ExprKind::Record(fields) => self.check_record_literal(id, fields),
-            ExprKind::Tuple(components) => self.check_tuple(components),
+            ExprKind::Tuple(components) => {
+                self.mark_final_check(id);
+                self.check_tuple(components)
+            }
             ExprKind::ArrayLit(items) => self.check_array_literal(id, items),
             ExprKind::Superstep { body, .. } => self.check_superstep(*body),
             ExprKind::Annot { expr, ty } => self.check_annot(*expr, ty),
@@ -106,9 +138,19 @@ impl<'a> Checker<'a> {
         }
         let found = self.check_expr(operand);
         if matches!(op, UnaryOp::Neg | UnaryOp::FNeg)
-            && crate::vectors::packed_half_of(&self.vars.resolve(&found)).is_some()
+            && crate::vectors::packed_half_of(self.vars.resolve_ref(&found)).is_some()
         {
             // A 16-bit pair negates lane by lane.
+            return found;
+        }
+        let class = match op {
+            UnaryOp::Neg => Some(Class::Numeric),
+            UnaryOp::FNeg => Some(Class::Float),
+            UnaryOp::Lnot => Some(Class::Integer),
+            UnaryOp::Not | UnaryOp::Deref => None,
+        };
+        if class.is_some_and(|class| class.admits_number(self.vars.resolve_ref(&found))) {
+            // A number of the class already: a fresh variable of the class would only be bound to it.
             return found;
         }
         let expected = match op {
@@ -129,7 +171,7 @@ impl<'a> Checker<'a> {
         let found = self.check_expr(operand);
         if let Some(Resolution::Local(local)) = self.info.resolution(operand) {
             let mutable = self.local_info(local).is_some_and(|l| l.mutability == Mutability::Mutable);
-            if mutable && !matches!(self.vars.resolve(&found), Type::Ref(_)) {
+            if mutable && !matches!(self.vars.resolve_ref(&found), Type::Ref(_)) {
                 let text = self.snippet(operand).to_string();
                 let why = Because::help(format!("`{text}` is a `mut` variable: read it as `{text}`, without `!`"));
                 let cell = Type::Ref(Arc::new(found.clone()));
@@ -152,7 +194,12 @@ impl<'a> Checker<'a> {
     fn check_binary(&mut self, op: BinaryOp, lhs: ExprId, rhs: ExprId) -> Type {
         use BinaryOp::*;
         let left = self.check_expr(lhs);
-        let right = self.check_expr(rhs);
+        // The right operand is demanded to have the left's type when that is a number the operator takes (the
+        // operand type below is then the left's): a literal on the right takes it at once.
+        let right = match binary_operand_class(op) {
+            Some(class) if class.admits_number(self.vars.resolve_ref(&left)) => self.check_expr_expecting(rhs, &left),
+            _ => self.check_expr(rhs),
+        };
         if matches!(op, Add | Sub | Mul | Div | FAdd | FSub | FMul | FDiv) {
             if let Some(ty) = self.packed_half_operands((lhs, &left), (rhs, &right)) {
                 return ty;
@@ -182,9 +229,9 @@ impl<'a> Checker<'a> {
     /// arithmetic, lane by lane): when either operand is known to be one, the other must be the same pair, which
     /// is the result. `None` (the scalar rules apply) otherwise.
     pub(crate) fn packed_half_operands(&mut self, lhs: (ExprId, &Type), rhs: (ExprId, &Type)) -> Option<Type> {
-        let (known, other) = if crate::vectors::packed_half_of(&self.vars.resolve(lhs.1)).is_some() {
+        let (known, other) = if crate::vectors::packed_half_of(self.vars.resolve_ref(lhs.1)).is_some() {
             (lhs, rhs)
-        } else if crate::vectors::packed_half_of(&self.vars.resolve(rhs.1)).is_some() {
+        } else if crate::vectors::packed_half_of(self.vars.resolve_ref(rhs.1)).is_some() {
             (rhs, lhs)
         } else {
             return None;
@@ -195,12 +242,20 @@ impl<'a> Checker<'a> {
 
     /// Both operands of the same type, of class `class`; the result has that type.
     fn check_arithmetic(&mut self, op: BinaryOp, class: Class, lhs: (ExprId, Type), rhs: (ExprId, Type)) -> Type {
-        let operand = self.vars.fresh(class);
-        if !self.expect_type_because(lhs.0, &lhs.1, &operand, self.operator_hint(op, &lhs.1)) {
-            // One report per operator: the right operand is not checked against a left one already wrong.
-            self.vars.unify(&operand, &rhs.1);
-            return Type::Error;
-        }
+        let known = self.vars.resolve_ref(&lhs.1);
+        let operand = if class.admits_number(known) {
+            // The left operand is a number of the class already: it is the operand type (a fresh variable of the
+            // class would only be bound to it).
+            known.clone()
+        } else {
+            let operand = self.vars.fresh(class);
+            if !self.expect_type_because(lhs.0, &lhs.1, &operand, self.operator_hint(op, &lhs.1)) {
+                // One report per operator: the right operand is not checked against a left one already wrong.
+                self.vars.unify(&operand, &rhs.1);
+                return Type::Error;
+            }
+            operand
+        };
         let why = Because::describing(self.span(lhs.0), "this is ", &lhs.1);
         if self.expect_type_because(rhs.0, &rhs.1, &operand, why) {
             operand
@@ -210,7 +265,7 @@ impl<'a> Checker<'a> {
     }
 
     /// For `+.` on integers or `mod` on floats: the operator that fits.
-    fn operator_hint(&self, op: BinaryOp, operand: &Type) -> Because {
+    fn operator_hint(&self, op: BinaryOp, operand: &Type) -> Because<'static> {
         let operand = self.vars.resolve(operand);
         let integer_version = match op {
             BinaryOp::FAdd => "+",
@@ -258,7 +313,7 @@ impl<'a> Checker<'a> {
             self.expect_type_because(tail, &then_ty, &Type::Unit, why);
             return Type::Unit;
         };
-        let else_ty = self.check_expr(else_branch);
+        let else_ty = self.check_expr_expecting(else_branch, &then_ty);
         let why = Because::describing(self.span(then_branch), "the `then` branch is ", &then_ty);
         let tail = self.tail(else_branch);
         if self.expect_type_because(tail, &else_ty, &then_ty, why) {
@@ -372,5 +427,17 @@ impl<'a> Checker<'a> {
             self.diagnostics.push(d);
         }
         self.vars.fresh(Class::Any)
+    }
+}
+
+/// The class of the operands of `op` when both must have one type of that class (arithmetic; comparisons, which
+/// take any number or bool: `Numeric` for the numbers); `None` for the others (shifts, `&&`, `||`).
+fn binary_operand_class(op: BinaryOp) -> Option<Class> {
+    use BinaryOp::*;
+    match op {
+        Add | Sub | Mul | Div | Eq | Ne | Lt | Le | Gt | Ge => Some(Class::Numeric),
+        FAdd | FSub | FMul | FDiv | Pow => Some(Class::Float),
+        Mod | Land | Lor | Lxor => Some(Class::Integer),
+        Lsl | Lsr | Asr | And | Or => None,
     }
 }

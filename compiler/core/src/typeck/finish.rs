@@ -23,8 +23,15 @@ impl Checker<'_> {
         self.check_returned_cells();
         self.check_kernel_params();
         self.check_stored_types();
-        self.check_final_expressions();
-        self.type_orphans();
+        // One pass over the flags lists the expressions both steps look at: those marked for a final check and
+        // those never checked (the orphans, which may be of any kind).
+        let candidates: Vec<ExprId> = (self.typed.iter().zip(&self.final_checks).enumerate())
+            .filter(|(_, (typed, marked))| !**typed || **marked)
+            .map(|(index, _)| ExprId(index as u32))
+            .collect();
+        self.check_final_expressions(&candidates);
+        let orphans: Vec<ExprId> = candidates.into_iter().filter(|id| !self.is_typed(*id)).collect();
+        self.type_orphans(&orphans);
         self.substitute_all();
         self.check_dimensions();
         self.export_aliases();
@@ -45,6 +52,9 @@ impl Checker<'_> {
                 continue;
             }
             let local = &self.info.locals[index];
+            if self.holds_no_unbound_variable(&local.ty) {
+                continue; // most locals: a scalar, or an array or cell of scalars
+            }
             let unbound: Vec<_> = self
                 .vars
                 .unbound_vars(&local.ty)
@@ -64,15 +74,21 @@ impl Checker<'_> {
         }
     }
 
-    fn fix_unused_generic_params(&mut self) {
-        let mut named = vec![false; self.info.functions.len()];
-        for resolution in self.info.resolutions.values() {
-            if let Resolution::Function(f) = resolution {
-                if let Some(slot) = named.get_mut(f.0 as usize) {
-                    *slot = true;
-                }
+    /// Is `ty` (resolved) a scalar, or a vector, array or cell whose element resolves to one? Then it holds no
+    /// unbound variable, and `unbound_vars` (which copies it) need not look.
+    fn holds_no_unbound_variable(&self, ty: &Type) -> bool {
+        match self.vars.resolve_ref(ty) {
+            Type::Vector(elem) | Type::Ref(elem) | Type::Array { elem, .. } | Type::ConstArray { elem, .. } => {
+                is_leaf(self.vars.resolve_ref(elem))
             }
+            resolved => is_leaf(resolved),
         }
+    }
+
+    fn fix_unused_generic_params(&mut self) {
+        // A function is named where an expression resolves to it (`resolve_path` marks it).
+        let mut named = std::mem::take(&mut self.named_functions);
+        named.resize(self.info.functions.len(), false);
         let unused = self.info.functions.iter().zip(&named).filter(|(_, named)| !**named);
         let params: Vec<crate::types::LocalId> = unused.flat_map(|(f, _)| f.params.iter().copied()).collect();
         for param in params {
@@ -87,7 +103,8 @@ impl Checker<'_> {
 
     fn run_deferred(&mut self) {
         let instances = std::mem::take(&mut self.deferred_instances);
-        for (index, deferred) in std::mem::take(&mut self.deferred).into_iter().enumerate() {
+        let deferred_checks = std::mem::take(&mut self.deferred);
+        for (index, deferred) in deferred_checks.iter().enumerate() {
             let before = self.diagnostics.len();
             self.run_one_deferred(deferred);
             if let Some((_, note)) = instances.iter().find(|(range, _)| range.contains(&index)) {
@@ -98,19 +115,17 @@ impl Checker<'_> {
         }
     }
 
-    fn run_one_deferred(&mut self, deferred: Deferred) {
-        {
-            match deferred {
-                Deferred::Comparable { ty, expr } => self.check_comparable(&ty, expr),
-                Deferred::Discarded { expr } => self.check_discarded(expr),
-                Deferred::Written { ty, expr } => {
-                    if matches!(self.vars.resolve(&ty), Type::ConstArray { .. }) {
-                        self.report_constant_array_write(expr);
-                    }
+    fn run_one_deferred(&mut self, deferred: &Deferred) {
+        match deferred {
+            Deferred::Comparable { ty, expr } => self.check_comparable(ty, *expr),
+            Deferred::Discarded { expr } => self.check_discarded(*expr),
+            Deferred::Written { ty, expr } => {
+                if matches!(self.vars.resolve_ref(ty), Type::ConstArray { .. }) {
+                    self.report_constant_array_write(*expr);
                 }
-                Deferred::Cell { expr, ty, rule } => self.finish_cell_rule(expr, &ty, rule),
-                Deferred::Half { expr, what } => self.finish_half_check(expr, what),
             }
+            Deferred::Cell { expr, ty, rule } => self.finish_cell_rule(*expr, ty, *rule),
+            Deferred::Half { expr, what } => self.finish_half_check(*expr, what),
         }
     }
 
@@ -129,9 +144,10 @@ impl Checker<'_> {
 
     fn check_discarded(&mut self, expr: crate::syntax::ast::ExprId) {
         // As in `check_comparable`: the types that pass are scalars, read in place.
+        // An expression not checked has `Type::Error`, and passes.
         let passes = match self.types.get(expr.index()) {
-            Some(Some(ty)) => matches!(self.vars.resolve_ref(ty), Type::Unit | Type::Error),
-            _ => true, // no type: `type_of` reads it as `Type::Error`
+            Some(ty) => matches!(self.vars.resolve_ref(ty), Type::Unit | Type::Error),
+            None => true,
         };
         if passes {
             return;
@@ -181,19 +197,18 @@ impl Checker<'_> {
 
     /// Types, without diagnostics, the expressions no rule visited: the parser replaces `a.(i)`, `r.f` and `x`
     /// by `a.(i) <- v`, `r.f <- v` and `x := v` but keeps the originals in the arena, where a hover may find them.
-    fn type_orphans(&mut self) {
+    fn type_orphans(&mut self, orphans: &[ExprId]) {
         // The assignments by the span of their target, built at the first orphan name (most modules have none).
         let mut assign_targets: Option<FxHashMap<crate::source::Span, ExprId>> = None;
-        for index in 0..self.types.len() {
-            if self.types[index].is_some() {
-                continue;
-            }
-            let id = ExprId(index as u32);
+        for &id in orphans {
             let ty = match self.kind(id) {
-                ExprKind::Index { array, .. } => self.vars.resolve(&self.type_of(*array)).element().cloned(),
+                ExprKind::Index { array, .. } => {
+                    let array_ty = self.types.get(array.index()).unwrap_or(&Type::Error);
+                    self.vars.resolve_ref(array_ty).element().cloned()
+                }
                 ExprKind::Field { record, field } => self.quiet_field_type(*record, &field.name),
                 ExprKind::Var(path) => {
-                    let targets = assign_targets.get_or_insert_with(|| self.assignments_by_target());
+                    let targets = assign_targets.get_or_insert_with(|| self.assignments_by_target(orphans));
                     targets.get(&path.span()).and_then(|a| self.info.resolution(*a)).map(|r| match r {
                         Resolution::Local(l) => self.local_type(l),
                         _ => Type::Error,
@@ -201,18 +216,25 @@ impl Checker<'_> {
                 }
                 _ => None,
             };
-            self.types[index] = Some(ty.unwrap_or(Type::Error));
+            self.set_type(id, ty.unwrap_or(Type::Error));
         }
     }
 
-    fn assignments_by_target(&self) -> FxHashMap<crate::source::Span, ExprId> {
-        (0..self.module.exprs.len())
-            .map(|i| ExprId(i as u32))
-            .filter_map(|id| match self.kind(id) {
-                ExprKind::Assign { target, .. } => Some((target.span(), id)),
-                _ => None,
-            })
-            .collect()
+    /// Every assignment of the module by the span of its target (the last in the arena where two share one):
+    /// those checked (`checked_assigns`) and those never checked (among `orphans`), without a pass over the arena.
+    fn assignments_by_target(&self, orphans: &[ExprId]) -> FxHashMap<crate::source::Span, ExprId> {
+        let mut assigns = self.checked_assigns.clone();
+        assigns.extend(orphans.iter().filter(|id| matches!(self.kind(**id), ExprKind::Assign { .. })));
+        assigns.sort_unstable();
+        assigns.dedup();
+        let mut targets = FxHashMap::default();
+        targets.reserve(assigns.len());
+        for id in assigns {
+            if let ExprKind::Assign { target, .. } = self.kind(id) {
+                targets.insert(target.span(), id);
+            }
+        }
+        targets
     }
 
     fn quiet_field_type(&self, record: ExprId, field: &str) -> Option<Type> {
@@ -225,11 +247,11 @@ impl Checker<'_> {
     /// a tuple's components (`check_tuple_components`), a float literal's value (`check_float_literal`), an `if`
     /// whose condition is a compile-time constant (`record_constant_condition`, before the types are substituted:
     /// constant evaluation reads them through the variable table).
-    fn check_final_expressions(&mut self) {
-        let module = self.module;
-        for (index, kind) in module.exprs.iter().enumerate() {
-            let id = ExprId(index as u32);
-            match kind {
+    /// `candidates`: the marked expressions and those never checked (which `type_orphans` types next), the only
+    /// ones that can be one of these; the others are passed over without reading their kind.
+    fn check_final_expressions(&mut self, candidates: &[ExprId]) {
+        for &id in candidates {
+            match self.kind(id) {
                 ExprKind::Tuple(components) => self.check_tuple_components(id, components),
                 ExprKind::Float { value, .. } => self.check_float_literal(id, *value),
                 ExprKind::If { cond, .. } => self.record_constant_condition(id, *cond),
@@ -248,20 +270,20 @@ impl Checker<'_> {
     /// Replaces every variable in the result by its (defaulted) type.
     fn substitute_all(&mut self) {
         let mut finals = FinalTypes::new(&self.vars);
-        // In place: `Option<Type>` and `Type` have the same layout, so the vector is reused. A type without
-        // variables (most of them: scalars) is moved as it is, neither cloned nor dropped.
-        let types = std::mem::take(&mut self.types);
-        self.info.expr_types = types
-            .into_iter()
-            .map(|t| match t {
-                Some(ty) if contains_var(&ty) => finals.get(&ty),
-                Some(ty) => ty,
-                None => Type::Error,
-            })
-            .collect();
+        // In place: only the types that hold variables are replaced; the rest (most of them: scalars) are left as
+        // they are, and the vector becomes `expr_types`.
+        let mut types = std::mem::take(&mut self.types);
+        for ty in &mut types {
+            if contains_var(ty) {
+                let final_type = finals.get(ty);
+                super::drop_type(std::mem::replace(ty, final_type));
+            }
+        }
+        self.info.expr_types = types;
         let mut final_type = |ty: &Type| finals.get(ty);
         for local in &mut self.info.locals {
-            local.ty = final_type(&local.ty);
+            let ty = final_type(&local.ty);
+            super::drop_type(std::mem::replace(&mut local.ty, ty));
         }
         for function in &mut self.info.functions {
             function.ret = final_type(&function.ret);
@@ -372,6 +394,14 @@ fn final_type(vars: &VarTable, ty: &Type) -> Type {
         resolved if !contains_var(resolved) => resolved.clone(),
         _ => strip_vars(vars.zonk(ty)),
     }
+}
+
+/// A type that holds no other type and is not a variable (a scalar, a record, `Type::Error`).
+fn is_leaf(ty: &Type) -> bool {
+    !matches!(
+        ty,
+        Type::Vector(_) | Type::Array { .. } | Type::ConstArray { .. } | Type::Ref(_) | Type::Tuple(_) | Type::Var(_)
+    )
 }
 
 fn is_scalar_or_record(ty: &Type) -> bool {

@@ -66,12 +66,19 @@ impl Checker<'_> {
         }
     }
 
-    pub(crate) fn finish_half_check(&mut self, expr: ExprId, what: HalfUse) {
-        let types = match &what {
+    pub(crate) fn finish_half_check(&mut self, expr: ExprId, what: &HalfUse) {
+        let types = match what {
             HalfUse::Builtin { types, .. } => types.as_slice(),
             HalfUse::Power { operand } => std::slice::from_ref(operand),
         };
-        let Some(half) = types.iter().map(|t| self.vars.zonk(t)).find(|t| t.is_half() || half_array(t)) else {
+        // A type that resolves to a scalar (most of them) is tested in place; the others are zonked (copied).
+        let half_of = |t: &Type| match self.vars.resolve_ref(t) {
+            resolved if resolved.is_numeric() || matches!(resolved, Type::Bool | Type::Unit | Type::Error) => {
+                resolved.is_half().then(|| resolved.clone())
+            }
+            _ => Some(self.vars.zonk(t)).filter(|t| t.is_half() || half_array(t)),
+        };
+        let Some(half) = types.iter().find_map(half_of) else {
             return;
         };
         let shown = self.info.display(&half);

@@ -59,6 +59,12 @@ impl Class {
         }
     }
 
+    /// Is `ty` a number (a type without variables) of this class? Then a fresh variable of the class unified with
+    /// it would only be bound to it, and the number can stand for the variable.
+    pub(crate) fn admits_number(self, ty: &Type) -> bool {
+        ty.is_numeric() && self.admits(ty)
+    }
+
     /// The classes both admit, if any.
     fn meet(self, other: Class) -> Option<Class> {
         match (self, other) {
@@ -331,7 +337,7 @@ impl VarTable {
                 let (v, t) = (*v, t.clone());
                 return self.bind_scalar(v, t);
             }
-            _ if is_scalar(a) && a == b => return true,
+            _ if is_scalar(a) && same_scalar(a, b) => return true,
             _ => {}
         }
         // Copies are cheap (element types are shared), and free the table for the bindings below.
@@ -357,7 +363,27 @@ impl VarTable {
 
     /// [`VarTable::unify`], but a failed attempt leaves the table as it found it (callers word their diagnostic
     /// in the state before the attempt, then repeat it with `unify` so that its partial bindings stay).
+    #[inline]
     pub(crate) fn unify_or_undo(&mut self, a: &Type, b: &Type) -> bool {
+        // Two equal scalars (a loop body's unit, a condition's bool, most operands): nothing to bind or undo.
+        let (resolved_a, resolved_b) = (self.resolve_ref(a), self.resolve_ref(b));
+        if is_scalar(resolved_a) && same_scalar(resolved_a, resolved_b) {
+            return true;
+        }
+        // A variable and a scalar: one binding, made only if it succeeds, so nothing to undo either.
+        match (resolved_a, resolved_b) {
+            (Type::Var(v), t) | (t, Type::Var(v)) if is_scalar(t) => {
+                let (v, t) = (*v, t.clone());
+                return self.bind_scalar(v, t);
+            }
+            _ => {}
+        }
+        self.unify_with_trail(a, b)
+    }
+
+    /// [`VarTable::unify_or_undo`] past its inline test.
+    #[inline(never)]
+    fn unify_with_trail(&mut self, a: &Type, b: &Type) -> bool {
         self.trail.clear();
         self.trailing = true;
         let unified = self.unify(a, b);
@@ -461,6 +487,15 @@ impl VarTable {
 fn is_scalar(ty: &Type) -> bool {
     use Type::*;
     matches!(ty, Int32 | Int64 | UInt32 | UInt64 | Float32 | Float64 | Bool | Unit | Record(_))
+}
+
+/// `a == b` for a scalar `a`, inline (the derived equality is a call).
+#[inline]
+fn same_scalar(a: &Type, b: &Type) -> bool {
+    match (a, b) {
+        (Type::Record(x), Type::Record(y)) => x == y,
+        _ => std::mem::discriminant(a) == std::mem::discriminant(b),
+    }
 }
 
 /// `container` (a vector, ref or array type) with its element type replaced.

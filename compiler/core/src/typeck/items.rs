@@ -32,6 +32,13 @@ impl<'a> Checker<'a> {
     pub(crate) fn collect_items(&mut self) {
         let module = self.module;
         self.declare_vector_records();
+        self.items.reserve(module.items.len());
+        self.item_refs.reserve(module.items.len());
+        // The item tables sized once: growing them by doubling copied them (a kernel's entry is large).
+        let count = |is: fn(&Item) -> bool| module.items.iter().filter(|item| is(item)).count();
+        self.info.kernels.reserve(count(|item| matches!(item, Item::Kernel(_))));
+        self.info.functions.reserve(count(|item| matches!(item, Item::Function(_))));
+        self.info.constants.reserve(count(|item| matches!(item, Item::Constant(_))));
         for (index, item) in module.items.iter().enumerate() {
             let item_ref = match item {
                 Item::Kernel(k) => self.register_kernel(k, index),
@@ -247,7 +254,7 @@ impl<'a> Checker<'a> {
 
     /// One local per parameter; duplicate names are `E0207`.
     fn declare_params(&mut self, params: &[Param]) -> Vec<LocalId> {
-        let mut locals = Vec::new();
+        let mut locals = Vec::with_capacity(params.len());
         for (index, param) in params.iter().enumerate() {
             let ty = match &param.ty {
                 Some(ty) => self.lower_type(ty),

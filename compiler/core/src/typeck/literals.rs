@@ -46,7 +46,7 @@ impl Checker<'_> {
     /// `E0221` and `W0004` for the float literal `id`.
     pub(crate) fn check_float_literal(&mut self, id: ExprId, value: f64) {
         // A float type is a scalar: resolving the variable is all zonking would do, and nothing is cloned.
-        let Some(Some(stored)) = self.types.get(id.index()) else { return };
+        let Some(stored) = self.types.get(id.index()) else { return };
         let ty = self.vars.resolve_ref(stored);
         if ty.is_float() {
             let ty = ty.clone();

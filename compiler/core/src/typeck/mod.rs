@@ -211,6 +211,16 @@ pub(crate) enum Deferred {
     Half { expr: ExprId, what: half::HalfUse },
 }
 
+/// Drops `ty`, testing inline for a type that holds no other (nothing to free, most of them): `Type`'s drop glue
+/// is a call, made for every expression's type slot when it is written.
+#[inline(always)]
+pub(crate) fn drop_type(ty: Type) {
+    match ty {
+        Type::Vector(_) | Type::Array { .. } | Type::ConstArray { .. } | Type::Ref(_) | Type::Tuple(_) => drop(ty),
+        leaf => std::mem::forget(leaf),
+    }
+}
+
 /// Deepest expression nesting the checker follows (the parser already limits most nesting).
 const MAX_DEPTH: u32 = 2000;
 
@@ -220,8 +230,18 @@ pub(crate) struct Checker<'a> {
     pub(crate) options: &'a TypeckOptions,
     /// The result being built; `expr_types` is filled from `types` at the end.
     pub(crate) info: TypeInfo,
-    /// The type of each expression checked so far (may contain variables).
-    pub(crate) types: Vec<Option<Type>>,
+    /// The type of each expression checked so far (may contain variables); `Type::Error` for one not checked.
+    pub(crate) types: Vec<Type>,
+    /// Whether each expression was checked (`types` holds its type). Kept apart from `types` so that the final
+    /// substitution hands `types` over as `TypeInfo::expr_types` without converting every entry.
+    pub(crate) typed: Vec<bool>,
+    /// The checked expressions that `finish` checks again with their final types (`if`s, float literals, tuples;
+    /// see `check_final_expressions`), so that it passes over the others without reading their kind.
+    pub(crate) final_checks: Vec<bool>,
+    /// The assignments checked (`check_assign`, or too deep to check), for `finish`'s orphan names.
+    pub(crate) checked_assigns: Vec<ExprId>,
+    /// Which device functions some expression names (so that their instances are used).
+    pub(crate) named_functions: Vec<bool>,
     pub(crate) vars: VarTable,
     pub(crate) diagnostics: Vec<Diagnostic>,
     pub(crate) items: ItemTable,
@@ -270,6 +290,9 @@ impl<'a> Checker<'a> {
     fn new(module: &'a Module, sources: &'a SourceMap, options: &'a TypeckOptions) -> Checker<'a> {
         // About two expressions in five are names, each resolved (148,160 of 374,104 in the benchmark).
         let mut resolutions = ExprMap::with_expr_count(module.exprs.len());
+        // Filled with `resize_with`: `vec![Type::Error; n]` clones its element n times, through `Type`'s clone.
+        let mut types = Vec::with_capacity(module.exprs.len());
+        types.resize_with(module.exprs.len(), || Type::Error);
         resolutions.reserve(module.exprs.len() / 2);
         Checker {
             module,
@@ -281,7 +304,11 @@ impl<'a> Checker<'a> {
                 locals: Vec::with_capacity(module.exprs.len() / 4),
                 ..TypeInfo::default()
             },
-            types: vec![None; module.exprs.len()],
+            types,
+            typed: vec![false; module.exprs.len()],
+            final_checks: vec![false; module.exprs.len()],
+            named_functions: Vec::new(),
+            checked_assigns: Vec::new(),
             vars: VarTable::with_capacity(module.exprs.len() / 2),
             diagnostics: Vec::new(),
             items: ItemTable::default(),
@@ -339,12 +366,28 @@ impl<'a> Checker<'a> {
 
     /// The type recorded for an expression already checked.
     pub(crate) fn type_of(&self, id: ExprId) -> Type {
-        self.types.get(id.index()).cloned().flatten().unwrap_or(Type::Error)
+        match self.types.get(id.index()) {
+            Some(ty) => ty.clone(),
+            None => Type::Error,
+        }
+    }
+
+    /// Has expression `id` been checked (its type recorded)?
+    pub(crate) fn is_typed(&self, id: ExprId) -> bool {
+        self.typed.get(id.index()).copied().unwrap_or(false)
+    }
+
+    /// Marks `id` for `check_final_expressions`.
+    pub(crate) fn mark_final_check(&mut self, id: ExprId) {
+        if let Some(mark) = self.final_checks.get_mut(id.index()) {
+            *mark = true;
+        }
     }
 
     pub(crate) fn set_type(&mut self, id: ExprId, ty: Type) {
-        if let Some(slot) = self.types.get_mut(id.index()) {
-            *slot = Some(ty);
+        if let (Some(slot), Some(typed)) = (self.types.get_mut(id.index()), self.typed.get_mut(id.index())) {
+            drop_type(std::mem::replace(slot, ty));
+            *typed = true;
         }
     }
 
@@ -354,18 +397,21 @@ impl<'a> Checker<'a> {
 
     /// The type of a local (as inferred so far).
     pub(crate) fn local_type(&self, id: LocalId) -> Type {
-        self.local_info(id).map(|l| l.ty.clone()).unwrap_or(Type::Error)
+        match self.local_info(id) {
+            Some(local) => local.ty.clone(),
+            None => Type::Error,
+        }
     }
 
     pub(crate) fn new_local(
         &mut self,
-        name: &str,
+        name: &Name,
         ty: Type,
         mutability: Mutability,
         span: Span,
         param_index: Option<usize>,
     ) -> LocalId {
-        self.info.locals.push(LocalInfo { name: Name::new(name), ty, mutability, span, param_index });
+        self.info.locals.push(LocalInfo { name: name.clone(), ty, mutability, span, param_index });
         LocalId(self.info.locals.len() as u32 - 1)
     }
 

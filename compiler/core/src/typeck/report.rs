@@ -12,49 +12,63 @@ use crate::types::{LocalId, Type};
 use super::Checker;
 
 /// Why an expression was expected to have some type: a label on the cause, and optionally a hint. Built on every
-/// check but read only when one fails, so it holds what the words are made of, not the words.
+/// check but read only when one fails, so it holds what the words are made of, not the words (a type it describes
+/// is borrowed: a copy and a drop per check otherwise).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Because {
-    pub(crate) cause: Option<(Span, Reason)>,
+pub(crate) struct Because<'t> {
+    pub(crate) cause: Option<(Span, Reason<'t>)>,
     pub(crate) help: Option<Cow<'static, str>>,
 }
 
 /// The text of a cause label, worded when a diagnostic needs it.
 #[derive(Clone, Debug)]
-pub(crate) enum Reason {
+pub(crate) enum Reason<'t> {
     Text(Cow<'static, str>),
     /// `prefix` followed by how the checker describes `ty` (`the first bound is an integer`).
-    Describe(&'static str, Type),
+    Describe(&'static str, &'t Type),
     /// "`x` is declared here".
     Declared(Name),
     /// "parameter `x` is declared here".
     Parameter(LocalId),
 }
 
-impl From<&'static str> for Reason {
-    fn from(text: &'static str) -> Reason {
+impl From<&'static str> for Reason<'_> {
+    fn from(text: &'static str) -> Self {
         Reason::Text(Cow::Borrowed(text))
     }
 }
 
-impl From<String> for Reason {
-    fn from(text: String) -> Reason {
+impl From<String> for Reason<'_> {
+    fn from(text: String) -> Self {
         Reason::Text(Cow::Owned(text))
     }
 }
 
-impl Because {
-    pub(crate) fn of(span: Span, why: impl Into<Reason>) -> Because {
+impl<'t> Because<'t> {
+    pub(crate) fn of(span: Span, why: impl Into<Reason<'t>>) -> Because<'t> {
         Because { cause: Some((span, why.into())), help: None }
     }
 
     /// A cause labelled `prefix` and the description of `ty` as it is when the check is made.
-    pub(crate) fn describing(span: Span, prefix: &'static str, ty: &Type) -> Because {
-        Because::of(span, Reason::Describe(prefix, ty.clone()))
+    pub(crate) fn describing(span: Span, prefix: &'static str, ty: &'t Type) -> Because<'t> {
+        Because::of(span, Reason::Describe(prefix, ty))
     }
 
-    pub(crate) fn help(help: impl Into<Cow<'static, str>>) -> Because {
+    pub(crate) fn help(help: impl Into<Cow<'static, str>>) -> Because<'t> {
         Because { cause: None, help: Some(help.into()) }
+    }
+
+    /// Drops a reason not needed (the check passed), testing inline whether it owns anything: most own nothing,
+    /// and the drop glue of `Because` is a call made for every check.
+    #[inline(always)]
+    fn discard(self) {
+        let owns_text = matches!(self.help, Some(Cow::Owned(_)))
+            || matches!(self.cause, Some((_, Reason::Text(Cow::Owned(_)) | Reason::Declared(_))));
+        if owns_text {
+            drop(self);
+        } else {
+            std::mem::forget(self);
+        }
     }
 }
 
@@ -72,10 +86,10 @@ impl Checker<'_> {
         }
     }
 
-    fn word(&self, reason: Reason) -> String {
+    fn word(&self, reason: Reason<'_>) -> String {
         match reason {
             Reason::Text(text) => text.into_owned(),
-            Reason::Describe(prefix, ty) => format!("{prefix}{}", self.describe(&ty)),
+            Reason::Describe(prefix, ty) => format!("{prefix}{}", self.describe(ty)),
             Reason::Declared(name) => format!("`{name}` is declared here"),
             Reason::Parameter(local) => {
                 let name = self.local_info(local).map(|l| l.name.as_str()).unwrap_or_default();
@@ -89,10 +103,25 @@ impl Checker<'_> {
         self.expect_type_because(expr, found, expected, Because::default())
     }
 
-    pub(crate) fn expect_type_because(&mut self, expr: ExprId, found: &Type, expected: &Type, why: Because) -> bool {
+    /// Inlined, so that building and dropping `why` (read only on a failure) folds away at most call sites.
+    #[inline]
+    pub(crate) fn expect_type_because(
+        &mut self,
+        expr: ExprId,
+        found: &Type,
+        expected: &Type,
+        why: Because<'_>,
+    ) -> bool {
         if self.vars.unify_or_undo(expected, found) {
+            why.discard();
             return true;
         }
+        self.report_mismatch(expr, found, expected, why)
+    }
+
+    /// `E0201` for a failed [`Checker::expect_type_because`]; returns false.
+    #[inline(never)]
+    fn report_mismatch(&mut self, expr: ExprId, found: &Type, expected: &Type, why: Because<'_>) -> bool {
         // The cause is worded as things stood when the demand was made; then the failed attempt is repeated, so
         // its partial bindings are what the rest of the checker sees.
         let cause = why.cause.map(|(span, reason)| (span, self.word(reason)));

@@ -57,6 +57,7 @@ pub(crate) struct ItemTable {
 impl Default for ItemTable {
     fn default() -> ItemTable {
         let mut unqualified = FxHashMap::default();
+        unqualified.reserve(builtins::spellings().count());
         for (spelling, builtin) in builtins::spellings() {
             unqualified.insert(Name::new(spelling), Named::Builtin(builtin));
         }
@@ -68,6 +69,14 @@ impl ItemTable {
     /// The first definition of `name`, if any.
     pub(crate) fn definition(&self, name: &str) -> Option<(ValueItem, Span)> {
         self.values.get(name).copied()
+    }
+
+    /// Room for `count` more items: the maps are sized once instead of rehashed as they grow (a module has
+    /// thousands of items).
+    pub(crate) fn reserve(&mut self, count: usize) {
+        self.values.reserve(count);
+        self.value_names.reserve(count);
+        self.unqualified.reserve(count);
     }
 
     /// Records `item`, the first definition of `name`; it shadows a builtin of that name.
@@ -97,23 +106,38 @@ impl ItemTable {
 #[derive(Debug, Default)]
 pub(crate) struct Scopes<'a> {
     bindings: Vec<(&'a Name, LocalId)>,
-    frame_starts: Vec<usize>,
+    /// Where each frame starts, with the `filter` of the bindings below it.
+    frame_starts: Vec<(usize, u64)>,
+    /// One bit per bound name (`name_bit`): a lookup whose bit is clear finds nothing without scanning the
+    /// bindings. Most names an expression reads that no local binds are builtins (`thread_idx_x`).
+    filter: u64,
+}
+
+/// The bit of `name` in `Scopes::filter`, from its length and its first and last bytes.
+#[inline]
+fn name_bit(name: &Name) -> u64 {
+    let bytes = name.as_bytes();
+    let (first, last) = (bytes.first().copied().unwrap_or(0), bytes.last().copied().unwrap_or(0));
+    let mixed = (bytes.len() as u32).wrapping_mul(37) ^ u32::from(first).wrapping_mul(7) ^ u32::from(last);
+    1 << (mixed % 64)
 }
 
 impl<'a> Scopes<'a> {
     pub(crate) fn push(&mut self) {
-        self.frame_starts.push(self.bindings.len());
+        self.frame_starts.push((self.bindings.len(), self.filter));
     }
 
     pub(crate) fn pop(&mut self) {
-        if let Some(start) = self.frame_starts.pop() {
+        if let Some((start, filter)) = self.frame_starts.pop() {
             self.bindings.truncate(start);
+            self.filter = filter;
         }
     }
 
     pub(crate) fn clear(&mut self) {
         self.bindings.clear();
         self.frame_starts.clear();
+        self.filter = 0;
     }
 
     pub(crate) fn declare(&mut self, name: &'a Name, local: LocalId) {
@@ -121,9 +145,14 @@ impl<'a> Scopes<'a> {
             self.push();
         }
         self.bindings.push((name, local));
+        self.filter |= name_bit(name);
     }
 
+    #[inline]
     pub(crate) fn lookup(&self, name: &Name) -> Option<LocalId> {
+        if self.filter & name_bit(name) == 0 {
+            return None;
+        }
         self.bindings.iter().rev().find(|(n, _)| *n == name).map(|(_, l)| *l)
     }
 
@@ -164,6 +193,13 @@ impl Checker<'_> {
         };
         if let Some(resolution) = named.resolution() {
             self.info.resolutions.insert(expr, resolution);
+        }
+        if let Named::Item(ValueItem::Function(f)) = named {
+            let index = f.0 as usize;
+            if index >= self.named_functions.len() {
+                self.named_functions.resize(index + 1, false);
+            }
+            self.named_functions[index] = true;
         }
         Some(named)
     }

@@ -45,8 +45,8 @@ impl Checker<'_> {
             }
         }
         for (index, local) in self.info.locals.iter().enumerate() {
-            if kernel_param[index] {
-                continue;
+            if kernel_param[index] || is_leaf(self.vars.resolve_ref(&local.ty)) {
+                continue; // a scalar (most locals) stores nothing else: no copy of it is zonked
             }
             let ty = self.vars.zonk(&local.ty);
             if let Some(what) = unstorable_part(&ty) {
@@ -66,6 +66,15 @@ impl Checker<'_> {
             self.diagnostics.push(d);
         }
     }
+}
+
+/// A type that holds no other type and is not a variable (a scalar, a record, `Type::Error`): nothing in it is
+/// unstorable.
+fn is_leaf(ty: &Type) -> bool {
+    !matches!(
+        ty,
+        Type::Vector(_) | Type::Array { .. } | Type::ConstArray { .. } | Type::Ref(_) | Type::Tuple(_) | Type::Var(_)
+    )
 }
 
 /// What in `ty` cannot be stored: `unit` or a `ref` as an array or vector element, `unit` in a `ref` cell.

@@ -38,7 +38,7 @@ impl Checker<'_> {
 
     /// E0219 at each tuple component whose final type is not stored by value (an array, a vector, a `ref`, `unit`).
     pub(crate) fn check_tuple_components(&mut self, tuple: ExprId, components: &[ExprId]) {
-        if self.types.get(tuple.index()).is_none_or(Option::is_none) {
+        if !self.is_typed(tuple) {
             return; // not checked: the sizes of a multi-dimensional array
         }
         for &component in components {
