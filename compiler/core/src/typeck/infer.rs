@@ -328,17 +328,12 @@ impl VarTable {
     pub(crate) fn unify(&mut self, a: &Type, b: &Type) -> bool {
         let (a, b) = (self.resolve_ref(a), self.resolve_ref(b));
         // The common cases first, without copies: two variables, a variable and a scalar, two equal scalars.
-        match (a, b) {
-            (Type::Var(x), Type::Var(y)) => {
-                let (x, y) = (*x, *y);
-                return self.unify_vars(x, y);
-            }
-            (Type::Var(v), t) | (t, Type::Var(v)) if is_scalar(t) => {
-                let (v, t) = (*v, t.clone());
-                return self.bind_scalar(v, t);
-            }
-            _ if is_scalar(a) && same_scalar(a, b) => return true,
-            _ => {}
+        if let (Type::Var(x), Type::Var(y)) = (a, b) {
+            let (x, y) = (*x, *y);
+            return self.unify_vars(x, y);
+        }
+        if let Some(case) = ScalarCase::of(a, b) {
+            return self.unify_scalar_case(case);
         }
         // Copies are cheap (element types are shared), and free the table for the bindings below.
         let (a, b) = (a.clone(), b.clone());
@@ -366,19 +361,20 @@ impl VarTable {
     #[inline]
     pub(crate) fn unify_or_undo(&mut self, a: &Type, b: &Type) -> bool {
         // Two equal scalars (a loop body's unit, a condition's bool, most operands): nothing to bind or undo.
-        let (resolved_a, resolved_b) = (self.resolve_ref(a), self.resolve_ref(b));
-        if is_scalar(resolved_a) && same_scalar(resolved_a, resolved_b) {
-            return true;
-        }
         // A variable and a scalar: one binding, made only if it succeeds, so nothing to undo either.
-        match (resolved_a, resolved_b) {
-            (Type::Var(v), t) | (t, Type::Var(v)) if is_scalar(t) => {
-                let (v, t) = (*v, t.clone());
-                return self.bind_scalar(v, t);
-            }
-            _ => {}
+        if let Some(case) = ScalarCase::of(self.resolve_ref(a), self.resolve_ref(b)) {
+            return self.unify_scalar_case(case);
         }
         self.unify_with_trail(a, b)
+    }
+
+    /// Unifies the two types of `case` (one binding at most, made only if it succeeds).
+    #[inline]
+    fn unify_scalar_case(&mut self, case: ScalarCase) -> bool {
+        match case {
+            ScalarCase::Same => true,
+            ScalarCase::Bind(v, t) => self.bind_scalar(v, t),
+        }
     }
 
     /// [`VarTable::unify_or_undo`] past its inline test.
@@ -487,6 +483,25 @@ impl VarTable {
 fn is_scalar(ty: &Type) -> bool {
     use Type::*;
     matches!(ty, Int32 | Int64 | UInt32 | UInt64 | Float32 | Float64 | Bool | Unit | Record(_))
+}
+
+/// Two resolved types of which one is a scalar and the other the same scalar or a variable: the cases unification
+/// answers without copies or an undo trail.
+enum ScalarCase {
+    Same,
+    /// Bind the variable to the scalar.
+    Bind(TypeVarId, Type),
+}
+
+impl ScalarCase {
+    #[inline]
+    fn of(a: &Type, b: &Type) -> Option<ScalarCase> {
+        match (a, b) {
+            (Type::Var(v), t) | (t, Type::Var(v)) if is_scalar(t) => Some(ScalarCase::Bind(*v, t.clone())),
+            _ if is_scalar(a) && same_scalar(a, b) => Some(ScalarCase::Same),
+            _ => None,
+        }
+    }
 }
 
 /// `a == b` for a scalar `a`, inline (the derived equality is a call).

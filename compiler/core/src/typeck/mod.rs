@@ -215,9 +215,12 @@ pub(crate) enum Deferred {
 /// is a call, made for every expression's type slot when it is written.
 #[inline(always)]
 pub(crate) fn drop_type(ty: Type) {
+    use Type::*;
+    // Every variant by name, so that a variant added to `Type` is placed on one side or the other.
     match ty {
-        Type::Vector(_) | Type::Array { .. } | Type::ConstArray { .. } | Type::Ref(_) | Type::Tuple(_) => drop(ty),
-        leaf => std::mem::forget(leaf),
+        Vector(_) | Array { .. } | ConstArray { .. } | Ref(_) | Tuple(_) => drop(ty),
+        leaf @ (Int32 | Int64 | UInt32 | UInt64 | Float32 | Float64 | Float16 | BFloat16 | Bool | Unit | Record(_)
+        | Var(_) | Error) => std::mem::forget(leaf),
     }
 }
 

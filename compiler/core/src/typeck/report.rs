@@ -62,8 +62,12 @@ impl<'t> Because<'t> {
     /// and the drop glue of `Because` is a call made for every check.
     #[inline(always)]
     fn discard(self) {
-        let owns_text = matches!(self.help, Some(Cow::Owned(_)))
-            || matches!(self.cause, Some((_, Reason::Text(Cow::Owned(_)) | Reason::Declared(_))));
+        // Every reason by name, so that a reason added to `Reason` is placed on one side or the other.
+        let cause_owns = match &self.cause {
+            Some((_, Reason::Text(Cow::Owned(_)) | Reason::Declared(_))) => true,
+            Some((_, Reason::Text(Cow::Borrowed(_)) | Reason::Describe(..) | Reason::Parameter(_))) | None => false,
+        };
+        let owns_text = cause_owns || matches!(self.help, Some(Cow::Owned(_)));
         if owns_text {
             drop(self);
         } else {
