@@ -211,6 +211,11 @@ impl<'a> Walker<'a> {
             seen += matches!(self.module.expr(e), ExprKind::Unit) as u32;
             seen += self.types.resolution(e).is_some() as u32;
             seen += self.module.span(e).start & 1;
+            if let Some(&local) = self.types.declared_local.get(&e) {
+                seen += refers_to_storage(&self.types.local(local).ty) as u32;
+            }
+            seen += self.assigned_index.get(e.index()).copied().unwrap_or(0);
+            seen += self.straight_cache.get(e.index()).copied().unwrap_or(0) as u32;
         }
         std::hint::black_box(seen);
     }
