@@ -68,7 +68,7 @@ pub fn check(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sou
     let mut after = 0u32;
     for &e in uniformity.thread_varying_ifs() {
         // The nodes an `if`'s verdict reads lie just before it (children are allocated before their parent).
-        warm_up(module, types, after.max(e.0.saturating_sub(WARM_NODES))..e.0 + 1);
+        crate::warm::nodes(module, types, after.max(e.0.saturating_sub(WARM_NODES))..e.0 + 1);
         after = e.0 + 1;
         if lint.verdict(e).is_some() {
             candidates.push(e);
@@ -95,7 +95,7 @@ pub fn check(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sou
         };
         let first = candidates.partition_point(|c| c.0 < before);
         if candidates.get(first).is_some_and(|c| c.0 <= root.0) {
-            warm_up(module, types, before..root.0 + 1);
+            crate::warm::nodes(module, types, before..root.0 + 1);
             lint.accessed.clear();
             lint.body = Some(root);
             lint.kernel = types
@@ -112,18 +112,6 @@ pub fn check(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sou
 /// How many nodes before a thread-varying `if` are read ahead of its verdict: its branches in the common case of
 /// a few stores, without reading much more where they are long (a verdict fails early on anything but stores).
 const WARM_NODES: u32 = 64;
-
-/// Reads the nodes `range` in arena order before a walk over them: a walk loads node after dependent node, each a
-/// miss of the cache on large files, where an in-order read lets the processor fetch them in parallel.
-fn warm_up(module: &Module, types: &TypeInfo, range: std::ops::Range<u32>) {
-    let mut seen = 0u32;
-    for index in range {
-        let e = ExprId(index);
-        seen += module.exprs.get(e.index()).is_some_and(|kind| matches!(kind, ExprKind::Unit)) as u32;
-        seen += types.resolution(e).is_some() as u32;
-    }
-    std::hint::black_box(seen);
-}
 
 /// The location a store writes.
 #[derive(Clone, Copy)]
