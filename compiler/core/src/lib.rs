@@ -33,6 +33,7 @@ pub mod target;
 pub mod typeck;
 pub mod types;
 pub mod vectors;
+pub(crate) mod warm;
 
 pub use diagnostic::{Diagnostic, Severity};
 pub use driver::{check, Checked, ModuleLoader, NoModules};

@@ -72,19 +72,43 @@ pub enum OriginKind {
     ElementWrite(LocalId),
 }
 
+/// A handle into one of the arenas of [`Facts`]: the index plus one, so that an absent handle (`None`) takes no
+/// room of its own. Values, control states and steps are copied at nearly every node and kept in the walker's
+/// tables: with 4-byte optional handles a `Value` takes 12 bytes instead of 20 and an `Origin` 32 instead of 36.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Handle(std::num::NonZeroU32);
+
+impl Handle {
+    /// The handle of the entry at `index`.
+    fn at(index: usize) -> Handle {
+        let above = u32::try_from(index + 1).expect("fewer than 2^32 - 1 facts");
+        Handle(std::num::NonZeroU32::new(above).expect("an index plus one is not zero"))
+    }
+
+    fn index(self) -> usize {
+        self.0.get() as usize - 1
+    }
+}
+
+impl std::fmt::Debug for Handle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.index().fmt(f)
+    }
+}
+
 /// Handle of an [`Origin`] in [`Facts`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct OriginId(u32);
+pub struct OriginId(Handle);
 
 impl OriginId {
     pub fn index(self) -> usize {
-        self.0 as usize
+        self.0.index()
     }
 }
 
 /// Handle of a [`Divergence`] in [`Facts`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct DivergenceId(u32);
+pub struct DivergenceId(Handle);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Origin {
@@ -97,7 +121,7 @@ pub struct Origin {
 
 /// Handle of the per-field values of a record (or tuple) in [`Facts`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct FieldsId(u32);
+pub struct FieldsId(Handle);
 
 /// An abstract value: its uniformity and, when not uniform, where that came from.
 ///
@@ -112,6 +136,9 @@ pub struct Value {
     pub origin: Option<OriginId>,
     pub fields: Option<FieldsId>,
 }
+
+// The sizes the compact handles give (see `Handle`): a change that grows them is visible here.
+const _: () = assert!(std::mem::size_of::<Value>() == 12 && std::mem::size_of::<Origin>() == 32);
 
 impl Value {
     pub fn uniform() -> Value {
@@ -219,11 +246,11 @@ impl Facts {
     }
 
     pub fn origin(&self, id: OriginId) -> &Origin {
-        &self.origins[id.0 as usize]
+        &self.origins[id.index()]
     }
 
     pub fn divergence(&self, id: DivergenceId) -> &Divergence {
-        &self.divergences[id.0 as usize]
+        &self.divergences[id.0.index()]
     }
 
     /// The step of index `index`, if there is one.
@@ -238,7 +265,7 @@ impl Facts {
 
     pub fn push_origin(&mut self, origin: Origin) -> OriginId {
         self.origins.push(origin);
-        OriginId(self.origins.len() as u32 - 1)
+        OriginId(Handle::at(self.origins.len() - 1))
     }
 
     /// A value of `level` whose explanation starts with a step of `kind` at `span` (uniform values have none).
@@ -258,13 +285,13 @@ impl Facts {
             return whole;
         }
         self.fields.push(fields);
-        Value { fields: Some(FieldsId(self.fields.len() as u32 - 1)), ..whole }
+        Value { fields: Some(FieldsId(Handle::at(self.fields.len() - 1))), ..whole }
     }
 
     /// The value of field `name` of `record`: its own where the record's fields are known, else the whole value's
     /// level and explanation.
     pub fn field(&self, record: Value, name: &str) -> Value {
-        let known = record.fields.and_then(|id| self.fields[id.0 as usize].iter().find(|(n, _)| **n == *name));
+        let known = record.fields.and_then(|id| self.fields[id.0.index()].iter().find(|(n, _)| **n == *name));
         match known {
             Some((_, value)) => *value,
             None => record.whole(),
@@ -275,7 +302,7 @@ impl Facts {
     /// later is explained through it (a `let` of a tuple, a function's result).
     pub fn through_keeping_fields(&mut self, value: Value, kind: OriginKind, span: Span) -> Value {
         let Some(id) = value.fields else { return self.through(value, kind, span) };
-        let fields = self.fields[id.0 as usize].clone();
+        let fields = self.fields[id.0.index()].clone();
         let stepped: Vec<_> =
             fields.into_iter().map(|(name, v)| (name, self.through_keeping_fields(v, kind, span))).collect();
         let whole = self.through(value, kind, span);
@@ -337,6 +364,6 @@ impl Facts {
 
     fn push_divergence(&mut self, divergence: Divergence) -> DivergenceId {
         self.divergences.push(divergence);
-        DivergenceId(self.divergences.len() as u32 - 1)
+        DivergenceId(Handle::at(self.divergences.len() - 1))
     }
 }

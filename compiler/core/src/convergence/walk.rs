@@ -140,6 +140,9 @@ pub struct Walker<'a> {
     /// Functions entered by the calls being analysed, and the deepest call stack reached (for summaries).
     entered: Vec<FunctionId>,
     deepest: usize,
+    /// The nodes of each item (by index in `Module::items`), for `warm_up`: a node's children are allocated before
+    /// it and items are parsed in order, so an item's nodes lie between the previous item's last node and its root.
+    item_nodes: Vec<std::ops::Range<u32>>,
 }
 
 impl<'a> Walker<'a> {
@@ -193,7 +196,19 @@ impl<'a> Walker<'a> {
             guard_hits: 0,
             entered: Vec::new(),
             deepest: 0,
+            item_nodes: item_nodes(module),
         }
+    }
+
+    /// Reads the nodes of item `item` and the walker's tables for them ahead of the walk (see `crate::warm`).
+    fn warm_up(&self, item: usize) {
+        let Some(range) = self.item_nodes.get(item) else { return };
+        crate::warm::nodes(self.module, self.types, range.clone());
+        crate::warm::spans_and_declarations(self.module, self.types, range.clone());
+        let range = range.start as usize..range.end as usize;
+        let seen = crate::warm::table(&self.assigned_index, range.clone(), |&index| index)
+            .wrapping_add(crate::warm::table(&self.straight_cache, range, |&answer| answer as u32));
+        std::hint::black_box(seen);
     }
 
     // --- entry points -----------------------------------------------------------------------------------
@@ -216,6 +231,7 @@ impl<'a> Walker<'a> {
             };
             self.own_storage(param.local, value);
         }
+        self.warm_up(info.item);
         self.in_kernel = true;
         self.launch = self.kernel_contract(info.item);
         self.body(body);
@@ -239,6 +255,7 @@ impl<'a> Walker<'a> {
             };
             self.own_storage(param, value);
         }
+        self.warm_up(info.item);
         self.call_stack.push(function);
         self.body(body);
         self.call_stack.pop();
@@ -688,6 +705,26 @@ impl<'a> Walker<'a> {
         }
         straight
     }
+}
+
+/// The nodes of each item of `module` (see `Walker::item_nodes`); empty for items without a body.
+fn item_nodes(module: &Module) -> Vec<std::ops::Range<u32>> {
+    let mut before = 0u32;
+    let mut ranges = Vec::with_capacity(module.items.len());
+    for item in &module.items {
+        let root = match item {
+            crate::syntax::ast::Item::Kernel(k) => k.body,
+            crate::syntax::ast::Item::Function(f) => f.body,
+            crate::syntax::ast::Item::Constant(c) => c.value,
+            _ => {
+                ranges.push(0..0);
+                continue;
+            }
+        };
+        ranges.push(before.min(root.0)..root.0 + 1);
+        before = before.max(root.0 + 1);
+    }
+    ranges
 }
 
 /// Does a value of type `ty` refer to storage whose contents the analysis tracks per variable: a `ref` cell or a

@@ -64,8 +64,16 @@ pub fn check(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sou
     // Most files have no candidate: judging each thread-varying `if` (the convergence analysis lists them) as if
     // every element with a stable index were accessed before it finds the few `if`s that may be reported, without
     // walking any body.
-    let candidates: Vec<ExprId> =
-        uniformity.thread_varying_ifs().iter().copied().filter(|&e| lint.verdict(e).is_some()).collect();
+    let mut candidates: Vec<ExprId> = Vec::new();
+    let mut after = 0u32;
+    for &e in uniformity.thread_varying_ifs() {
+        // The nodes an `if`'s verdict reads lie just before it (children are allocated before their parent).
+        crate::warm::nodes(module, types, after.max(e.0.saturating_sub(WARM_NODES))..e.0 + 1);
+        after = e.0 + 1;
+        if lint.verdict(e).is_some() {
+            candidates.push(e);
+        }
+    }
     if candidates.is_empty() {
         return Vec::new();
     }
@@ -87,6 +95,7 @@ pub fn check(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sou
         };
         let first = candidates.partition_point(|c| c.0 < before);
         if candidates.get(first).is_some_and(|c| c.0 <= root.0) {
+            crate::warm::nodes(module, types, before..root.0 + 1);
             lint.accessed.clear();
             lint.body = Some(root);
             lint.kernel = types
@@ -99,6 +108,10 @@ pub fn check(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sou
     }
     lint.out
 }
+
+/// How many nodes before a thread-varying `if` are read ahead of its verdict: its branches in the common case of
+/// a few stores, without reading much more where they are long (a verdict fails early on anything but stores).
+const WARM_NODES: u32 = 64;
 
 /// The location a store writes.
 #[derive(Clone, Copy)]

@@ -187,6 +187,7 @@ impl Walker<'_> {
 
     /// Analyses the callee's body in the caller's context; returns its result before the `CallResult` step.
     fn analyse_call(&mut self, function: FunctionId, body: ExprId, site: &CallSite, bindings: &[Binding]) -> Value {
+        self.warm_up(self.types.function(function).item);
         let frame = self.save_frame();
         let mut by_reference = Vec::new();
         for (k, (&param, &arg)) in site.params.iter().zip(site.args).enumerate() {
