@@ -99,7 +99,6 @@ pub struct CheckedProgram {
 pub fn check_program(module: Module, sources: &SourceMap, options: &TypeckOptions) -> CheckedProgram {
     let passed = function_args::specialise_function_args(module);
     let mut program = check_generic_program(passed.module, passed.notes, sources, options);
-    tuples::tuples_as_records(&mut program.module, &mut program.info);
     program.item_origins = program.item_origins.iter().map(|origin| passed.origins[*origin]).collect();
     let mut diagnostics = passed.diagnostics;
     diagnostics.append(&mut program.diagnostics);
@@ -119,7 +118,12 @@ fn check_generic_program(
         let mut checker = Checker::new(&module, sources, options);
         checker.instance_notes = notes;
         checker.check_items();
-        let (info, diagnostics) = checker.finish();
+        let made_tuples = checker.made_tuples;
+        let (mut info, diagnostics) = checker.finish();
+        let mut module = module;
+        if made_tuples {
+            tuples::tuples_as_records(&mut module, &mut info);
+        }
         let item_origins = (0..module.items.len()).collect();
         CheckedProgram { module, item_origins, info, diagnostics }
     };
@@ -150,13 +154,19 @@ fn check_generic_program(
             (passed, generic) => passed.or(generic),
         })
         .collect();
-    let (info, diagnostics) = {
+    let (mut info, diagnostics, made_tuples) = {
         let mut checker = Checker::new(&specialised.module, sources, options);
         checker.instance_notes = combined;
         checker.check_items();
-        checker.finish()
+        let made_tuples = checker.made_tuples;
+        let (info, diagnostics) = checker.finish();
+        (info, diagnostics, made_tuples)
     };
-    CheckedProgram { module: specialised.module, item_origins: specialised.origins, info, diagnostics }
+    let mut module = specialised.module;
+    if made_tuples {
+        tuples::tuples_as_records(&mut module, &mut info);
+    }
+    CheckedProgram { module, item_origins: specialised.origins, info, diagnostics }
 }
 
 /// The item whose body is being checked.
@@ -284,6 +294,9 @@ pub(crate) struct Checker<'a> {
     pub(crate) type_variables: Option<Vec<(Name, Type)>>,
     /// The type variables of each device function's signature, which its body's annotations share.
     pub(crate) signature_type_variables: crate::fxhash::FxHashMap<FunctionId, Vec<(Name, Type)>>,
+    /// Whether a tuple type was made (a tuple expression or annotation): without one, no type of the result holds
+    /// a tuple, and `tuples::tuples_as_records` (a pass over every type) has nothing to do.
+    pub(crate) made_tuples: bool,
 }
 
 impl<'a> Checker<'a> {
@@ -336,6 +349,7 @@ impl<'a> Checker<'a> {
             spare_types: Vec::new(),
             type_variables: None,
             signature_type_variables: Default::default(),
+            made_tuples: false,
         }
     }
 
