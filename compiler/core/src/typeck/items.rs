@@ -138,11 +138,9 @@ impl<'a> Checker<'a> {
         if is_bogus_name(&name.name) {
             return;
         }
-        if let Some((_, first)) = self.items.definition(&name.name) {
+        if let Err(first) = self.items.define(&name.name, item, name.span) {
             self.report_duplicate("name", name, first);
-            return;
         }
-        self.items.define(&name.name, item, name.span);
     }
 
     fn report_duplicate(&mut self, what: &str, name: &Ident, first: Span) {
