@@ -274,7 +274,12 @@ impl<'a> Checker<'a> {
     /// Checks the body of every function, then of every kernel.
     pub(crate) fn check_bodies(&mut self) {
         let module = self.module;
-        for index in self.function_body_order() {
+        let mut functions = self.function_body_order();
+        functions.retain(|index| matches!(module.items.get(*index), Some(Item::Function(_))));
+        for (at, &index) in functions.iter().enumerate() {
+            if let Some(&next) = functions.get(at + 1) {
+                self.prefetch_body(next);
+            }
             if let (Some(Item::Function(f)), Some(ItemRef::Function(id))) =
                 (module.items.get(index), self.item_refs.get(index).copied())
             {
@@ -282,9 +287,43 @@ impl<'a> Checker<'a> {
                 self.generalise(id);
             }
         }
-        for (index, item) in module.items.iter().enumerate() {
-            if let (Item::Kernel(k), Some(ItemRef::Kernel(id))) = (item, self.item_refs.get(index).copied()) {
+        let kernels: Vec<usize> =
+            (0..module.items.len()).filter(|i| matches!(module.items[*i], Item::Kernel(_))).collect();
+        for (at, &index) in kernels.iter().enumerate() {
+            if let Some(&next) = kernels.get(at + 1) {
+                self.prefetch_body(next);
+            }
+            if let (Item::Kernel(k), Some(ItemRef::Kernel(id))) =
+                (&module.items[index], self.item_refs.get(index).copied())
+            {
                 self.check_kernel_body(k, id);
+            }
+        }
+    }
+
+    /// Asks the processor to load the nodes of the body of item `index` (those between the previous item's root
+    /// and its own, where the parser puts them) while the current body is checked: read one by one as the
+    /// checker descends, each waits for memory otherwise (the arena is far larger than the cache).
+    fn prefetch_body(&self, index: usize) {
+        const MAX_NODES: usize = 1024;
+        let root = |item: &Item| match item {
+            Item::Kernel(k) => Some(k.body.index()),
+            Item::Function(f) => Some(f.body.index()),
+            Item::Constant(c) => Some(c.value.index()),
+            Item::Record(_) | Item::Open(_) => None,
+        };
+        let items = &self.module.items;
+        let Some(end) = items.get(index).and_then(root).map(|r| r + 1) else { return };
+        let previous = items[..index].iter().rev().find_map(root).filter(|r| *r < end).map_or(0, |r| r + 1);
+        let start = previous.max(end.saturating_sub(MAX_NODES));
+        let Some(nodes) = self.module.exprs.get(start..end) else { return };
+        #[cfg(target_arch = "x86_64")]
+        for node in nodes {
+            // SAFETY: a prefetch is a hint: it reads nothing the program sees and never faults.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    (node as *const crate::syntax::ast::ExprKind).cast(),
+                )
             }
         }
     }
