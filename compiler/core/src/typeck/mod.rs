@@ -404,8 +404,14 @@ impl<'a> Checker<'a> {
 
     pub(crate) fn set_type(&mut self, id: ExprId, ty: Type) {
         if let (Some(slot), Some(typed)) = (self.types.get_mut(id.index()), self.typed.get_mut(id.index())) {
-            drop_type(std::mem::replace(slot, ty));
-            *typed = true;
+            if *typed {
+                drop_type(std::mem::replace(slot, ty));
+            } else {
+                // A slot not written yet holds `Type::Error`, which owns nothing: it is overwritten without being
+                // read. It is rarely in the cache (`new` filled the whole table), and reading it waited on memory.
+                std::mem::forget(std::mem::replace(slot, ty));
+                *typed = true;
+            }
         }
     }
 
