@@ -316,15 +316,8 @@ impl<'a> Checker<'a> {
         let Some(end) = items.get(index).and_then(root).map(|r| r + 1) else { return };
         let previous = items[..index].iter().rev().find_map(root).filter(|r| *r < end).map_or(0, |r| r + 1);
         let start = previous.max(end.saturating_sub(MAX_NODES));
-        let Some(nodes) = self.module.exprs.get(start..end) else { return };
-        #[cfg(target_arch = "x86_64")]
-        for node in nodes {
-            // SAFETY: a prefetch is a hint: it reads nothing the program sees and never faults.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    (node as *const crate::syntax::ast::ExprKind).cast(),
-                )
-            }
+        if let Some(nodes) = self.module.exprs.get(start..end) {
+            nodes.iter().for_each(prefetch);
         }
     }
 
@@ -427,4 +420,16 @@ pub(crate) fn first_type_variable(ty: &TypeExpr) -> Option<&Ident> {
         }
         TypeExpr::Tuple(components) => components.iter().find_map(first_type_variable),
     }
+}
+
+/// Asks the processor to bring `value` into its cache: a hint, nothing where the target has no such instruction.
+#[inline(always)]
+fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing the program sees and never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((value as *const T).cast())
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
 }
