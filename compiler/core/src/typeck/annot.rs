@@ -47,7 +47,10 @@ impl Checker<'_> {
                 let size = self.constant_array_size(*size);
                 Type::Array { elem: Arc::new(elem), space: MemorySpace::Local, size }
             }
-            TypeExpr::Tuple(components) => Type::Tuple(components.iter().map(|c| self.lower_component(c)).collect()),
+            TypeExpr::Tuple(components) => {
+                self.made_tuples = true;
+                Type::Tuple(components.iter().map(|c| self.lower_component(c)).collect())
+            }
             TypeExpr::Function { .. } => {
                 let d = Diagnostic::error("E0233", "a function type where a value's type is expected")
                     .primary(ty.span(), "only a device function's parameter can be a function")

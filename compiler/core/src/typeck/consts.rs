@@ -52,6 +52,42 @@ impl Checker<'_> {
         }
     }
 
+    /// Can [`Checker::eval_const`] of `id` give a value? `false` where it surely fails whatever the types turn
+    /// out to be: every operand is evaluated, and a name has a value only if it is a constant or a builtin with
+    /// one. Asked by `check_if` while the condition's nodes are fresh in the cache, so that `finish` evaluates
+    /// only the conditions that may be constant (most read a local or `thread_idx_x`).
+    pub(crate) fn may_be_constant(&self, id: ExprId, depth: u32) -> bool {
+        if depth > MAX_EVAL_DEPTH {
+            return true;
+        }
+        let depth = depth + 1;
+        match self.kind(id) {
+            ExprKind::Var(_) | ExprKind::Global(_) => match self.info.resolution(id) {
+                Some(Resolution::Constant(_)) => true,
+                Some(Resolution::Builtin(builtin)) => builtin.value.is_some(),
+                Some(Resolution::Local(_) | Resolution::Function(_)) | None => false,
+            },
+            ExprKind::Unary { operand, .. } => self.may_be_constant(*operand, depth),
+            ExprKind::Binary { lhs, rhs, .. } => self.may_be_constant(*lhs, depth) && self.may_be_constant(*rhs, depth),
+            ExprKind::Annot { expr, .. } => self.may_be_constant(*expr, depth),
+            ExprKind::Call { args, .. } => match self.info.resolution(id) {
+                Some(Resolution::Builtin(builtin)) if builtin.value.is_some() => true,
+                Some(Resolution::Builtin(builtin))
+                    if !builtin.params.is_empty() && builtin.params.len() == args.len() =>
+                {
+                    args.iter().all(|arg| self.may_be_constant(*arg, depth))
+                }
+                _ => false,
+            },
+            ExprKind::ArrayLit(items) => items.iter().all(|item| self.may_be_constant(*item, depth)),
+            ExprKind::Index { array, index } => {
+                self.may_be_constant(*array, depth) && self.may_be_constant(*index, depth)
+            }
+            ExprKind::Int { .. } | ExprKind::Float { .. } | ExprKind::Bool(_) => true,
+            _ => false,
+        }
+    }
+
     /// The type of `id` with unbound variables read as their class default (evaluation can run before defaulting).
     pub(crate) fn concrete_type(&self, id: ExprId) -> Type {
         let ty = self.vars.zonk(&self.type_of(id));

@@ -46,15 +46,21 @@ impl<'a> Checker<'a> {
         }
         let ty = expected.clone();
         self.set_type(id, ty.clone());
-        self.mark_final_check(id);
+        if let ExprKind::Float { value, .. } = self.kind(id) {
+            if !super::literals::fits_every_float_type(*value) {
+                self.mark_final_check(id);
+            }
+        }
         ty
     }
 
     fn check_expr_kind(&mut self, id: ExprId) -> Type {
         match self.kind(id) {
             ExprKind::Int { suffix, .. } => self.check_int(*suffix),
-            ExprKind::Float { suffix, .. } => {
-                self.mark_final_check(id);
+            ExprKind::Float { suffix, value } => {
+                if !super::literals::fits_every_float_type(*value) {
+                    self.mark_final_check(id);
+                }
                 self.check_float(*suffix)
             }
             ExprKind::Bool(_) => Type::Bool,
@@ -78,8 +84,11 @@ impl<'a> Checker<'a> {
             }
             ExprKind::Assign { target, value } => self.check_assign(id, target, *value),
             ExprKind::If { cond, then_branch, else_branch } => {
-                self.mark_final_check(id);
-                self.check_if(*cond, *then_branch, *else_branch)
+                let ty = self.check_if(*cond, *then_branch, *else_branch);
+                if self.may_be_constant(*cond, 0) {
+                    self.mark_final_check(id);
+                }
+                ty
             }
             ExprKind::For { var, start, end, body, .. } => self.check_for(id, var, *start, *end, *body),
             ExprKind::While { cond, body } => self.check_while(*cond, *body),

@@ -58,12 +58,18 @@ pub(crate) struct FunctionArgs {
 
 /// Makes one function per template and choice of functions, and renames the calls.
 pub(crate) fn specialise_function_args(module: Module) -> FunctionArgs {
+    let unchanged = |module: Module| {
+        let origins = (0..module.items.len()).collect();
+        let notes = vec![None; module.items.len()];
+        FunctionArgs { module, origins, notes, diagnostics: Vec::new() }
+    };
+    if !may_take_functions(&module) {
+        return unchanged(module);
+    }
     let values = Values::of(&module);
     let function_params = function_params(&module, &values);
     if function_params.iter().all(|params| !params.contains(&true)) {
-        let origins = (0..module.items.len()).collect();
-        let notes = vec![None; module.items.len()];
-        return FunctionArgs { module, origins, notes, diagnostics: Vec::new() };
+        return unchanged(module);
     }
     let mut specialiser = Specialiser {
         taken: module.items.iter().map(|item| item.name().name.to_string()).collect(),
@@ -76,6 +82,34 @@ pub(crate) fn specialise_function_args(module: Module) -> FunctionArgs {
     };
     specialiser.run();
     specialiser.finish()
+}
+
+/// Can a parameter of some device function be a function parameter? Only where one is written with a function
+/// type or a body calls a name that is one of its function's parameters (perhaps a local that hides it there,
+/// which only [`function_params`] tells apart); a parameter passed on is one only where the receiving one is.
+/// Most programs have neither, and skip [`function_params`], a scoped walk of each body with vectors of its own.
+fn may_take_functions(module: &Module) -> bool {
+    let mut stack = Vec::new();
+    module.functions().any(|function| {
+        function.params.iter().any(|p| matches!(p.ty, Some(TypeExpr::Function { .. })))
+            || calls_a_parameter(module, function, &mut stack)
+    })
+}
+
+/// Does the body of `function` call an unqualified name that is one of its parameters' names? (`stack`: scratch.)
+fn calls_a_parameter(module: &Module, function: &Function, stack: &mut Vec<ExprId>) -> bool {
+    stack.clear();
+    stack.push(function.body);
+    while let Some(id) = stack.pop() {
+        let Some(kind) = module.exprs.get(id.index()) else { continue };
+        if let ExprKind::Call { callee, .. } = kind {
+            if callee.module.is_none() && function.params.iter().any(|p| p.name.name == callee.name.name) {
+                return true;
+            }
+        }
+        for_each_child(kind, |child| stack.push(child));
+    }
+    false
 }
 
 /// What a name written in a body refers to there.

@@ -298,8 +298,13 @@ impl Checker<'_> {
     /// generic variables in order, as diagnostics print them with every run of other characters made one `_`
     /// (`sq__float32`, `pick__float32_shared_256`); a `_` is added while the name is taken by another item.
     fn name_instances(&self, plan: &mut Plan) {
-        let mut taken: std::collections::HashSet<String> =
-            self.info.functions.iter().map(|f| f.name.clone()).chain(self.items.value_names.iter().cloned()).collect();
+        let mut taken: std::collections::HashSet<String> = self
+            .info
+            .functions
+            .iter()
+            .map(|f| f.name.clone())
+            .chain(self.items.value_names.iter().map(|n| n.to_string()))
+            .collect();
         plan.notes = Vec::new();
         let instances = plan.instances.clone();
         plan.names = instances

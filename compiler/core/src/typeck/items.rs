@@ -138,11 +138,9 @@ impl<'a> Checker<'a> {
         if is_bogus_name(&name.name) {
             return;
         }
-        if let Some((_, first)) = self.items.definition(&name.name) {
+        if let Err(first) = self.items.define(&name.name, item, name.span) {
             self.report_duplicate("name", name, first);
-            return;
         }
-        self.items.define(&name.name, item, name.span);
     }
 
     fn report_duplicate(&mut self, what: &str, name: &Ident, first: Span) {
@@ -276,7 +274,12 @@ impl<'a> Checker<'a> {
     /// Checks the body of every function, then of every kernel.
     pub(crate) fn check_bodies(&mut self) {
         let module = self.module;
-        for index in self.function_body_order() {
+        let mut functions = self.function_body_order();
+        functions.retain(|index| matches!(module.items.get(*index), Some(Item::Function(_))));
+        for (at, &index) in functions.iter().enumerate() {
+            if let Some(&next) = functions.get(at + 1) {
+                self.prefetch_body(next);
+            }
             if let (Some(Item::Function(f)), Some(ItemRef::Function(id))) =
                 (module.items.get(index), self.item_refs.get(index).copied())
             {
@@ -284,10 +287,37 @@ impl<'a> Checker<'a> {
                 self.generalise(id);
             }
         }
-        for (index, item) in module.items.iter().enumerate() {
-            if let (Item::Kernel(k), Some(ItemRef::Kernel(id))) = (item, self.item_refs.get(index).copied()) {
+        let kernels: Vec<usize> =
+            (0..module.items.len()).filter(|i| matches!(module.items[*i], Item::Kernel(_))).collect();
+        for (at, &index) in kernels.iter().enumerate() {
+            if let Some(&next) = kernels.get(at + 1) {
+                self.prefetch_body(next);
+            }
+            if let (Item::Kernel(k), Some(ItemRef::Kernel(id))) =
+                (&module.items[index], self.item_refs.get(index).copied())
+            {
                 self.check_kernel_body(k, id);
             }
+        }
+    }
+
+    /// Asks the processor to load the nodes of the body of item `index` (those between the previous item's root
+    /// and its own, where the parser puts them) while the current body is checked: read one by one as the
+    /// checker descends, each waits for memory otherwise (the arena is far larger than the cache).
+    fn prefetch_body(&self, index: usize) {
+        const MAX_NODES: usize = 1024;
+        let root = |item: &Item| match item {
+            Item::Kernel(k) => Some(k.body.index()),
+            Item::Function(f) => Some(f.body.index()),
+            Item::Constant(c) => Some(c.value.index()),
+            Item::Record(_) | Item::Open(_) => None,
+        };
+        let items = &self.module.items;
+        let Some(end) = items.get(index).and_then(root).map(|r| r + 1) else { return };
+        let previous = items[..index].iter().rev().find_map(root).filter(|r| *r < end).map_or(0, |r| r + 1);
+        let start = previous.max(end.saturating_sub(MAX_NODES));
+        if let Some(nodes) = self.module.exprs.get(start..end) {
+            nodes.iter().for_each(prefetch);
         }
     }
 
@@ -390,4 +420,16 @@ pub(crate) fn first_type_variable(ty: &TypeExpr) -> Option<&Ident> {
         }
         TypeExpr::Tuple(components) => components.iter().find_map(first_type_variable),
     }
+}
+
+/// Asks the processor to bring `value` into its cache: a hint, nothing where the target has no such instruction.
+#[inline(always)]
+fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing the program sees and never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((value as *const T).cast())
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
 }

@@ -42,6 +42,12 @@ pub(crate) fn float_fit(value: f64, text: &str, ty: &Type) -> FloatFit {
     }
 }
 
+/// Is `value` exact in every float type: nonzero, and a normal number of float16, the narrowest? Then no final
+/// type makes it worth a word, and `finish` need not look at the literal again (most literals: `0.5`, `1.0`).
+pub(crate) fn fits_every_float_type(value: f64) -> bool {
+    (2f64.powi(-14)..=65504.0).contains(&value.abs())
+}
+
 impl Checker<'_> {
     /// `E0221` and `W0004` for the float literal `id`.
     pub(crate) fn check_float_literal(&mut self, id: ExprId, value: f64) {
@@ -118,5 +124,14 @@ mod tests {
         assert_eq!(float_fit(1e-40, "1e-40", &Type::Float64), FloatFit::Exact);
         assert_eq!(float_fit(1.1754944e-38, "1.1754944e-38", &Type::Float32), FloatFit::Exact);
         assert_eq!(float_fit(1e-310, "1e-310", &Type::Float64), FloatFit::Subnormal);
+        for value in [6.103515625e-5, 0.5, 1.0, 3.0e4, 65504.0, -65504.0, -6.103515625e-5] {
+            assert!(fits_every_float_type(value));
+            for ty in [Type::Float16, Type::BFloat16, Type::Float32, Type::Float64] {
+                assert_eq!(float_fit(value, &value.to_string(), &ty), FloatFit::Exact, "{value} as {ty:?}");
+            }
+        }
+        for value in [0.0, -0.0, 6.1e-5, 65505.0, f64::NAN, f64::INFINITY] {
+            assert!(!fits_every_float_type(value));
+        }
     }
 }

@@ -99,7 +99,6 @@ pub struct CheckedProgram {
 pub fn check_program(module: Module, sources: &SourceMap, options: &TypeckOptions) -> CheckedProgram {
     let passed = function_args::specialise_function_args(module);
     let mut program = check_generic_program(passed.module, passed.notes, sources, options);
-    tuples::tuples_as_records(&mut program.module, &mut program.info);
     program.item_origins = program.item_origins.iter().map(|origin| passed.origins[*origin]).collect();
     let mut diagnostics = passed.diagnostics;
     diagnostics.append(&mut program.diagnostics);
@@ -119,7 +118,12 @@ fn check_generic_program(
         let mut checker = Checker::new(&module, sources, options);
         checker.instance_notes = notes;
         checker.check_items();
-        let (info, diagnostics) = checker.finish();
+        let made_tuples = checker.made_tuples;
+        let (mut info, diagnostics) = checker.finish();
+        let mut module = module;
+        if made_tuples {
+            tuples::tuples_as_records(&mut module, &mut info);
+        }
         let item_origins = (0..module.items.len()).collect();
         CheckedProgram { module, item_origins, info, diagnostics }
     };
@@ -150,13 +154,19 @@ fn check_generic_program(
             (passed, generic) => passed.or(generic),
         })
         .collect();
-    let (info, diagnostics) = {
+    let (mut info, diagnostics, made_tuples) = {
         let mut checker = Checker::new(&specialised.module, sources, options);
         checker.instance_notes = combined;
         checker.check_items();
-        checker.finish()
+        let made_tuples = checker.made_tuples;
+        let (info, diagnostics) = checker.finish();
+        (info, diagnostics, made_tuples)
     };
-    CheckedProgram { module: specialised.module, item_origins: specialised.origins, info, diagnostics }
+    let mut module = specialised.module;
+    if made_tuples {
+        tuples::tuples_as_records(&mut module, &mut info);
+    }
+    CheckedProgram { module, item_origins: specialised.origins, info, diagnostics }
 }
 
 /// The item whose body is being checked.
@@ -284,12 +294,16 @@ pub(crate) struct Checker<'a> {
     pub(crate) type_variables: Option<Vec<(Name, Type)>>,
     /// The type variables of each device function's signature, which its body's annotations share.
     pub(crate) signature_type_variables: crate::fxhash::FxHashMap<FunctionId, Vec<(Name, Type)>>,
+    /// Whether a tuple type was made (a tuple expression or annotation): without one, no type of the result holds
+    /// a tuple, and `tuples::tuples_as_records` (a pass over every type) has nothing to do.
+    pub(crate) made_tuples: bool,
 }
 
 impl<'a> Checker<'a> {
-    /// The tables that grow with the module start with room for a typical module (about 0.3 type variables,
-    /// 0.1 locals and 0.1 deferred checks per expression in the benchmark's kernels): growing them by doubling
-    /// copied each several times, about 12M instructions for a module of 100,000 lines.
+    /// The tables that grow with the module start with room for a typical module (about 0.08 type variables,
+    /// 0.11 locals and 0.12 deferred checks per expression in the benchmark's kernels): growing them by doubling
+    /// copied each several times, about 12M instructions for a module of 100,000 lines. Room well beyond that
+    /// is not free either: the allocator hands out fresh memory in large pages, which the kernel zeroes whole.
     fn new(module: &'a Module, sources: &'a SourceMap, options: &'a TypeckOptions) -> Checker<'a> {
         // About two expressions in five are names, each resolved (148,160 of 374,104 in the benchmark).
         let mut resolutions = ExprMap::with_expr_count(module.exprs.len());
@@ -304,7 +318,7 @@ impl<'a> Checker<'a> {
             info: TypeInfo {
                 resolutions,
                 declared_local: ExprMap::with_expr_count(module.exprs.len()),
-                locals: Vec::with_capacity(module.exprs.len() / 4),
+                locals: Vec::with_capacity(module.exprs.len() / 8),
                 ..TypeInfo::default()
             },
             types,
@@ -312,14 +326,14 @@ impl<'a> Checker<'a> {
             final_checks: vec![false; module.exprs.len()],
             named_functions: Vec::new(),
             checked_assigns: Vec::new(),
-            vars: VarTable::with_capacity(module.exprs.len() / 2),
+            vars: VarTable::with_capacity(module.exprs.len() / 8),
             diagnostics: Vec::new(),
             items: ItemTable::default(),
             item_refs: Vec::new(),
             scopes: Scopes::default(),
             ctx: BodyContext::top_level(),
             effects: Effects::default(),
-            deferred: Vec::with_capacity(module.exprs.len() / 4),
+            deferred: Vec::with_capacity(module.exprs.len() / 6),
             array_literal_root: None,
             failed_constants: Vec::new(),
             evaluated_constants: Vec::new(),
@@ -336,6 +350,7 @@ impl<'a> Checker<'a> {
             spare_types: Vec::new(),
             type_variables: None,
             signature_type_variables: Default::default(),
+            made_tuples: false,
         }
     }
 
@@ -389,8 +404,14 @@ impl<'a> Checker<'a> {
 
     pub(crate) fn set_type(&mut self, id: ExprId, ty: Type) {
         if let (Some(slot), Some(typed)) = (self.types.get_mut(id.index()), self.typed.get_mut(id.index())) {
-            drop_type(std::mem::replace(slot, ty));
-            *typed = true;
+            if *typed {
+                drop_type(std::mem::replace(slot, ty));
+            } else {
+                // A slot not written yet holds `Type::Error`, which owns nothing: it is overwritten without being
+                // read. It is rarely in the cache (`new` filled the whole table), and reading it waited on memory.
+                std::mem::forget(std::mem::replace(slot, ty));
+                *typed = true;
+            }
         }
     }
 

@@ -45,7 +45,7 @@ impl Named {
 pub(crate) struct ItemTable {
     /// The first definition of each value name, with the span of its name.
     values: FxHashMap<Name, (ValueItem, Span)>,
-    pub(crate) value_names: Vec<String>,
+    pub(crate) value_names: Vec<Name>,
     /// The first definition of each record name.
     pub(crate) records: FxHashMap<Name, (RecordId, Span)>,
     /// What an unqualified name that no local binds denotes: the module's item of that name, else the builtin.
@@ -79,11 +79,18 @@ impl ItemTable {
         self.unqualified.reserve(count);
     }
 
-    /// Records `item`, the first definition of `name`; it shadows a builtin of that name.
-    pub(crate) fn define(&mut self, name: &Name, item: ValueItem, span: Span) {
-        self.values.insert(name.clone(), (item, span));
-        self.value_names.push(String::from(name.as_str()));
-        self.unqualified.insert(name.clone(), Named::Item(item));
+    /// Records `item` as the definition of `name`, which shadows a builtin of that name; if `name` has one already,
+    /// records nothing and gives the span of the first.
+    pub(crate) fn define(&mut self, name: &Name, item: ValueItem, span: Span) -> Result<(), Span> {
+        match self.values.entry(name.clone()) {
+            std::collections::hash_map::Entry::Occupied(first) => Err(first.get().1),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert((item, span));
+                self.value_names.push(name.clone());
+                self.unqualified.insert(name.clone(), Named::Item(item));
+                Ok(())
+            }
+        }
     }
 
     /// The item, else the builtin, that unqualified `name` denotes where no local binds it.
@@ -270,11 +277,11 @@ impl Checker<'_> {
                 self.closest(name, builtins::all_names()).map(|s| format!("{}.{s}", m.name))
             }
             Some(m) => {
-                self.closest(name, self.items.value_names.iter().map(String::as_str)).map(|s| format!("{}.{s}", m.name))
+                self.closest(name, self.items.value_names.iter().map(Name::as_str)).map(|s| format!("{}.{s}", m.name))
             }
             None => {
                 let mut candidates: Vec<&str> = self.scopes.names().collect();
-                candidates.extend(self.items.value_names.iter().map(String::as_str));
+                candidates.extend(self.items.value_names.iter().map(Name::as_str));
                 for builtin in builtins::all_names() {
                     candidates.push(builtin);
                 }

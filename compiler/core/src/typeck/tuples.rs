@@ -18,6 +18,7 @@ use super::Checker;
 
 impl Checker<'_> {
     pub(crate) fn check_tuple(&mut self, components: &[ExprId]) -> Type {
+        self.made_tuples = true;
         Type::Tuple(components.iter().map(|c| self.check_expr(*c)).collect())
     }
 
