@@ -196,7 +196,7 @@ impl<'a> Walker<'a> {
             guard_hits: 0,
             entered: Vec::new(),
             deepest: 0,
-            item_nodes: item_nodes(module),
+            item_nodes: crate::warm::item_ranges(module),
         }
     }
 
@@ -705,26 +705,6 @@ impl<'a> Walker<'a> {
         }
         straight
     }
-}
-
-/// The nodes of each item of `module` (see `Walker::item_nodes`); empty for items without a body.
-fn item_nodes(module: &Module) -> Vec<std::ops::Range<u32>> {
-    let mut before = 0u32;
-    let mut ranges = Vec::with_capacity(module.items.len());
-    for item in &module.items {
-        let root = match item {
-            crate::syntax::ast::Item::Kernel(k) => k.body,
-            crate::syntax::ast::Item::Function(f) => f.body,
-            crate::syntax::ast::Item::Constant(c) => c.value,
-            _ => {
-                ranges.push(0..0);
-                continue;
-            }
-        };
-        ranges.push(before.min(root.0)..root.0 + 1);
-        before = before.max(root.0 + 1);
-    }
-    ranges
 }
 
 /// Does a value of type `ty` refer to storage whose contents the analysis tracks per variable: a `ref` cell or a

@@ -274,11 +274,20 @@ impl<'a> Checker<'a> {
     /// Checks the body of every function, then of every kernel.
     pub(crate) fn check_bodies(&mut self) {
         let module = self.module;
+        // While a body is checked, the next one's nodes are fetched (see `crate::warm`): the checker's descent
+        // finds each node in the one before, and would wait for memory at nearly every node of a large file.
+        let item_nodes = crate::warm::item_ranges(module);
+        let prefetch_body = |index: usize| {
+            if let Some(range) = item_nodes.get(index) {
+                let start = range.start.max(range.end.saturating_sub(MAX_PREFETCHED_NODES));
+                crate::warm::prefetch(module.exprs.get(start as usize..range.end as usize).unwrap_or_default());
+            }
+        };
         let mut functions = self.function_body_order();
         functions.retain(|index| matches!(module.items.get(*index), Some(Item::Function(_))));
         for (at, &index) in functions.iter().enumerate() {
             if let Some(&next) = functions.get(at + 1) {
-                self.prefetch_body(next);
+                prefetch_body(next);
             }
             if let (Some(Item::Function(f)), Some(ItemRef::Function(id))) =
                 (module.items.get(index), self.item_refs.get(index).copied())
@@ -291,33 +300,13 @@ impl<'a> Checker<'a> {
             (0..module.items.len()).filter(|i| matches!(module.items[*i], Item::Kernel(_))).collect();
         for (at, &index) in kernels.iter().enumerate() {
             if let Some(&next) = kernels.get(at + 1) {
-                self.prefetch_body(next);
+                prefetch_body(next);
             }
             if let (Item::Kernel(k), Some(ItemRef::Kernel(id))) =
                 (&module.items[index], self.item_refs.get(index).copied())
             {
                 self.check_kernel_body(k, id);
             }
-        }
-    }
-
-    /// Asks the processor to load the nodes of the body of item `index` (those between the previous item's root
-    /// and its own, where the parser puts them) while the current body is checked: read one by one as the
-    /// checker descends, each waits for memory otherwise (the arena is far larger than the cache).
-    fn prefetch_body(&self, index: usize) {
-        const MAX_NODES: usize = 1024;
-        let root = |item: &Item| match item {
-            Item::Kernel(k) => Some(k.body.index()),
-            Item::Function(f) => Some(f.body.index()),
-            Item::Constant(c) => Some(c.value.index()),
-            Item::Record(_) | Item::Open(_) => None,
-        };
-        let items = &self.module.items;
-        let Some(end) = items.get(index).and_then(root).map(|r| r + 1) else { return };
-        let previous = items[..index].iter().rev().find_map(root).filter(|r| *r < end).map_or(0, |r| r + 1);
-        let start = previous.max(end.saturating_sub(MAX_NODES));
-        if let Some(nodes) = self.module.exprs.get(start..end) {
-            nodes.iter().for_each(prefetch);
         }
     }
 
@@ -422,14 +411,5 @@ pub(crate) fn first_type_variable(ty: &TypeExpr) -> Option<&Ident> {
     }
 }
 
-/// Asks the processor to bring `value` into its cache: a hint, nothing where the target has no such instruction.
-#[inline(always)]
-fn prefetch<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing the program sees and never faults, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((value as *const T).cast())
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
-}
+/// The most nodes of a body fetched ahead of its check (a long body's first nodes are checked last).
+const MAX_PREFETCHED_NODES: u32 = 1024;
