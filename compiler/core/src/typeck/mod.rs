@@ -248,8 +248,9 @@ pub(crate) struct Checker<'a> {
     /// Whether each expression was checked (`types` holds its type). Kept apart from `types` so that the final
     /// substitution hands `types` over as `TypeInfo::expr_types` without converting every entry.
     pub(crate) typed: Vec<bool>,
-    /// The checked expressions that `finish` checks again with their final types (`if`s, float literals, tuples;
-    /// see `check_final_expressions`), so that it passes over the others without reading their kind.
+    /// The checked expressions that `finish` checks again with their final types (`if`s whose condition may be
+    /// constant, float literals that some float type does not hold exactly, tuples; see
+    /// `check_final_expressions`), so that it passes over the others without reading their kind.
     pub(crate) final_checks: Vec<bool>,
     /// The assignments checked (`check_assign`, or too deep to check), for `finish`'s orphan names.
     pub(crate) checked_assigns: Vec<ExprId>,
