@@ -47,9 +47,7 @@ impl<'a> Checker<'a> {
         let ty = expected.clone();
         self.set_type(id, ty.clone());
         if let ExprKind::Float { value, .. } = self.kind(id) {
-            if !super::literals::fits_every_float_type(*value) {
-                self.mark_final_check(id);
-            }
+            self.mark_float_literal(id, *value);
         }
         ty
     }
@@ -58,9 +56,7 @@ impl<'a> Checker<'a> {
         match self.kind(id) {
             ExprKind::Int { suffix, .. } => self.check_int(*suffix),
             ExprKind::Float { suffix, value } => {
-                if !super::literals::fits_every_float_type(*value) {
-                    self.mark_final_check(id);
-                }
+                self.mark_float_literal(id, *value);
                 self.check_float(*suffix)
             }
             ExprKind::Bool(_) => Type::Bool,

@@ -283,29 +283,21 @@ impl<'a> Checker<'a> {
                 crate::warm::prefetch(module.exprs.get(start as usize..range.end as usize).unwrap_or_default());
             }
         };
-        let mut functions = self.function_body_order();
-        functions.retain(|index| matches!(module.items.get(*index), Some(Item::Function(_))));
-        for (at, &index) in functions.iter().enumerate() {
-            if let Some(&next) = functions.get(at + 1) {
+        // Functions first (in `function_body_order`), then kernels in source order.
+        let mut order = self.function_body_order();
+        order.retain(|index| matches!(module.items.get(*index), Some(Item::Function(_))));
+        order.extend((0..module.items.len()).filter(|i| matches!(module.items[*i], Item::Kernel(_))));
+        for (at, &index) in order.iter().enumerate() {
+            if let Some(&next) = order.get(at + 1) {
                 prefetch_body(next);
             }
-            if let (Some(Item::Function(f)), Some(ItemRef::Function(id))) =
-                (module.items.get(index), self.item_refs.get(index).copied())
-            {
-                self.check_function_body(f, id);
-                self.generalise(id);
-            }
-        }
-        let kernels: Vec<usize> =
-            (0..module.items.len()).filter(|i| matches!(module.items[*i], Item::Kernel(_))).collect();
-        for (at, &index) in kernels.iter().enumerate() {
-            if let Some(&next) = kernels.get(at + 1) {
-                prefetch_body(next);
-            }
-            if let (Item::Kernel(k), Some(ItemRef::Kernel(id))) =
-                (&module.items[index], self.item_refs.get(index).copied())
-            {
-                self.check_kernel_body(k, id);
+            match (module.items.get(index), self.item_refs.get(index).copied()) {
+                (Some(Item::Function(f)), Some(ItemRef::Function(id))) => {
+                    self.check_function_body(f, id);
+                    self.generalise(id);
+                }
+                (Some(Item::Kernel(k)), Some(ItemRef::Kernel(id))) => self.check_kernel_body(k, id),
+                _ => {}
             }
         }
     }

@@ -42,13 +42,21 @@ pub(crate) fn float_fit(value: f64, text: &str, ty: &Type) -> FloatFit {
     }
 }
 
-/// Is `value` exact in every float type: nonzero, and a normal number of float16, the narrowest? Then no final
-/// type makes it worth a word, and `finish` need not look at the literal again (most literals: `0.5`, `1.0`).
+/// Does `value` fit every float type: nonzero, and a normal number of float16, the narrowest? Then no final type
+/// makes it worth a word, and `finish` need not look at the literal again (most literals: `0.5`, `1.0`).
 pub(crate) fn fits_every_float_type(value: f64) -> bool {
     (2f64.powi(-14)..=65504.0).contains(&value.abs())
 }
 
 impl Checker<'_> {
+    /// Marks the float literal `id` (of value `value`) for `finish`'s check against its final type, unless every
+    /// type holds it.
+    pub(crate) fn mark_float_literal(&mut self, id: ExprId, value: f64) {
+        if !fits_every_float_type(value) {
+            self.mark_final_check(id);
+        }
+    }
+
     /// `E0221` and `W0004` for the float literal `id`.
     pub(crate) fn check_float_literal(&mut self, id: ExprId, value: f64) {
         // A float type is a scalar: resolving the variable is all zonking would do, and nothing is cloned.

@@ -115,15 +115,7 @@ fn check_generic_program(
     options: &TypeckOptions,
 ) -> CheckedProgram {
     let check_as_written = |module: Module, notes: Vec<Option<String>>| {
-        let mut checker = Checker::new(&module, sources, options);
-        checker.instance_notes = notes;
-        checker.check_items();
-        let made_tuples = checker.made_tuples;
-        let (mut info, diagnostics) = checker.finish();
-        let mut module = module;
-        if made_tuples {
-            tuples::tuples_as_records(&mut module, &mut info);
-        }
+        let (module, info, diagnostics) = check_final(module, notes, sources, options);
         let item_origins = (0..module.items.len()).collect();
         CheckedProgram { module, item_origins, info, diagnostics }
     };
@@ -154,19 +146,32 @@ fn check_generic_program(
             (passed, generic) => passed.or(generic),
         })
         .collect();
-    let (mut info, diagnostics, made_tuples) = {
-        let mut checker = Checker::new(&specialised.module, sources, options);
-        checker.instance_notes = combined;
+    let (module, info, diagnostics) = check_final(specialised.module, combined, sources, options);
+    CheckedProgram { module, item_origins: specialised.origins, info, diagnostics }
+}
+
+/// The run whose types and diagnostics are the result: checks `module` (`notes`: how a diagnostic names each item
+/// that is an instance), then makes its tuple types records (a pass over every type, skipped when the run made no
+/// tuple type).
+fn check_final(
+    module: Module,
+    notes: Vec<Option<String>>,
+    sources: &SourceMap,
+    options: &TypeckOptions,
+) -> (Module, TypeInfo, Vec<Diagnostic>) {
+    let (made_tuples, mut info, diagnostics) = {
+        let mut checker = Checker::new(&module, sources, options);
+        checker.instance_notes = notes;
         checker.check_items();
         let made_tuples = checker.made_tuples;
         let (info, diagnostics) = checker.finish();
-        (info, diagnostics, made_tuples)
+        (made_tuples, info, diagnostics)
     };
-    let mut module = specialised.module;
+    let mut module = module;
     if made_tuples {
         tuples::tuples_as_records(&mut module, &mut info);
     }
-    CheckedProgram { module, item_origins: specialised.origins, info, diagnostics }
+    (module, info, diagnostics)
 }
 
 /// The item whose body is being checked.
