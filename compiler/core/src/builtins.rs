@@ -1399,6 +1399,44 @@ pub static BUILTINS: &[Builtin] = &[
 /// Modules whose qualified names reach the builtins (`Gpu.block_barrier`, `Std.sqrt`).
 pub const BUILTIN_MODULES: &[&str] = &["Gpu", "Std", "Math", "Float32", "Float64", "Int32", "Int64"];
 
+/// A builtin of [`BUILTINS`] by its place in the table: four bytes where a reference takes eight, so that a
+/// name's resolution (kept for every named expression) takes eight. Dereferences to the builtin.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BuiltinRef(u32);
+
+impl BuiltinRef {
+    /// The handle of `builtin`, which must be an element of [`BUILTINS`] (every builtin the compiler hands out is:
+    /// [`lookup`] finds them there).
+    pub fn of(builtin: &'static Builtin) -> BuiltinRef {
+        let offset = (builtin as *const Builtin as usize).wrapping_sub(BUILTINS.as_ptr() as usize);
+        let index = offset / std::mem::size_of::<Builtin>();
+        assert!(
+            BUILTINS.get(index).is_some_and(|b| std::ptr::eq(b, builtin)),
+            "builtin `{}` is not an element of BUILTINS",
+            builtin.name
+        );
+        BuiltinRef(index as u32)
+    }
+
+    pub fn get(self) -> &'static Builtin {
+        &BUILTINS[self.0 as usize]
+    }
+}
+
+impl std::ops::Deref for BuiltinRef {
+    type Target = Builtin;
+
+    fn deref(&self) -> &Builtin {
+        self.get()
+    }
+}
+
+impl std::fmt::Debug for BuiltinRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
 /// Finds a builtin by name or alias (the first in table order that has it).
 pub fn lookup(name: &str) -> Option<&'static Builtin> {
     by_spelling().get(name).copied()

@@ -160,6 +160,7 @@ impl Limits<'_> {
         let mut builtin_uses = Vec::new();
         for (&e, resolution) in &self.info.resolutions {
             if let Resolution::Builtin(builtin) = *resolution {
+                let builtin = builtin.get();
                 if may_need_newer_architecture(builtin) && !never_run.get(e.index()).copied().unwrap_or(false) {
                     builtin_uses.push((e, builtin));
                 }

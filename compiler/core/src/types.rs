@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use crate::builtins::Builtin;
 use crate::source::Span;
 use crate::syntax::ast::{ExprId, ExprMap, MemorySpace};
 
@@ -155,14 +154,17 @@ pub struct LocalInfo {
     pub param_index: Option<usize>,
 }
 
-/// What a name (`Var`, `Call` callee, `Assign` target, `Global`) refers to.
+/// What a name (`Var`, `Call` callee, `Assign` target, `Global`) refers to. Eight bytes (a builtin by its place
+/// in the table): one is kept for every named expression.
 #[derive(Clone, Copy, Debug)]
 pub enum Resolution {
     Local(LocalId),
     Constant(ConstantId),
     Function(FunctionId),
-    Builtin(&'static Builtin),
+    Builtin(crate::builtins::BuiltinRef),
 }
+
+const _: () = assert!(std::mem::size_of::<Option<Resolution>>() == 8);
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ConstValue {
@@ -299,7 +301,7 @@ impl TypeInfo {
     /// The builtin `e` names, if it resolves to one.
     pub fn builtin(&self, e: ExprId) -> Option<&'static crate::builtins::Builtin> {
         match self.resolution(e) {
-            Some(Resolution::Builtin(b)) => Some(b),
+            Some(Resolution::Builtin(b)) => Some(b.get()),
             _ => None,
         }
     }

@@ -18,8 +18,8 @@ const LINE: usize = 64;
 pub(crate) fn nodes(module: &Module, types: &TypeInfo, range: Range<u32>) {
     let range = range.start as usize..(range.end as usize).min(module.exprs.len());
     let mut seen = table(&module.exprs, range.clone(), |kind| matches!(kind, ExprKind::Unit) as u32);
-    // Reached through `TypeInfo::resolution`, one entry at a time (16 bytes each: four to a line).
-    for index in range.step_by(LINE / 16) {
+    // Reached through `TypeInfo::resolution`, one entry at a time (8 bytes each: eight to a line).
+    for index in range.step_by(LINE / 8) {
         seen += types.resolution(ExprId(index as u32)).is_some() as u32;
     }
     std::hint::black_box(seen);
@@ -29,8 +29,8 @@ pub(crate) fn nodes(module: &Module, types: &TypeInfo, range: Range<u32>) {
 pub(crate) fn spans_and_declarations(module: &Module, types: &TypeInfo, range: Range<u32>) {
     let range = range.start as usize..(range.end as usize).min(module.exprs.len());
     let mut seen = table(&module.expr_spans, range.clone(), |span| span.start);
-    // Reached through `ExprMap::get`, one entry at a time (8 bytes each).
-    for index in range.step_by(LINE / 8) {
+    // Reached through `ExprMap::get`, one entry at a time (4 bytes each).
+    for index in range.step_by(LINE / 4) {
         seen += types.declared_local.get(&ExprId(index as u32)).is_some() as u32;
     }
     std::hint::black_box(seen);

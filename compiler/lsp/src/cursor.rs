@@ -220,7 +220,7 @@ fn resolution_target(checked: &Checked, id: ExprId) -> Option<Target> {
         Resolution::Local(local) => Target::Local { local, expr: Some(id) },
         Resolution::Constant(constant) => Target::Constant(constant),
         Resolution::Function(function) => Target::Function(function),
-        Resolution::Builtin(builtin) => Target::Builtin { builtin, expr: Some(id) },
+        Resolution::Builtin(builtin) => Target::Builtin { builtin: builtin.get(), expr: Some(id) },
     })
 }
 

@@ -20,7 +20,7 @@ pub fn signature_help(checked: &Checked, offset: usize) -> Option<SignatureHelp>
     let active = args.iter().take_while(|arg| (checked.module.span(**arg).end as usize) < offset).count();
     let active = if offset <= callee_span.end as usize { 0 } else { active };
     let signature = match callee {
-        Resolution::Builtin(builtin) => builtin_signature(builtin),
+        Resolution::Builtin(builtin) => builtin_signature(builtin.get()),
         Resolution::Function(function) => function_signature(checked, function),
         Resolution::Local(_) | Resolution::Constant(_) => return None,
     };

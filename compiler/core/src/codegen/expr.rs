@@ -125,7 +125,7 @@ impl FnLowering<'_, '_> {
                 let name = self.g.constant_names.get(id.0 as usize).cloned().unwrap_or_else(|| "0".into());
                 CExpr::constant(name)
             }
-            Some(Resolution::Builtin(b)) => self.apply_builtin(e, b, Vec::new()),
+            Some(Resolution::Builtin(b)) => self.apply_builtin(e, b.get(), Vec::new()),
             Some(Resolution::Function(id)) => {
                 // A function named without arguments: a call with none.
                 let name = self.g.function_names.get(id.0 as usize).cloned().unwrap_or_else(|| "f".into());
@@ -313,7 +313,7 @@ impl FnLowering<'_, '_> {
             }
             Some(Resolution::Builtin(b)) => {
                 let values = self.lower_call_args(args, None);
-                self.apply_builtin(e, b, values)
+                self.apply_builtin(e, b.get(), values)
             }
             Some(Resolution::Function(id)) => {
                 let name = self.g.function_names.get(id.0 as usize).cloned().unwrap_or_else(|| "f".into());

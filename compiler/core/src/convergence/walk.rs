@@ -456,7 +456,7 @@ impl<'a> Walker<'a> {
     fn var(&mut self, e: ExprId) -> Value {
         match self.types.resolution(e) {
             Some(Resolution::Local(id)) => self.local(id),
-            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, &[], self.module.span(e)),
+            Some(Resolution::Builtin(builtin)) => self.builtin(builtin.get(), e, &[], self.module.span(e)),
             // A function named as a value is a type error (E0233): it is not called, and has no arguments to
             // analyse it with.
             Some(Resolution::Function(_)) | Some(Resolution::Constant(_)) | None => Value::uniform(),
@@ -465,7 +465,7 @@ impl<'a> Walker<'a> {
 
     fn call(&mut self, e: ExprId, args: &'a [ExprId]) -> Value {
         match self.types.resolution(e) {
-            Some(Resolution::Builtin(builtin)) => self.builtin(builtin, e, args, self.module.span(e)),
+            Some(Resolution::Builtin(builtin)) => self.builtin(builtin.get(), e, args, self.module.span(e)),
             Some(Resolution::Function(f)) => self.call_function(f, args, self.module.span(e)),
             _ => args.iter().fold(Value::uniform(), |acc, a| acc.join(self.expr(*a))),
         }

@@ -509,11 +509,13 @@ impl<'a> Lint<'a> {
             ExprKind::Global(_) => true,
             ExprKind::Var(_) => match self.types.resolution(e) {
                 Some(Resolution::Local(_)) | Some(Resolution::Constant(_)) => true,
-                Some(Resolution::Builtin(b)) => pure_builtin(b, bounds),
+                Some(Resolution::Builtin(b)) => pure_builtin(b.get(), bounds),
                 _ => false,
             },
             ExprKind::Call { args, .. } => match self.types.resolution(e) {
-                Some(Resolution::Builtin(b)) => pure_builtin(b, bounds) && args.iter().all(|&a| self.pure(a, bounds)),
+                Some(Resolution::Builtin(b)) => {
+                    pure_builtin(b.get(), bounds) && args.iter().all(|&a| self.pure(a, bounds))
+                }
                 _ => false,
             },
             ExprKind::Unary { operand, .. } => self.pure(*operand, bounds),
@@ -548,7 +550,7 @@ impl<'a> Lint<'a> {
                 (Some(Resolution::Constant(x)), Some(Resolution::Constant(y))) => x == y,
                 // Thread and block indices and dimensions: fixed for the thread's lifetime.
                 (Some(Resolution::Builtin(x)), Some(Resolution::Builtin(y))) => {
-                    (std::ptr::eq(x, y) || x.name == y.name) && self.names_position(x)
+                    (x == y || x.name == y.name) && self.names_position(x.get())
                 }
                 _ => false,
             },

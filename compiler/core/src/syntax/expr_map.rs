@@ -8,22 +8,91 @@
 use std::fmt;
 
 use super::ast::ExprId;
+use crate::types::{LocalId, Resolution};
 
 #[derive(Clone)]
-pub struct ExprMap<T> {
+pub struct ExprMap<T: Slot> {
     /// The value of each expression, indexed by `ExprId`; grows on insertion.
-    slots: Vec<Option<T>>,
+    slots: Vec<T::Stored>,
     /// The keys present, in insertion order (for iteration).
     keys: Vec<ExprId>,
 }
 
-impl<T> Default for ExprMap<T> {
+/// How an [`ExprMap`] keeps one expression's value: the table has a slot for every expression of the module,
+/// so its size is that of the slot. Most values are kept as `Option<T>`; a local's id keeps itself, an id no
+/// module reaches (`u32::MAX`) meaning "none", in four bytes where `Option<LocalId>` takes eight.
+pub trait Slot: Sized {
+    type Stored: Clone;
+    const EMPTY: Self::Stored;
+    fn read(stored: &Self::Stored) -> Option<&Self>;
+    fn read_mut(stored: &mut Self::Stored) -> Option<&mut Self>;
+    /// Stores `value`, returning the value it replaces.
+    fn write(stored: &mut Self::Stored, value: Self) -> Option<Self>;
+    fn take(stored: &mut Self::Stored) -> Option<Self>;
+}
+
+/// [`Slot`] as `Option<T>`, for each of `types`.
+macro_rules! option_slots {
+    ($($ty:ty),*) => {$(
+        impl Slot for $ty {
+            type Stored = Option<$ty>;
+            const EMPTY: Option<$ty> = None;
+            #[inline]
+            fn read(stored: &Option<$ty>) -> Option<&$ty> {
+                stored.as_ref()
+            }
+            #[inline]
+            fn read_mut(stored: &mut Option<$ty>) -> Option<&mut $ty> {
+                stored.as_mut()
+            }
+            #[inline]
+            fn write(stored: &mut Option<$ty>, value: $ty) -> Option<$ty> {
+                stored.replace(value)
+            }
+            #[inline]
+            fn take(stored: &mut Option<$ty>) -> Option<$ty> {
+                stored.take()
+            }
+        }
+    )*};
+}
+
+option_slots!(Resolution, usize, bool);
+
+/// The id that marks an empty slot of a map of locals.
+const NO_LOCAL: LocalId = LocalId(u32::MAX);
+
+impl Slot for LocalId {
+    type Stored = LocalId;
+    const EMPTY: LocalId = NO_LOCAL;
+    #[inline]
+    fn read(stored: &LocalId) -> Option<&LocalId> {
+        (*stored != NO_LOCAL).then_some(stored)
+    }
+    #[inline]
+    fn read_mut(stored: &mut LocalId) -> Option<&mut LocalId> {
+        (*stored != NO_LOCAL).then_some(stored)
+    }
+    #[inline]
+    fn write(stored: &mut LocalId, value: LocalId) -> Option<LocalId> {
+        assert!(value != NO_LOCAL, "local id {} is the empty slot's", value.0);
+        let old = std::mem::replace(stored, value);
+        (old != NO_LOCAL).then_some(old)
+    }
+    #[inline]
+    fn take(stored: &mut LocalId) -> Option<LocalId> {
+        let old = std::mem::replace(stored, NO_LOCAL);
+        (old != NO_LOCAL).then_some(old)
+    }
+}
+
+impl<T: Slot> Default for ExprMap<T> {
     fn default() -> Self {
         ExprMap { slots: Vec::new(), keys: Vec::new() }
     }
 }
 
-impl<T> ExprMap<T> {
+impl<T: Slot> ExprMap<T> {
     pub fn new() -> ExprMap<T> {
         ExprMap::default()
     }
@@ -31,7 +100,7 @@ impl<T> ExprMap<T> {
     /// An empty map with room for the expressions of a module of `expr_count` expressions.
     pub fn with_expr_count(expr_count: usize) -> ExprMap<T> {
         let mut slots = Vec::with_capacity(expr_count);
-        slots.resize_with(expr_count, || None);
+        slots.resize(expr_count, T::EMPTY);
         ExprMap { slots, keys: Vec::new() }
     }
 
@@ -42,12 +111,12 @@ impl<T> ExprMap<T> {
 
     #[inline]
     pub fn get(&self, e: &ExprId) -> Option<&T> {
-        self.slots.get(e.index()).and_then(Option::as_ref)
+        self.slots.get(e.index()).and_then(T::read)
     }
 
     #[inline]
     pub fn get_mut(&mut self, e: &ExprId) -> Option<&mut T> {
-        self.slots.get_mut(e.index()).and_then(Option::as_mut)
+        self.slots.get_mut(e.index()).and_then(T::read_mut)
     }
 
     pub fn contains_key(&self, e: &ExprId) -> bool {
@@ -58,9 +127,9 @@ impl<T> ExprMap<T> {
     #[inline]
     pub fn insert(&mut self, e: ExprId, value: T) -> Option<T> {
         if e.index() >= self.slots.len() {
-            self.slots.resize_with(e.index() + 1, || None);
+            self.slots.resize(e.index() + 1, T::EMPTY);
         }
-        let old = self.slots[e.index()].replace(value);
+        let old = T::write(&mut self.slots[e.index()], value);
         if old.is_none() {
             self.keys.push(e);
         }
@@ -69,7 +138,7 @@ impl<T> ExprMap<T> {
 
     /// Removes the value of `e` (linear in the number of keys: the passes never remove on a hot path).
     pub fn remove(&mut self, e: &ExprId) -> Option<T> {
-        let old = self.slots.get_mut(e.index())?.take()?;
+        let old = T::take(self.slots.get_mut(e.index())?)?;
         self.keys.retain(|k| k != e);
         Some(old)
     }
@@ -97,12 +166,12 @@ impl<T> ExprMap<T> {
 }
 
 /// The iterator of [`ExprMap::iter`].
-pub struct Iter<'a, T> {
+pub struct Iter<'a, T: Slot> {
     map: &'a ExprMap<T>,
     keys: std::slice::Iter<'a, ExprId>,
 }
 
-impl<'a, T> Iterator for Iter<'a, T> {
+impl<'a, T: Slot> Iterator for Iter<'a, T> {
     type Item = (&'a ExprId, &'a T);
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -111,7 +180,7 @@ impl<'a, T> Iterator for Iter<'a, T> {
     }
 }
 
-impl<'a, T> IntoIterator for &'a ExprMap<T> {
+impl<'a, T: Slot> IntoIterator for &'a ExprMap<T> {
     type Item = (&'a ExprId, &'a T);
     type IntoIter = Iter<'a, T>;
 
@@ -120,13 +189,13 @@ impl<'a, T> IntoIterator for &'a ExprMap<T> {
     }
 }
 
-impl<T: fmt::Debug> fmt::Debug for ExprMap<T> {
+impl<T: Slot + fmt::Debug> fmt::Debug for ExprMap<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()
     }
 }
 
-impl<T: PartialEq> PartialEq for ExprMap<T> {
+impl<T: Slot + PartialEq> PartialEq for ExprMap<T> {
     fn eq(&self, other: &Self) -> bool {
         self.len() == other.len() && self.iter().all(|(k, v)| other.get(k) == Some(v))
     }
@@ -138,18 +207,40 @@ mod tests {
 
     #[test]
     fn behaves_like_a_map() {
-        let mut map = ExprMap::new();
-        assert_eq!(map.insert(ExprId(5), "a"), None);
-        assert_eq!(map.insert(ExprId(2), "b"), None);
-        assert_eq!(map.insert(ExprId(5), "c"), Some("a"));
-        assert_eq!(map.get(&ExprId(5)), Some(&"c"));
+        let mut map: ExprMap<usize> = ExprMap::new();
+        assert_eq!(map.insert(ExprId(5), 10), None);
+        assert_eq!(map.insert(ExprId(2), 20), None);
+        assert_eq!(map.insert(ExprId(5), 30), Some(10));
+        assert_eq!(map.get(&ExprId(5)), Some(&30));
         assert_eq!(map.get(&ExprId(3)), None);
         assert_eq!(map.get(&ExprId(99)), None);
         assert_eq!(map.len(), 2);
-        let pairs: Vec<(ExprId, &str)> = map.iter().map(|(k, v)| (*k, *v)).collect();
-        assert_eq!(pairs, vec![(ExprId(5), "c"), (ExprId(2), "b")]);
-        assert_eq!(map.remove(&ExprId(5)), Some("c"));
+        let pairs: Vec<(ExprId, usize)> = map.iter().map(|(k, v)| (*k, *v)).collect();
+        assert_eq!(pairs, vec![(ExprId(5), 30), (ExprId(2), 20)]);
+        assert_eq!(map.remove(&ExprId(5)), Some(30));
         assert_eq!(map.len(), 1);
         assert!(!map.contains_key(&ExprId(5)));
+    }
+
+    #[test]
+    fn keeps_locals_in_their_own_four_bytes() {
+        assert_eq!(std::mem::size_of::<<LocalId as Slot>::Stored>(), 4);
+        let mut map: ExprMap<LocalId> = ExprMap::with_expr_count(4);
+        assert_eq!(map.get(&ExprId(1)), None);
+        assert_eq!(map.insert(ExprId(1), LocalId(0)), None);
+        assert_eq!(map.insert(ExprId(1), LocalId(7)), Some(LocalId(0)));
+        assert_eq!(map.get(&ExprId(1)), Some(&LocalId(7)));
+        assert_eq!(map.get(&ExprId(2)), None);
+        assert_eq!(map.insert(ExprId(9), LocalId(3)), None);
+        assert_eq!(map.keys().copied().collect::<Vec<_>>(), vec![ExprId(1), ExprId(9)]);
+        assert_eq!(map.remove(&ExprId(1)), Some(LocalId(7)));
+        assert_eq!(map.get(&ExprId(1)), None);
+    }
+
+    #[test]
+    #[should_panic(expected = "empty slot")]
+    fn refuses_the_id_that_marks_an_empty_slot() {
+        let mut map: ExprMap<LocalId> = ExprMap::new();
+        map.insert(ExprId(0), NO_LOCAL);
     }
 }

@@ -111,7 +111,7 @@ impl Checker<'_> {
             }
             // Most builtin names (`thread_idx_x`) have no constant value: their type is not worked out.
             Some(Resolution::Builtin(builtin)) if builtin.value.is_some() => {
-                builtin_constant(builtin, &self.concrete_type(id)).ok_or(EvalError::NotConstant(id))
+                builtin_constant(builtin.get(), &self.concrete_type(id)).ok_or(EvalError::NotConstant(id))
             }
             Some(Resolution::Builtin(_)) => Err(EvalError::NotConstant(id)),
             None if self.type_of(id) == Type::Error => Err(EvalError::Poisoned),
@@ -150,14 +150,14 @@ impl Checker<'_> {
             return Err(EvalError::NotConstant(id));
         };
         if builtin.value.is_some() {
-            return builtin_constant(builtin, &self.concrete_type(id)).ok_or(EvalError::NotConstant(id));
+            return builtin_constant(builtin.get(), &self.concrete_type(id)).ok_or(EvalError::NotConstant(id));
         }
         if builtin.params.is_empty() || builtin.params.len() != args.len() {
             return Err(EvalError::NotConstant(id));
         }
         let values = args.iter().map(|a| self.eval_at(*a, depth)).collect::<Result<Vec<_>, _>>()?;
         let arg_ty = args.first().map(|a| self.concrete_type(*a)).unwrap_or(Type::Error);
-        eval_builtin(builtin, &values, &arg_ty, &self.concrete_type(id)).ok_or(EvalError::NotConstant(id))
+        eval_builtin(builtin.get(), &values, &arg_ty, &self.concrete_type(id)).ok_or(EvalError::NotConstant(id))
     }
 
     fn eval_index(&self, id: ExprId, array: ExprId, index: ExprId, depth: u32) -> Eval {

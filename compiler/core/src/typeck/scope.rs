@@ -35,7 +35,7 @@ impl Named {
             Named::Item(ValueItem::Constant(c)) => Some(Resolution::Constant(c)),
             Named::Item(ValueItem::Function(f)) => Some(Resolution::Function(f)),
             Named::Item(ValueItem::Kernel(_)) => None,
-            Named::Builtin(b) => Some(Resolution::Builtin(b)),
+            Named::Builtin(b) => Some(Resolution::Builtin(builtins::BuiltinRef::of(b))),
         }
     }
 }

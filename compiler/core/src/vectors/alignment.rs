@@ -56,7 +56,7 @@ pub fn required_alignment(module: &Module, types: &TypeInfo) -> BTreeMap<LocalId
 /// The vector type a call to a vector load or store moves.
 pub fn vector_access(types: &TypeInfo, call: ExprId) -> Option<VectorKind> {
     let Some(Resolution::Builtin(b)) = types.resolution(call) else { return None };
-    VectorKind::accessed_by(b)
+    VectorKind::accessed_by(b.get())
 }
 
 /// The arguments of a call of a function or a `launch` of a kernel, each with the parameter it is bound to.

@@ -19,7 +19,7 @@ use crate::value::Scalar;
 impl FnCompiler<'_, '_> {
     pub fn call(&mut self, e: ExprId, args: &[ExprId], dst: Option<Reg>) -> Reg {
         match self.layout.types.resolution(e) {
-            Some(Resolution::Builtin(b)) => self.builtin(e, b, args, dst),
+            Some(Resolution::Builtin(b)) => self.builtin(e, b.get(), args, dst),
             Some(Resolution::Function(id)) => self.call_function(e, id, args, dst),
             _ => {
                 self.trap_message("a call of something that is not a function".into(), e);

@@ -172,7 +172,7 @@ impl FnCompiler<'_, '_> {
                 let bits = self.layout.constant(id);
                 self.constant(e, bits, dst)
             }
-            Some(Resolution::Builtin(b)) => self.builtin(e, b, &[], dst),
+            Some(Resolution::Builtin(b)) => self.builtin(e, b.get(), &[], dst),
             Some(Resolution::Function(id)) => self.call_function(e, id, &[], dst),
             None => {
                 // `[%global name]` that name resolution left out: the constant with that name.
