@@ -494,12 +494,12 @@ fn sixteen_bit_atomics_check_exactly_where_they_compile() {
     let mut failures = Vec::new();
     for elem in ["float16", "bfloat16", "float16x2", "bfloat16x2"] {
         let newest = Session::new(&files);
-        let checked = newest.check("atomic.sk", &source(elem));
+        let checked = newest.check("atomic.sk", source(elem));
         assert!(!checked.has_errors(), "{elem}: {:?}", checked.diagnostics);
         let cuda = newest.emit(&checked);
         for arch in ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90"] {
             let target = skc_core::target::Target::parse(arch).unwrap();
-            let accepted = !Session::new(&files).with_target(target).check("atomic.sk", &source(elem)).has_errors();
+            let accepted = !Session::new(&files).with_target(target).check("atomic.sk", source(elem)).has_errors();
             let options = CompileOptions { include_cubin: true, arch: arch.to_string(), ..CompileOptions::default() };
             let compiles = skc_nvrtc::compile(&cuda.source, "atomic.cu", &options).is_ok();
             let expected = elem.starts_with("float16") || arch == "sm_90";

@@ -60,7 +60,7 @@ pub fn session<'f>(files: &'f dyn Files, arch: &str, frontend: &FrontendArgs) ->
 pub fn check_input(session: &Session, path: &Path) -> Result<Checked, String> {
     if is_stdin(path) {
         let text = read_stdin()?;
-        return Ok(session.check(&display_name(path), &text));
+        return Ok(session.check(&display_name(path), text));
     }
     session.check_file(path).map_err(|e| e.to_string())
 }

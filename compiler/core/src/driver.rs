@@ -188,14 +188,14 @@ pub fn parse_all(
     text: &str,
     loader: &dyn ModuleLoader,
 ) -> (SourceMap, Module, Vec<FileId>, Vec<Diagnostic>) {
-    let (sources, module, item_files, _, diagnostics) = parse_units(file_name, text, loader);
+    let (sources, module, item_files, _, diagnostics) = parse_units(file_name, text.to_string(), loader);
     (sources, module, item_files, diagnostics)
 }
 
 /// [`parse_all`], with the instances the program opens.
 fn parse_units(
     file_name: &str,
-    text: &str,
+    text: String,
     loader: &dyn ModuleLoader,
 ) -> (SourceMap, Module, Vec<FileId>, crate::instances::Units, Vec<Diagnostic>) {
     use crate::instances::Instance;
@@ -405,7 +405,7 @@ fn attach_checked_fixes(
             None => {
                 let mut edited = text.to_string();
                 edited.replace_range(fix.span.range(), &fix.replacement);
-                let after = check_with(file_name, &edited, loader, options, false);
+                let after = check_with(file_name, edited, loader, options, false);
                 let verdict = fixes_its_error(diagnostics[index].code, diagnostics, &after.diagnostics);
                 verdicts.push((key, verdict));
                 verdict
@@ -418,12 +418,14 @@ fn attach_checked_fixes(
     }
 }
 
-/// Runs the whole front end (on a large stack, whatever thread calls it).
-pub fn check(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &CheckOptions) -> Checked {
-    crate::stack::on_large_stack(|| check_here(file_name, text, loader, options))
+/// Runs the whole front end (on a large stack, whatever thread calls it). The result keeps the text in its
+/// source map: a caller that owns it (a `String`) gives it, one that borrows it (`&str`) has it copied.
+pub fn check(file_name: &str, text: impl Into<String>, loader: &dyn ModuleLoader, options: &CheckOptions) -> Checked {
+    let text = text.into();
+    crate::stack::on_large_stack(move || check_here(file_name, text, loader, options))
 }
 
-fn check_here(file_name: &str, text: &str, loader: &dyn ModuleLoader, options: &CheckOptions) -> Checked {
+fn check_here(file_name: &str, text: String, loader: &dyn ModuleLoader, options: &CheckOptions) -> Checked {
     check_with(file_name, text, loader, options, true)
 }
 
@@ -434,7 +436,7 @@ const MAX_CHECKED_FIXES: usize = 8;
 /// The front end; `with_fixes`: also the edits that fix divergence errors, each checked by checking the edited file.
 fn check_with(
     file_name: &str,
-    text: &str,
+    text: String,
     loader: &dyn ModuleLoader,
     options: &CheckOptions,
     with_fixes: bool,
@@ -457,6 +459,7 @@ fn check_with(
     let (uniformity, convergence_diagnostics) = if with_fixes && !earlier_errors {
         let (uniformity, mut found, proposed) =
             convergence::analyse_with_fixes(&module, &types, options.full_warps, &sources);
+        let text = &sources.file(FileId(0)).text;
         attach_checked_fixes(file_name, text, loader, options, &mut found, proposed);
         (uniformity, found)
     } else {

@@ -135,15 +135,16 @@ impl<'f> Session<'f> {
         self
     }
 
-    /// The front end over `text`, named `name` (its path: `open M` looks next to it first).
-    pub fn check(&self, name: &str, text: &str) -> Checked {
+    /// The front end over `text`, named `name` (its path: `open M` looks next to it first). The result keeps the
+    /// text: an owned one (`String`) is moved there, a borrowed one copied.
+    pub fn check(&self, name: &str, text: impl Into<String>) -> Checked {
         crate::driver::check(name, text, &Loader(self), &self.check)
     }
 
     /// [`check`](Self::check) of a file read through the session's [`Files`].
     pub fn check_file(&self, path: &Path) -> Result<Checked, CompileError> {
         let text = self.read(path)?;
-        Ok(self.check(&path.display().to_string(), &text))
+        Ok(self.check(&path.display().to_string(), text))
     }
 
     /// The CUDA C of a checked program without errors, with the session's emit options.
