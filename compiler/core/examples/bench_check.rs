@@ -1,7 +1,8 @@
 //! Benchmark (not a test): `skc check` throughput on a generated file of about 100,000 lines.
 //! Run: `cargo run --release -p skc-core --example bench_check [LINES] [--once]`. Prints lines per second for the
-//! whole front end and for each stage. Target: 1,000,000 lines/s on one core. `--once` runs every stage a single
-//! time, so an instruction counter (`valgrind --tool=callgrind`, `perf stat`) sees one run of each.
+//! whole front end (the best of 5 runs, and their median) and for each stage. Target: 1,000,000 lines/s on one
+//! core. `--once` runs every stage a single time, so an instruction counter (`valgrind --tool=callgrind`,
+//! `perf stat`) sees one run of each.
 //! `--write PATH` writes the generated file there and exits, to measure the whole `skc check` process on it.
 
 use std::time::Instant;
@@ -106,6 +107,7 @@ fn main() {
     let lines = text.lines().count();
     let runs = if once { 1 } else { 5 };
     let mut best_total = f64::MAX;
+    let mut totals = Vec::with_capacity(runs);
     let mut best_parse = f64::MAX;
     let mut best_lex = f64::MAX;
     let mut best_tokens = f64::MAX;
@@ -123,7 +125,9 @@ fn main() {
         let owned = text.clone();
         let t1 = Instant::now();
         let checked = stage_check(owned);
-        best_total = best_total.min(t1.elapsed().as_secs_f64());
+        let total = t1.elapsed().as_secs_f64();
+        totals.push(total);
+        best_total = best_total.min(total);
         errors = checked.error_count();
     }
     let (sources, module, _, _) = stage_parse(&text);
@@ -141,5 +145,10 @@ fn main() {
     println!("typeck:           {:>8.1} ms  {:>12.0} lines/s", typeck_time * 1e3, lines as f64 / typeck_time);
     println!("convergence:      {:>8.1} ms  {:>12.0} lines/s", convergence_time * 1e3, lines as f64 / convergence_time);
     println!("check (all):      {:>8.1} ms  {:>12.0} lines/s", best_total * 1e3, lines as f64 / best_total);
-    println!("target 1,000,000 lines/s: {}", if lines as f64 / best_total >= 1e6 { "met" } else { "NOT met" });
+    // The median beside the best: on a shared machine the best can be a lucky run.
+    totals.sort_by(f64::total_cmp);
+    let median = totals[totals.len() / 2];
+    println!("median of the runs: {:>8.1} ms  {:>12.0} lines/s", median * 1e3, lines as f64 / median);
+    let verdict = |seconds: f64| if lines as f64 / seconds >= 1e6 { "met" } else { "NOT met" };
+    println!("target 1,000,000 lines/s: {} at best, {} by the median", verdict(best_total), verdict(median));
 }
