@@ -166,6 +166,38 @@ pub enum Resolution {
 
 const _: () = assert!(std::mem::size_of::<Option<Resolution>>() == 8);
 
+crate::syntax::expr_map::option_slots!(Resolution);
+
+/// The id that marks an empty slot of an [`ExprMap`] of locals (no module has that many locals).
+const NO_LOCAL: LocalId = LocalId(u32::MAX);
+
+/// A declared local keeps itself in its [`ExprMap`] slot, [`NO_LOCAL`] meaning "none": four bytes per expression
+/// of the module where `Option<LocalId>` takes eight. Writing `NO_LOCAL` through `ExprMap::get_mut` would empty
+/// the slot; nothing does.
+impl crate::syntax::expr_map::Slot for LocalId {
+    type Stored = LocalId;
+    const EMPTY: LocalId = NO_LOCAL;
+    #[inline]
+    fn read(stored: &LocalId) -> Option<&LocalId> {
+        (*stored != NO_LOCAL).then_some(stored)
+    }
+    #[inline]
+    fn read_mut(stored: &mut LocalId) -> Option<&mut LocalId> {
+        (*stored != NO_LOCAL).then_some(stored)
+    }
+    #[inline]
+    fn write(stored: &mut LocalId, value: LocalId) -> Option<LocalId> {
+        assert!(value != NO_LOCAL, "local id {} is the empty slot's", value.0);
+        let old = std::mem::replace(stored, value);
+        (old != NO_LOCAL).then_some(old)
+    }
+    #[inline]
+    fn take(stored: &mut LocalId) -> Option<LocalId> {
+        let old = std::mem::replace(stored, NO_LOCAL);
+        (old != NO_LOCAL).then_some(old)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum ConstValue {
     Int(i64),
@@ -410,5 +442,32 @@ impl TypeInfo {
             })
             .collect();
         shown.join(" * ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_map_of_locals_keeps_them_in_four_bytes() {
+        assert_eq!(std::mem::size_of::<<LocalId as crate::syntax::expr_map::Slot>::Stored>(), 4);
+        let mut map: ExprMap<LocalId> = ExprMap::with_expr_count(4);
+        assert_eq!(map.get(&ExprId(1)), None);
+        assert_eq!(map.insert(ExprId(1), LocalId(0)), None);
+        assert_eq!(map.insert(ExprId(1), LocalId(7)), Some(LocalId(0)));
+        assert_eq!(map.get(&ExprId(1)), Some(&LocalId(7)));
+        assert_eq!(map.get(&ExprId(2)), None);
+        assert_eq!(map.insert(ExprId(9), LocalId(3)), None);
+        assert_eq!(map.keys().copied().collect::<Vec<_>>(), vec![ExprId(1), ExprId(9)]);
+        assert_eq!(map.remove(&ExprId(1)), Some(LocalId(7)));
+        assert_eq!(map.get(&ExprId(1)), None);
+    }
+
+    #[test]
+    #[should_panic(expected = "empty slot")]
+    fn a_map_of_locals_refuses_the_id_that_marks_an_empty_slot() {
+        let mut map: ExprMap<LocalId> = ExprMap::new();
+        map.insert(ExprId(0), NO_LOCAL);
     }
 }

@@ -8,7 +8,6 @@
 use std::fmt;
 
 use super::ast::ExprId;
-use crate::types::{LocalId, Resolution};
 
 #[derive(Clone)]
 pub struct ExprMap<T: Slot> {
@@ -19,8 +18,9 @@ pub struct ExprMap<T: Slot> {
 }
 
 /// How an [`ExprMap`] keeps one expression's value: the table has a slot for every expression of the module,
-/// so its size is that of the slot. Most values are kept as `Option<T>`; a local's id keeps itself, an id no
-/// module reaches (`u32::MAX`) meaning "none", in four bytes where `Option<LocalId>` takes eight.
+/// so its size is that of the slot. Most values are kept as `Option<T>` (`option_slots!`); an id can keep
+/// itself, a value no module reaches meaning "none" (`types::LocalId`, in four bytes where `Option<LocalId>`
+/// takes eight).
 pub trait Slot: Sized {
     type Stored: Clone;
     const EMPTY: Self::Stored;
@@ -31,10 +31,10 @@ pub trait Slot: Sized {
     fn take(stored: &mut Self::Stored) -> Option<Self>;
 }
 
-/// [`Slot`] as `Option<T>`, for each of `types`.
+/// [`Slot`] as `Option<T>`, for each of the types given.
 macro_rules! option_slots {
     ($($ty:ty),*) => {$(
-        impl Slot for $ty {
+        impl $crate::syntax::expr_map::Slot for $ty {
             type Stored = Option<$ty>;
             const EMPTY: Option<$ty> = None;
             #[inline]
@@ -56,35 +56,9 @@ macro_rules! option_slots {
         }
     )*};
 }
+pub(crate) use option_slots;
 
-option_slots!(Resolution, usize, bool);
-
-/// The id that marks an empty slot of a map of locals.
-const NO_LOCAL: LocalId = LocalId(u32::MAX);
-
-impl Slot for LocalId {
-    type Stored = LocalId;
-    const EMPTY: LocalId = NO_LOCAL;
-    #[inline]
-    fn read(stored: &LocalId) -> Option<&LocalId> {
-        (*stored != NO_LOCAL).then_some(stored)
-    }
-    #[inline]
-    fn read_mut(stored: &mut LocalId) -> Option<&mut LocalId> {
-        (*stored != NO_LOCAL).then_some(stored)
-    }
-    #[inline]
-    fn write(stored: &mut LocalId, value: LocalId) -> Option<LocalId> {
-        assert!(value != NO_LOCAL, "local id {} is the empty slot's", value.0);
-        let old = std::mem::replace(stored, value);
-        (old != NO_LOCAL).then_some(old)
-    }
-    #[inline]
-    fn take(stored: &mut LocalId) -> Option<LocalId> {
-        let old = std::mem::replace(stored, NO_LOCAL);
-        (old != NO_LOCAL).then_some(old)
-    }
-}
+option_slots!(usize, bool);
 
 impl<T: Slot> Default for ExprMap<T> {
     fn default() -> Self {
@@ -220,27 +194,5 @@ mod tests {
         assert_eq!(map.remove(&ExprId(5)), Some(30));
         assert_eq!(map.len(), 1);
         assert!(!map.contains_key(&ExprId(5)));
-    }
-
-    #[test]
-    fn keeps_locals_in_their_own_four_bytes() {
-        assert_eq!(std::mem::size_of::<<LocalId as Slot>::Stored>(), 4);
-        let mut map: ExprMap<LocalId> = ExprMap::with_expr_count(4);
-        assert_eq!(map.get(&ExprId(1)), None);
-        assert_eq!(map.insert(ExprId(1), LocalId(0)), None);
-        assert_eq!(map.insert(ExprId(1), LocalId(7)), Some(LocalId(0)));
-        assert_eq!(map.get(&ExprId(1)), Some(&LocalId(7)));
-        assert_eq!(map.get(&ExprId(2)), None);
-        assert_eq!(map.insert(ExprId(9), LocalId(3)), None);
-        assert_eq!(map.keys().copied().collect::<Vec<_>>(), vec![ExprId(1), ExprId(9)]);
-        assert_eq!(map.remove(&ExprId(1)), Some(LocalId(7)));
-        assert_eq!(map.get(&ExprId(1)), None);
-    }
-
-    #[test]
-    #[should_panic(expected = "empty slot")]
-    fn refuses_the_id_that_marks_an_empty_slot() {
-        let mut map: ExprMap<LocalId> = ExprMap::new();
-        map.insert(ExprId(0), NO_LOCAL);
     }
 }
