@@ -106,7 +106,6 @@ fn main() {
     }
     let lines = text.lines().count();
     let runs = if once { 1 } else { 5 };
-    let mut best_total = f64::MAX;
     let mut totals = Vec::with_capacity(runs);
     let mut best_parse = f64::MAX;
     let mut best_lex = f64::MAX;
@@ -125,9 +124,7 @@ fn main() {
         let owned = text.clone();
         let t1 = Instant::now();
         let checked = stage_check(owned);
-        let total = t1.elapsed().as_secs_f64();
-        totals.push(total);
-        best_total = best_total.min(total);
+        totals.push(t1.elapsed().as_secs_f64());
         errors = checked.error_count();
     }
     let (sources, module, _, _) = stage_parse(&text);
@@ -144,10 +141,10 @@ fn main() {
     println!("parse only:       {:>8.1} ms  {:>12.0} lines/s", best_parse * 1e3, lines as f64 / best_parse);
     println!("typeck:           {:>8.1} ms  {:>12.0} lines/s", typeck_time * 1e3, lines as f64 / typeck_time);
     println!("convergence:      {:>8.1} ms  {:>12.0} lines/s", convergence_time * 1e3, lines as f64 / convergence_time);
-    println!("check (all):      {:>8.1} ms  {:>12.0} lines/s", best_total * 1e3, lines as f64 / best_total);
     // The median beside the best: on a shared machine the best can be a lucky run.
     totals.sort_by(f64::total_cmp);
-    let median = totals[totals.len() / 2];
+    let (best_total, median) = (totals[0], totals[totals.len() / 2]);
+    println!("check (all):      {:>8.1} ms  {:>12.0} lines/s", best_total * 1e3, lines as f64 / best_total);
     println!("median of the runs: {:>8.1} ms  {:>12.0} lines/s", median * 1e3, lines as f64 / median);
     let verdict = |seconds: f64| if lines as f64 / seconds >= 1e6 { "met" } else { "NOT met" };
     println!("target 1,000,000 lines/s: {} at best, {} by the median", verdict(best_total), verdict(median));

@@ -1405,19 +1405,6 @@ pub const BUILTIN_MODULES: &[&str] = &["Gpu", "Std", "Math", "Float32", "Float64
 pub struct BuiltinRef(u32);
 
 impl BuiltinRef {
-    /// The handle of `builtin`, which must be an element of [`BUILTINS`] (every builtin the compiler hands out is:
-    /// [`lookup`] finds them there).
-    pub fn of(builtin: &'static Builtin) -> BuiltinRef {
-        let offset = (builtin as *const Builtin as usize).wrapping_sub(BUILTINS.as_ptr() as usize);
-        let index = offset / std::mem::size_of::<Builtin>();
-        assert!(
-            BUILTINS.get(index).is_some_and(|b| std::ptr::eq(b, builtin)),
-            "builtin `{}` is not an element of BUILTINS",
-            builtin.name
-        );
-        BuiltinRef(index as u32)
-    }
-
     pub fn get(self) -> &'static Builtin {
         &BUILTINS[self.0 as usize]
     }
@@ -1438,7 +1425,7 @@ impl std::fmt::Debug for BuiltinRef {
 }
 
 /// Finds a builtin by name or alias (the first in table order that has it).
-pub fn lookup(name: &str) -> Option<&'static Builtin> {
+pub fn lookup(name: &str) -> Option<BuiltinRef> {
     by_spelling().get(name).copied()
 }
 
@@ -1471,13 +1458,13 @@ pub fn is_shuffle_with_width(builtin: &Builtin) -> bool {
 
 /// Every spelling (name or alias) of a builtin, to the first builtin that has it: a name resolved to a builtin
 /// is looked up here once per use, and a scan of the table was a visible part of type checking.
-fn by_spelling() -> &'static FxHashMap<&'static str, &'static Builtin> {
-    static TABLE: OnceLock<FxHashMap<&'static str, &'static Builtin>> = OnceLock::new();
+fn by_spelling() -> &'static FxHashMap<&'static str, BuiltinRef> {
+    static TABLE: OnceLock<FxHashMap<&'static str, BuiltinRef>> = OnceLock::new();
     TABLE.get_or_init(|| {
         let mut table = FxHashMap::default();
-        for builtin in BUILTINS {
+        for (index, builtin) in BUILTINS.iter().enumerate() {
             for spelling in std::iter::once(builtin.name).chain(builtin.aliases.iter().copied()) {
-                table.entry(spelling).or_insert(builtin);
+                table.entry(spelling).or_insert(BuiltinRef(index as u32));
             }
         }
         table
@@ -1486,7 +1473,7 @@ fn by_spelling() -> &'static FxHashMap<&'static str, &'static Builtin> {
 
 /// Every spelling (name or alias) of a builtin, each once, with the first builtin that has it (as [`lookup`]
 /// finds it).
-pub fn spellings() -> impl Iterator<Item = (&'static str, &'static Builtin)> {
+pub fn spellings() -> impl Iterator<Item = (&'static str, BuiltinRef)> {
     by_spelling().iter().map(|(spelling, builtin)| (*spelling, *builtin))
 }
 

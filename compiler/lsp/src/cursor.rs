@@ -168,7 +168,7 @@ fn callee_at(checked: &Checked, offset: usize) -> Option<Found> {
     match resolution_target(checked, id) {
         Some(target) => Some(Found { target, span }),
         None => builtins::lookup(&callee.name.name)
-            .map(|builtin| Found { target: Target::Builtin { builtin, expr: Some(id) }, span }),
+            .map(|builtin| Found { target: Target::Builtin { builtin: builtin.get(), expr: Some(id) }, span }),
     }
 }
 

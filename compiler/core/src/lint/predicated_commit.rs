@@ -550,7 +550,7 @@ impl<'a> Lint<'a> {
                 (Some(Resolution::Constant(x)), Some(Resolution::Constant(y))) => x == y,
                 // Thread and block indices and dimensions: fixed for the thread's lifetime.
                 (Some(Resolution::Builtin(x)), Some(Resolution::Builtin(y))) => {
-                    (x == y || x.name == y.name) && self.names_position(x.get())
+                    x.name == y.name && self.names_position(x.get())
                 }
                 _ => false,
             },

@@ -180,7 +180,7 @@ impl Checker<'_> {
         let resolved = self.resolve_path(callee, id);
         if let Some(Named::Builtin(builtin)) = resolved {
             if builtin.params.first() == Some(&SigType::Kernel) {
-                return self.check_launch(id, callee, builtin, args);
+                return self.check_launch(id, callee, builtin.get(), args);
             }
             if builtin.params.first() == Some(&SigType::Format) {
                 return self.check_printf(id, callee, args);
@@ -194,10 +194,11 @@ impl Checker<'_> {
         }
         let checked = match resolved {
             None => Some(Type::Error),
-            Some(Named::Builtin(builtin)) if self.is_packed_half_fma(builtin, &found) => {
+            Some(Named::Builtin(builtin)) if self.is_packed_half_fma(builtin.get(), &found) => {
                 Some(self.check_packed_half_fma(callee, args, &found))
             }
             Some(Named::Builtin(builtin)) => {
+                let builtin = builtin.get();
                 let ret = self.check_builtin_call(callee, builtin, args, &found);
                 if !super::half::allows_half(builtin) {
                     let mut types = Vec::with_capacity(found.len() + 1);

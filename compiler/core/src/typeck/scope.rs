@@ -2,7 +2,7 @@
 //! qualified) name among locals, items and builtins, in that order. Unknown names are reported here, with a
 //! "did you mean" over every visible name.
 
-use crate::builtins::{self, Builtin};
+use crate::builtins;
 use crate::diagnostic::Diagnostic;
 use crate::fxhash::FxHashMap;
 use crate::source::Span;
@@ -25,7 +25,7 @@ pub(crate) enum ValueItem {
 pub(crate) enum Named {
     Local(LocalId),
     Item(ValueItem),
-    Builtin(&'static Builtin),
+    Builtin(builtins::BuiltinRef),
 }
 
 impl Named {
@@ -35,7 +35,7 @@ impl Named {
             Named::Item(ValueItem::Constant(c)) => Some(Resolution::Constant(c)),
             Named::Item(ValueItem::Function(f)) => Some(Resolution::Function(f)),
             Named::Item(ValueItem::Kernel(_)) => None,
-            Named::Builtin(b) => Some(Resolution::Builtin(builtins::BuiltinRef::of(b))),
+            Named::Builtin(b) => Some(Resolution::Builtin(b)),
         }
     }
 }
