@@ -5,6 +5,9 @@
 # file. Alternating matters: on a shared machine the speed varies from minute to minute.
 #
 #   scripts/compare_check.sh OLD_DIR NEW_DIR [ROUNDS]
+#
+# OLD_ENV and NEW_ENV, if set, are `NAME=value` settings given to that build's programs: the same build twice,
+# `OLD_ENV=SKC_THREADS=1 scripts/compare_check.sh DIR DIR`, compares one thread with several.
 set -euo pipefail
 old=$1
 new=$2
@@ -16,11 +19,13 @@ lines=$(wc -l < "$work/bench.sk")
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores; $(date -u +%F); $lines lines; $rounds rounds"
 for _ in $(seq "$rounds"); do
   for build in old new; do
-    dir=$old
-    [ "$build" = new ] && dir=$new
-    "$dir/bench_check" | awk -v b="$build" '/check \(all\)/ { print b, "bench", $3 }' >> "$work/times"
+    dir=$old settings=${OLD_ENV:-}
+    [ "$build" = new ] && dir=$new settings=${NEW_ENV:-}
+    # shellcheck disable=SC2086 # the settings are words
+    env $settings "$dir/bench_check" | awk -v b="$build" '/check \(all\)/ { print b, "bench", $3 }' >> "$work/times"
     start=$(date +%s%N)
-    "$dir/skc" check "$work/bench.sk" > /dev/null
+    # shellcheck disable=SC2086
+    env $settings "$dir/skc" check "$work/bench.sk" > /dev/null
     end=$(date +%s%N)
     echo "$build process $(( (end - start) / 10000 ))e-2" >> "$work/times"
   done

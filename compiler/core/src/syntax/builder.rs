@@ -16,10 +16,12 @@ use crate::syntax::operators::{self, Chain, Operator};
 
 mod launch_contract;
 mod module_params;
+mod parts;
 mod record_update;
 mod tuples;
 mod variants;
 use launch_contract::is_contract_attribute;
+pub(crate) use parts::Part;
 pub use record_update::COPY_NAME as RECORD_UPDATE_COPY;
 pub use tuples::TUPLE_VALUE_PREFIX;
 pub use variants::{Arm, ConstructorCase, Pattern, PatternAlternative, MATCH_VALUE_PREFIX};
@@ -98,6 +100,9 @@ pub struct Builder<'s> {
     variants: Vec<variants::Variant>,
     /// How many hidden variables `match`es have bound (each gets its own name).
     match_names: u32,
+    /// Whether a record declared earlier in the file was looked up (a variant's payload): a part of a file
+    /// parsed on its own (`syntax::split`) could not have seen one declared in an earlier part.
+    looked_up_records: std::cell::Cell<bool>,
 }
 
 impl<'s> Builder<'s> {
@@ -119,6 +124,7 @@ impl<'s> Builder<'s> {
             tuple_names: 0,
             variants: Vec::new(),
             match_names: 0,
+            looked_up_records: std::cell::Cell::new(false),
         }
     }
 

@@ -14,7 +14,15 @@ use lalrpop_util::state_machine::{ParseResult, ParserAction, ParserDefinition, S
 /// Runs `definition`'s tables over `tokens` (start, token, end) to the end of input. Returns the parse result
 /// (the start symbol's action ran) or `None` at the first token no state accepts, in which case the actions have
 /// run up to that token and their effects must be undone by the caller.
-pub fn parse_without_errors<D, T>(mut definition: D, tokens: T) -> Option<ParseResult<D>>
+///
+/// `following`: where the token after `tokens` starts when they are a part of a file (`syntax::split`), `None` at
+/// the end of the file. The last reductions see it as their lookahead's start, as they would in the whole file
+/// (lalrpop places an empty production at its lookahead).
+pub fn parse_without_errors<D, T>(
+    mut definition: D,
+    tokens: T,
+    following: Option<D::Location>,
+) -> Option<ParseResult<D>>
 where
     D: ParserDefinition,
     T: Iterator<Item = (D::Location, D::Token, D::Location)>,
@@ -44,7 +52,7 @@ where
     }
     loop {
         let reduction = definition.eof_action(top).as_reduce()?;
-        if let Some(result) = definition.reduce(reduction, None, &mut states, &mut symbols) {
+        if let Some(result) = definition.reduce(reduction, following.as_ref(), &mut states, &mut symbols) {
             return Some(result);
         }
         top = *states.last()?;

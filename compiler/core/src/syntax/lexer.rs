@@ -378,7 +378,15 @@ pub fn lex(text: &str) -> Vec<Lexeme> {
 /// The tokens of `text` one at a time, the last one `Eof`: [`lex`] without the vector, for a pass that reads the
 /// tokens once (`syntax::tokens`).
 pub fn lexemes(text: &str) -> impl Iterator<Item = Lexeme> + '_ {
-    let mut lexer = Token::lexer(text);
+    lexemes_in(text, 0..text.len())
+}
+
+/// [`lexemes`] of `text[range]` (a part of a file, `syntax::split`), located in the whole `text`; its `Eof` is
+/// at the end of the range. `range` starts and ends at characters.
+pub fn lexemes_in(text: &str, range: std::ops::Range<usize>) -> impl Iterator<Item = Lexeme> + '_ {
+    let offset = range.start as u32;
+    let end = range.end as u32;
+    let mut lexer = Token::lexer(&text[range]);
     let mut ended = false;
     std::iter::from_fn(move || {
         if ended {
@@ -386,9 +394,10 @@ pub fn lexemes(text: &str) -> impl Iterator<Item = Lexeme> + '_ {
         }
         let Some(result) = lexer.next() else {
             ended = true;
-            return Some(Lexeme { token: Token::Eof, start: text.len() as u32, end: text.len() as u32 });
+            return Some(Lexeme { token: Token::Eof, start: end, end });
         };
         let range = lexer.span();
-        Some(Lexeme { token: result.unwrap_or(Token::Error), start: range.start as u32, end: range.end as u32 })
+        let (start, end) = (offset + range.start as u32, offset + range.end as u32);
+        Some(Lexeme { token: result.unwrap_or(Token::Error), start, end })
     })
 }

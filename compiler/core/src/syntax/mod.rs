@@ -17,6 +17,7 @@ mod literals;
 pub mod name;
 mod operators;
 pub mod parser;
+pub mod split;
 pub mod tokens;
 
 pub use builder::{MATCH_VALUE_PREFIX, RECORD_UPDATE_COPY, TUPLE_VALUE_PREFIX};

@@ -10,7 +10,7 @@ use crate::syntax::ast::Module;
 use crate::syntax::builder::{Builder, Recovery};
 use crate::syntax::lexer::{lexemes, Lexeme};
 use crate::syntax::lift::{self, LocalFunction};
-use crate::syntax::{depth, drive, errors, grammar, tokens};
+use crate::syntax::{depth, drive, errors, grammar, split, tokens};
 
 /// Parses `text` (file `file`) and appends its items and expressions to `module`. Returns syntax diagnostics.
 /// `default_kernel_name` names a bare `fun ... -> ...` kernel (the CLI passes the file stem).
@@ -25,15 +25,22 @@ fn parse_with(
     default_kernel_name: &str,
     driver: Driver,
 ) -> Vec<Diagnostic> {
-    let tokens = tokens::contextualize(text, lexemes(text));
-    // Typical code has a little over one expression per two tokens: reserving them up front saves growing (and
-    // copying) the arena.
-    module.exprs.reserve(tokens.len() * 3 / 5);
-    module.expr_spans.reserve(tokens.len() * 3 / 5);
     let (first_item, first_expr) = (module.items.len(), module.exprs.len());
-    let (mut diagnostics, recoveries, local_functions) =
-        run_grammar(text, file, module, default_kernel_name, &tokens, driver);
-    errors::report(text, file, &tokens, recoveries, &mut diagnostics);
+    let cuts = match &driver {
+        Driver::FastUnlessErrors => split::cuts(text),
+        #[cfg(test)]
+        Driver::CutAt(cuts) => cuts.clone(),
+        #[cfg(test)]
+        Driver::Recovering => Vec::new(),
+    };
+    let in_parts = match cuts.is_empty() {
+        true => None,
+        false => split::parse_in_parts(text, file, module, default_kernel_name, &cuts),
+    };
+    let (mut diagnostics, local_functions) = match in_parts {
+        Some(parsed) => parsed,
+        None => parse_in_one_piece(text, file, module, default_kernel_name, driver),
+    };
     diagnostics.extend(depth::limit_nesting(module, first_item, first_expr));
     // After the nesting limit: lifting walks the tree recursively.
     diagnostics.extend(lift::lift_local_functions(module, first_item, local_functions));
@@ -41,13 +48,36 @@ fn parse_with(
 }
 
 /// Which loop runs the grammar's tables.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Driver {
-    /// `syntax::drive`'s loop, and lalrpop-util's driver from the start again if the file has a syntax error.
+    /// `syntax::drive`'s loop (on the parts `syntax::split` cuts a large file into), and lalrpop-util's driver
+    /// from the start again if the file has a syntax error.
     FastUnlessErrors,
+    /// As `FastUnlessErrors`, with the file cut at these bytes (the tests cut before every item).
+    #[cfg(test)]
+    CutAt(Vec<usize>),
     /// lalrpop-util's driver only (the tests compare the two).
     #[cfg(test)]
     Recovering,
+}
+
+/// The file's tokens parsed in one run of the grammar: the diagnostics and the local functions to lift.
+fn parse_in_one_piece(
+    text: &str,
+    file: FileId,
+    module: &mut Module,
+    default_kernel_name: &str,
+    driver: Driver,
+) -> (Vec<Diagnostic>, Vec<LocalFunction>) {
+    let tokens = tokens::contextualize(text, lexemes(text));
+    // Typical code has a little over one expression per two tokens: reserving them up front saves growing (and
+    // copying) the arena.
+    module.exprs.reserve(tokens.len() * 3 / 5);
+    module.expr_spans.reserve(tokens.len() * 3 / 5);
+    let (mut diagnostics, recoveries, local_functions) =
+        run_grammar(text, file, module, default_kernel_name, &tokens, driver);
+    errors::report(text, file, &tokens, recoveries, &mut diagnostics);
+    (diagnostics, local_functions)
 }
 
 /// Runs the grammar over `tokens`, building into `module`: the builder's diagnostics, the places where the
@@ -64,13 +94,13 @@ fn run_grammar(
     let mark = module.mark();
     let mut builder = Builder::new(text, file, module, default_kernel_name);
     let fast = match driver {
-        Driver::FastUnlessErrors => {
-            let machine =
-                grammar::__parse__File::__StateMachine { b: &mut builder, __phantom: std::marker::PhantomData };
-            drive::parse_without_errors(machine, input.clone())
-        }
         #[cfg(test)]
         Driver::Recovering => None,
+        _ => {
+            let machine =
+                grammar::__parse__File::__StateMachine { b: &mut builder, __phantom: std::marker::PhantomData };
+            drive::parse_without_errors(machine, input.clone(), None)
+        }
     };
     let outcome = match fast {
         Some(outcome) => outcome,
@@ -113,6 +143,89 @@ mod tests {
             }
         }
         files
+    }
+
+    /// The parse of `text` in one piece, and the diagnostics, as `parse_with` gives them.
+    fn in_one_piece(text: &str) -> (Module, Vec<Diagnostic>) {
+        let mut module = Module::default();
+        let diagnostics = parse_with(text, FileId(0), &mut module, "t", Driver::CutAt(Vec::new()));
+        (module, diagnostics)
+    }
+
+    fn cut_at(text: &str, cuts: Vec<usize>) -> (Module, Vec<Diagnostic>) {
+        let mut module = Module::default();
+        let diagnostics = parse_with(text, FileId(0), &mut module, "t", Driver::CutAt(cuts));
+        (module, diagnostics)
+    }
+
+    /// Where `split::cuts` may cut `text`: every line that starts with `let` (in a comment too).
+    fn item_starts(text: &str) -> Vec<usize> {
+        std::iter::successors(split::next_item_let(text, 1), |&at| split::next_item_let(text, at + 1)).collect()
+    }
+
+    #[test]
+    fn a_file_cut_into_parts_parses_as_in_one_piece() {
+        let (mut files, mut cuts_tried) = (0, 0);
+        for path in corpus() {
+            let text = std::fs::read_to_string(&path).expect("a readable .sk file");
+            let starts = item_starts(&text);
+            if starts.is_empty() {
+                continue;
+            }
+            let whole = in_one_piece(&text);
+            // Each item start on its own, then (at most 16 threads) many at once.
+            for &at in &starts {
+                assert_eq!(cut_at(&text, vec![at]), whole, "{} cut at byte {at}", path.display());
+                cuts_tried += 1;
+            }
+            let many: Vec<usize> = starts.iter().copied().step_by(starts.len().div_ceil(16)).collect();
+            assert_eq!(cut_at(&text, many), whole, "{} cut at every item", path.display());
+            files += 1;
+        }
+        assert!(files > 250 && cuts_tried > 900, "{files} files, {cuts_tried} cuts");
+    }
+
+    #[test]
+    fn the_corpus_in_one_file_parses_in_four_parts_as_in_one_piece() {
+        // Every file of the corpus without a syntax error, one after the other: a large file of every form.
+        let texts = corpus().into_iter().map(|p| std::fs::read_to_string(p).expect("a readable .sk file"));
+        let mut text = String::new();
+        for file in texts.filter(|t| !in_one_piece(t).1.iter().any(|d| d.code.starts_with("E01"))) {
+            text.push_str(&file);
+            text.push('\n');
+        }
+        let cuts = split::cuts_for(&text, 4);
+        assert_eq!(cuts.len(), 3, "{} bytes", text.len());
+        assert_eq!(cut_at(&text, cuts), in_one_piece(&text));
+    }
+
+    #[test]
+    fn parts_whose_builders_would_differ_are_parsed_after_the_parts_before() {
+        // Hidden names numbered in both parts, a variant declared in one part and used in the next, bare kernels
+        // named in both parts, a variant's payload naming an earlier record, a literal only a minus claims, and
+        // a syntax error in the second part.
+        let second = "let g (x : int32) : int32 =\n  let (a, b) = (x, x) in\n  a + b\n";
+        let matches = "let h (v : int32) : int32 =\n  match (if v > 0 then A else B v) with A -> 1 | B n -> n\n";
+        let texts = [
+            format!("let f (x : int32) : int32 =\n  let (a, b) = (x, 1) in\n  a + b\n{second}"),
+            format!("type t = A | B of int32\nlet f (x : int32) : int32 = x\n{matches}"),
+            "fun (o : int32 vector) -> o.(0) <- 1\nlet c = 1\nfun (o : int32 vector) -> o.(0) <- 2\n".to_string(),
+            "type r = { x : int32 }\nlet c = 1\ntype t = A | B of r\n".to_string(),
+            "let a = -2147483648\nlet b = 2147483648\nlet c = -2147483648\n".to_string(),
+            format!("let f (x : int32) : int32 = x\n{second}let h = (\n"),
+            // A cut inside a comment, and inside `[%%kernel`.
+            "let a = 1\n(* a comment\nlet b = 2\n*)\nlet c = 3\n".to_string(),
+            "let a = 1\n[%%kernel\nlet k (o : int32 vector) = o.(0) <- 1]\nlet c = 3\n".to_string(),
+            // Names that are keywords only before some tokens, last before a cut.
+            "let f (r : int32) : int32 = r\nlet g (x : int32) : int32 = f\nkernel\nlet h = 1\n".to_string(),
+            "let f (x : int32) : int32 = x\nlet g (ref : int32) : int32 = f ref\nlet h = 1\n".to_string(),
+        ];
+        for text in &texts {
+            let whole = in_one_piece(text);
+            for at in item_starts(text) {
+                assert_eq!(cut_at(text, vec![at]), whole, "{text} cut at byte {at}");
+            }
+        }
     }
 
     #[test]

@@ -18,9 +18,14 @@ use crate::syntax::lexer::{Lexeme, Token};
 /// read once: the parser passes the lexer's iterator, so that no vector of the lexer's tokens is written and read
 /// again.
 pub fn contextualize(text: &str, lexemes: impl IntoIterator<Item = Lexeme>) -> Vec<Lexeme> {
+    contextualize_part(text, text.len(), lexemes)
+}
+
+/// [`contextualize`] for the lexemes of `length` bytes of `text` (a part of the file, `syntax::split`).
+pub fn contextualize_part(text: &str, length: usize, lexemes: impl IntoIterator<Item = Lexeme>) -> Vec<Lexeme> {
     let mut lexemes = lexemes.into_iter();
     // About one token per four bytes of typical code; the grammar's tokens are never more than the lexer's.
-    let mut out: Vec<Lexeme> = Vec::with_capacity(lexemes.size_hint().0.max(text.len() / 4));
+    let mut out: Vec<Lexeme> = Vec::with_capacity(lexemes.size_hint().0.max(length / 4));
     let mut previous: Option<Token> = None;
     let mut current = lexemes.next();
     while let Some(lexeme) = current {

@@ -196,6 +196,7 @@ impl Builder<'_> {
 
     /// The fields of the record (or variant) `name` declared so far in this file.
     fn file_record(&self, name: &str) -> Option<&[(Ident, TypeExpr)]> {
+        self.looked_up_records.set(true);
         self.module.items.iter().rev().find_map(|item| match item {
             Item::Record(r) if r.name.name == name && r.span.file == self.file => Some(r.fields.as_slice()),
             _ => None,
