@@ -54,9 +54,19 @@ pub(super) fn cuts(text: &str) -> Vec<usize> {
     cuts_for(text, thread_budget())
 }
 
+/// How many parts a file of `bytes` bytes is cut into, with the threads there are (fewer where it has too few
+/// lines that start with `let`).
+pub fn parts(bytes: usize) -> usize {
+    parts_for(bytes, thread_budget())
+}
+
+fn parts_for(bytes: usize, threads: usize) -> usize {
+    (bytes / MIN_PART_BYTES).clamp(1, threads.clamp(1, MAX_PARTS))
+}
+
 /// [`cuts`] with `threads` threads.
 pub(super) fn cuts_for(text: &str, threads: usize) -> Vec<usize> {
-    let parts = (text.len() / MIN_PART_BYTES).clamp(1, threads.clamp(1, MAX_PARTS));
+    let parts = parts_for(text.len(), threads);
     let mut cuts: Vec<usize> = Vec::new();
     for part in 1..parts {
         let from = (text.len() * part / parts).max(cuts.last().map_or(1, |c| c + 1));
