@@ -47,7 +47,7 @@ pub fn limit_nesting(module: &mut Module, first_item: usize, first_expr: usize) 
 /// Whether some expression from `first_expr` on lies deeper than [`MAX_DEPTH`] below an expression of the arena.
 /// Children are allocated before their parents, so one pass in arena order knows each node's height (the
 /// deepest nesting below it, saturated past the limit) from its children's; the roots' heights bound every depth.
-fn any_too_deep(module: &Module, first_expr: usize) -> bool {
+pub(super) fn any_too_deep(module: &Module, first_expr: usize) -> bool {
     let limit = MAX_DEPTH as u8;
     let mut heights: Vec<u8> = Vec::with_capacity(module.exprs.len() - first_expr);
     for kind in &module.exprs[first_expr..] {

@@ -37,11 +37,16 @@ fn parse_with(
         true => None,
         false => split::parse_in_parts(text, file, module, default_kernel_name, &cuts),
     };
-    let (mut diagnostics, local_functions) = match in_parts {
-        Some(parsed) => parsed,
-        None => parse_in_one_piece(text, file, module, default_kernel_name, driver),
+    let (mut diagnostics, local_functions, shallow) = match in_parts {
+        Some(parsed) => (parsed.diagnostics, parsed.local_functions, parsed.shallow),
+        None => {
+            let (diagnostics, local_functions) = parse_in_one_piece(text, file, module, default_kernel_name, driver);
+            (diagnostics, local_functions, false)
+        }
     };
-    diagnostics.extend(depth::limit_nesting(module, first_item, first_expr));
+    if !shallow {
+        diagnostics.extend(depth::limit_nesting(module, first_item, first_expr));
+    }
     // After the nesting limit: lifting walks the tree recursively.
     diagnostics.extend(lift::lift_local_functions(module, first_item, local_functions));
     diagnostics
@@ -202,8 +207,8 @@ mod tests {
     #[test]
     fn parts_whose_builders_would_differ_are_parsed_after_the_parts_before() {
         // Hidden names numbered in both parts, a variant declared in one part and used in the next, bare kernels
-        // named in both parts, a variant's payload naming an earlier record, a literal only a minus claims, and
-        // a syntax error in the second part.
+        // named in both parts, a variant's payload naming an earlier record, a literal only a minus claims, a
+        // syntax error in the second part, and the others below.
         let second = "let g (x : int32) : int32 =\n  let (a, b) = (x, x) in\n  a + b\n";
         let matches = "let h (v : int32) : int32 =\n  match (if v > 0 then A else B v) with A -> 1 | B n -> n\n";
         let texts = [
@@ -219,13 +224,17 @@ mod tests {
             // Names that are keywords only before some tokens, last before a cut.
             "let f (r : int32) : int32 = r\nlet g (x : int32) : int32 = f\nkernel\nlet h = 1\n".to_string(),
             "let f (x : int32) : int32 = x\nlet g (ref : int32) : int32 = f ref\nlet h = 1\n".to_string(),
+            // An expression nested too deeply, in the first part or in a later one.
+            format!("let a = 1\nlet f (x : int32) : int32 = {} x\nlet b = 2\n", "if true then ".repeat(300)),
         ];
         for text in &texts {
             let whole = in_one_piece(text);
             for at in item_starts(text) {
                 assert_eq!(cut_at(text, vec![at]), whole, "{text} cut at byte {at}");
             }
+            assert_eq!(cut_at(text, item_starts(text)), whole, "{text} cut at every item");
         }
+        assert!(in_one_piece(texts.last().unwrap()).1.iter().any(|d| d.code == "E0104"));
     }
 
     #[test]

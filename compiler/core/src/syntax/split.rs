@@ -29,7 +29,7 @@ use crate::syntax::ast::{ExprId, ExprKind, Item, Module, ModuleParam, ModulePara
 use crate::syntax::builder::{Builder, Part};
 use crate::syntax::lexer::{lexemes_in, Lexeme};
 use crate::syntax::lift::LocalFunction;
-use crate::syntax::{drive, grammar, tokens};
+use crate::syntax::{depth, drive, grammar, tokens};
 
 /// Fewest bytes of a part (about 2,700 lines of typical code, a millisecond of lexing and parsing): a smaller
 /// file is parsed in one piece, where starting a thread and moving a part's nodes would cost more than they save.
@@ -94,18 +94,30 @@ pub(super) fn next_item_let(text: &str, from: usize) -> Option<usize> {
     None
 }
 
+/// A file parsed in parts.
+pub(super) struct Parsed {
+    /// The builder's diagnostics.
+    pub(super) diagnostics: Vec<Diagnostic>,
+    pub(super) local_functions: Vec<LocalFunction>,
+    /// Each part was found to hold no expression nested deeper than `syntax::depth` allows (each part looked at
+    /// on its thread), so the file holds none either: the nesting limit has nothing to cut.
+    pub(super) shallow: bool,
+}
+
 /// Lexes and parses `text` cut at `cuts` (bytes where a line starts with `let`, see [`cuts`]) into `module`,
-/// the parts after the first on threads of their own: the builder's diagnostics and the local functions to lift.
-/// `None` where a part does not parse, with `module` as it was.
+/// the parts after the first on threads of their own. `None` where a part does not parse, with `module` as it
+/// was.
 pub(super) fn parse_in_parts(
     text: &str,
     file: FileId,
     module: &mut Module,
     default_kernel_name: &str,
     cuts: &[usize],
-) -> Option<(Vec<Diagnostic>, Vec<LocalFunction>)> {
+) -> Option<Parsed> {
     let bounds: Vec<usize> = std::iter::once(0).chain(cuts.iter().copied()).chain([text.len()]).collect();
     let mark = module.mark();
+    let first_expr = module.exprs.len();
+    let mut shallow = true;
     // As `syntax::parser` reserves for a file in one piece (about one token per four bytes).
     module.exprs.reserve(text.len() * 3 / 20);
     module.expr_spans.reserve(text.len() * 3 / 20);
@@ -124,15 +136,18 @@ pub(super) fn parse_in_parts(
         if !parse_tokens(&mut builder, &lex_part(text, 0..bounds[1]), following(text, bounds[1])) {
             return false;
         }
+        shallow = !depth::any_too_deep(builder.module, first_expr);
         for (index, thread) in threads.into_iter().enumerate() {
             // A thread that could not start, or panicked, gives no part: the rest is parsed here (where a panic
             // would happen again, on the caller's thread).
             match thread.and_then(|t| t.join().ok()).flatten() {
-                Some((part_module, part)) if builder.can_take(&part) => {
+                Some(PartParsed { module: part_module, part, shallow: part_shallow }) if builder.can_take(&part) => {
                     let shift = append_module(builder.module, part_module);
                     builder.take(part, shift);
+                    shallow &= part_shallow;
                 }
                 _ => {
+                    shallow = false;
                     let rest = bounds[index + 1]..text.len();
                     return parse_tokens(&mut builder, &lex_part(text, rest), None);
                 }
@@ -147,7 +162,7 @@ pub(super) fn parse_in_parts(
     }
     let (diagnostics, recoveries, local_functions) = builder.finish();
     debug_assert!(recoveries.is_empty(), "the loop that recovers is not run here");
-    Some((diagnostics, local_functions))
+    Some(Parsed { diagnostics, local_functions, shallow })
 }
 
 /// The grammar's tokens of `text[range]`.
@@ -160,9 +175,17 @@ fn following(text: &str, end: usize) -> Option<u32> {
     (end < text.len()).then_some(end as u32)
 }
 
+/// A part after the first, parsed on its thread.
+struct PartParsed {
+    module: Module,
+    part: Part,
+    /// No expression of the part lies deeper than the nesting limit.
+    shallow: bool,
+}
+
 /// A part lexed and parsed by a builder that starts empty, into a module of its own; `None` where it does not
 /// parse.
-fn parse_part(text: &str, file: FileId, default_kernel_name: &str, range: Range<usize>) -> Option<(Module, Part)> {
+fn parse_part(text: &str, file: FileId, default_kernel_name: &str, range: Range<usize>) -> Option<PartParsed> {
     let after = following(text, range.end);
     let tokens = lex_part(text, range);
     let mut module = Module::default();
@@ -173,7 +196,8 @@ fn parse_part(text: &str, file: FileId, default_kernel_name: &str, range: Range<
         return None;
     }
     let part = builder.into_part();
-    Some((module, part))
+    let shallow = !depth::any_too_deep(&module, 0);
+    Some(PartParsed { module, part, shallow })
 }
 
 /// Runs the grammar's tables over `tokens` (a whole file, or a part followed by a token starting at `following`).
