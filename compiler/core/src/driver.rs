@@ -433,6 +433,35 @@ fn check_here(file_name: &str, text: String, loader: &dyn ModuleLoader, options:
 /// words only, so that a file with many errors does not cost many checks.
 const MAX_CHECKED_FIXES: usize = 8;
 
+/// Fewest expressions of a program whose checks beside the convergence analysis ([`Beside`]) run on a thread of
+/// their own (about 5,000 lines): a smaller program checks in a few milliseconds, where a thread is not repaid.
+const BESIDE_MIN_EXPRESSIONS: usize = 20_000;
+
+/// What the checks after typing that do not read the convergence analysis find.
+struct Beside {
+    /// Resource limits (`limits`).
+    limits: Vec<Diagnostic>,
+    /// Device-side launches of kernels with a launch contract (`contract`).
+    launches: Vec<Diagnostic>,
+    /// The lints that read only the tree and the text.
+    syntactic_lints: Vec<Diagnostic>,
+}
+
+impl Beside {
+    fn run(
+        module: &Module,
+        types: &crate::types::TypeInfo,
+        sources: &SourceMap,
+        target: crate::target::Target,
+    ) -> Beside {
+        Beside {
+            limits: crate::limits::check(module, types, target),
+            launches: crate::contract::check_device_launches(module, types),
+            syntactic_lints: crate::lint::syntactic(module, sources),
+        }
+    }
+}
+
 /// The front end; `with_fixes`: also the edits that fix divergence errors, each checked by checking the edited file.
 fn check_with(
     file_name: &str,
@@ -453,19 +482,25 @@ fn check_with(
     let checked = typeck::check_program(module, &sources, &typeck_options);
     let (module, types, mut type_diagnostics) = (checked.module, checked.info, checked.diagnostics);
     let item_files: Vec<FileId> = checked.item_origins.iter().map(|origin| item_files[*origin]).collect();
-    type_diagnostics.extend(crate::limits::check(&module, &types, options.target));
-    type_diagnostics.extend(crate::contract::check_device_launches(&module, &types));
-    let earlier_errors = diagnostics.iter().chain(&type_diagnostics).any(Diagnostic::is_error);
-    let (uniformity, convergence_diagnostics) = if with_fixes && !earlier_errors {
-        let (uniformity, mut found, proposed) =
-            convergence::analyse_with_fixes(&module, &types, options.full_warps, &sources);
-        let text = &sources.file(FileId(0)).text;
-        attach_checked_fixes(file_name, text, loader, options, &mut found, proposed);
-        (uniformity, found)
+    // The checks that do not read the convergence analysis run beside it on a large program.
+    let beside = || Beside::run(&module, &types, &sources, options.target);
+    let analyse = || convergence::analyse_keeping_requests(&module, &types, options.full_warps);
+    let (beside, analysis) = if module.exprs.len() >= BESIDE_MIN_EXPRESSIONS {
+        crate::parallel::join(beside, analyse)
     } else {
-        convergence::analyse(&module, &types, options.full_warps)
+        (beside(), analyse())
     };
-    let lint_diagnostics = crate::lint::run(&module, &types, &uniformity, &sources);
+    type_diagnostics.extend(beside.limits);
+    type_diagnostics.extend(beside.launches);
+    let earlier_errors = diagnostics.iter().chain(&type_diagnostics).any(Diagnostic::is_error);
+    let proposed = (with_fixes && !earlier_errors).then(|| analysis.propose_fixes(&module, &types, &sources));
+    let convergence::Analysis { info: uniformity, diagnostics: mut convergence_diagnostics, .. } = analysis;
+    if let Some(proposed) = proposed {
+        let text = &sources.file(FileId(0)).text;
+        attach_checked_fixes(file_name, text, loader, options, &mut convergence_diagnostics, proposed);
+    }
+    let mut lint_diagnostics = crate::lint::after_convergence(&module, &types, &uniformity, &sources);
+    lint_diagnostics.extend(beside.syntactic_lints);
     // An item the parser had to repair reports only its syntax errors: what later passes say about the
     // repaired tree would be noise.
     let in_broken_item = |d: &Diagnostic| {
@@ -483,4 +518,42 @@ fn check_with(
     units.name_instances(&module, &sources, &mut diagnostics);
     let (diagnostics, hidden) = limit_diagnostics(&module, diagnostics, &sources);
     Checked { sources, root: FileId(0), module, item_files, types, uniformity, diagnostics, hidden, units }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `copies` kernels without anything to report, about eight expressions each.
+    fn filler(copies: usize) -> String {
+        (0..copies)
+            .map(|i| {
+                format!("kernel fill_{i} (o : float32 vector) =\n  let i = global_idx in\n  o.(i) <- o.(i) +. 1.0\n\n")
+            })
+            .collect()
+    }
+
+    fn diagnostics(text: &str) -> Vec<Diagnostic> {
+        check("t.sk", text, &NoModules, &CheckOptions::default()).diagnostics
+    }
+
+    #[test]
+    fn a_large_program_reports_what_the_same_program_small_reports() {
+        // A large program runs the checks that do not read the convergence analysis beside it: the diagnostics,
+        // and the fixes attached to them, are those of the program without the filler, whose spans they share.
+        let misleading = "kernel misleading (out : int32 vector) (n : int32) =\n  let i = global_idx in\n  if i < n then out.(i) <- 1; out.(0) <- 2\n\n";
+        let divergent = "kernel divergent (out : int32 vector) =\n  let x = mut 0 in\n  if thread_idx_x < 3 then x := 1;\n  if x = 1 then Gpu.block_barrier;\n  out.(0) <- x\n\n";
+        let too_much = "kernel too_much (out : float64 vector) =\n  let%shared (t : float64) = 7000 in\n  t.(thread_idx_x) <- 1.0d;\n  Gpu.block_barrier;\n  out.(global_idx) <- t.(5)\n\n";
+        let fill = filler(3000);
+        for special in [format!("{misleading}{divergent}"), format!("{misleading}{divergent}{too_much}")] {
+            let large = format!("{special}{fill}");
+            let mut module = Module::default();
+            let _ = crate::syntax::parse(&large, FileId(0), &mut module, "t");
+            assert!(module.exprs.len() >= BESIDE_MIN_EXPRESSIONS, "{} expressions", module.exprs.len());
+            let small = diagnostics(&special);
+            let codes: Vec<&str> = small.iter().map(|d| d.code).collect();
+            assert!(codes.contains(&"W0102") && codes.contains(&"E0001"), "{codes:?}");
+            assert_eq!(diagnostics(&large), small);
+        }
+    }
 }

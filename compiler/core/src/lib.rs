@@ -23,6 +23,7 @@ pub mod instances;
 pub mod integer_power;
 pub mod limits;
 pub mod lint;
+pub mod parallel;
 pub mod printf_format;
 pub mod session;
 pub mod source;

@@ -172,11 +172,37 @@ pub fn analyse_with_fixes(
     full_warps: bool,
     sources: &crate::source::SourceMap,
 ) -> (UniformityInfo, Vec<Diagnostic>, Vec<(usize, fixes::Fix)>) {
+    let analysis = analyse_keeping_requests(module, types, full_warps);
+    let proposed = analysis.propose_fixes(module, types, sources);
+    (analysis.info, analysis.diagnostics, proposed)
+}
+
+/// The analysis, with what its errors ask of [`fixes`]: [`analyse`] and [`analyse_with_fixes`] in two steps, for
+/// a caller that decides whether it wants the fixes once the analysis has run.
+pub struct Analysis {
+    pub info: UniformityInfo,
+    pub diagnostics: Vec<Diagnostic>,
+    requests: Requests,
+}
+
+impl Analysis {
+    /// The edits that would fix the analysis' errors, as [`analyse_with_fixes`] gives them.
+    pub fn propose_fixes(
+        &self,
+        module: &Module,
+        types: &TypeInfo,
+        sources: &crate::source::SourceMap,
+    ) -> Vec<(usize, fixes::Fix)> {
+        fixes::propose(module, types, &self.info, sources, &self.requests)
+    }
+}
+
+/// [`analyse`], keeping what [`Analysis::propose_fixes`] needs.
+pub fn analyse_keeping_requests(module: &Module, types: &TypeInfo, full_warps: bool) -> Analysis {
     let mut walker = walk::Walker::new(module, types);
     walker.full_warps = full_warps;
     let (info, diagnostics, requests) = run_keeping_requests(walker, types);
-    let proposed = fixes::propose(module, types, &info, sources, &requests);
-    (info, diagnostics, proposed)
+    Analysis { info, diagnostics, requests }
 }
 
 /// [`analyse`], with the memoized calls (`memo`) on or off: off, every call is analysed again, the reference

@@ -14,7 +14,22 @@ use crate::types::TypeInfo;
 
 /// Runs every lint over the checked module.
 pub fn run(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sources: &SourceMap) -> Vec<Diagnostic> {
-    let mut out = predicated_commit::check(module, types, uniformity, sources);
-    out.extend(misleading_indentation::check(module, sources));
+    let mut out = after_convergence(module, types, uniformity, sources);
+    out.extend(syntactic(module, sources));
     out
+}
+
+/// The lints that read the convergence analysis' facts.
+pub fn after_convergence(
+    module: &Module,
+    types: &TypeInfo,
+    uniformity: &UniformityInfo,
+    sources: &SourceMap,
+) -> Vec<Diagnostic> {
+    predicated_commit::check(module, types, uniformity, sources)
+}
+
+/// The lints that read only the tree and the text (the driver runs them beside the convergence analysis).
+pub fn syntactic(module: &Module, sources: &SourceMap) -> Vec<Diagnostic> {
+    misleading_indentation::check(module, sources)
 }

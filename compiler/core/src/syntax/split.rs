@@ -21,7 +21,6 @@
 //! (a syntax error, or a cut inside a comment), the caller parses the whole file in one piece.
 
 use std::ops::Range;
-use std::sync::OnceLock;
 
 use crate::diagnostic::Diagnostic;
 use crate::source::FileId;
@@ -38,26 +37,16 @@ const MIN_PART_BYTES: usize = 80_000;
 /// Most parts of one file.
 const MAX_PARTS: usize = 4;
 
-/// How many threads the front end may use: `SKC_THREADS` if set (1 parses every file in one piece), otherwise
-/// the processors this process may run on.
-pub fn thread_budget() -> usize {
-    static BUDGET: OnceLock<usize> = OnceLock::new();
-    *BUDGET.get_or_init(|| {
-        let set = std::env::var("SKC_THREADS").ok().and_then(|v| v.trim().parse::<usize>().ok());
-        set.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
-    })
-}
-
 /// Where `text` is cut into parts (the byte each part after the first starts at), for the threads there are:
 /// none for a small file.
 pub(super) fn cuts(text: &str) -> Vec<usize> {
-    cuts_for(text, thread_budget())
+    cuts_for(text, crate::parallel::thread_budget())
 }
 
 /// How many parts a file of `bytes` bytes is cut into, with the threads there are (fewer where it has too few
 /// lines that start with `let`).
 pub fn parts(bytes: usize) -> usize {
-    parts_for(bytes, thread_budget())
+    parts_for(bytes, crate::parallel::thread_budget())
 }
 
 fn parts_for(bytes: usize, threads: usize) -> usize {
