@@ -21,6 +21,7 @@
 //! (a syntax error, or a cut inside a comment), the caller parses the whole file in one piece.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::diagnostic::Diagnostic;
 use crate::source::FileId;
@@ -111,6 +112,9 @@ pub(super) fn parse_in_parts(
     module.exprs.reserve(text.len() * 3 / 20);
     module.expr_spans.reserve(text.len() * 3 / 20);
     let mut builder = Builder::new(text, file, module, default_kernel_name);
+    // Set when the parts not yet taken will not be: their threads stop reading tokens, so that a file whose first
+    // part has a syntax error (a file being typed in the language server) does not wait for the others.
+    let stop = &AtomicBool::new(false);
     let parsed = std::thread::scope(|scope| {
         let threads: Vec<_> = (bounds.windows(2).skip(1))
             .map(|range| {
@@ -118,11 +122,12 @@ pub(super) fn parse_in_parts(
                 let thread = std::thread::Builder::new()
                     .name("skc-parse-part".into())
                     .stack_size(crate::stack::STACK_BYTES)
-                    .spawn_scoped(scope, move || parse_part(text, file, default_kernel_name, range));
+                    .spawn_scoped(scope, move || parse_part(text, file, default_kernel_name, range, stop));
                 thread.ok()
             })
             .collect();
         if !parse_tokens(&mut builder, &lex_part(text, 0..bounds[1]), following(text, bounds[1])) {
+            stop.store(true, Ordering::Relaxed);
             return false;
         }
         shallow = !depth::any_too_deep(builder.module, first_expr);
@@ -136,6 +141,7 @@ pub(super) fn parse_in_parts(
                     shallow &= part_shallow;
                 }
                 _ => {
+                    stop.store(true, Ordering::Relaxed);
                     shallow = false;
                     let rest = bounds[index + 1]..text.len();
                     return parse_tokens(&mut builder, &lex_part(text, rest), None);
@@ -173,15 +179,26 @@ struct PartParsed {
 }
 
 /// A part lexed and parsed by a builder that starts empty, into a module of its own; `None` where it does not
-/// parse.
-fn parse_part(text: &str, file: FileId, default_kernel_name: &str, range: Range<usize>) -> Option<PartParsed> {
+/// parse, or where `stop` was set before it ended.
+fn parse_part(
+    text: &str,
+    file: FileId,
+    default_kernel_name: &str,
+    range: Range<usize>,
+    stop: &AtomicBool,
+) -> Option<PartParsed> {
     let after = following(text, range.end);
     let tokens = lex_part(text, range);
     let mut module = Module::default();
     module.exprs.reserve(tokens.len() * 3 / 5);
     module.expr_spans.reserve(tokens.len() * 3 / 5);
     let mut builder = Builder::new(text, file, &mut module, default_kernel_name);
-    if !parse_tokens(&mut builder, &tokens, after) {
+    // A relaxed load per token: the flag only cuts short work whose result is thrown away.
+    let until_stopped = tokens.iter().take_while(|_| !stop.load(Ordering::Relaxed));
+    let machine = grammar::__parse__File::__StateMachine { b: &mut builder, __phantom: std::marker::PhantomData };
+    let input = until_stopped.map(|&l| (l.start, l, l.end));
+    let parsed = matches!(drive::parse_without_errors(machine, input, after), Some(Ok(())));
+    if !parsed || stop.load(Ordering::Relaxed) {
         return None;
     }
     let part = builder.into_part();
@@ -361,6 +378,15 @@ mod tests {
         // A part is at least `MIN_PART_BYTES`.
         let two_parts = "let c = 1\n".repeat(MIN_PART_BYTES * 2 / 10 + 1);
         assert_eq!(cuts_for(&two_parts, 4).len(), 1);
+    }
+
+    #[test]
+    fn a_part_told_to_stop_gives_nothing() {
+        let text = "let f (x : int32) : int32 = x + 1\n".repeat(100);
+        let cut = next_item_let(&text, 1).expect("a second item");
+        let range = cut..text.len();
+        assert!(parse_part(&text, FileId(0), "t", range.clone(), &AtomicBool::new(false)).is_some());
+        assert!(parse_part(&text, FileId(0), "t", range, &AtomicBool::new(true)).is_none());
     }
 
     #[test]
