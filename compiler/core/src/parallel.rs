@@ -2,7 +2,7 @@
 //! parsed in parts (`syntax::split`), and the checks after typing that do not read the convergence analysis run
 //! beside it (`driver`); everything else runs on the caller's thread, in order.
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 /// How many threads the front end may use: `SKC_THREADS` if set (1: one thread, every pass in order), otherwise
 /// the processors this process may run on.
@@ -14,31 +14,15 @@ pub fn thread_budget() -> usize {
     })
 }
 
-/// Runs `beside` on a thread of its own (with the front end's large stack, [`crate::stack::STACK_BYTES`]) while
-/// `here` runs on this one, and returns both results; one after the other on this thread when the budget is one
-/// thread or no thread can be started. A panic in `beside` continues on this thread.
+/// Runs `beside` on a thread of its own (with the front end's large stack, `stack::beside`) while `here` runs on
+/// this one, and returns both results; one after the other on this thread when the budget is one thread or no
+/// thread can be started. A panic in `beside` continues on this thread.
 pub fn join<A: Send, B>(beside: impl FnOnce() -> A + Send, here: impl FnOnce() -> B) -> (A, B) {
     if thread_budget() < 2 {
         let a = beside();
         return (a, here());
     }
-    // Kept out of the thread's closure, so that it can still run here if the thread does not start.
-    let pending = Mutex::new(Some(beside));
-    let take = |pending: &Mutex<Option<_>>| pending.lock().ok().and_then(|mut work| work.take());
-    std::thread::scope(|scope| {
-        let thread = std::thread::Builder::new()
-            .name("skc-beside".into())
-            .stack_size(crate::stack::STACK_BYTES)
-            .spawn_scoped(scope, || take(&pending).map(|work| work()));
-        let b = here();
-        let a = match thread.map(|t| t.join()) {
-            Ok(Ok(Some(a))) => a,
-            Ok(Err(panic)) => std::panic::resume_unwind(panic),
-            // Not started (or it found nothing to run, which cannot happen): the work is still pending.
-            Ok(Ok(None)) | Err(_) => take(&pending).map(|work| work()).expect("the work runs once"),
-        };
-        (a, b)
-    })
+    crate::stack::beside(beside, here)
 }
 
 #[cfg(test)]

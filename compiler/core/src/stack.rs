@@ -21,27 +21,42 @@ pub fn on_large_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     if ON_LARGE_STACK.with(Cell::get) {
         return work();
     }
+    beside(work, || ()).0
+}
+
+/// Runs `work` on a thread with a stack of [`STACK_BYTES`] while `meanwhile` runs on this one, and returns both
+/// results; where no thread can be started, `work` runs here after `meanwhile`, on whatever stack this thread
+/// has. A panic in `work` continues on the caller's thread.
+pub fn beside<A: Send, B>(work: impl FnOnce() -> A + Send, meanwhile: impl FnOnce() -> B) -> (A, B) {
+    // Kept out of the thread's closure, so that it can still run here if the thread does not start.
     let pending = Mutex::new(Some(work));
     let take = |pending: &Mutex<Option<_>>| pending.lock().ok().and_then(|mut w| w.take());
-    let result = std::thread::scope(|scope| {
-        let spawned = std::thread::Builder::new().name("skc-front-end".into()).stack_size(STACK_BYTES).spawn_scoped(
-            scope,
-            || {
-                ON_LARGE_STACK.with(|on| on.set(true));
-                take(&pending).map(|work| work())
-            },
-        );
-        match spawned.map(|thread| thread.join()) {
-            Ok(Ok(result)) => result,
-            Ok(Err(panic)) => std::panic::resume_unwind(panic),
-            Err(_) => None,
-        }
+    std::thread::scope(|scope| {
+        let thread = spawn_scoped(scope, "skc-front-end", || take(&pending).map(|work| work()));
+        let b = meanwhile();
+        let a = match thread.map(|thread| thread.join()) {
+            Some(Ok(Some(a))) => a,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            // Not started (or it found nothing to run, which cannot happen): the work is still pending.
+            Some(Ok(None)) | None => take(&pending).expect("the work runs once, on the spawned thread or here")(),
+        };
+        (a, b)
+    })
+}
+
+/// Starts `work` on a thread of `scope` named `name`, with a stack of [`STACK_BYTES`] (marked as such, so that
+/// the entry points run in place on it); `None` where no thread can be started.
+pub fn spawn_scoped<'scope, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    name: &str,
+    work: impl FnOnce() -> T + Send + 'scope,
+) -> Option<std::thread::ScopedJoinHandle<'scope, T>> {
+    let thread = std::thread::Builder::new().name(name.into()).stack_size(STACK_BYTES);
+    let started = thread.spawn_scoped(scope, move || {
+        ON_LARGE_STACK.with(|on| on.set(true));
+        work()
     });
-    match result {
-        Some(result) => result,
-        // No thread could be started: run here, on whatever stack this thread has.
-        None => take(&pending).expect("the work runs once, on the spawned thread or here")(),
-    }
+    started.ok()
 }
 
 /// Marks this thread as having a stack of at least [`STACK_BYTES`] (a program's own large-stack thread), so

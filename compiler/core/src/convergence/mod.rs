@@ -164,21 +164,8 @@ pub fn analyse(module: &Module, types: &TypeInfo, full_warps: bool) -> (Uniformi
     run(walker, types)
 }
 
-/// [`analyse`], with the edits that would fix its errors (`fixes`): `(index in the diagnostics, edit)`, not yet
-/// attached (the driver checks each first).
-pub fn analyse_with_fixes(
-    module: &Module,
-    types: &TypeInfo,
-    full_warps: bool,
-    sources: &crate::source::SourceMap,
-) -> (UniformityInfo, Vec<Diagnostic>, Vec<(usize, fixes::Fix)>) {
-    let analysis = analyse_keeping_requests(module, types, full_warps);
-    let proposed = analysis.propose_fixes(module, types, sources);
-    (analysis.info, analysis.diagnostics, proposed)
-}
-
-/// The analysis, with what its errors ask of [`fixes`]: [`analyse`] and [`analyse_with_fixes`] in two steps, for
-/// a caller that decides whether it wants the fixes once the analysis has run.
+/// The analysis, with what its errors ask of [`fixes`]: the driver decides whether it wants the edits that would
+/// fix them ([`Analysis::propose_fixes`]) once the analysis has run and the checks beside it are known.
 pub struct Analysis {
     pub info: UniformityInfo,
     pub diagnostics: Vec<Diagnostic>,
@@ -186,7 +173,8 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    /// The edits that would fix the analysis' errors, as [`analyse_with_fixes`] gives them.
+    /// The edits that would fix the analysis' errors: `(index in the diagnostics, edit)`, not yet attached (the
+    /// driver checks each first).
     pub fn propose_fixes(
         &self,
         module: &Module,

@@ -12,13 +12,6 @@ use crate::source::SourceMap;
 use crate::syntax::ast::Module;
 use crate::types::TypeInfo;
 
-/// Runs every lint over the checked module.
-pub fn run(module: &Module, types: &TypeInfo, uniformity: &UniformityInfo, sources: &SourceMap) -> Vec<Diagnostic> {
-    let mut out = after_convergence(module, types, uniformity, sources);
-    out.extend(syntactic(module, sources));
-    out
-}
-
 /// The lints that read the convergence analysis' facts.
 pub fn after_convergence(
     module: &Module,

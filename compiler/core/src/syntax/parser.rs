@@ -33,10 +33,8 @@ fn parse_with(
         #[cfg(test)]
         Driver::Recovering => Vec::new(),
     };
-    let in_parts = match cuts.is_empty() {
-        true => None,
-        false => split::parse_in_parts(text, file, module, default_kernel_name, &cuts),
-    };
+    let in_parts =
+        if cuts.is_empty() { None } else { split::parse_in_parts(text, file, module, default_kernel_name, &cuts) };
     let (mut diagnostics, local_functions, shallow) = match in_parts {
         Some(parsed) => (parsed.diagnostics, parsed.local_functions, parsed.shallow),
         None => {

@@ -119,14 +119,11 @@ pub(super) fn parse_in_parts(
         let threads: Vec<_> = (bounds.windows(2).skip(1))
             .map(|range| {
                 let range = range[0]..range[1];
-                let thread = std::thread::Builder::new()
-                    .name("skc-parse-part".into())
-                    .stack_size(crate::stack::STACK_BYTES)
-                    .spawn_scoped(scope, move || parse_part(text, file, default_kernel_name, range, stop));
-                thread.ok()
+                let work = move || parse_part(text, file, default_kernel_name, range, stop);
+                crate::stack::spawn_scoped(scope, "skc-parse-part", work)
             })
             .collect();
-        if !parse_tokens(&mut builder, &lex_part(text, 0..bounds[1]), following(text, bounds[1])) {
+        if !parse_tokens(&mut builder, lex_part(text, 0..bounds[1]).iter(), following(text, bounds[1])) {
             stop.store(true, Ordering::Relaxed);
             return false;
         }
@@ -144,7 +141,7 @@ pub(super) fn parse_in_parts(
                     stop.store(true, Ordering::Relaxed);
                     shallow = false;
                     let rest = bounds[index + 1]..text.len();
-                    return parse_tokens(&mut builder, &lex_part(text, rest), None);
+                    return parse_tokens(&mut builder, lex_part(text, rest).iter(), None);
                 }
             }
         }
@@ -195,10 +192,7 @@ fn parse_part(
     let mut builder = Builder::new(text, file, &mut module, default_kernel_name);
     // A relaxed load per token: the flag only cuts short work whose result is thrown away.
     let until_stopped = tokens.iter().take_while(|_| !stop.load(Ordering::Relaxed));
-    let machine = grammar::__parse__File::__StateMachine { b: &mut builder, __phantom: std::marker::PhantomData };
-    let input = until_stopped.map(|&l| (l.start, l, l.end));
-    let parsed = matches!(drive::parse_without_errors(machine, input, after), Some(Ok(())));
-    if !parsed || stop.load(Ordering::Relaxed) {
+    if !parse_tokens(&mut builder, until_stopped, after) || stop.load(Ordering::Relaxed) {
         return None;
     }
     let part = builder.into_part();
@@ -206,10 +200,11 @@ fn parse_part(
     Some(PartParsed { module, part, shallow })
 }
 
-/// Runs the grammar's tables over `tokens` (a whole file, or a part followed by a token starting at `following`).
-fn parse_tokens(builder: &mut Builder, tokens: &[Lexeme], following: Option<u32>) -> bool {
+/// Runs the grammar's tables over `tokens` (the rest of a file, or a part followed by a token starting at
+/// `following`).
+fn parse_tokens<'t>(builder: &mut Builder, tokens: impl Iterator<Item = &'t Lexeme>, following: Option<u32>) -> bool {
     let machine = grammar::__parse__File::__StateMachine { b: builder, __phantom: std::marker::PhantomData };
-    let input = tokens.iter().map(|&l| (l.start, l, l.end));
+    let input = tokens.map(|&l| (l.start, l, l.end));
     matches!(drive::parse_without_errors(machine, input, following), Some(Ok(())))
 }
 
